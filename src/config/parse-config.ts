@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { describeValue, LedgerError } from "../errors.js";
+import { configSchema, type AgentSettings, type LedgerConfig } from "./schema.js";
+
+/**
+ * Parses and defaults the plugin config. Throws `config_invalid` with one line
+ * per problem, each naming the path, what was expected and what was got.
+ */
+export function parseConfig(input: unknown): LedgerConfig {
+  const result = configSchema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `- ${formatIssue(issue, input)}`);
+  throw new LedgerError("config_invalid", `Invalid context-ledger config:\n${lines.join("\n")}`, { cause: result.error });
+}
+
+function formatIssue(issue: z.core.$ZodIssue, input: unknown): string {
+  const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)";
+  const got = valueAt(input, issue.path);
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return `${where}: unknown key(s) ${issue.keys.map((k) => `\`${k}\``).join(", ")}; expected only the documented keys`;
+    case "invalid_type":
+      return `${where}: expected ${issue.expected}, got ${describeValue(got)}`;
+    case "too_small":
+    case "too_big": {
+      const bound = issue.code === "too_small" ? `at least ${String(issue.minimum)}` : `at most ${String(issue.maximum)}`;
+      return `${where}: expected ${issue.origin === "string" ? "a string of length" : "a value"} ${bound}, got ${describeValue(got)}`;
+    }
+    case "invalid_value":
+      return `${where}: expected one of ${issue.values.map((v) => `\`${String(v)}\``).join(", ")}, got ${describeValue(got)}`;
+    case "custom":
+      return `${where}: ${issue.message}`;
+    default:
+      return `${where}: ${issue.message}, got ${describeValue(got)}`;
+  }
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = input;
+  for (const key of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
+
+/**
+ * The effective settings of one agent: global sections with the agent's
+ * partial overrides merged in. `enabled` is false when the plugin or the agent is off.
+ */
+export function resolveAgentSettings(config: LedgerConfig, agentId: string): AgentSettings {
+  const override = config.agents[agentId];
+  const { agents: _agents, ...base } = config;
+  if (!override) return { ...base, agentId };
+  const merged: AgentSettings = { ...base, agentId, enabled: config.enabled && override.enabled !== false };
+  const sections = ["tokenizer", "budget", "offload", "schemaStrip", "retrieval", "summary", "maintenance", "limits", "redaction"] as const;
+  for (const key of sections) {
+    const part = override[key];
+    if (part) (merged as Record<string, unknown>)[key] = { ...base[key], ...part };
+  }
+  return merged;
+}

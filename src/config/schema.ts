@@ -1,0 +1,190 @@
+import { z } from "zod";
+
+/** Policies a tool's results can get, chosen by tool name or glob. */
+export const TOOL_POLICIES = ["full", "strip", "offload", "ephemeral"] as const;
+
+/** Default JSON keys treated as schema material and stripped into the store. */
+export const DEFAULT_SCHEMA_KEYS = ["schema", "$schema", "definitions", "$defs", "properties", "required"];
+
+const tokenizerSchema = z
+  .strictObject({
+    encoding: z
+      .enum(["auto", "o200k_base", "cl100k_base"])
+      .default("auto")
+      .describe("BPE encoding; `auto` picks by the model id the host passes (o200k_base when unknown)."),
+  })
+  .default({ encoding: "auto" });
+
+const budgetSchema = z
+  .strictObject({
+    safetyMarginRatio: z
+      .number()
+      .min(0)
+      .max(0.5)
+      .default(0.02)
+      .describe("Share of the host's token budget kept free as a safety margin."),
+    safetyMarginTokens: z
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(64)
+      .describe("Tokens kept free in addition to the ratio."),
+    fallbackBudgetTokens: z
+      .int()
+      .min(256)
+      .max(10_000_000)
+      .default(128_000)
+      .describe("Budget used when the host passes none (undefined, NaN)."),
+    minBudgetTokens: z
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(512)
+      .describe("Budgets below this (the host passes 1 in one retry path) are raised to it; only the newest user turn is kept then."),
+  })
+  .default({ safetyMarginRatio: 0.02, safetyMarginTokens: 64, fallbackBudgetTokens: 128_000, minBudgetTokens: 512 });
+
+const offloadSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe("Offload oversized tool outputs into the artifact store."),
+    maxChars: z.int().min(200).max(10_000_000).default(8_000).describe("A tool output over this many chars is offloaded."),
+    maxLines: z.int().min(10).max(1_000_000).default(200).describe("A tool output over this many lines is offloaded."),
+    structuredMaxChars: z
+      .int()
+      .min(200)
+      .max(10_000_000)
+      .default(2_000)
+      .describe("A structured output (JSON, HTML, XML, PDF text) over this many chars is offloaded."),
+    previewChars: z.int().min(100).max(4_000).default(600).describe("Chars of head-and-tail preview kept in the prompt."),
+    capture: z.boolean().default(true).describe("Capture raw tool output before the host truncates it (tool-result middleware)."),
+    tools: z
+      .record(z.string().min(1), z.enum(TOOL_POLICIES))
+      .default({})
+      .describe("Per-tool policy by name or glob (`*`, `?`): full, strip, offload or ephemeral."),
+  })
+  .default({ enabled: true, maxChars: 8_000, maxLines: 200, structuredMaxChars: 2_000, previewChars: 600, capture: true, tools: {} });
+
+const schemaStripSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe("Strip schema material out of JSON tool results into the store."),
+    keys: z.array(z.string().min(1)).default(DEFAULT_SCHEMA_KEYS).describe("JSON keys treated as schema material."),
+    maxFieldBytes: z.int().min(256).max(10_000_000).default(10_240).describe("Any JSON field larger than this moves into the store."),
+  })
+  .default({ enabled: true, keys: DEFAULT_SCHEMA_KEYS, maxFieldBytes: 10_240 });
+
+const retrievalSchema = z
+  .strictObject({
+    defaultMaxChars: z.int().min(100).max(20_000).default(8_000).describe("Default cap of a `ledger_fetch` answer."),
+    grepTimeoutMs: z.int().min(10).max(10_000).default(500).describe("Time limit of one grep over an artifact."),
+    readableAgents: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("Other agents whose artifacts this agent may fetch by handle (`*` for all)."),
+  })
+  .default({ defaultMaxChars: 8_000, grepTimeoutMs: 500, readableAgents: [] });
+
+const summarySchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe("Keep an incremental summary of what leaves the assembled window."),
+    maxInjectedChars: z.int().min(200).max(40_000).default(4_000).describe("Upper bound of the injected summary."),
+    injectAtShare: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.8)
+      .describe("Inject the summary when history was trimmed or the view uses more than this share of the budget."),
+  })
+  .default({ enabled: true, maxInjectedChars: 4_000, injectAtShare: 0.8 });
+
+const maintenanceSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe("Pay down maintenance debt through the host's transcript rewrites."),
+    maxEntriesPerCall: z.int().min(1).max(10_000).default(64).describe("Transcript entries rewritten per maintain() call at most."),
+    minEntryChars: z.int().min(200).max(10_000_000).default(4_000).describe("Tool results smaller than this are left in the transcript."),
+  })
+  .default({ enabled: true, maxEntriesPerCall: 64, minEntryChars: 4_000 });
+
+const limitsSchema = z
+  .strictObject({
+    maxStoreBytes: z.int().min(1_048_576).default(2 * 1024 ** 3).describe("Cap of the artifact store (stored bytes); gc runs first, then stashing is refused."),
+    maxSessionBytes: z.int().min(65_536).default(256 * 1024 ** 2).describe("Cap of artifact bytes stashed per session."),
+  })
+  .default({ maxStoreBytes: 2 * 1024 ** 3, maxSessionBytes: 256 * 1024 ** 2 });
+
+const redactionSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe("Redact secrets in previews, summaries and logs (stored originals stay intact)."),
+    patterns: z.array(z.string().min(1)).default([]).describe("Extra regular expressions whose matches are redacted."),
+  })
+  .default({ enabled: true, patterns: [] });
+
+/** Sections every agent can override. */
+const sectionShape = {
+  tokenizer: tokenizerSchema,
+  budget: budgetSchema,
+  offload: offloadSchema,
+  schemaStrip: schemaStripSchema,
+  retrieval: retrievalSchema,
+  summary: summarySchema,
+  maintenance: maintenanceSchema,
+  limits: limitsSchema,
+  redaction: redactionSchema,
+};
+
+/** Per-agent override: `enabled` plus any section, each partially. */
+export const agentOverrideSchema = z.strictObject({
+  enabled: z.boolean().optional().describe("false gives this agent an honest pass-through."),
+  tokenizer: tokenizerSchema.unwrap().partial().optional(),
+  budget: budgetSchema.unwrap().partial().optional(),
+  offload: offloadSchema.unwrap().partial().optional(),
+  schemaStrip: schemaStripSchema.unwrap().partial().optional(),
+  retrieval: retrievalSchema.unwrap().partial().optional(),
+  summary: summarySchema.unwrap().partial().optional(),
+  maintenance: maintenanceSchema.unwrap().partial().optional(),
+  limits: limitsSchema.unwrap().partial().optional(),
+  redaction: redactionSchema.unwrap().partial().optional(),
+});
+
+/** The plugin config (`plugins.entries["context-ledger"].config`). */
+export const configSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe("Master switch; false makes every agent a pass-through."),
+    stateDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Where the ledger keeps its state; default `$OPENCLAW_STATE_DIR/context-ledger` (`~/.openclaw/context-ledger`)."),
+    logLevel: z.enum(["debug", "info", "warn", "error"]).default("info").describe("Lowest level the plugin logs."),
+    ...sectionShape,
+    agents: z.record(z.string().min(1), agentOverrideSchema).default({}).describe("Per-agent toggle and overrides, by agent id."),
+  })
+  .superRefine((cfg, ctx) => {
+    if (cfg.offload.structuredMaxChars > cfg.offload.maxChars) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["offload", "structuredMaxChars"],
+        message: `Expected offload.structuredMaxChars to be at most offload.maxChars (${cfg.offload.maxChars}), got ${cfg.offload.structuredMaxChars}`,
+      });
+    }
+    if (cfg.retrieval.defaultMaxChars < 100) {
+      ctx.addIssue({ code: "custom", path: ["retrieval", "defaultMaxChars"], message: "Expected at least 100" });
+    }
+    for (const pattern of cfg.redaction.patterns) {
+      try {
+        new RegExp(pattern);
+      } catch (err) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["redaction", "patterns"],
+          message: `Expected a valid regular expression, got \`${pattern}\` (${(err as Error).message})`,
+        });
+      }
+    }
+  });
+
+/** The parsed, defaulted plugin config. */
+export type LedgerConfig = z.output<typeof configSchema>;
+/** The config as an operator writes it. */
+export type LedgerConfigInput = z.input<typeof configSchema>;
+/** Effective settings for one agent: the global config with the agent's overrides applied. */
+export type AgentSettings = Omit<LedgerConfig, "agents"> & { agentId: string };

@@ -1,0 +1,74 @@
+import { randomBytes } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { LedgerError } from "../errors.js";
+
+/** Mode for every file context-ledger writes. */
+export const FILE_MODE = 0o600;
+/** Mode for every directory context-ledger creates. */
+export const DIR_MODE = 0o700;
+/** Prefix of in-flight temp files; `gc` and `doctor` sweep stale ones. */
+export const TEMP_PREFIX = ".tmp-";
+
+/** Options for {@link writeFileAtomic}. */
+export interface WriteFileAtomicOptions {
+  /**
+   * Keep an existing target instead of replacing it (content-addressed blobs).
+   * @default false
+   */
+  keepExisting?: boolean;
+}
+
+/** Creates `dir` (and parents) with mode 0700, fixing the mode of the leaf. */
+export async function ensureDir(dir: string): Promise<void> {
+  await fsp.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  // mkdir's mode is filtered by umask; chmod makes 0700 hold under any umask.
+  await fsp.chmod(dir, DIR_MODE);
+}
+
+/**
+ * Writes `data` to `target` atomically: a temp file in the same directory,
+ * fsync, rename. The temp file is removed on any error. Returns false when
+ * `keepExisting` found the target already present (nothing written).
+ */
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  options: WriteFileAtomicOptions = {},
+): Promise<boolean> {
+  const dir = path.dirname(target);
+  await ensureDir(dir);
+  if (options.keepExisting && (await exists(target))) return false;
+  const temp = path.join(dir, `${TEMP_PREFIX}${path.basename(target)}-${process.pid}-${randomBytes(6).toString("hex")}`);
+  let handle: fsp.FileHandle | undefined;
+  try {
+    handle = await fsp.open(temp, "wx", FILE_MODE);
+    await handle.writeFile(data);
+    await handle.chmod(FILE_MODE);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    if (options.keepExisting && (await exists(target))) {
+      await fsp.rm(temp, { force: true });
+      return false;
+    }
+    await fsp.rename(temp, target);
+    return true;
+  } catch (err) {
+    await handle?.close().catch(() => undefined);
+    await fsp.rm(temp, { force: true }).catch(() => undefined);
+    throw new LedgerError("io_failed", `Expected to write \`${target}\` atomically, got ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
+/** True when `file` exists (any type). */
+export async function exists(file: string): Promise<boolean> {
+  try {
+    await fsp.lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

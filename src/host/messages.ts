@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+
+/**
+ * A host message as the engine reads it: structurally, because hosts and
+ * hostile callers send anything. The real shape is OpenClaw's `AgentMessage`.
+ */
+export type LooseMessage = Record<string, unknown> & { role?: unknown; content?: unknown };
+
+/** Marker that starts every block the engine itself injects. */
+export const LEDGER_MARKER = "[context-ledger";
+/** Prefix of the user message 2026.9.x appends after tool results. */
+export const HOST_INTERNAL_CONTEXT_PREFIX = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
+
+/** The role, or `"unknown"`. */
+export function roleOf(message: unknown): string {
+  const role = (message as LooseMessage | null)?.role;
+  return typeof role === "string" ? role : "unknown";
+}
+
+/** Content blocks of a message (a string content becomes one text block). */
+export function blocksOf(message: unknown): Record<string, unknown>[] {
+  const content = (message as LooseMessage | null)?.content;
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  if (!Array.isArray(content)) return [];
+  return content.filter((b): b is Record<string, unknown> => !!b && typeof b === "object");
+}
+
+/** All text of a message's text blocks, joined by newlines. */
+export function textOf(message: unknown): string {
+  const parts: string[] = [];
+  for (const block of blocksOf(message)) {
+    if (typeof block.text === "string") parts.push(block.text);
+  }
+  return parts.join("\n");
+}
+
+/** Ids of the tool calls an assistant message makes. */
+export function toolCallIdsOf(message: unknown): string[] {
+  if (roleOf(message) !== "assistant") return [];
+  const ids: string[] = [];
+  for (const block of blocksOf(message)) {
+    if ((block.type === "toolCall" || block.type === "tool_use" || block.type === "toolUse") && typeof block.id === "string") ids.push(block.id);
+  }
+  return ids;
+}
+
+/** The call id a tool result answers, if any. */
+export function toolResultIdOf(message: unknown): string | undefined {
+  if (roleOf(message) !== "toolResult") return undefined;
+  const id = (message as LooseMessage).toolCallId;
+  return typeof id === "string" ? id : undefined;
+}
+
+/** True for a genuine user turn (not the host's internal-context carrier, not our own blocks). */
+export function isGenuineUserMessage(message: unknown): boolean {
+  if (roleOf(message) !== "user") return false;
+  const text = textOf(message).trimStart();
+  return !text.startsWith(HOST_INTERNAL_CONTEXT_PREFIX) && !text.startsWith(LEDGER_MARKER);
+}
+
+/**
+ * Short stable identity of a message. Tool results are identified by role,
+ * call id and tool name, not text, so a result rewritten into a handle stub
+ * keeps its identity; other messages by role and canonical content.
+ */
+export function fingerprintMessage(message: unknown): string {
+  const h = createHash("sha256");
+  const role = roleOf(message);
+  h.update(role);
+  h.update("\u0000");
+  if (role === "toolResult") {
+    const rec = message as LooseMessage;
+    h.update(String(rec.toolCallId ?? ""));
+    h.update("\u0000");
+    h.update(String(rec.toolName ?? ""));
+  } else {
+    h.update(safeJson((message as LooseMessage | null)?.content));
+  }
+  return h.digest("hex").slice(0, 24);
+}
+
+/** JSON that never throws (cycles and BigInts become strings). */
+export function safeJson(value: unknown): string {
+  try {
+    const seen = new WeakSet<object>();
+    return (
+      JSON.stringify(value, (_k, v: unknown) => {
+        if (typeof v === "bigint") return v.toString();
+        if (v && typeof v === "object") {
+          if (seen.has(v)) return "[cycle]";
+          seen.add(v);
+        }
+        return v;
+      }) ?? ""
+    );
+  } catch {
+    return String(value);
+  }
+}

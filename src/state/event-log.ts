@@ -1,0 +1,34 @@
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { ensureDir, FILE_MODE } from "../fs/atomic-write.js";
+
+/** One line of the plugin's own event log. */
+export interface LedgerEvent {
+  /** Lifecycle operation or event kind (`assemble`, `commitTurn`, `debt`, ...). */
+  op: string;
+  [field: string]: unknown;
+}
+
+/** Appends events as JSON lines; failures are swallowed (logging must never break a turn). */
+export interface EventLog {
+  /** Queues one event; resolves when written (or dropped). */
+  write(event: LedgerEvent): Promise<void>;
+  /** Waits for queued writes. */
+  flush(): Promise<void>;
+}
+
+/** Creates an append-only JSONL event log at `file` (0600, O_APPEND, so processes interleave whole lines). */
+export function createEventLog(file: string): EventLog {
+  let chain: Promise<void> = Promise.resolve();
+  let ready: Promise<void> | undefined;
+  const write = (event: LedgerEvent): Promise<void> => {
+    const line = `${JSON.stringify({ ts: new Date().toISOString(), pid: process.pid, ...event })}\n`;
+    ready ??= ensureDir(path.dirname(file)).catch(() => undefined);
+    chain = chain
+      .then(() => ready)
+      .then(() => fsp.appendFile(file, line, { mode: FILE_MODE }))
+      .catch(() => undefined);
+    return chain;
+  };
+  return { write, flush: () => chain };
+}

@@ -1,0 +1,184 @@
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { LedgerError } from "../errors.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { withFileLock } from "../fs/lock.js";
+
+/** Schema tag of the per-session state file. */
+export const SESSION_STATE_SCHEMA = "context-ledger.session.v1";
+/** How many committed advancement keys are remembered for duplicate detection. */
+export const MAX_REMEMBERED_KEYS = 2048;
+/** How many debt readings are kept for the trend. */
+export const MAX_DEBT_HISTORY = 32;
+
+/** One maintenance-debt reading. */
+export interface DebtReading {
+  /** ISO time of the reading. */
+  at: string;
+  /** Tokens of the raw transcript, what a raw-history precheck sizes. */
+  rawHistoryTokens: number;
+  /** Tokens of the last assembled prompt (messages + injected blocks). */
+  assembledTokens: number;
+  /** The host's prompt budget for that assembly. */
+  promptBudget: number;
+  /** `max(0, raw - budget)`. */
+  debtTokens: number;
+  /** Tool-result chars in the raw transcript that offload could remove. */
+  reducibleChars: number;
+}
+
+/** Incremental raw-history tally: what has been counted so far. */
+export interface RawTally {
+  /** Messages counted from the start of the transcript. */
+  count: number;
+  /** Fingerprint of message `count - 1`, to detect rewinds and rewrites. */
+  lastFingerprint: string | null;
+  /** Sum of their tokens. */
+  tokens: number;
+  /** Sum of reducible tool-result chars among them. */
+  reducibleChars: number;
+}
+
+/** The window the planner kept last time (append-stability anchor). */
+export interface Frontier {
+  /** Index of the first kept message. */
+  start: number;
+  /** Fingerprint of that message. */
+  anchor: string;
+  /** Messages in the transcript when the frontier was set. */
+  total: number;
+}
+
+/** One committed turn, as recorded by commitTurn/afterTurn. */
+export interface TurnRecord {
+  seq: number;
+  key: string;
+  at: string;
+  messages: number;
+  tokens: number;
+  handles: string[];
+}
+
+/** Persistent state of one session (agent id + session key). */
+export interface SessionState {
+  schema: typeof SESSION_STATE_SCHEMA;
+  agentId: string;
+  sessionKey: string;
+  sessionId: string | null;
+  /** Identity of the current conversation; changes on /new and /reset. */
+  epoch: string | null;
+  /** Recently committed advancement keys, oldest first. */
+  committedKeys: string[];
+  turns: number;
+  recentTurns: TurnRecord[];
+  raw: RawTally;
+  frontier: Frontier | null;
+  lastDebt: DebtReading | null;
+  debtHistory: DebtReading[];
+  compactions: number;
+  checkpoints: { handle: string; at: string; coveredCount: number }[];
+  updatedAt: string;
+}
+
+/** A fresh state for a session. */
+export function createSessionState(agentId: string, sessionKey: string): SessionState {
+  return {
+    schema: SESSION_STATE_SCHEMA,
+    agentId,
+    sessionKey,
+    sessionId: null,
+    epoch: null,
+    committedKeys: [],
+    turns: 0,
+    recentTurns: [],
+    raw: { count: 0, lastFingerprint: null, tokens: 0, reducibleChars: 0 },
+    frontier: null,
+    lastDebt: null,
+    debtHistory: [],
+    compactions: 0,
+    checkpoints: [],
+    updatedAt: new Date(0).toISOString(),
+  };
+}
+
+/** Path of the state file inside a session folder. */
+export function sessionStatePath(sessionDir: string): string {
+  return path.join(sessionDir, "state.json");
+}
+
+/** Reads a session state; throws `state_corrupt` when the file is unreadable JSON or of another schema. */
+export async function readSessionState(file: string): Promise<SessionState> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, "utf8");
+  } catch (err) {
+    throw new LedgerError("io_failed", `Expected a session state at \`${file}\`, got ${(err as Error).message}`, { cause: err });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new LedgerError("state_corrupt", `Expected JSON in \`${file}\`, got unparsable text`, { cause: err });
+  }
+  if (!parsed || typeof parsed !== "object" || (parsed as SessionState).schema !== SESSION_STATE_SCHEMA) {
+    throw new LedgerError("state_corrupt", `Expected schema \`${SESSION_STATE_SCHEMA}\` in \`${file}\``);
+  }
+  return { ...createSessionState("", ""), ...(parsed as SessionState) };
+}
+
+/** Reads a session state, or undefined when there is none yet. Corrupt files still throw. */
+export async function tryReadSessionState(file: string): Promise<SessionState | undefined> {
+  try {
+    await fsp.access(file);
+  } catch {
+    return undefined;
+  }
+  return readSessionState(file);
+}
+
+/** Writes a session state atomically. */
+export async function writeSessionState(file: string, state: SessionState): Promise<void> {
+  state.updatedAt = new Date().toISOString();
+  await writeFileAtomic(file, `${JSON.stringify(state)}\n`);
+}
+
+/**
+ * Read-modify-write of a session state under the session lock (other processes
+ * and this one). `fn` returns the value to hand back; mutations to `state` are
+ * persisted unless `fn` returns `{ skipWrite: true }` in the tuple.
+ */
+export async function updateSessionState<T>(
+  file: string,
+  init: () => SessionState,
+  fn: (state: SessionState) => Promise<{ value: T; write: boolean }> | { value: T; write: boolean },
+): Promise<T> {
+  return withFileLock(`${file}.lock`, async () => {
+    let state: SessionState;
+    try {
+      state = (await tryReadSessionState(file)) ?? init();
+    } catch (err) {
+      // A corrupt state must not block the session: keep the bad file aside and start fresh.
+      await fsp.rename(file, `${file}.corrupt-${Date.now()}`).catch(() => undefined);
+      state = init();
+      void err;
+    }
+    const { value, write } = await fn(state);
+    if (write) await writeSessionState(file, state);
+    return value;
+  });
+}
+
+/** Remembers a committed key, dropping the oldest beyond {@link MAX_REMEMBERED_KEYS}. */
+export function rememberKey(state: SessionState, key: string): void {
+  state.committedKeys.push(key);
+  if (state.committedKeys.length > MAX_REMEMBERED_KEYS) {
+    state.committedKeys.splice(0, state.committedKeys.length - MAX_REMEMBERED_KEYS);
+  }
+}
+
+/** Appends a debt reading to the bounded history. */
+export function recordDebt(state: SessionState, reading: DebtReading): void {
+  state.lastDebt = reading;
+  state.debtHistory.push(reading);
+  if (state.debtHistory.length > MAX_DEBT_HISTORY) state.debtHistory.splice(0, state.debtHistory.length - MAX_DEBT_HISTORY);
+}
