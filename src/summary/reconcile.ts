@@ -1,0 +1,72 @@
+import { createSummaryState, messageFingerprint, type CheckpointRef, type SummaryState } from "./summary-state.js";
+
+/** Why {@link reconcileSummary} answered as it did. */
+export type ReconcileReason = "consistent" | "transcript_shorter" | "transcript_diverged";
+
+/** Answer of {@link reconcileSummary}. */
+export interface ReconcileResult {
+  /** The consistent state: unchanged, or rolled back to a point the transcript still matches. */
+  state: SummaryState;
+  /** True when the summary had to be rolled back (the engine then re-extends). */
+  rolledBack: boolean;
+  /** What was found. */
+  reason: ReconcileReason;
+  /**
+   * Set when the newest matching point is a sealed checkpoint older than the
+   * folded digest: `state` is then empty, and the engine may restore the
+   * pack's summary record instead (see `restoreFromCheckpointPack`) before re-extending.
+   */
+  restoreFrom?: CheckpointRef;
+}
+
+/**
+ * Checks the summary against the transcript the host shows now. When the
+ * transcript is shorter than what was covered or its message at
+ * `coveredCount - 1` no longer fingerprints the same (host rewrite, rewind,
+ * branch switch, overflow truncation), rolls back to the newest point that
+ * still matches: an entry boundary, the digest boundary, a checkpoint, or
+ * empty. Tool results fingerprint by call id and tool name, so paydown
+ * rewriting a result into a handle stub never triggers a rollback.
+ * Cost: one fingerprint when consistent; one per candidate walked otherwise.
+ */
+export function reconcileSummary(state: SummaryState, messages: readonly unknown[]): ReconcileResult {
+  const n = messages.length;
+  if (state.coveredCount === 0) return { state, rolledBack: false, reason: "consistent" };
+  const matches = (count: number, fingerprint: string | null): boolean =>
+    count === 0 || (count <= n && fingerprint !== null && messageFingerprint(messages[count - 1]) === fingerprint);
+  if (matches(state.coveredCount, state.coveredFingerprint)) return { state, rolledBack: false, reason: "consistent" };
+  const reason: ReconcileReason = n < state.coveredCount ? "transcript_shorter" : "transcript_diverged";
+
+  for (let k = state.entries.length - 1; k >= 0; k--) {
+    const e = state.entries[k]!;
+    if (e.to <= n && matches(e.to, e.endFingerprint)) {
+      return { state: rollTo(state, e.to, e.endFingerprint, k + 1), rolledBack: true, reason };
+    }
+  }
+  const digest = state.digest;
+  if (digest.to > 0 && matches(digest.to, digest.endFingerprint)) {
+    return { state: rollTo(state, digest.to, digest.endFingerprint, 0), rolledBack: true, reason };
+  }
+  const empty = emptyLike(state);
+  for (let k = state.checkpoints.length - 1; k >= 0; k--) {
+    const cp = state.checkpoints[k]!;
+    if (cp.coveredCount > 0 && cp.coveredCount < digest.to && matches(cp.coveredCount, cp.fingerprint)) {
+      return { state: empty, rolledBack: true, reason, restoreFrom: cp };
+    }
+  }
+  return { state: empty, rolledBack: true, reason };
+}
+
+function rollTo(state: SummaryState, count: number, fingerprint: string | null, keepEntries: number): SummaryState {
+  return {
+    ...state,
+    coveredCount: count,
+    coveredFingerprint: count === 0 ? null : fingerprint,
+    entries: state.entries.slice(0, keepEntries),
+    checkpoints: state.checkpoints.filter((cp) => cp.coveredCount <= count),
+  };
+}
+
+function emptyLike(state: SummaryState): SummaryState {
+  return createSummaryState(state.epoch);
+}

@@ -1,0 +1,130 @@
+/**
+ * The pieces a rendered summary is made of: one line per detailed turn, and
+ * the condensed digest block whose lists share a char budget round-robin so
+ * that every kind of fact (decisions, errors, handles, numbers, files,
+ * requests) keeps some room however many of one kind there are.
+ */
+import { clip } from "./extract-facts.js";
+import type { SummaryDigest, SummaryEntry, ToolRecord } from "./summary-state.js";
+
+/** Rewrites a piece of text before it is rendered (secret redaction). */
+export type RedactFn = (text: string) => string;
+
+/** Max chars of one detailed turn line. */
+export const ENTRY_LINE_CHARS = 700;
+
+const TOOLS_PER_LINE = 6;
+
+/** One detailed line for turn `turn` (1-based). Parts that would push it past {@link ENTRY_LINE_CHARS} are left out. */
+export function renderEntryLine(e: SummaryEntry, turn: number, redact: RedactFn): string {
+  const head = `Turn ${turn} (msgs ${e.from}-${Math.max(e.from, e.to - 1)}):`;
+  const toolHandles = new Set(e.tools.flatMap((t) => (t.handle ? [t.handle] : [])));
+  const parts: string[] = [];
+  if (e.user) parts.push(`User: "${redact(e.user)}"`);
+  if (e.assistant) parts.push(`Answer: "${redact(clip(e.assistant, 200))}"`);
+  if (e.decisions.length) parts.push(`Decided: ${e.decisions.map((d) => redact(clip(d, 160))).join("; ")}`);
+  if (e.tools.length) {
+    const shown = e.tools.slice(0, TOOLS_PER_LINE).map((t) => toolText(t, redact));
+    const more = e.tools.length - shown.length + e.toolsOmitted;
+    parts.push(`Tools: ${shown.join("; ")}${more > 0 ? `; +${more} more` : ""}`);
+  }
+  if (e.errors.length) parts.push(`Errors: ${e.errors.map((x) => redact(clip(x, 120))).join("; ")}`);
+  const loose = e.handles.filter((h) => !toolHandles.has(h));
+  if (loose.length) parts.push(`Handles: ${loose.join(" ")}`);
+  if (e.files.length) parts.push(`Files: ${e.files.map((f) => redact(clip(f, 80))).join(", ")}`);
+  if (e.facts.length) parts.push(`Notes: ${e.facts.map((f) => redact(clip(f, 140))).join("; ")}`);
+  let line = head;
+  for (const part of parts) {
+    if (line.length + 3 + part.length <= ENTRY_LINE_CHARS) line += `${line === head ? " " : " | "}${part}`;
+  }
+  return line;
+}
+
+function toolText(t: ToolRecord, redact: RedactFn): string {
+  let s = t.args ? `${t.name}(${redact(clip(t.args, 90))})` : t.name;
+  s += t.outcome === "error" ? " failed" : t.outcome === "ok" ? " ok" : " no result";
+  if (t.exitCode !== undefined && t.exitCode !== 0) s += ` exit ${t.exitCode}`;
+  if (t.error && t.outcome === "error") s += ` "${redact(clip(t.error, 100))}"`;
+  if (t.handle) s += ` -> ${t.handle}`;
+  return s;
+}
+
+/** Result of {@link renderDigestBlock}. */
+export interface DigestBlock {
+  text: string;
+  /** Items of the digest left out for lack of room. */
+  omitted: number;
+}
+
+interface DigestList {
+  label: string;
+  items: string[];
+  sep: string;
+}
+
+/**
+ * The condensed block for turns `firstTurn..lastTurn`, at most `budget` chars.
+ * Items are added round-robin across lists in priority order until the
+ * budget is spent; each list names how many of its items it left out.
+ */
+export function renderDigestBlock(d: SummaryDigest, firstTurn: number, budget: number, redact: RedactFn): DigestBlock {
+  const tools = Object.entries(d.toolNames)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 8)
+    .map(([name, count]) => `${name} x${count}`)
+    .join(", ");
+  const title =
+    `Turns ${firstTurn}-${firstTurn + d.turns - 1} (condensed; ${d.toolCalls} tool calls, ${d.failedCalls} failed` +
+    `${tools ? `: ${tools}` : ""}):`;
+  const lists: DigestList[] = [
+    { label: "Decided", items: d.decisions.map((x) => redact(clip(x, 150))), sep: "; " },
+    { label: "Errors", items: d.errors.map((x) => redact(clip(x, 100))), sep: "; " },
+    { label: "Handles", items: d.handles, sep: " " },
+    { label: "Notes", items: d.facts.map((x) => redact(clip(x, 120))), sep: "; " },
+    { label: "Files", items: d.files.map((x) => redact(clip(x, 80))), sep: ", " },
+    { label: "Requests", items: d.requests.map((x) => redact(clip(x, 100))), sep: "; " },
+  ].filter((l) => l.items.length > 0);
+  const taken = lists.map(() => 0);
+  const lineLen = (i: number, n: number): number => {
+    const l = lists[i]!;
+    if (n === 0) return 0;
+    const body = l.items.slice(0, n).join(l.sep).length;
+    const more = l.items.length - n;
+    return 3 + l.label.length + 2 + body + (more > 0 ? ` (+${more} more)`.length : 0);
+  };
+  let used = title.length + (d.omitted > 0 ? ` (+${d.omitted} more in the record)`.length + 1 : 0);
+  for (let i = 0; i < lists.length; i++) used += 22; // room for each list's "(+N more)" once it is cut
+  if (used > budget) return { text: "", omitted: countItems(lists) };
+  let progress = true;
+  while (progress) {
+    progress = false;
+    for (let i = 0; i < lists.length; i++) {
+      const n = taken[i]!;
+      if (n >= lists[i]!.items.length) continue;
+      const delta = lineLen(i, n + 1) - lineLen(i, n);
+      if (used + delta > budget) continue;
+      used += delta;
+      taken[i] = n + 1;
+      progress = true;
+    }
+  }
+  const lines = [title];
+  let omitted = d.omitted;
+  lists.forEach((l, i) => {
+    const n = taken[i]!;
+    omitted += l.items.length - n;
+    if (n === 0) {
+      lines.push(`- ${l.label}: (${l.items.length} in the record)`);
+      return;
+    }
+    const more = l.items.length - n;
+    lines.push(`- ${l.label}: ${l.items.slice(0, n).join(l.sep)}${more > 0 ? ` (+${more} more)` : ""}`);
+  });
+  if (d.omitted > 0) lines.push(`- (+${d.omitted} more in the record)`);
+  const text = lines.join("\n");
+  return text.length <= budget ? { text, omitted } : { text: clip(text, budget), omitted };
+}
+
+function countItems(lists: DigestList[]): number {
+  return lists.reduce((sum, l) => sum + l.items.length, 0);
+}

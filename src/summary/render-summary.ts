@@ -1,0 +1,138 @@
+import { mergeIntoDigest } from "./fold-summary.js";
+import { renderDigestBlock, renderEntryLine, type RedactFn } from "./render-parts.js";
+import { createEmptyDigest, type SummaryState } from "./summary-state.js";
+
+/** First line of every rendered summary. */
+export const SUMMARY_OPEN = "[context-ledger summary]";
+/** Last line of every rendered summary. */
+export const SUMMARY_CLOSE = "[/context-ledger summary]";
+/** Smallest bound honoured; smaller `maxChars` are raised to it. */
+export const MIN_SUMMARY_CHARS = 200;
+
+/** Options for {@link renderSummary}. */
+export interface RenderSummaryOptions {
+  /**
+   * Upper bound of the rendered text, markers included.
+   * @default 4000
+   */
+  maxChars?: number;
+  /**
+   * Handle of the sealed checkpoint pack holding the full record.
+   * @default the newest of `state.checkpoints`
+   */
+  checkpointHandle?: string;
+  /**
+   * Share of the room reserved first for the newest turns in detail; the rest
+   * goes to the condensed older turns, and whatever one part leaves unused the other gets.
+   * @default 0.5
+   */
+  detailShare?: number;
+  /** Rewrites every piece of recorded text before rendering (secret redaction). @default identity */
+  redact?: RedactFn;
+}
+
+/** What {@link renderSummaryReport} rendered. */
+export interface SummaryRender {
+  /** The summary block. */
+  text: string;
+  /** Turns shown one line each (the newest). */
+  detailedTurns: number;
+  /** Turns shown only in the condensed block (folded ones included). */
+  condensedTurns: number;
+  /** Condensed-block items left out for lack of room. */
+  omittedItems: number;
+  /** The handle named as the full record, if any. */
+  recordHandle: string | undefined;
+  /** True when something was condensed but no sealed checkpoint exists to name: seal one and render again. */
+  needsCheckpoint: boolean;
+}
+
+/**
+ * Renders the summary as deterministic text between {@link SUMMARY_OPEN} and
+ * {@link SUMMARY_CLOSE}, never longer than `maxChars`: the newest turns one
+ * line each, older ones condensed into one block of decisions, errors,
+ * handles, notes with numbers, files and requests. When anything is condensed
+ * it names the checkpoint pack holding the full record and how to fetch it.
+ */
+export function renderSummary(state: SummaryState, options: RenderSummaryOptions = {}): string {
+  return renderSummaryReport(state, options).text;
+}
+
+/** {@link renderSummary} with an account of what was kept and condensed. */
+export function renderSummaryReport(state: SummaryState, options: RenderSummaryOptions = {}): SummaryRender {
+  const maxChars = Math.max(MIN_SUMMARY_CHARS, Math.floor(Number.isFinite(options.maxChars) ? options.maxChars! : 4000));
+  const share = Math.min(1, Math.max(0, options.detailShare ?? 0.5));
+  const redact = options.redact ?? ((s: string) => s);
+  const handle = options.checkpointHandle ?? state.checkpoints.at(-1)?.handle;
+  const entries = state.entries;
+  const totalTurns = state.digest.turns + entries.length;
+  const lastMsg = Math.max(0, state.coveredCount - 1);
+  const intro =
+    totalTurns === 0
+      ? "No earlier turns recorded."
+      : `Earlier conversation: turns 1-${totalTurns} (messages 0-${lastMsg}), no longer shown in full. Oldest first.`;
+  const recordLine = handle
+    ? `Full record of condensed turns: checkpoint ${handle}. Read it with ledger_fetch (that handle; e.g. a grep for a file or error, or json path $.summary.entries).`
+    : "Full record of condensed turns: the session summary record (no checkpoint sealed yet).";
+  const fixed = SUMMARY_OPEN.length + SUMMARY_CLOSE.length + intro.length + 3;
+  const lines = entries.map((e, i) => renderEntryLine(e, state.digest.turns + i + 1, redact));
+
+  const allLen = lines.reduce((sum, l) => sum + l.length + 1, 0);
+  if (state.digest.turns === 0 && fixed + allLen <= maxChars) {
+    return finish([intro, ...lines], { detailedTurns: entries.length, condensedTurns: 0, omittedItems: 0, recordHandle: undefined, needsCheckpoint: false });
+  }
+
+  const avail = Math.max(0, maxChars - fixed - recordLine.length - 1);
+  // Newest first: take detailed lines while they fit the detail share ...
+  let k = 0;
+  let detailLen = 0;
+  while (k < lines.length) {
+    const len = lines[lines.length - 1 - k]!.length + 1;
+    if (detailLen + len > avail * share) break;
+    detailLen += len;
+    k++;
+  }
+  // ... then more while the condensed rest still fits whole in what remains.
+  // Digests are built from a base folded once, so this stays linear in the entries.
+  let kMax = k;
+  for (let len = detailLen; kMax < lines.length; kMax++) {
+    len += lines[lines.length - 1 - kMax]!.length + 1;
+    if (len > avail) break;
+  }
+  const baseCount = entries.length - kMax;
+  const base = digestFor(state, baseCount);
+  while (k < lines.length && k < kMax) {
+    const len = lines[lines.length - 1 - k]!.length + 1;
+    const rest = renderDigestBlock(mergeIntoDigest(base, entries.slice(baseCount, entries.length - k - 1)), 1, Number.MAX_SAFE_INTEGER, redact);
+    if (detailLen + len + rest.text.length + 1 > avail) break;
+    detailLen += len;
+    k++;
+  }
+  const older = entries.length - k;
+  const digest = older >= baseCount ? mergeIntoDigest(base, entries.slice(baseCount, older)) : digestFor(state, older);
+  const block = digest.turns > 0 ? renderDigestBlock(digest, 1, avail - detailLen - 1, redact) : { text: "", omitted: 0 };
+  const body = [intro, recordLine, ...(block.text ? [block.text] : []), ...lines.slice(older)];
+  return finish(body, {
+    detailedTurns: k,
+    condensedTurns: digest.turns,
+    omittedItems: block.omitted,
+    recordHandle: handle,
+    needsCheckpoint: handle === undefined && digest.turns > 0,
+  });
+
+  function finish(bodyLines: string[], report: Omit<SummaryRender, "text">): SummaryRender {
+    let text = [SUMMARY_OPEN, ...bodyLines, SUMMARY_CLOSE].join("\n");
+    if (text.length > maxChars) {
+      // Safety net; the budgeting above keeps this from happening in practice.
+      const room = maxChars - SUMMARY_OPEN.length - SUMMARY_CLOSE.length - 3;
+      text = `${SUMMARY_OPEN}\n${bodyLines.join("\n").slice(0, Math.max(0, room))}…\n${SUMMARY_CLOSE}`;
+    }
+    return { text, ...report };
+  }
+}
+
+/** The digest of everything before entry `olderCount` (folded turns plus the first `olderCount` entries). */
+function digestFor(state: SummaryState, olderCount: number): ReturnType<typeof createEmptyDigest> {
+  if (olderCount <= 0) return state.digest;
+  return mergeIntoDigest(state.digest, state.entries.slice(0, olderCount));
+}
