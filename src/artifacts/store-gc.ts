@@ -1,0 +1,116 @@
+import { promises as fsp } from "node:fs";
+import { TEMP_PREFIX } from "../fs/atomic-write.js";
+import { blobsDir, metaDir } from "./blob-path.js";
+import { formatHandle } from "./handle.js";
+import type { ArtifactMeta } from "./meta.js";
+import { walkFanout } from "./store-io.js";
+import type { GcOptions, GcRemoval, GcReport } from "./store-types.js";
+
+/** Temp files younger than this may belong to a stash in flight and are left alone. */
+export const STALE_TEMP_MS = 60_000;
+
+/** What gc needs from the store. */
+export interface GcContext {
+  root: string;
+  now: () => number;
+  removeHex: (hex: string) => Promise<boolean>;
+  readMetaHex: (hex: string) => Promise<ArtifactMeta | undefined>;
+}
+
+interface Entry {
+  hex: string;
+  handle: string;
+  storedBytes: number;
+  createdMs: number;
+  createdAt: string;
+}
+
+/**
+ * Garbage-collects one store. Candidates are unreferenced artifacts: first
+ * those older than `maxAgeMs`, then the oldest until stored bytes fit
+ * `maxTotalBytes`. Blobs without meta count too (their age is the file's mtime).
+ */
+export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcReport> {
+  const referenced = options.referenced ?? new Set<string>();
+  const dryRun = options.dryRun ?? false;
+  const progress = options.onProgress;
+  const now = ctx.now();
+  const entries: Entry[] = [];
+  let staleTempFiles = 0;
+  const stale: string[] = [];
+
+  for await (const { file, name } of walkFanout(blobsDir(ctx.root))) {
+    const st = await fsp.lstat(file).catch(() => undefined);
+    if (!st) continue;
+    if (name.startsWith(TEMP_PREFIX)) {
+      if (now - st.mtimeMs > STALE_TEMP_MS) stale.push(file);
+      continue;
+    }
+    if (!/^[0-9a-f]{64}$/.test(name) || !st.isFile()) continue;
+    const meta = await ctx.readMetaHex(name);
+    const createdMs = meta ? Date.parse(meta.createdAt) : st.mtimeMs;
+    entries.push({
+      hex: name,
+      handle: formatHandle(name),
+      storedBytes: st.size,
+      createdMs: Number.isFinite(createdMs) ? createdMs : st.mtimeMs,
+      createdAt: meta?.createdAt ?? new Date(st.mtimeMs).toISOString(),
+    });
+    if (entries.length % 500 === 0) progress?.({ phase: "scan", done: entries.length, total: 0 });
+  }
+  for await (const { file, name } of walkFanout(metaDir(ctx.root))) {
+    if (!name.startsWith(TEMP_PREFIX)) continue;
+    const st = await fsp.lstat(file).catch(() => undefined);
+    if (st && now - st.mtimeMs > STALE_TEMP_MS) stale.push(file);
+  }
+  progress?.({ phase: "scan", done: entries.length, total: entries.length });
+
+  const removals: GcRemoval[] = [];
+  const removedHex = new Set<string>();
+  if (options.maxAgeMs !== undefined) {
+    for (const e of entries) {
+      if (now - e.createdMs <= options.maxAgeMs) continue;
+      if (referenced.has(e.handle)) continue;
+      removals.push({ handle: e.handle, storedBytes: e.storedBytes, createdAt: e.createdAt, reason: "expired" });
+      removedHex.add(e.hex);
+    }
+  }
+  let total = entries.reduce((sum, e) => sum + (removedHex.has(e.hex) ? 0 : e.storedBytes), 0);
+  if (options.maxTotalBytes !== undefined && total > options.maxTotalBytes) {
+    const oldestFirst = entries
+      .filter((e) => !removedHex.has(e.hex) && !referenced.has(e.handle))
+      .sort((a, b) => a.createdMs - b.createdMs || a.hex.localeCompare(b.hex));
+    for (const e of oldestFirst) {
+      if (total <= options.maxTotalBytes) break;
+      removals.push({ handle: e.handle, storedBytes: e.storedBytes, createdAt: e.createdAt, reason: "over-size" });
+      removedHex.add(e.hex);
+      total -= e.storedBytes;
+    }
+  }
+
+  if (!dryRun) {
+    let done = 0;
+    for (const r of removals) {
+      await ctx.removeHex(r.handle.slice(-64));
+      done++;
+      if (done % 100 === 0 || done === removals.length) progress?.({ phase: "remove", done, total: removals.length });
+    }
+    for (const file of stale) {
+      await fsp.rm(file, { force: true }).catch(() => undefined);
+    }
+  }
+  staleTempFiles = stale.length;
+  progress?.({ phase: "sweep", done: staleTempFiles, total: staleTempFiles });
+
+  const freed = removals.reduce((sum, r) => sum + r.storedBytes, 0);
+  const kept = entries.filter((e) => !removedHex.has(e.hex));
+  return {
+    dryRun,
+    removed: removals,
+    freedStoredBytes: freed,
+    keptCount: kept.length,
+    keptStoredBytes: kept.reduce((sum, e) => sum + e.storedBytes, 0),
+    referencedKept: kept.filter((e) => referenced.has(e.handle)).length,
+    staleTempFiles,
+  };
+}

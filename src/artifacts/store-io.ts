@@ -1,0 +1,71 @@
+import { randomBytes } from "node:crypto";
+import { constants, promises as fsp } from "node:fs";
+import path from "node:path";
+import { FILE_MODE, TEMP_PREFIX } from "../fs/atomic-write.js";
+
+/**
+ * Creates `target` with `data` unless it already exists. Writes a temp file in
+ * the same directory, fsyncs it, then hard-links it to the final name:
+ * `link` fails atomically with EEXIST, so an existing file is never replaced
+ * and a reader never sees a partial file. The temp file is always removed.
+ * Returns true when this call created the file.
+ */
+export async function createFileIfAbsent(target: string, data: Uint8Array | string): Promise<boolean> {
+  const dir = path.dirname(target);
+  const temp = path.join(dir, `${TEMP_PREFIX}${path.basename(target)}-${process.pid}-${randomBytes(6).toString("hex")}`);
+  let handle: fsp.FileHandle | undefined;
+  try {
+    handle = await fsp.open(temp, "wx", FILE_MODE);
+    await handle.writeFile(data);
+    await handle.chmod(FILE_MODE);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    try {
+      await fsp.link(temp, target);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw err;
+    }
+  } finally {
+    await handle?.close().catch(() => undefined);
+    await fsp.rm(temp, { force: true }).catch(() => undefined);
+  }
+}
+
+/** Reads `file` refusing a symlink as the last component (O_NOFOLLOW). */
+export async function readFileNoFollow(file: string): Promise<Buffer> {
+  const handle = await fsp.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Lists names in `dir`, or an empty list when it does not exist. */
+export async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return (await fsp.readdir(dir)).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return [];
+    throw err;
+  }
+}
+
+/** Yields every file under a two-level `ab/cd/` fan-out folder, sorted. */
+export async function* walkFanout(dir: string): AsyncGenerator<{ file: string; name: string }> {
+  for (const a of await readdirOrEmpty(dir)) {
+    for (const b of await readdirOrEmpty(path.join(dir, a))) {
+      const leaf = path.join(dir, a, b);
+      for (const name of await readdirOrEmpty(leaf)) yield { file: path.join(leaf, name), name };
+    }
+  }
+}
+
+/** True when an errno-style error says the file does not exist. */
+export function isNotFound(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}

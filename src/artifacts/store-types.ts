@@ -1,0 +1,117 @@
+import type { ArtifactMeta, ArtifactOrigin } from "./meta.js";
+
+/** What {@link ArtifactStore.stash} records about the content. */
+export interface StashInfo {
+  /** Free-form kind, e.g. `tool-output`, `schema`, `cli`. @default "artifact" */
+  kind?: string;
+  /** Detected format of the content (`json`, `log`, ...). @default "text" */
+  format?: string;
+  /** Who produced it. */
+  origin?: ArtifactOrigin;
+}
+
+/** The answer of {@link ArtifactStore.stash}. */
+export interface StashResult {
+  handle: string;
+  meta: ArtifactMeta;
+  /** False when the content was already stored (dedup: nothing rewritten). */
+  created: boolean;
+}
+
+/** Progress of a long store operation. */
+export interface StoreProgress {
+  phase: "scan" | "remove" | "verify" | "sweep";
+  done: number;
+  total: number;
+}
+
+/** Options of {@link ArtifactStore.gc}. */
+export interface GcOptions {
+  /** Unreferenced artifacts older than this are removed. @default undefined (no age limit) */
+  maxAgeMs?: number;
+  /** After age removal, oldest unreferenced artifacts go until stored bytes fit. @default undefined (no size limit) */
+  maxTotalBytes?: number;
+  /** Handles still in use (never removed). @default empty set */
+  referenced?: ReadonlySet<string>;
+  /** Report what would be removed without removing anything. @default false */
+  dryRun?: boolean;
+  /** Called as work progresses. */
+  onProgress?: (progress: StoreProgress) => void;
+}
+
+/** One artifact gc removed (or would remove). */
+export interface GcRemoval {
+  handle: string;
+  storedBytes: number;
+  createdAt: string;
+  reason: "expired" | "over-size";
+}
+
+/** The answer of {@link ArtifactStore.gc}. */
+export interface GcReport {
+  dryRun: boolean;
+  removed: GcRemoval[];
+  freedStoredBytes: number;
+  keptCount: number;
+  keptStoredBytes: number;
+  /** Kept artifacts that are in `referenced`. */
+  referencedKept: number;
+  /** Stale temp files (older than a minute) removed or, in a dry run, found. */
+  staleTempFiles: number;
+}
+
+/** The answer of {@link ArtifactStore.verifyAll}. */
+export interface VerifyReport {
+  ok: string[];
+  corrupt: Array<{ handle: string; reason: string }>;
+  /** Meta files whose blob is missing. */
+  orphanedMeta: string[];
+  /** Blobs whose meta file is missing (still readable and verified). */
+  orphanedBlobs: string[];
+}
+
+/** The answer of {@link ArtifactStore.stats}. */
+export interface StoreStats {
+  count: number;
+  /** Sum of original sizes (from meta). */
+  bytes: number;
+  /** Sum of blob sizes on disk. */
+  storedBytes: number;
+}
+
+/** What the store tells `onStoreFull` before refusing a stash. */
+export interface StoreFullInfo {
+  neededBytes: number;
+  usedBytes: number;
+  maxStoreBytes: number;
+}
+
+/** A content-addressed artifact store for one agent. */
+export interface ArtifactStore {
+  /** The store's root folder as given. */
+  readonly root: string;
+  /** Stores `content` (strings as UTF-8); idempotent, deduplicated by SHA-256. */
+  stash(content: string | Uint8Array, info?: StashInfo): Promise<StashResult>;
+  /** The verified original bytes; throws `artifact_not_found`, `artifact_corrupt`, `handle_invalid`, `path_outside_store`. */
+  read(handle: string): Promise<Buffer>;
+  /** Like {@link read} but `undefined` when not found (other failures still throw). */
+  tryRead(handle: string): Promise<Buffer | undefined>;
+  /** {@link read} decoded as UTF-8. */
+  readText(handle: string): Promise<string>;
+  /** The meta of an artifact; throws `artifact_not_found`. */
+  readMeta(handle: string): Promise<ArtifactMeta>;
+  /** Like {@link readMeta} but `undefined` when not found. */
+  tryReadMeta(handle: string): Promise<ArtifactMeta | undefined>;
+  /** True when the blob exists (not verified). */
+  has(handle: string): Promise<boolean>;
+  /** Every artifact's meta, in digest order. */
+  list(): AsyncIterable<ArtifactMeta>;
+  /** Removes blob and meta; false when there was nothing to remove. */
+  remove(handle: string): Promise<boolean>;
+  /** Removes unreferenced artifacts by age and total size; sweeps stale temp files. */
+  gc(options?: GcOptions): Promise<GcReport>;
+  /** Reads and verifies every blob. */
+  verifyAll(options?: { onProgress?: (progress: StoreProgress) => void }): Promise<VerifyReport>;
+  /** Counts and sizes. */
+  stats(): Promise<StoreStats>;
+}
