@@ -16,6 +16,7 @@ export type LedgerErrorCode =
   | "state_corrupt"
   | "input_invalid"
   | "io_failed"
+  | "tokenizer_unavailable"
   | "aborted";
 
 /** Options accepted by {@link LedgerError}. */
