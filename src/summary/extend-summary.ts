@@ -5,6 +5,7 @@ import {
   codesIn,
   decisionSentences,
   errorLines,
+  errorSentences,
   exitCodeIn,
   factSentences,
   firstSentences,
@@ -93,7 +94,7 @@ function addProse(entry: SummaryEntry, text: string): void {
   pushBounded(entry.facts, factSentences(text, L.lineChars), L.facts);
   pushBounded(entry.files, pathsIn(text), L.files);
   pushBounded(entry.handles, handlesIn(text), L.handles);
-  pushBounded(entry.errors, codesIn(text), L.errors);
+  pushBounded(entry.errors, [...codesIn(text), ...errorSentences(text, L.lineChars)], L.errors);
 }
 
 function addUser(entry: SummaryEntry, text: string): void {

@@ -18,8 +18,8 @@ const PATH_RE =
   /(?<![\w/.:@-])(?:~\/|\.{1,2}\/|\/)?(?:[\w@+-][\w.@+-]*\/)*[\w@+-][\w@+.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/])|(?<![\w/.:@-])(?:~\/|\.{1,2}\/|\/)(?:[\w@+.-]+\/)*[\w@+.-]+(?![\w/])|(?<![\w/.:@-])[\w@+-][\w.@+-]*\/(?:[\w@+.-]+\/)+[\w@+.-]+(?![\w/])/g;
 const CODE_RE =
   /\b(?:ERR_[A-Z0-9_]+|E[A-Z]{3,}[A-Z0-9_]*|[A-Z][A-Z0-9]*_(?:ERR|ERROR|FAIL|FAILED)[A-Z0-9_]*|[A-Z]{1,5}-?\d{3,5}|[A-Z][A-Za-z]+(?:Error|Exception)|HTTP \d{3}|SIG[A-Z]{3,})\b/g;
-const ERROR_LINE_RE =
-  /\b(?:error|errors|failed|failure|fatal|exception|panic|traceback|denied|refused|not found|timed out|timeout|cannot|unable to)\b|ERR_|\bE[A-Z]{3,}\b/i;
+const ERROR_WORD_RE = /\b(?:error|errors|fail|fails|failed|failing|failure|fatal|crash(?:es|ed|ing)?|exception|panic|traceback|denied|refused|not found|timed out|cannot|unable to)\b/i;
+const ERROR_CODE_RE = /ERR_|\bE[A-Z]{3,}\b/;
 const DECISION_RE =
   /\b(?:decided|decide|decision|we(?:'ll| will| should| shall) (?:use|go|keep|switch|adopt|stick|move|pin|drop|not)|let's (?:use|go|keep|switch|adopt|stick|move|pin|drop|not)|going with|go with|settled on|chose|chosen|choose|agreed|agree|switch(?:ing)? to|instead of|from now on|must|never|always|do not|don't|prefer|the plan is|standardi[sz]e on|approved|rejected)\b/i;
 const NUMBER_RE = /\b\d[\d,._]*\b/;
@@ -75,10 +75,17 @@ export function decisionSentences(text: string, max: number): string[] {
     .map((s) => clip(s, max));
 }
 
-/** Sentences that carry a number, a code or a quoted identifier and are not decisions. */
+/** Sentences that report an error or a failure ("checkout fails with a 502"). */
+export function errorSentences(text: string, max: number): string[] {
+  return sentencesOf(text)
+    .filter((s) => !DECISION_RE.test(s) && ERROR_WORD_RE.test(s))
+    .map((s) => clip(s, max));
+}
+
+/** Sentences that carry a number, a code or a quoted identifier and are neither decisions nor errors. */
 export function factSentences(text: string, max: number): string[] {
   return sentencesOf(text)
-    .filter((s) => !DECISION_RE.test(s) && (NUMBER_RE.test(s) || /`[^`]+`/.test(s) || codesIn(s).length > 0))
+    .filter((s) => !DECISION_RE.test(s) && !ERROR_WORD_RE.test(s) && (NUMBER_RE.test(s) || /`[^`]+`/.test(s) || codesIn(s).length > 0))
     .map((s) => clip(s, max));
 }
 
@@ -112,7 +119,7 @@ export function errorLines(text: string, limit: number, max: number): string[] {
   for (const line of text.slice(0, SCAN_CHARS).split("\n")) {
     if (out.length >= limit) break;
     const trimmed = line.trim();
-    if (trimmed && !trimmed.startsWith(LEDGER_MARKER) && ERROR_LINE_RE.test(trimmed)) out.push(clip(trimmed, max));
+    if (trimmed && !trimmed.startsWith(LEDGER_MARKER) && (ERROR_WORD_RE.test(trimmed) || ERROR_CODE_RE.test(trimmed))) out.push(clip(trimmed, max));
   }
   return unique(out);
 }

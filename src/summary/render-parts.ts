@@ -31,8 +31,11 @@ export function renderEntryLine(e: SummaryEntry, turn: number, redact: RedactFn)
   if (e.errors.length) parts.push(`Errors: ${e.errors.map((x) => redact(clip(x, 120))).join("; ")}`);
   const loose = e.handles.filter((h) => !toolHandles.has(h));
   if (loose.length) parts.push(`Handles: ${loose.join(" ")}`);
-  if (e.files.length) parts.push(`Files: ${e.files.map((f) => redact(clip(f, 80))).join(", ")}`);
-  if (e.facts.length) parts.push(`Notes: ${e.facts.map((f) => redact(clip(f, 140))).join("; ")}`);
+  const shown = parts.join(" ");
+  const files = e.files.filter((f) => !shown.includes(f));
+  if (files.length) parts.push(`Files: ${files.map((f) => redact(clip(f, 80))).join(", ")}`);
+  const notes = e.facts.filter((f) => !shown.includes(f));
+  if (notes.length) parts.push(`Notes: ${notes.map((f) => redact(clip(f, 140))).join("; ")}`);
   let line = head;
   for (const part of parts) {
     if (line.length + 3 + part.length <= ENTRY_LINE_CHARS) line += `${line === head ? " " : " | "}${part}`;
@@ -56,6 +59,9 @@ export interface DigestBlock {
   omitted: number;
 }
 
+/** Share of the condensed block each list may fill before the rest is dealt round-robin. */
+const SHARES: Record<string, number> = { Decided: 0.22, Errors: 0.12, Handles: 0.2, Notes: 0.2, Files: 0.16, Requests: 0.1 };
+
 interface DigestList {
   label: string;
   items: string[];
@@ -76,15 +82,19 @@ export function renderDigestBlock(d: SummaryDigest, firstTurn: number, budget: n
   const title =
     `Turns ${firstTurn}-${firstTurn + d.turns - 1} (condensed; ${d.toolCalls} tool calls, ${d.failedCalls} failed` +
     `${tools ? `: ${tools}` : ""}):`;
+  const requests = dedupeShapes(d.requests.map((x) => redact(clip(x, 100))));
+  const errors = compactErrors(d.errors);
+  const addsToErrors = (note: string): boolean => /\d|[A-Z]{2,}/.test(errors.reduce((n, code) => n.split(code).join(""), note));
   const lists: DigestList[] = [
-    { label: "Decided", items: d.decisions.map((x) => redact(clip(x, 150))), sep: "; " },
-    { label: "Errors", items: d.errors.map((x) => redact(clip(x, 100))), sep: "; " },
+    { label: "Decided", items: d.decisions.map((x) => redact(compactDecision(x))), sep: "; " },
+    { label: "Errors", items: errors.map((x) => redact(clip(x, 100))), sep: "; " },
     { label: "Handles", items: d.handles, sep: " " },
-    { label: "Notes", items: d.facts.map((x) => redact(clip(x, 120))), sep: "; " },
+    { label: "Notes", items: dedupeShapes(d.facts.map((x) => redact(compactNote(x)))).filter(addsToErrors), sep: "; " },
     { label: "Files", items: d.files.map((x) => redact(clip(x, 80))), sep: ", " },
-    { label: "Requests", items: d.requests.map((x) => redact(clip(x, 100))), sep: "; " },
+    { label: "Requests", items: requests, sep: "; " },
   ].filter((l) => l.items.length > 0);
   const taken = lists.map(() => 0);
+  const shares = lists.map((l) => SHARES[l.label] ?? 0.1);
   const lineLen = (i: number, n: number): number => {
     const l = lists[i]!;
     if (n === 0) return 0;
@@ -95,6 +105,17 @@ export function renderDigestBlock(d: SummaryDigest, firstTurn: number, budget: n
   let used = title.length + (d.omitted > 0 ? ` (+${d.omitted} more in the record)`.length + 1 : 0);
   for (let i = 0; i < lists.length; i++) used += 22; // room for each list's "(+N more)" once it is cut
   if (used > budget) return { text: "", omitted: countItems(lists) };
+  // First each list fills its own share, then the rest is dealt round-robin.
+  const room = budget - used;
+  lists.forEach((l, i) => {
+    while (taken[i]! < l.items.length) {
+      const n = taken[i]!;
+      const delta = lineLen(i, n + 1) - lineLen(i, n);
+      if (lineLen(i, n + 1) > room * shares[i]! || used + delta > budget) break;
+      used += delta;
+      taken[i] = n + 1;
+    }
+  });
   let progress = true;
   while (progress) {
     progress = false;
@@ -123,6 +144,45 @@ export function renderDigestBlock(d: SummaryDigest, firstTurn: number, budget: n
   if (d.omitted > 0) lines.push(`- (+${d.omitted} more in the record)`);
   const text = lines.join("\n");
   return text.length <= budget ? { text, omitted } : { text: clip(text, budget), omitted };
+}
+
+/** A decision without its lead-in ("Agreed with the team: ..."), clipped. */
+function compactDecision(sentence: string): string {
+  const m = /^[^:;]{1,40}[:;]\s+/.exec(sentence);
+  return clip((m ? sentence.slice(m[0].length) : sentence).replace(/[.!]+$/, ""), 130);
+}
+
+/** The words around a sentence's first number (what the number measures), or the clipped sentence. */
+function compactNote(sentence: string): string {
+  const words = sentence.replace(/[.!]+$/, "").split(/\s+/);
+  const at = words.findIndex((w) => /\d/.test(w));
+  if (at < 0) return clip(sentence, 100);
+  return clip(words.slice(Math.max(0, at - 5), at + 6).join(" "), 100);
+}
+
+/** Error lists without bare exit codes (the tool records carry them) and lines that only repeat a listed code. */
+function compactErrors(errors: readonly string[]): string[] {
+  const codes = errors.filter((e) => !/\s/.test(e) || /^(?:HTTP|SQLSTATE) \S+$/.test(e));
+  return errors.filter((e) => !/^exit(?: code| status)? -?\d+$/i.test(e) && (codes.includes(e) || !codes.some((c) => e.includes(c))));
+}
+
+/** Collapses items that differ only in their numbers (the same templated line) into the newest one, counted. */
+function dedupeShapes(items: readonly string[]): string[] {
+  const order: string[] = [];
+  const newest = new Map<string, { item: string; count: number }>();
+  for (const item of items) {
+    const shape = item.replace(/\d+/g, "#");
+    const seen = newest.get(shape);
+    if (seen) newest.set(shape, { item, count: seen.count + 1 });
+    else {
+      order.push(shape);
+      newest.set(shape, { item, count: 1 });
+    }
+  }
+  return order.map((shape) => {
+    const { item, count } = newest.get(shape)!;
+    return count > 1 ? `${item} (x${count})` : item;
+  });
 }
 
 function countItems(lists: DigestList[]): number {

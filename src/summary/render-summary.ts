@@ -24,7 +24,8 @@ export interface RenderSummaryOptions {
   /**
    * Share of the room reserved first for the newest turns in detail; the rest
    * goes to the condensed older turns, and whatever one part leaves unused the other gets.
-   * @default 0.5
+   * The newest turns are also the ones nearest the kept window, so the older record gets more.
+   * @default 0.35
    */
   detailShare?: number;
   /** Rewrites every piece of recorded text before rendering (secret redaction). @default identity */
@@ -61,7 +62,7 @@ export function renderSummary(state: SummaryState, options: RenderSummaryOptions
 /** {@link renderSummary} with an account of what was kept and condensed. */
 export function renderSummaryReport(state: SummaryState, options: RenderSummaryOptions = {}): SummaryRender {
   const maxChars = Math.max(MIN_SUMMARY_CHARS, Math.floor(Number.isFinite(options.maxChars) ? options.maxChars! : 4000));
-  const share = Math.min(1, Math.max(0, options.detailShare ?? 0.5));
+  const share = Math.min(1, Math.max(0, options.detailShare ?? 0.35));
   const redact = options.redact ?? ((s: string) => s);
   const handle = options.checkpointHandle ?? state.checkpoints.at(-1)?.handle;
   const entries = state.entries;
