@@ -1,0 +1,134 @@
+import { planWindow, type WindowPlan } from "../budget/planner.js";
+import type { AgentSettings } from "../config/schema.js";
+import { fingerprintMessage } from "../host/messages.js";
+import { normalizeBudget, type NormalizedBudget, type SessionIdentity } from "../host/normalize.js";
+import { advanceTally } from "../maintenance/raw-tally.js";
+import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { recordDebt, type DebtReading } from "../state/session-state.js";
+import { createShaper } from "./shaper.js";
+import { reduceNewestUserTurn } from "./reduce-user-turn.js";
+import { injectSummary } from "./inject-summary.js";
+
+/** Inputs of {@link assembleView}. */
+export interface AssembleViewInput {
+  identity: SessionIdentity;
+  messages: unknown;
+  tokenBudget: unknown;
+  model?: unknown;
+}
+
+/** What assemble returns to the host, plus the ledger's own reading. */
+export interface AssembledView {
+  messages: unknown[];
+  estimatedTokens: number;
+  promptAuthority: "assembled";
+  systemPromptAddition?: string;
+  /** Extra metadata: the maintenance-debt reading and the plan, for logs and tests. */
+  ledger: {
+    debt: DebtReading;
+    budget: NormalizedBudget;
+    plan: Pick<WindowPlan, "start" | "reason" | "replanned" | "overBudget"> & { kept: number; excluded: number };
+    offloaded: number;
+    summaryInjected: boolean;
+  };
+}
+
+/**
+ * Plans the prompt under the budget: shape tool results (offload), keep the
+ * newest history that fits (append-stable), reduce an oversized newest user
+ * turn losslessly, inject the summary when history was trimmed, and measure
+ * raw-history pressure as maintenance debt (reported, never acted on here).
+ */
+export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, input: AssembleViewInput): Promise<AssembledView> {
+  const { identity } = input;
+  const messages = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
+  const modelId = typeof input.model === "string" ? input.model : undefined;
+  const counter = rt.counter(settings, modelId);
+  const budget = normalizeBudget(input.tokenBudget, {
+    fallbackTokens: settings.budget.fallbackBudgetTokens,
+    minTokens: settings.budget.minBudgetTokens,
+  });
+  const margin = Math.ceil(budget.tokens * settings.budget.safetyMarginRatio) + settings.budget.safetyMarginTokens;
+  const summaryReserve = settings.summary.enabled ? Math.ceil(settings.summary.maxInjectedChars / 3) + 16 : 0;
+  const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve);
+
+  const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
+  let view = messages;
+  let shaper = createShaper(rt, settings, identity, view);
+  const count = (i: number) => counter.countMessage(shaper.shape(i));
+  let plan = planWindow({
+    messages: view,
+    budget: messageBudget,
+    count,
+    fingerprint: (i) => fingerprintMessage(view[i]),
+    previous: state.frontier && state.frontier.total <= view.length ? state.frontier : null,
+    refillRatio: 0.9,
+  });
+  if (plan.overBudget && plan.newestUser >= 0) {
+    view = await reduceNewestUserTurn(rt, settings, identity, view, plan.newestUser, messageBudget, counter);
+    shaper = createShaper(rt, settings, identity, view);
+    plan = planWindow({ messages: view, budget: messageBudget, count, fingerprint: (i) => fingerprintMessage(view[i]), refillRatio: 0.9 });
+  }
+
+  const kept = plan.kept.map((i) => shaper.shape(i));
+  await shaper.flush();
+  const summary = await injectSummary(rt, settings, identity, {
+    messages: view,
+    plan,
+    budgetLeft: budget.tokens - margin - plan.tokens,
+    counter,
+  });
+  const estimatedTokens = plan.tokens + summary.tokens;
+
+  rememberView(rt, identity, {
+    messages: view,
+    shape: shaper.shape,
+    budgetTokens: budget.tokens,
+    messageBudget,
+    tokens: estimatedTokens,
+    start: plan.start,
+    handles: shaper.handles(),
+  });
+
+  const { tally } = advanceTally(state.raw, messages, settings.maintenance.minEntryChars);
+  const debt: DebtReading = {
+    at: new Date().toISOString(),
+    rawHistoryTokens: tally.tokens,
+    assembledTokens: estimatedTokens,
+    promptBudget: budget.tokens,
+    debtTokens: Math.max(0, tally.tokens - budget.tokens),
+    reducibleChars: tally.reducibleChars,
+  };
+  const frontier = plan.kept.length > 0 ? { start: plan.start, anchor: fingerprintMessage(view[plan.start]), total: view.length } : null;
+  rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
+    s.raw = tally;
+    s.frontier = frontier;
+    s.sessionId = identity.sessionId;
+    recordDebt(s, debt);
+  });
+  return {
+    messages: kept,
+    estimatedTokens,
+    promptAuthority: "assembled",
+    ...(summary.text ? { systemPromptAddition: summary.text } : {}),
+    ledger: {
+      debt,
+      budget,
+      plan: { start: plan.start, reason: plan.reason, replanned: plan.replanned, overBudget: plan.overBudget, kept: plan.kept.length, excluded: plan.excluded.length },
+      offloaded: shaper.offloaded(),
+      summaryInjected: summary.text !== undefined,
+    },
+  };
+}
+
+const MAX_VIEWS = 64;
+
+function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastView): void {
+  const key = `${identity.agentId}\u0000${identity.sessionKey}`;
+  rt.lastViews.delete(key);
+  rt.lastViews.set(key, view);
+  if (rt.lastViews.size > MAX_VIEWS) {
+    const oldest = rt.lastViews.keys().next().value;
+    if (oldest !== undefined) rt.lastViews.delete(oldest);
+  }
+}

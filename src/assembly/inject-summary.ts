@@ -1,0 +1,79 @@
+import path from "node:path";
+import type { TokenCounter } from "../budget/count-message.js";
+import type { WindowPlan } from "../budget/planner.js";
+import type { AgentSettings } from "../config/schema.js";
+import { fingerprintMessage, isGenuineUserMessage } from "../host/messages.js";
+import type { SessionIdentity } from "../host/normalize.js";
+import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { extendSummary } from "../summary/extend-summary.js";
+import { reconcileSummary } from "../summary/reconcile.js";
+import { renderSummary } from "../summary/render-summary.js";
+import { saveSummary, tryLoadSummary } from "../summary/sidecar.js";
+import { createSummaryState, type SummaryState } from "../summary/summary-state.js";
+
+/** Most dropped messages summarised in one call; older ones are counted, not read (bounded work per turn). */
+export const MAX_SUMMARY_CATCH_UP = 2_000;
+
+/** Inputs of {@link injectSummary}. */
+export interface InjectSummaryInput {
+  messages: readonly unknown[];
+  plan: WindowPlan;
+  /** Tokens still free inside the budget after the kept messages. */
+  budgetLeft: number;
+  counter: TokenCounter;
+}
+
+/**
+ * The conversation's identity: its first genuine user message. It changes on
+ * `/new` and `/reset` even where the host keeps the session id, so nothing from
+ * before a reset leaks into the new conversation's summary.
+ */
+export function conversationEpoch(messages: readonly unknown[]): string {
+  for (let i = 0; i < messages.length && i < 64; i++) {
+    if (isGenuineUserMessage(messages[i])) return fingerprintMessage(messages[i]).slice(0, 16);
+  }
+  return "empty";
+}
+
+/** Sidecar file of one conversation epoch. */
+export function summaryPath(rt: LedgerRuntime, identity: SessionIdentity, epoch: string): string {
+  return path.join(rt.sessions.dir(identity.agentId, identity.sessionKey), `summary-${epoch}.json`);
+}
+
+/**
+ * Brings the summary up to the window's start and renders it when history
+ * was trimmed or the window is under pressure. Its tokens always count inside
+ * the budget: the rendering shrinks until it fits the room left, or is skipped.
+ */
+export async function injectSummary(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  identity: SessionIdentity,
+  input: InjectSummaryInput,
+): Promise<{ text?: string; tokens: number }> {
+  if (!settings.summary.enabled) return { tokens: 0 };
+  const { messages, plan } = input;
+  const epoch = conversationEpoch(messages);
+  const file = summaryPath(rt, identity, epoch);
+  let state: SummaryState = (await tryLoadSummary(file)) ?? createSummaryState(epoch);
+  const before = JSON.stringify([state.coveredCount, state.coveredFingerprint]);
+  state = reconcileSummary(state, messages).state;
+  const target = Math.min(plan.start, messages.length);
+  if (target > state.coveredCount) {
+    if (target - state.coveredCount > MAX_SUMMARY_CATCH_UP) {
+      state = { ...state, coveredCount: target - MAX_SUMMARY_CATCH_UP, coveredFingerprint: fingerprintMessage(messages[target - MAX_SUMMARY_CATCH_UP - 1]) };
+    }
+    state = extendSummary(state, messages, target);
+  }
+  if (JSON.stringify([state.coveredCount, state.coveredFingerprint]) !== before) await saveSummary(file, state);
+
+  const pressured = plan.tokens > settings.summary.injectAtShare * (plan.tokens + Math.max(0, input.budgetLeft));
+  if (state.coveredCount === 0 || !(plan.start > 0 || pressured)) return { tokens: 0 };
+  const checkpointHandle = state.checkpoints?.at(-1)?.handle;
+  for (let maxChars = settings.summary.maxInjectedChars; maxChars >= 200; maxChars = Math.floor(maxChars / 2)) {
+    const text = rt.redact(settings, renderSummary(state, { maxChars, checkpointHandle }));
+    const tokens = input.counter.countText(text);
+    if (tokens <= input.budgetLeft) return { text, tokens };
+  }
+  return { tokens: 0 };
+}

@@ -1,0 +1,54 @@
+import type { TokenCounter } from "../budget/count-message.js";
+import type { AgentSettings } from "../config/schema.js";
+import { blocksOf, LEDGER_MARKER } from "../host/messages.js";
+import type { SessionIdentity } from "../host/normalize.js";
+import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { buildStub } from "../results/stub.js";
+
+/**
+ * The newest user turn alone exceeds the budget: move its oversized parts into
+ * the artifact store and leave stubs (handle, preview, summary), largest first,
+ * until it fits. Never drops the turn; returns a new message list (the host's
+ * array is not mutated).
+ */
+export async function reduceNewestUserTurn(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  identity: SessionIdentity,
+  messages: unknown[],
+  index: number,
+  budget: number,
+  counter: TokenCounter,
+): Promise<unknown[]> {
+  const original = messages[index] as Record<string, unknown>;
+  const blocks = blocksOf(original).map((b) => ({ ...b }));
+  const store = rt.store(identity.agentId);
+  const order = blocks
+    .map((b, i) => ({ i, size: typeof b.text === "string" ? b.text.length : typeof b.data === "string" ? b.data.length : 0 }))
+    .filter((x) => x.size > 0)
+    .sort((a, b) => b.size - a.size || a.i - b.i);
+  let reduced: Record<string, unknown> = { ...original, content: blocks };
+  for (const { i } of order) {
+    if (counter.countMessage(reduced) <= budget) break;
+    const block = blocks[i];
+    if (!block) continue;
+    if (typeof block.text === "string" && !block.text.startsWith(LEDGER_MARKER)) {
+      const { handle, meta } = await store.stash(block.text, {
+        kind: "user-input",
+        origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
+      });
+      blocks[i] = { type: "text", text: buildStub({ handle, text: block.text, meta, previewChars: settings.offload.previewChars, label: "user message part" }) };
+    } else if (block.type === "image" && typeof block.data === "string") {
+      const { handle } = await store.stash(Buffer.from(block.data, "base64"), {
+        kind: "user-image",
+        format: String(block.mimeType ?? "image"),
+        origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
+      });
+      blocks[i] = { type: "text", text: `${LEDGER_MARKER} image ${handle}] image (${String(block.mimeType ?? "unknown type")}, ${block.data.length} base64 chars) moved to the artifact store to fit the prompt budget.` };
+    }
+    reduced = { ...original, content: blocks };
+  }
+  const next = messages.slice();
+  next[index] = reduced;
+  return next;
+}

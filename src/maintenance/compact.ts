@@ -1,0 +1,91 @@
+import { planWindow } from "../budget/planner.js";
+import type { AgentSettings } from "../config/schema.js";
+import { fingerprintMessage } from "../host/messages.js";
+import { normalizeBudget, type SessionIdentity } from "../host/normalize.js";
+import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { conversationEpoch, summaryPath } from "../assembly/inject-summary.js";
+import { sealCheckpoint } from "../summary/checkpoint.js";
+import { extendSummary } from "../summary/extend-summary.js";
+import { reconcileSummary } from "../summary/reconcile.js";
+import { renderSummary } from "../summary/render-summary.js";
+import { saveSummary, tryLoadSummary } from "../summary/sidecar.js";
+import { createSummaryState } from "../summary/summary-state.js";
+
+/** The host's CompactResult. */
+export interface CompactOutcome {
+  ok: boolean;
+  compacted: boolean;
+  reason?: string;
+  result?: { summary?: string; tokensBefore: number; tokensAfter?: number; details?: unknown };
+}
+
+/** Inputs of {@link compactSession}. */
+export interface CompactInput {
+  identity: SessionIdentity;
+  tokenBudget?: unknown;
+  force?: unknown;
+  currentTokenCount?: unknown;
+}
+
+/**
+ * Truthful compaction: moves the window's frontier forward (what leaves goes
+ * into the summary and a sealed checkpoint pack) and says `compacted: true`
+ * only when the next assembled view is really smaller. A forced call reduces
+ * whenever anything is reducible; otherwise a reason code explains why not.
+ */
+export async function compactSession(rt: LedgerRuntime, settings: AgentSettings, input: CompactInput): Promise<CompactOutcome> {
+  const { identity } = input;
+  const view = rt.lastViews.get(`${identity.agentId}\u0000${identity.sessionKey}`);
+  if (!view) return { ok: true, compacted: false, reason: "no_assembled_view" };
+  const force = input.force === true;
+  const budget = normalizeBudget(input.tokenBudget ?? view.budgetTokens, {
+    fallbackTokens: view.budgetTokens,
+    minTokens: settings.budget.minBudgetTokens,
+  }).tokens;
+  const tokensBefore = view.tokens;
+  if (!force && tokensBefore <= budget * settings.summary.injectAtShare) {
+    return { ok: true, compacted: false, reason: "within_budget", result: { tokensBefore } };
+  }
+  const counter = rt.counter(settings);
+  const messages = view.messages;
+  const plan = planWindow({
+    messages,
+    budget: Math.max(1, Math.floor(view.messageBudget)),
+    count: (i) => counter.countMessage(view.shape(i)),
+    fingerprint: (i) => fingerprintMessage(messages[i]),
+    previous: null,
+    refillRatio: force ? 0.5 : 0.75,
+  });
+  if (plan.start <= view.start || plan.kept.length === 0) {
+    return { ok: true, compacted: false, reason: "nothing_reducible", result: { tokensBefore } };
+  }
+  const epoch = conversationEpoch(messages);
+  const file = summaryPath(rt, identity, epoch);
+  let summary = reconcileSummary((await tryLoadSummary(file)) ?? createSummaryState(epoch), messages).state;
+  if (plan.start > summary.coveredCount) summary = extendSummary(summary, messages, plan.start);
+  const store = rt.store(identity.agentId);
+  const sealed = await sealCheckpoint(summary, {
+    frontierIndex: plan.start,
+    frontierFingerprint: fingerprintMessage(messages[plan.start]),
+    artifactHandles: [...view.handles],
+    render: { maxChars: settings.summary.maxInjectedChars },
+    stash: (content) => store.stash(content, { kind: "checkpoint", format: "json", origin: { agentId: identity.agentId, sessionKey: identity.sessionKey } }),
+  });
+  const handle = sealed.handle;
+  summary = sealed.state;
+  await saveSummary(file, summary);
+  const text = rt.redact(settings, renderSummary(summary, { maxChars: settings.summary.maxInjectedChars, checkpointHandle: handle }));
+  const tokensAfter = plan.tokens + counter.countText(text);
+  await rt.sessions.update(identity.agentId, identity.sessionKey, (s) => {
+    s.frontier = { start: plan.start, anchor: fingerprintMessage(messages[plan.start]), total: messages.length };
+    s.compactions += 1;
+    s.checkpoints.push({ handle, at: new Date().toISOString(), coveredCount: summary.coveredCount });
+    if (s.checkpoints.length > 50) s.checkpoints.splice(0, s.checkpoints.length - 50);
+    return { value: undefined, write: true };
+  });
+  view.start = plan.start;
+  view.tokens = tokensAfter;
+  if (tokensAfter >= tokensBefore) return { ok: true, compacted: false, reason: "not_smaller", result: { tokensBefore, tokensAfter } };
+  void rt.events.write({ op: "compact:sealed", agentId: identity.agentId, sessionKey: identity.sessionKey, handle, tokensBefore, tokensAfter, frontier: plan.start });
+  return { ok: true, compacted: true, result: { summary: text, tokensBefore, tokensAfter, details: { checkpoint: handle, frontier: plan.start } } };
+}

@@ -1,0 +1,128 @@
+import type { AgentSettings } from "../config/schema.js";
+import { createCaptureIndex } from "../capture/capture-index.js";
+import { LedgerError } from "../errors.js";
+import { blocksOf, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
+import { locateTranscript, rewriteCapability, type SessionIdentity } from "../host/normalize.js";
+import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { buildStub } from "../results/stub.js";
+import { estimateRawTokens } from "./raw-tally.js";
+import { readActiveBranch, type TranscriptEntry } from "./transcript-jsonl.js";
+
+/** What maintain() reports to the host (its TranscriptRewriteResult). */
+export interface PaydownResult {
+  changed: boolean;
+  bytesFreed: number;
+  rewrittenEntries: number;
+  reason?: string;
+}
+
+/** Inputs of {@link payDownDebt}. */
+export interface PaydownInput {
+  identity: SessionIdentity;
+  sessionFile: unknown;
+  runtimeContext: unknown;
+  abortSignal?: AbortSignal;
+}
+
+const nothing = (reason: string): PaydownResult => ({ changed: false, bytesFreed: 0, rewrittenEntries: 0, reason });
+
+/**
+ * Pays maintenance debt down through the host's safe transcript rewrite:
+ * oversized entries (tool results first, then long assistant texts while the
+ * raw history still exceeds the budget) are stashed, verified by reading them
+ * back, and replaced by handle stubs. Bounded per call; honours `abortSignal`.
+ */
+export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, input: PaydownInput): Promise<PaydownResult> {
+  if (!settings.enabled || !settings.maintenance.enabled) return nothing("disabled");
+  const rewrite = rewriteCapability(input.runtimeContext);
+  if (!rewrite) return nothing("rewrite_unavailable");
+  const locator = locateTranscript(input.sessionFile);
+  // 2026.9.x keeps transcripts in SQLite and gives no entry ids to engines; the assembled view already leaves payloads out.
+  if (locator.kind !== "jsonl") return nothing("entry_ids_unavailable");
+  const entries = await readActiveBranch(locator.file);
+  const { identity } = input;
+  const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
+  const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;
+  let raw = entries.reduce((sum, e) => sum + estimateRawTokens(e.message), 0);
+  const candidates = pickCandidates(entries, settings, raw > budget / 2);
+  const store = rt.store(identity.agentId);
+  const captures = createCaptureIndex(rt.root, identity.agentId);
+  const replacements: { entryId: string; message: Record<string, unknown> }[] = [];
+  let freedChars = 0;
+  for (const entry of candidates.slice(0, settings.maintenance.maxEntriesPerCall)) {
+    if (input.abortSignal?.aborted) throw new LedgerError("aborted", "Expected maintain() to run to completion, got an abort signal");
+    const stub = await stubEntry(entry, settings, store, captures, identity);
+    if (!stub) continue;
+    freedChars += textOf(entry.message).length - textOf(stub).length;
+    replacements.push({ entryId: entry.id, message: stub });
+    raw -= estimateRawTokens(entry.message) - estimateRawTokens(stub);
+  }
+  if (replacements.length === 0) return nothing("nothing_reducible");
+  const result = (await rewrite({ replacements })) as Partial<PaydownResult> | undefined;
+  const out: PaydownResult = {
+    changed: result?.changed === true,
+    bytesFreed: typeof result?.bytesFreed === "number" ? result.bytesFreed : 0,
+    rewrittenEntries: typeof result?.rewrittenEntries === "number" ? result.rewrittenEntries : 0,
+    ...(result?.reason ? { reason: String(result.reason) } : {}),
+  };
+  if (out.changed) {
+    // The raw tally no longer matches the transcript: recount (by chars, cheap) at the next assemble.
+    rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
+      s.raw = { count: 0, lastFingerprint: null, tokens: 0, reducibleChars: 0 };
+    });
+  }
+  void rt.events.write({ op: "paydown", agentId: identity.agentId, sessionKey: identity.sessionKey, planned: replacements.length, freedChars, rawAfter: raw, ...out });
+  return out;
+}
+
+function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings, includeAssistant: boolean): TranscriptEntry[] {
+  const min = settings.maintenance.minEntryChars;
+  const tools: TranscriptEntry[] = [];
+  const answers: TranscriptEntry[] = [];
+  for (const entry of entries) {
+    const role = roleOf(entry.message);
+    const big = blocksOf(entry.message).some((b) => typeof b.text === "string" && b.text.length > min && !b.text.startsWith(LEDGER_MARKER));
+    const aggregated = (entry.message.details as Record<string, unknown> | undefined)?.aggregated;
+    if (role === "toolResult" && (big || (typeof aggregated === "string" && aggregated.length > min))) tools.push(entry);
+    else if (role === "assistant" && includeAssistant && big) answers.push(entry);
+  }
+  return [...tools, ...answers];
+}
+
+async function stubEntry(
+  entry: TranscriptEntry,
+  settings: AgentSettings,
+  store: ReturnType<LedgerRuntime["store"]>,
+  captures: ReturnType<typeof createCaptureIndex>,
+  identity: SessionIdentity,
+): Promise<Record<string, unknown> | undefined> {
+  const message = entry.message;
+  const role = roleOf(message);
+  const toolName = String(message.toolName ?? (role === "assistant" ? "assistant" : "unknown"));
+  const callId = toolResultIdOf(message);
+  const details = message.details as Record<string, unknown> | undefined;
+  const origin = { toolName, ...(callId ? { toolCallId: callId } : {}), agentId: identity.agentId, sessionKey: identity.sessionKey };
+  const blocks = blocksOf(message).map((block) => ({ ...block }));
+  let changed = false;
+  for (const [i, block] of blocks.entries()) {
+    if (typeof block.text !== "string" || block.text.startsWith(LEDGER_MARKER)) continue;
+    const full = role === "toolResult" && typeof details?.aggregated === "string" && details.aggregated.length >= block.text.length ? details.aggregated : block.text;
+    if (full.length <= settings.maintenance.minEntryChars) continue;
+    const captured = callId ? captures.lookup(callId) : undefined;
+    const { handle, meta } =
+      captured && captured.chars >= full.length
+        ? { handle: captured.handle, meta: await store.readMeta(captured.handle) }
+        : await store.stash(full, { kind: role === "toolResult" ? "tool-output" : "assistant-text", origin });
+    // Verified on read: the original must come back byte for byte before the transcript loses it.
+    await store.read(handle);
+    blocks[i] = { type: "text", text: buildStub({ handle, text: full, meta, previewChars: settings.offload.previewChars, label: toolName }) };
+    changed = true;
+  }
+  if (!changed) return undefined;
+  const stubbed: Record<string, unknown> = { ...message, content: blocks };
+  if (details && typeof details === "object") {
+    const { aggregated: _aggregated, ...rest } = details;
+    stubbed.details = rest;
+  }
+  return stubbed;
+}

@@ -1,0 +1,70 @@
+/**
+ * Raw-history pressure, sized the way the hosts' overflow precheck sizes it:
+ * characters / 4 per message (images as 4,800 chars), not exact BPE. Exact
+ * counting of a 20-million-token transcript would take minutes; the host's
+ * own rule is linear in the number of blocks and predicts what the precheck
+ * will see, which is what maintenance debt is about.
+ */
+import { blocksOf, fingerprintMessage, roleOf, safeJson } from "../host/messages.js";
+import type { RawTally } from "../state/session-state.js";
+
+/** Chars the host charges for one image block. */
+export const IMAGE_CHARS = 4_800;
+
+/** Host-style token estimate of one message (ceil(chars / 4)). */
+export function estimateRawTokens(message: unknown): number {
+  return Math.ceil(rawChars(message) / 4);
+}
+
+/** Chars of a message as the host's estimator counts them. */
+export function rawChars(message: unknown): number {
+  let chars = 0;
+  for (const block of blocksOf(message)) {
+    if (typeof block.text === "string") chars += block.text.length;
+    else if (typeof block.thinking === "string") chars += block.thinking.length;
+    else if (block.type === "image") chars += IMAGE_CHARS;
+    else if (block.type === "toolCall") chars += String(block.name ?? "").length + safeJson(block.arguments).length;
+    else chars += safeJson(block).length;
+  }
+  return chars;
+}
+
+/** Tool-result chars above `minChars` that offload could remove (the stub stays). */
+export function reducibleChars(message: unknown, minChars: number, stubChars = 1_200): number {
+  if (roleOf(message) !== "toolResult") return 0;
+  let chars = 0;
+  for (const block of blocksOf(message)) {
+    if (typeof block.text === "string" && block.text.length > minChars && !block.text.startsWith("[context-ledger")) {
+      chars += block.text.length - stubChars;
+    }
+  }
+  return Math.max(0, chars);
+}
+
+/**
+ * Brings a tally up to date with `messages`: only messages after the counted
+ * prefix are visited, unless the prefix no longer matches (rewind, rewrite,
+ * reset), in which case it recounts from the start.
+ */
+export function advanceTally(tally: RawTally, messages: readonly unknown[], minReducibleChars: number): { tally: RawTally; recounted: boolean } {
+  let from = tally.count;
+  let next: RawTally = { ...tally };
+  let recounted = false;
+  const prefixHolds =
+    tally.count <= messages.length &&
+    (tally.count === 0 || fingerprintMessage(messages[tally.count - 1]) === tally.lastFingerprint);
+  if (!prefixHolds) {
+    next = { count: 0, lastFingerprint: null, tokens: 0, reducibleChars: 0 };
+    from = 0;
+    recounted = true;
+  }
+  for (let i = from; i < messages.length; i++) {
+    next.tokens += estimateRawTokens(messages[i]);
+    next.reducibleChars += reducibleChars(messages[i], minReducibleChars);
+  }
+  if (messages.length > from) {
+    next.count = messages.length;
+    next.lastFingerprint = fingerprintMessage(messages[messages.length - 1]);
+  }
+  return { tally: next, recounted };
+}

@@ -1,0 +1,58 @@
+import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
+import { createCaptureIndex } from "./capture/capture-index.js";
+import { registerCapture } from "./capture/capture-middleware.js";
+import { parseConfig } from "./config/parse-config.js";
+import { createEngine } from "./engine/create-engine.js";
+import { ENGINE_ID } from "./engine/info.js";
+import { registerHostCli } from "./cli/host-cli.js";
+import { createLedgerRuntime, type LedgerRuntime } from "./runtime/ledger-runtime.js";
+import { createLedgerToolFactory } from "./retrieval/tools.js";
+import { PLUGIN_VERSION } from "./version.js";
+
+// The host calls register() once per agent context and again on hot reload:
+// one runtime per (config, state dir) per process keeps that idempotent.
+const runtimes = new Map<string, LedgerRuntime>();
+
+function runtimeFor(api: OpenClawPluginApi): LedgerRuntime {
+  const config = parseConfig(api.pluginConfig ?? {});
+  const key = `${process.env.OPENCLAW_STATE_DIR ?? ""}\u0000${JSON.stringify(config)}`;
+  let rt = runtimes.get(key);
+  if (!rt) {
+    rt = createLedgerRuntime({ config, hostLogger: api.logger });
+    runtimes.set(key, rt);
+  }
+  return rt;
+}
+
+/** Registers the engine, the retrieval tools, raw-output capture and the CLI. Wiring only. */
+function register(api: OpenClawPluginApi): void {
+  const rt = runtimeFor(api);
+  void rt.events.write({ op: "register", mode: String((api as { registrationMode?: unknown }).registrationMode ?? "unknown") });
+  api.registerContextEngine(ENGINE_ID, (ctx?: unknown) => createEngine(rt, ctx) as never);
+  if (typeof api.registerTool === "function") {
+    api.registerTool(
+      createLedgerToolFactory({
+        openStore: (agentId: string) => rt.store(agentId),
+        readableAgents: (agentId: string) => rt.settings(agentId).retrieval.readableAgents,
+        defaultMaxChars: rt.config.retrieval.defaultMaxChars,
+        grepTimeoutMs: rt.config.retrieval.grepTimeoutMs,
+      }) as never,
+      { names: ["ledger_fetch", "ledger_peek"] },
+    );
+  }
+  if (rt.config.offload.capture && typeof api.registerAgentToolResultMiddleware === "function") {
+    registerCapture(api, rt, (agentId) => createCaptureIndex(rt.root, agentId));
+  }
+  if (typeof api.registerCli === "function") registerHostCli(api);
+}
+
+/** The plugin definition OpenClaw loads (`package.json#openclaw.extensions`). */
+const plugin = {
+  id: ENGINE_ID,
+  name: "context-ledger",
+  description: "Prompt-authoritative, token-budgeted context engine with lossless artifact offload",
+  version: PLUGIN_VERSION,
+  register,
+};
+
+export default plugin;

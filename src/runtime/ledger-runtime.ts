@@ -1,0 +1,106 @@
+import { createArtifactStore } from "../artifacts/store.js";
+import type { ArtifactStore } from "../artifacts/store-types.js";
+import { createTokenCounter, type TokenCounter } from "../budget/count-message.js";
+import { encodingForModel } from "../budget/encoder.js";
+import { resolveAgentSettings } from "../config/parse-config.js";
+import type { AgentSettings, LedgerConfig } from "../config/schema.js";
+import { createLedgerLogger, type HostLogger, type LedgerLogger } from "../host/logger.js";
+import { redactSecrets } from "../results/redact.js";
+import { createEventLog, type EventLog } from "../state/event-log.js";
+import { artifactRoot, eventLogPath, resolveLedgerRoot } from "../state/paths.js";
+import { createSessionCache, type SessionCache } from "./session-cache.js";
+
+/** The last assembled view of a session, kept in process so compact() can plan from it. */
+export interface LastView {
+  messages: readonly unknown[];
+  /** Shaped message `i` (tool outputs offloaded), as the planner counted it. */
+  shape: (index: number) => unknown;
+  budgetTokens: number;
+  messageBudget: number;
+  tokens: number;
+  start: number;
+  handles: Set<string>;
+}
+
+/** Options for {@link createLedgerRuntime}. */
+export interface LedgerRuntimeOptions {
+  config: LedgerConfig;
+  /** The host's plugin logger; the console when absent. */
+  hostLogger?: HostLogger;
+  /** Environment for the state dir. @default process.env */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Services shared by every engine instance of one process: config, logging,
+ * per-agent artifact stores, token counters and the session-state cache.
+ * The engine object delegates to operations that take this runtime.
+ */
+export interface LedgerRuntime {
+  readonly config: LedgerConfig;
+  readonly root: string;
+  readonly logger: LedgerLogger;
+  readonly events: EventLog;
+  readonly sessions: SessionCache;
+  /** Last assembled view per `agentId + NUL + sessionKey` (bounded). */
+  readonly lastViews: Map<string, LastView>;
+  /** Effective settings of an agent (global config with its overrides). */
+  settings(agentId: string): AgentSettings;
+  /** The artifact store of an agent (created on first use). */
+  store(agentId: string): ArtifactStore;
+  /** The token counter for a model id under the agent's tokenizer setting. */
+  counter(settings: AgentSettings, modelId?: string): TokenCounter;
+  /** Redacts secrets per the agent's rules (previews, summaries, logs). */
+  redact(settings: AgentSettings, text: string): string;
+}
+
+/** Creates the process-wide runtime. Cheap: nothing is loaded until used. */
+export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntime {
+  const { config } = options;
+  const root = resolveLedgerRoot({ stateDir: config.stateDir, env: options.env });
+  const logger = createLedgerLogger(options.hostLogger, {
+    level: config.logLevel,
+    redact: config.redaction.enabled ? (t) => redactSecrets(t, config.redaction.patterns) : undefined,
+  });
+  const events = createEventLog(eventLogPath(root));
+  const stores = new Map<string, ArtifactStore>();
+  const counters = new Map<string, TokenCounter>();
+  const settingsCache = new Map<string, AgentSettings>();
+  return {
+    config,
+    root,
+    logger,
+    events,
+    sessions: createSessionCache(root),
+    lastViews: new Map(),
+    settings(agentId) {
+      let s = settingsCache.get(agentId);
+      if (!s) {
+        s = resolveAgentSettings(config, agentId);
+        settingsCache.set(agentId, s);
+      }
+      return s;
+    },
+    store(agentId) {
+      let store = stores.get(agentId);
+      if (!store) {
+        const settings = this.settings(agentId);
+        store = createArtifactStore({ root: artifactRoot(root, agentId), maxStoreBytes: settings.limits.maxStoreBytes });
+        stores.set(agentId, store);
+      }
+      return store;
+    },
+    counter(settings, modelId) {
+      const encoding = encodingForModel(modelId, settings.tokenizer.encoding);
+      let counter = counters.get(encoding);
+      if (!counter) {
+        counter = createTokenCounter({ encoding });
+        counters.set(encoding, counter);
+      }
+      return counter;
+    },
+    redact(settings, text) {
+      return settings.redaction.enabled ? redactSecrets(text, settings.redaction.patterns) : text;
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { promises as fsp } from "node:fs";
+import { sessionRoot } from "../state/paths.js";
+import {
+  createSessionState,
+  sessionStatePath,
+  tryReadSessionState,
+  updateSessionState,
+  type SessionState,
+} from "../state/session-state.js";
+
+/**
+ * Session state, cached in process and persisted per session. Reads reuse the
+ * parsed state while the file is unchanged; view updates (frontier, tally,
+ * debt) are written behind, coalesced, so `assemble()` never waits on fsync.
+ */
+export interface SessionCache {
+  /** Folder of a session's state. */
+  dir(agentId: string, sessionKey: string): string;
+  /** Current state (fresh when none exists or the file is corrupt). */
+  read(agentId: string, sessionKey: string): Promise<SessionState>;
+  /** Locked read-modify-write; used by commitTurn, compact and maintain. */
+  update<T>(agentId: string, sessionKey: string, fn: (state: SessionState) => Promise<{ value: T; write: boolean }> | { value: T; write: boolean }): Promise<T>;
+  /** Applies `fn` to the cached state and schedules a coalesced write. */
+  updateBehind(agentId: string, sessionKey: string, fn: (state: SessionState) => void): void;
+  /** Waits for every scheduled write. */
+  flush(): Promise<void>;
+}
+
+interface Entry {
+  state: SessionState;
+  mtimeMs: number;
+  pending: ((state: SessionState) => void)[];
+  writing: Promise<void> | undefined;
+}
+
+/** Creates the cache for one ledger root. */
+export function createSessionCache(root: string): SessionCache {
+  const entries = new Map<string, Entry>();
+  const inflight = new Set<Promise<void>>();
+  const dirOf = (agentId: string, sessionKey: string) => sessionRoot(root, agentId, sessionKey);
+  const fileOf = (agentId: string, sessionKey: string) => sessionStatePath(dirOf(agentId, sessionKey));
+
+  const read = async (agentId: string, sessionKey: string): Promise<SessionState> => {
+    const file = fileOf(agentId, sessionKey);
+    const cached = entries.get(file);
+    const mtimeMs = await fsp.stat(file).then((s) => s.mtimeMs, () => -1);
+    if (cached && cached.mtimeMs === mtimeMs) return cached.state;
+    let state: SessionState | undefined;
+    try {
+      state = await tryReadSessionState(file);
+    } catch {
+      state = undefined;
+    }
+    state ??= createSessionState(agentId, sessionKey);
+    entries.set(file, { state, mtimeMs, pending: cached?.pending ?? [], writing: cached?.writing });
+    return state;
+  };
+
+  const drain = (agentId: string, sessionKey: string, entry: Entry): void => {
+    if (entry.writing || entry.pending.length === 0) return;
+    const file = fileOf(agentId, sessionKey);
+    const job = (async () => {
+      while (entry.pending.length > 0) {
+        const fns = entry.pending.splice(0);
+        await updateSessionState(
+          file,
+          () => createSessionState(agentId, sessionKey),
+          (state) => {
+            for (const fn of fns) fn(state);
+            return { value: undefined, write: true };
+          },
+        ).catch(() => undefined);
+      }
+      entry.mtimeMs = await fsp.stat(file).then((s) => s.mtimeMs, () => -1);
+    })().finally(() => {
+      entry.writing = undefined;
+      inflight.delete(job);
+    });
+    entry.writing = job;
+    inflight.add(job);
+  };
+
+  return {
+    dir: dirOf,
+    read,
+    async update(agentId, sessionKey, fn) {
+      const file = fileOf(agentId, sessionKey);
+      const value = await updateSessionState(file, () => createSessionState(agentId, sessionKey), async (state) => {
+        const result = await fn(state);
+        const entry = entries.get(file);
+        if (entry) entry.state = state;
+        return result;
+      });
+      const entry = entries.get(file);
+      if (entry) entry.mtimeMs = await fsp.stat(file).then((s) => s.mtimeMs, () => -1);
+      return value;
+    },
+    updateBehind(agentId, sessionKey, fn) {
+      const file = fileOf(agentId, sessionKey);
+      let entry = entries.get(file);
+      if (!entry) {
+        entry = { state: createSessionState(agentId, sessionKey), mtimeMs: -2, pending: [], writing: undefined };
+        entries.set(file, entry);
+      }
+      fn(entry.state);
+      entry.pending.push(fn);
+      drain(agentId, sessionKey, entry);
+    },
+    async flush() {
+      while (inflight.size > 0) await Promise.all([...inflight]);
+    },
+  };
+}

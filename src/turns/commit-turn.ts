@@ -1,0 +1,74 @@
+import { createHash } from "node:crypto";
+import { captureTurnOutputs } from "../capture/capture-turn.js";
+import { createCaptureIndex } from "../capture/capture-index.js";
+import { describeValue, LedgerError } from "../errors.js";
+import type { SessionIdentity } from "../host/normalize.js";
+import { fingerprintMessage } from "../host/messages.js";
+import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { rememberKey } from "../state/session-state.js";
+import { estimateRawTokens } from "../maintenance/raw-tally.js";
+
+/** Most turn records kept in the session state. */
+const MAX_RECENT_TURNS = 200;
+
+/** Inputs of {@link commitTurnMessages}. */
+export interface CommitTurnInput {
+  identity: SessionIdentity;
+  /** The host's idempotency key for this turn. */
+  advancementKey: unknown;
+  messages: unknown;
+}
+
+/**
+ * Commits one accepted turn atomically and idempotently: under the session
+ * lock, a key already recorded answers `duplicate` and changes nothing;
+ * otherwise oversized outputs are captured (content-addressed, so a retry
+ * after a crash re-stashes harmlessly) and the state, with the key, is written
+ * in one rename, which is the commit point.
+ */
+export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInput): Promise<{ status: "committed" | "duplicate" }> {
+  const { identity } = input;
+  if (typeof input.advancementKey !== "string" || input.advancementKey.length === 0) {
+    throw new LedgerError("input_invalid", `Expected \`advancementKey\` to be a non-empty string, got ${describeValue(input.advancementKey)}`);
+  }
+  const key = input.advancementKey;
+  const messages = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
+  const settings = rt.settings(identity.agentId);
+  return rt.sessions.update<{ status: "committed" | "duplicate" }>(identity.agentId, identity.sessionKey, async (state) => {
+    if (state.committedKeys.includes(key)) return { value: { status: "duplicate" }, write: false };
+    const handles = settings.enabled
+      ? await captureTurnOutputs({
+          messages,
+          settings,
+          store: rt.store(identity.agentId),
+          captures: createCaptureIndex(rt.root, identity.agentId),
+          origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
+        })
+      : [];
+    state.agentId = identity.agentId;
+    state.sessionKey = identity.sessionKey;
+    state.sessionId = identity.sessionId;
+    state.turns += 1;
+    state.recentTurns.push({
+      seq: state.turns,
+      key,
+      at: new Date().toISOString(),
+      messages: messages.length,
+      tokens: messages.reduce<number>((sum, m) => sum + estimateRawTokens(m), 0),
+      handles,
+    });
+    if (state.recentTurns.length > MAX_RECENT_TURNS) state.recentTurns.splice(0, state.recentTurns.length - MAX_RECENT_TURNS);
+    rememberKey(state, key);
+    return { value: { status: "committed" }, write: true };
+  });
+}
+
+/**
+ * The advancement key for hosts that ingest through `afterTurn` (2026.4.24):
+ * the session, the pre-prompt count and the last message identify the turn,
+ * so a repeated call for the same turn is a duplicate.
+ */
+export function afterTurnKey(sessionId: string, prePromptMessageCount: number, messages: readonly unknown[]): string {
+  const last = messages.length > 0 ? fingerprintMessage(messages[messages.length - 1]) : "empty";
+  return `afterTurn:${createHash("sha256").update(`${sessionId}\u0000${prePromptMessageCount}\u0000${messages.length}\u0000${last}`).digest("hex").slice(0, 32)}`;
+}
