@@ -1,3 +1,4 @@
+import { REPLY_PRIMING_TOKENS } from "../budget/count-projection.js";
 import { planWindow, type WindowPlan } from "../budget/planner.js";
 import type { AgentSettings } from "../config/schema.js";
 import { fingerprintMessage } from "../host/messages.js";
@@ -50,7 +51,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   });
   const margin = Math.ceil(budget.tokens * settings.budget.safetyMarginRatio) + settings.budget.safetyMarginTokens;
   const summaryReserve = settings.summary.enabled ? Math.ceil(settings.summary.maxInjectedChars / 3) + 16 : 0;
-  const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve);
+  const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve - REPLY_PRIMING_TOKENS);
 
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   let view = messages;
@@ -75,10 +76,11 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   const summary = await injectSummary(rt, settings, identity, {
     messages: view,
     plan,
-    budgetLeft: budget.tokens - margin - plan.tokens,
+    budgetLeft: budget.tokens - margin - plan.tokens - REPLY_PRIMING_TOKENS,
     counter,
   });
-  const estimatedTokens = plan.tokens + summary.tokens;
+  // Framing included: what the counter says the returned list costs (reply priming once).
+  const estimatedTokens = plan.tokens + summary.tokens + REPLY_PRIMING_TOKENS;
 
   rememberView(rt, identity, {
     messages: view,
