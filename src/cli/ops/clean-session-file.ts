@@ -1,0 +1,105 @@
+import { promises as fsp } from "node:fs";
+import type { ArtifactStore } from "../../artifacts/store-types.js";
+import { handleForBytes } from "../../artifacts/handle.js";
+import { errorMessage, isLedgerError, LedgerError } from "../../errors.js";
+import { writeFileAtomic } from "../../fs/atomic-write.js";
+import { buildStub } from "../../results/stub.js";
+import { planClean, type PayloadPlan, type PlanCleanOptions, type Stubber } from "./clean-jsonl.js";
+import { inspectHostLock, withHostLock } from "./host-session-lock.js";
+
+/** Outcome of cleaning one session file. */
+export interface CleanFileResult {
+  file: string;
+  status: "planned" | "cleaned" | "unchanged" | "refused" | "failed";
+  /** Why it was refused or failed. */
+  reason?: string;
+  /** Exit-code class of a failure. */
+  failure?: "corrupt" | "other";
+  entries: number;
+  rewrittenEntries: number;
+  payloads: PayloadPlan[];
+  bytesBefore: number;
+  bytesAfter: number;
+  bytesFreed: number;
+  /** Lines that were not JSON (kept verbatim). */
+  invalidLines?: number;
+  /** Path of the backup of the original file. */
+  backup?: string;
+}
+
+/** Options for {@link cleanSessionFile}. */
+export interface CleanFileOptions extends PlanCleanOptions {
+  file: string;
+  agentId: string;
+  store: ArtifactStore;
+  dryRun: boolean;
+  /** Clean even when the gateway holds the session's lock. @default false */
+  force?: boolean;
+  /** Preview chars in stubs. @default 600 */
+  previewChars?: number;
+  /** Clock for the backup name. @default Date.now */
+  now?: () => number;
+}
+
+/**
+ * Cleans one JSONL session losslessly: each payload is stashed and read back
+ * byte-exact before its stub is written, the original is kept as
+ * `<file>.bak-<timestamp>`, and the file is replaced atomically while holding
+ * the host's own session lock. A session held by a live process is refused
+ * unless `force`.
+ */
+export async function cleanSessionFile(options: CleanFileOptions): Promise<CleanFileResult> {
+  const { file } = options;
+  const empty: CleanFileResult = { file, status: "unchanged", entries: 0, rewrittenEntries: 0, payloads: [], bytesBefore: 0, bytesAfter: 0, bytesFreed: 0 };
+  const lock = await inspectHostLock(file);
+  if (lock?.held && !options.force && !options.dryRun) {
+    const who = lock.pid !== null ? `pid ${lock.pid}` : "an unknown process";
+    return { ...empty, status: "refused", reason: `held by ${who} (${lock.lockPath}); stop the gateway or pass --force` };
+  }
+  const previewChars = options.previewChars ?? 600;
+  try {
+    if (options.dryRun) {
+      const stub: Stubber = async (payload, info) => {
+        const handle = handleForBytes(payload);
+        return { handle, stub: buildStub({ handle, text: payload, previewChars, label: info.toolName }) };
+      };
+      const plan = await planClean(await fsp.readFile(file, "utf8"), stub, options);
+      return { ...empty, ...withoutText(plan), status: plan.rewrittenEntries > 0 ? "planned" : "unchanged" };
+    }
+    const run = async (): Promise<CleanFileResult> => {
+      const original = await fsp.readFile(file, "utf8");
+      const plan = await planClean(original, stashingStubber(options.store, options.agentId, previewChars), options);
+      if (plan.rewrittenEntries === 0) return { ...empty, ...withoutText(plan), status: "unchanged" };
+      const stamp = new Date((options.now ?? Date.now)()).toISOString().replace(/[:.]/g, "-");
+      const backup = `${file}.bak-${stamp}`;
+      await writeFileAtomic(backup, original);
+      await writeFileAtomic(file, plan.text);
+      return { ...empty, ...withoutText(plan), status: "cleaned", backup };
+    };
+    // With --force past a live holder, or past a stale lock, the host's lock cannot be taken: go without it.
+    if (lock) return await run();
+    const locked = await withHostLock(file, run);
+    return locked ? locked.value : { ...empty, status: "refused", reason: `the host took the session lock meanwhile (${file}.lock)` };
+  } catch (err) {
+    const corrupt = isLedgerError(err, "artifact_corrupt") || isLedgerError(err, "state_corrupt");
+    return { ...empty, status: "failed", reason: errorMessage(err), failure: corrupt ? "corrupt" : "other" };
+  }
+}
+
+function stashingStubber(store: ArtifactStore, agentId: string, previewChars: number): Stubber {
+  return async (payload, info) => {
+    const origin = { toolName: info.toolName, agentId, ...(info.toolCallId ? { toolCallId: info.toolCallId } : {}), ...(info.sessionId ? { sessionKey: info.sessionId } : {}) };
+    const { handle } = await store.stash(payload, { kind: "tool-output", origin });
+    // Lossless or nothing: the stored bytes must come back exactly before the transcript loses them.
+    const back = await store.read(handle);
+    if (!back.equals(Buffer.from(payload, "utf8"))) {
+      throw new LedgerError("artifact_corrupt", `Expected ${handle} to read back the ${info.field} of entry ${info.entryId} byte for byte, got ${back.length} different bytes`);
+    }
+    return { handle, stub: buildStub({ handle, text: payload, previewChars, label: info.toolName }) };
+  };
+}
+
+function withoutText<T extends { text: string }>(plan: T): Omit<T, "text"> {
+  const { text: _text, ...rest } = plan;
+  return rest;
+}

@@ -1,0 +1,159 @@
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseConfig } from "../../config/parse-config.js";
+import type { LedgerConfig } from "../../config/schema.js";
+import { describeValue, errorMessage, LedgerError } from "../../errors.js";
+import { resolveLedgerRoot } from "../../state/paths.js";
+
+/** Plugin id and engine id as they appear in `openclaw.json`. */
+export const PLUGIN_ID = "context-ledger";
+
+/** Where the host keeps its state, and what its config says about this plugin. */
+export interface OperatorContext {
+  /** The host's state dir (`--openclaw-state`, `$OPENCLAW_STATE_DIR`, `~/.openclaw`). */
+  openclawState: string;
+  /** The host config file (`$OPENCLAW_CONFIG_PATH` or `<state>/openclaw.json`). */
+  configPath: string;
+  /** The parsed host config, undefined when the file is missing. */
+  hostConfig: Record<string, unknown> | undefined;
+  /** Why the host config could not be read, if it could not. */
+  hostConfigError: string | undefined;
+  /** The plugin config parsed by the schema (defaults when absent or invalid). */
+  config: LedgerConfig;
+  /** The schema's complaint about the plugin config, if any. */
+  configError: string | undefined;
+  /** The ledger root (`--state-dir`, config `stateDir`, `<openclaw state>/context-ledger`). */
+  ledgerRoot: string;
+}
+
+/** Options for {@link loadOperatorContext}. */
+export interface OperatorContextOptions {
+  /** `--state-dir`: the ledger root itself. */
+  stateDir?: string;
+  /** `--openclaw-state`: the host's state dir. */
+  openclawState?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The host's state dir from the options and environment. */
+export function resolveOpenclawState(options: Pick<OperatorContextOptions, "openclawState" | "env">): string {
+  if (options.openclawState) return path.resolve(options.openclawState);
+  const fromEnv = options.env.OPENCLAW_STATE_DIR?.trim();
+  if (fromEnv) return path.resolve(fromEnv);
+  return path.resolve(options.env.HOME?.trim() || os.homedir(), ".openclaw");
+}
+
+/** Reads the host config, the plugin config in it and the ledger root. Never throws for bad config. */
+export async function loadOperatorContext(options: OperatorContextOptions): Promise<OperatorContext> {
+  const openclawState = resolveOpenclawState(options);
+  const configPath = options.env.OPENCLAW_CONFIG_PATH?.trim() ? path.resolve(options.env.OPENCLAW_CONFIG_PATH.trim()) : path.join(openclawState, "openclaw.json");
+  let hostConfig: Record<string, unknown> | undefined;
+  let hostConfigError: string | undefined;
+  try {
+    hostConfig = await readHostConfig(configPath);
+  } catch (err) {
+    hostConfigError = errorMessage(err);
+  }
+  let config: LedgerConfig;
+  let configError: string | undefined;
+  try {
+    config = parseConfig(pluginEntry(hostConfig)?.config ?? {});
+  } catch (err) {
+    configError = errorMessage(err);
+    config = parseConfig({});
+  }
+  const ledgerRoot = resolveLedgerRoot({
+    stateDir: options.stateDir ?? config.stateDir,
+    env: { ...options.env, OPENCLAW_STATE_DIR: openclawState },
+  });
+  return { openclawState, configPath, hostConfig, hostConfigError, config, configError, ledgerRoot };
+}
+
+/** Reads `openclaw.json` (JSON5-ish: comments and trailing commas tolerated); undefined when missing. */
+export async function readHostConfig(file: string): Promise<Record<string, unknown> | undefined> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new LedgerError("io_failed", `Expected to read the host config \`${file}\`, got ${(err as Error).message}`, { cause: err });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    try {
+      value = JSON.parse(stripJsonComments(text));
+    } catch (err) {
+      throw new LedgerError("config_invalid", `Expected JSON (comments and trailing commas allowed) in \`${file}\`, got ${(err as Error).message}`, { cause: err });
+    }
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    throw new LedgerError("config_invalid", `Expected an object in \`${file}\`, got ${describeValue(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Removes `//` and `/* *\/` comments and trailing commas outside strings, so
+ * the usual hand-edited `openclaw.json` parses. Not a JSON5 parser: unquoted
+ * keys and single-quoted strings still fail, with the parser's message.
+ */
+export function stripJsonComments(text: string): string {
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i] as string;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      i = end < 0 ? text.length : end + 2;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return dropTrailingCommas(out);
+}
+
+function dropTrailingCommas(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+      continue;
+    }
+    if (c === ",") {
+      let j = i + 1;
+      while (j < text.length && /\s/.test(text[j] as string)) j++;
+      if (text[j] === "}" || text[j] === "]") continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/** `plugins.entries["context-ledger"]` of a host config, if present. */
+export function pluginEntry(hostConfig: Record<string, unknown> | undefined): { enabled?: unknown; config?: unknown } | undefined {
+  const entries = (hostConfig?.plugins as Record<string, unknown> | undefined)?.entries as Record<string, unknown> | undefined;
+  const entry = entries?.[PLUGIN_ID];
+  return entry && typeof entry === "object" ? (entry as { enabled?: unknown; config?: unknown }) : undefined;
+}
+
+/** `plugins.slots.contextEngine` of a host config, if set. */
+export function selectedContextEngine(hostConfig: Record<string, unknown> | undefined): string | undefined {
+  const slots = (hostConfig?.plugins as Record<string, unknown> | undefined)?.slots as Record<string, unknown> | undefined;
+  const v = slots?.contextEngine;
+  return typeof v === "string" ? v : undefined;
+}
