@@ -1,0 +1,96 @@
+import { randomBytes } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createArtifactStore } from "../../src/artifacts/store.js";
+import { runStatusCommand, STATUS_SCHEMA, type StatusReport } from "../../src/cli/status.js";
+import { artifactRoot, sessionRoot } from "../../src/state/paths.js";
+import { createSessionState, recordDebt, sessionStatePath, writeSessionState } from "../../src/state/session-state.js";
+import { makeTempState, runWith } from "./cli-fixtures.js";
+
+const BUDGET = 12_000;
+
+async function writeSession(root: string, agentId: string, key: string, debts: number[], checkpoint?: string): Promise<void> {
+  const s = createSessionState(agentId, key);
+  s.sessionId = `${key}-id`;
+  s.turns = debts.length;
+  debts.forEach((debt, i) =>
+    recordDebt(s, { at: new Date(Date.UTC(2026, 3, 25, 10, i)).toISOString(), rawHistoryTokens: BUDGET + debt, assembledTokens: 3_000 + i, promptBudget: BUDGET, debtTokens: debt, reducibleChars: debt * 4 }),
+  );
+  if (checkpoint) s.checkpoints.push({ handle: checkpoint, at: "2026-04-25T10:05:00.000Z", coveredCount: 17 });
+  await writeSessionState(sessionStatePath(sessionRoot(root, agentId, key)), s);
+}
+
+describe("status", () => {
+  let env: NodeJS.ProcessEnv;
+  let dir: string;
+  let root: string;
+  let cp: string;
+
+  beforeEach(async () => {
+    let state: string;
+    ({ env, dir, state } = await makeTempState("status"));
+    root = path.join(state, "context-ledger");
+    await fsp.writeFile(path.join(state, "openclaw.json"), JSON.stringify({ plugins: { entries: { "context-ledger": { enabled: true, config: { agents: { ops: { limits: { maxStoreBytes: 1_048_576 } } } } } } } }));
+    const main = createArtifactStore({ root: artifactRoot(root, "main") });
+    cp = (await main.stash('{"schema":"context-ledger.checkpoint.v1"}', { kind: "checkpoint" })).handle;
+    await main.stash("x".repeat(10_000), { kind: "tool-output" });
+    await writeSession(root, "main", "agent:main:growing", [0, 1_000, 5_000, 9_000, 20_000], cp);
+    await writeSession(root, "main", "agent:main:paid", [8_000, 9_000, 2_000, 0]);
+    const ops = createArtifactStore({ root: artifactRoot(root, "ops") });
+    await ops.stash(randomBytes(960_000), { kind: "tool-output" });
+    await writeSession(root, "ops", "agent:ops:quiet", []);
+  });
+  afterEach(async () => {
+    await fsp.rm(dir, { recursive: true, force: true });
+  });
+
+  it("reports budget, tokens, debt trend, artifacts and warnings as JSON", async () => {
+    const run = await runWith(runStatusCommand, ["--json"], env);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as StatusReport;
+    expect(report.schema).toBe(STATUS_SCHEMA);
+    expect(report.agents.map((a) => a.agentId)).toEqual(["main", "ops"]);
+    const [main, ops] = report.agents as [StatusReport["agents"][number], StatusReport["agents"][number]];
+    expect(main.artifacts.count).toBe(2);
+    expect(main.artifacts.bytes).toBe(10_000 + 41);
+    expect(main.artifacts.maxStoreBytes).toBe(2 * 1024 ** 3);
+    const growing = main.sessions.find((s) => s.sessionKey === "agent:main:growing")!;
+    expect(growing).toMatchObject({ turns: 5, promptBudget: BUDGET, assembledTokens: 3_004, rawHistoryTokens: 32_000, debtTokens: 20_000, reducibleChars: 80_000, compactions: 0 });
+    expect(growing.debtTrend).toEqual({ direction: "growing", growingStreak: 4, recent: [0, 1_000, 5_000, 9_000, 20_000], warn: true });
+    expect(growing.lastCheckpoint).toEqual({ handle: cp, at: "2026-04-25T10:05:00.000Z", coveredCount: 17 });
+    const paid = main.sessions.find((s) => s.sessionKey === "agent:main:paid")!;
+    expect(paid.debtTrend).toMatchObject({ direction: "shrinking", growingStreak: 0, warn: false });
+    expect(ops.artifacts.maxStoreBytes).toBe(1_048_576);
+    expect(ops.artifacts.usedRatio).toBeGreaterThan(0.9);
+    expect(ops.sessions[0]!.debtTrend.direction).toBe("unknown");
+    expect(report.warnings.map((w) => [w.agentId, w.sessionKey ?? null, w.code])).toEqual([
+      ["main", "agent:main:growing", "debt_growing"],
+      ["ops", null, "store_near_limit"],
+    ]);
+  });
+
+  it("prints an aligned table with warnings", async () => {
+    const run = await runWith(runStatusCommand, ["--agent", "main"], env);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split("\n");
+    const header = lines.find((l) => l.includes("SESSION"))!;
+    const row = lines.find((l) => l.includes("agent:main:growing"))!;
+    expect(header).toMatch(/SESSION\s+TURNS\s+BUDGET\s+ASSEMBLED\s+RAW\s+DEBT\s+TREND\s+LAST CHECKPOINT/);
+    expect(row).toMatch(/agent:main:growing\s+5\s+12,000\s+3,004\s+32,000\s+20,000\s+growing x4\s+ledger:v1:sha256:/);
+    // Right-aligned numbers: the DEBT column ends at the same offset in every row.
+    const debtEnd = header.indexOf("DEBT") + "DEBT".length;
+    expect(row.slice(0, debtEnd).endsWith("20,000")).toBe(true);
+    expect(run.stdout).toContain("Warnings:");
+    expect(run.stdout).toContain("maintenance debt grew for 4 readings in a row");
+    expect(run.stdout).not.toContain("ops");
+  });
+
+  it("filters by session and answers not found with exit 2", async () => {
+    const one = JSON.parse((await runWith(runStatusCommand, ["--session", "agent:main:paid", "--json"], env)).stdout) as StatusReport;
+    expect(one.agents.flatMap((a) => a.sessions.map((s) => s.sessionKey))).toEqual(["agent:main:paid"]);
+    expect((await runWith(runStatusCommand, ["--agent", "ghost"], env)).code).toBe(2);
+    expect((await runWith(runStatusCommand, ["--session", "nope"], env)).code).toBe(2);
+    expect((await runWith(runStatusCommand, ["--bogus"], env)).code).toBe(1);
+  });
+});
