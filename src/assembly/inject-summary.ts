@@ -7,7 +7,8 @@ import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { extendSummary } from "../summary/extend-summary.js";
 import { reconcileSummary } from "../summary/reconcile.js";
-import { renderSummary } from "../summary/render-summary.js";
+import { renderSummaryReport } from "../summary/render-summary.js";
+import { restoreFromCheckpointPack, sealCheckpoint } from "../summary/checkpoint.js";
 import { saveSummary, tryLoadSummary } from "../summary/sidecar.js";
 import { createSummaryState, type SummaryState } from "../summary/summary-state.js";
 
@@ -56,8 +57,14 @@ export async function injectSummary(
   const epoch = conversationEpoch(messages);
   const file = summaryPath(rt, identity, epoch);
   let state: SummaryState = (await tryLoadSummary(file)) ?? createSummaryState(epoch);
-  const before = JSON.stringify([state.coveredCount, state.coveredFingerprint]);
-  state = reconcileSummary(state, messages).state;
+  const before = JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]);
+  const store = rt.store(identity.agentId);
+  const reconciled = reconcileSummary(state, messages);
+  state = reconciled.state;
+  if (reconciled.restoreFrom) {
+    const pack = await store.tryRead(reconciled.restoreFrom.handle).catch(() => undefined);
+    if (pack) state = restoreFromCheckpointPack(pack.toString("utf8"), reconciled.restoreFrom);
+  }
   const target = Math.min(plan.start, messages.length);
   if (target > state.coveredCount) {
     if (target - state.coveredCount > MAX_SUMMARY_CATCH_UP) {
@@ -65,13 +72,24 @@ export async function injectSummary(
     }
     state = extendSummary(state, messages, target);
   }
-  if (JSON.stringify([state.coveredCount, state.coveredFingerprint]) !== before) await saveSummary(file, state);
+  const redact = (text: string) => rt.redact(settings, text);
+  const render = (maxChars: number) => renderSummaryReport(state, { maxChars, redact });
+  // Whatever the rendering condenses must stay reachable: seal a pack that holds the full record.
+  if (render(settings.summary.maxInjectedChars).needsCheckpoint) {
+    const sealed = await sealCheckpoint(state, {
+      frontierIndex: target,
+      frontierFingerprint: target > 0 ? fingerprintMessage(messages[target - 1]) : null,
+      render: { maxChars: settings.summary.maxInjectedChars, redact },
+      stash: (content) => store.stash(content, { kind: "checkpoint", format: "json", origin: { agentId: identity.agentId, sessionKey: identity.sessionKey } }),
+    });
+    state = sealed.state;
+  }
+  if (JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]) !== before) await saveSummary(file, state);
 
   const pressured = plan.tokens > settings.summary.injectAtShare * (plan.tokens + Math.max(0, input.budgetLeft));
   if (state.coveredCount === 0 || !(plan.start > 0 || pressured)) return { tokens: 0 };
-  const checkpointHandle = state.checkpoints?.at(-1)?.handle;
   for (let maxChars = settings.summary.maxInjectedChars; maxChars >= 200; maxChars = Math.floor(maxChars / 2)) {
-    const text = rt.redact(settings, renderSummary(state, { maxChars, checkpointHandle }));
+    const text = render(maxChars).text;
     const tokens = input.counter.countText(text);
     if (tokens <= input.budgetLeft) return { text, tokens };
   }

@@ -15,7 +15,9 @@ const turnArb = fc.record({
   image: fc.boolean(),
 });
 
-function build(turns: fc.RecordValue<typeof turnArb.constraints>[] | any[]): Msg[] {
+type Turn = typeof turnArb extends fc.Arbitrary<infer T> ? T : never;
+
+function build(turns: Turn[]): Msg[] {
   const out: Msg[] = [];
   let id = 0;
   for (const t of turns) {

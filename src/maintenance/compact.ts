@@ -74,7 +74,7 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   const handle = sealed.handle;
   summary = sealed.state;
   await saveSummary(file, summary);
-  const text = rt.redact(settings, renderSummary(summary, { maxChars: settings.summary.maxInjectedChars, checkpointHandle: handle }));
+  const text = renderSummary(summary, { maxChars: settings.summary.maxInjectedChars, checkpointHandle: handle, redact: (t) => rt.redact(settings, t) });
   const tokensAfter = plan.tokens + counter.countText(text);
   await rt.sessions.update(identity.agentId, identity.sessionKey, (s) => {
     s.frontier = { start: plan.start, anchor: fingerprintMessage(messages[plan.start]), total: messages.length };
