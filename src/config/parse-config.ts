@@ -8,9 +8,27 @@ import { configSchema, type AgentSettings, type LedgerConfig } from "./schema.js
  */
 export function parseConfig(input: unknown): LedgerConfig {
   const result = configSchema.safeParse(input ?? {});
-  if (result.success) return result.data;
+  if (result.success) return keepOnlyGivenOverrides(result.data, input);
   const lines = result.error.issues.map((issue) => `- ${formatIssue(issue, input)}`);
   throw new LedgerError("config_invalid", `Invalid context-ledger config:\n${lines.join("\n")}`, { cause: result.error });
+}
+
+const SECTIONS = ["tokenizer", "budget", "offload", "schemaStrip", "retrieval", "summary", "maintenance", "limits", "redaction"] as const;
+
+// zod fills section defaults even inside a partial override; an agent override
+// must carry only the keys the operator wrote, or it would reset global settings.
+function keepOnlyGivenOverrides(config: LedgerConfig, input: unknown): LedgerConfig {
+  const rawAgents = (input as { agents?: Record<string, Record<string, unknown>> } | undefined)?.agents ?? {};
+  for (const [id, override] of Object.entries(config.agents)) {
+    for (const key of SECTIONS) {
+      const given = rawAgents[id]?.[key];
+      const parsed = override[key] as Record<string, unknown> | undefined;
+      if (!parsed) continue;
+      const keep = given && typeof given === "object" ? Object.keys(given) : [];
+      (override as Record<string, unknown>)[key] = Object.fromEntries(Object.entries(parsed).filter(([k]) => keep.includes(k)));
+    }
+  }
+  return config;
 }
 
 function formatIssue(issue: z.core.$ZodIssue, input: unknown): string {
@@ -53,8 +71,7 @@ export function resolveAgentSettings(config: LedgerConfig, agentId: string): Age
   const { agents: _agents, ...base } = config;
   if (!override) return { ...base, agentId };
   const merged: AgentSettings = { ...base, agentId, enabled: config.enabled && override.enabled !== false };
-  const sections = ["tokenizer", "budget", "offload", "schemaStrip", "retrieval", "summary", "maintenance", "limits", "redaction"] as const;
-  for (const key of sections) {
+  for (const key of SECTIONS) {
     const part = override[key];
     if (part) (merged as Record<string, unknown>)[key] = { ...base[key], ...part };
   }

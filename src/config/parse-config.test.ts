@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { isLedgerError } from "../errors.js";
+import { parseConfig, resolveAgentSettings } from "./parse-config.js";
+
+function messageOf(input: unknown): string {
+  try {
+    parseConfig(input);
+  } catch (err) {
+    expect(isLedgerError(err, "config_invalid")).toBe(true);
+    return (err as Error).message;
+  }
+  throw new Error("expected config_invalid");
+}
+
+describe("parseConfig", () => {
+  it("fills every default from an empty config", () => {
+    const c = parseConfig({});
+    expect(c.enabled).toBe(true);
+    expect(c.offload.maxChars).toBe(8_000);
+    expect(c.offload.maxLines).toBe(200);
+    expect(c.offload.structuredMaxChars).toBe(2_000);
+    expect(c.offload.previewChars).toBe(600);
+    expect(c.summary.maxInjectedChars).toBe(4_000);
+    expect(c.retrieval.defaultMaxChars).toBe(8_000);
+    expect(c.schemaStrip.maxFieldBytes).toBe(10_240);
+    expect(parseConfig(undefined)).toEqual(c);
+  });
+
+  // Each bad input names the path, what was expected and what was got.
+  const table: [string, unknown, string[]][] = [
+    ["unknown top-level key", { offlaod: {} }, ["(root)", "unknown key", "`offlaod`"]],
+    ["unknown nested key", { offload: { maxChar: 5 } }, ["offload", "`maxChar`"]],
+    ["negative integer", { offload: { maxChars: -5 } }, ["offload.maxChars", "at least 200", "`-5` (number)"]],
+    ["wrong type", { offload: { maxChars: "big" } }, ["offload.maxChars", "expected number", "`\"big\"` (string)"]],
+    ["non-integer", { summary: { maxInjectedChars: 1000.5 } }, ["summary.maxInjectedChars", "expected int", "`1000.5`"]],
+    ["bad enum", { tokenizer: { encoding: "p50k" } }, ["tokenizer.encoding", "`o200k_base`", "`\"p50k\"`"]],
+    ["bad tool policy", { offload: { tools: { exec: "drop" } } }, ["offload.tools.exec", "`ephemeral`", "`\"drop\"`"]],
+    ["ratio too large", { budget: { safetyMarginRatio: 0.9 } }, ["budget.safetyMarginRatio", "at most 0.5", "`0.9`"]],
+    ["bad per-agent key", { agents: { main: { enable: false } } }, ["agents.main", "`enable`"]],
+    ["cross-field rule", { offload: { maxChars: 1_000, structuredMaxChars: 5_000 } }, ["offload.structuredMaxChars", "at most offload.maxChars (1000)", "5000"]],
+    ["invalid redaction regex", { redaction: { patterns: ["(unclosed"] } }, ["redaction.patterns", "valid regular expression", "`(unclosed`"]],
+    ["not an object", 42, ["(root)", "expected object", "`42` (number)"]],
+  ];
+  for (const [name, input, parts] of table) {
+    it(`rejects ${name} with a readable message`, () => {
+      const msg = messageOf(input);
+      for (const part of parts) expect(msg).toContain(part);
+    });
+  }
+
+  it("merges per-agent overrides and the per-agent toggle", () => {
+    const c = parseConfig({ offload: { maxChars: 9_000 }, agents: { quiet: { enabled: false }, wide: { offload: { previewChars: 1_200 } } } });
+    expect(resolveAgentSettings(c, "quiet").enabled).toBe(false);
+    const wide = resolveAgentSettings(c, "wide");
+    expect(wide.enabled).toBe(true);
+    expect(wide.offload.previewChars).toBe(1_200);
+    expect(wide.offload.maxChars).toBe(9_000);
+    expect(resolveAgentSettings(c, "other").offload.previewChars).toBe(600);
+    expect(resolveAgentSettings(parseConfig({ enabled: false }), "any").enabled).toBe(false);
+  });
+});
