@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
-// Two projects: `unit` (fast, in-process) and `host` (real OpenClaw processes, slow).
-// `npm test` runs both; `npm run test:unit` runs only the first.
+// Three projects: `unit` (fast, in-process), `soak` (long multi-process runs) and `host`
+// (real OpenClaw processes). `npm test` runs all three; `npm run test:unit` only the first.
 export default defineConfig({
   test: {
     projects: [
@@ -9,9 +9,18 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: ["test/host/**", "node_modules/**"],
+          exclude: ["test/host/**", "node_modules/**", "**/*.soak.test.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: "soak",
+          include: ["test/**/*.soak.test.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
         },
       },
       {
