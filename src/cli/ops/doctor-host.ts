@@ -1,0 +1,120 @@
+import { promises as fsp } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { resolveAgentSettings } from "../../config/parse-config.js";
+import type { DoctorFinding } from "./doctor-types.js";
+import { PLUGIN_ID, pluginEntry, selectedContextEngine, type OperatorContext } from "./host-config.js";
+
+/** Oldest host release supported. */
+export const MIN_HOST_VERSION = [2026, 4, 24] as const;
+/** Newest host year.month supported (any day/patch of it). */
+export const MAX_HOST_MONTH = [2026, 9] as const;
+/** The supported range as operators read it. */
+export const SUPPORTED_RANGE = "2026.4.24 – 2026.9.x";
+
+/** Checks the host config: file, plugin entry, plugin config against the schema, slot, per-agent toggle. */
+export async function checkHostConfig(ctx: OperatorContext): Promise<DoctorFinding[]> {
+  const out: DoctorFinding[] = [];
+  const where = ctx.configPath;
+  if (ctx.hostConfigError) return [{ check: "config", level: "error", message: `host config unreadable: ${ctx.hostConfigError}`, path: where }];
+  if (!ctx.hostConfig) {
+    return [{ check: "config", level: "warn", message: `no host config at ${where}: the plugin is not configured in the host (see docs/operator-guide.md, Install)`, path: where }];
+  }
+  const entry = pluginEntry(ctx.hostConfig);
+  const plugins = ctx.hostConfig.plugins as Record<string, unknown> | undefined;
+  if (!entry) out.push({ check: "config", level: "warn", message: `plugins.entries["${PLUGIN_ID}"] is missing: defaults apply, and the host may not load the plugin`, path: where });
+  else if (entry.enabled === false) out.push({ check: "config", level: "error", message: `plugins.entries["${PLUGIN_ID}"].enabled is false: the host does not load the plugin`, path: where });
+  if (plugins?.enabled === false) out.push({ check: "config", level: "error", message: "plugins.enabled is false: the host loads no plugins", path: where });
+  if (Array.isArray(plugins?.allow) && !plugins.allow.includes(PLUGIN_ID)) {
+    out.push({ check: "config", level: "error", message: `plugins.allow does not list "${PLUGIN_ID}"`, path: where });
+  }
+  if (ctx.configError) out.push({ check: "config", level: "error", message: ctx.configError, path: where });
+  else if (entry) out.push({ check: "config", level: "ok", message: `plugins.entries["${PLUGIN_ID}"].config is valid against the schema`, path: where });
+
+  const slot = selectedContextEngine(ctx.hostConfig);
+  if (slot === PLUGIN_ID) out.push({ check: "slot", level: "ok", message: `plugins.slots.contextEngine selects "${PLUGIN_ID}"` });
+  else {
+    out.push({
+      check: "slot",
+      level: "error",
+      message: `plugins.slots.contextEngine is ${slot ? `"${slot}"` : "unset"}: the host runs ${slot ? `"${slot}"` : "its legacy engine"}, not context-ledger; set it to "${PLUGIN_ID}"`,
+    });
+  }
+
+  const agentIds = new Set<string>(["main"]);
+  const list = (ctx.hostConfig.agents as Record<string, unknown> | undefined)?.list;
+  if (Array.isArray(list)) for (const a of list) if (a && typeof (a as { id?: unknown }).id === "string") agentIds.add((a as { id: string }).id);
+  for (const id of Object.keys(ctx.config.agents)) agentIds.add(id);
+  for (const name of await fsp.readdir(path.join(ctx.openclawState, "agents")).catch(() => [] as string[])) agentIds.add(name);
+  const on: string[] = [];
+  const off: string[] = [];
+  for (const id of [...agentIds].sort()) (resolveAgentSettings(ctx.config, id).enabled ? on : off).push(id);
+  out.push({
+    check: "agents",
+    level: on.length === 0 ? "warn" : "info",
+    message: `enabled for: ${on.join(", ") || "none"}${off.length ? `; disabled (pass-through) for: ${off.join(", ")}` : ""}${ctx.config.enabled ? "" : " (config `enabled: false` turns every agent off)"}`,
+  });
+  return out;
+}
+
+/** Options for {@link checkHostVersion}. */
+export interface HostVersionOptions {
+  /** `--openclaw-bin`: the host's executable or package folder. */
+  openclawBin?: string;
+  /** Folder to resolve `openclaw` from. @default process.cwd() */
+  cwd?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Finds the installed host package and checks its version against {@link SUPPORTED_RANGE}. */
+export async function checkHostVersion(options: HostVersionOptions): Promise<DoctorFinding> {
+  const found = await findHostPackage(options);
+  if (!found) {
+    return { check: "host", level: "warn", message: `openclaw package not found (pass --openclaw-bin PATH); supported: ${SUPPORTED_RANGE}` };
+  }
+  const ok = isSupportedHostVersion(found.version);
+  return {
+    check: "host",
+    level: ok ? "ok" : "error",
+    message: `openclaw ${found.version} ${ok ? "is supported" : "is NOT supported"} (supported: ${SUPPORTED_RANGE})`,
+    path: found.file,
+  };
+}
+
+/** True for versions from 2026.4.24 through any 2026.9.x. */
+export function isSupportedHostVersion(version: string): boolean {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const [minY, minM, minD] = MIN_HOST_VERSION;
+  const atLeast = y > minY || (y === minY && (mo > minM || (mo === minM && d >= minD)));
+  const atMost = y < MAX_HOST_MONTH[0] || (y === MAX_HOST_MONTH[0] && mo <= MAX_HOST_MONTH[1]);
+  return atLeast && atMost;
+}
+
+async function findHostPackage(options: HostVersionOptions): Promise<{ file: string; version: string } | undefined> {
+  const starts: string[] = [];
+  if (options.openclawBin) starts.push(await fsp.realpath(options.openclawBin).catch(() => path.resolve(options.openclawBin as string)));
+  else {
+    const cwd = options.cwd ?? process.cwd();
+    try {
+      starts.push(createRequire(path.join(cwd, "noop.js")).resolve("openclaw/package.json"));
+    } catch {
+      starts.push(path.join(cwd, "node_modules", "openclaw"));
+    }
+    for (const dir of (options.env.PATH ?? "").split(path.delimiter).filter(Boolean)) {
+      const bin = path.join(dir, "openclaw");
+      const real = await fsp.realpath(bin).catch(() => undefined);
+      if (real) starts.push(real);
+    }
+  }
+  for (const start of starts) {
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      const file = path.basename(dir) === "package.json" ? dir : path.join(dir, "package.json");
+      const pkg = await fsp.readFile(file, "utf8").then((t) => JSON.parse(t) as { name?: unknown; version?: unknown }, () => undefined);
+      if (pkg?.name === "openclaw" && typeof pkg.version === "string") return { file, version: pkg.version };
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,13 @@
+/** One doctor finding. */
+export interface DoctorFinding {
+  /** Which check produced it: `config`, `slot`, `agents`, `host`, `permissions`, `temp`, `orphans`, `artifacts`, `state`. */
+  check: string;
+  level: "ok" | "info" | "warn" | "error";
+  message: string;
+  /** The file or folder concerned. */
+  path?: string;
+  /** True when `--fix` repaired it (the message says how). */
+  fixed?: boolean;
+  /** True for corrupt data (exit code 3 when left unrepaired). */
+  corrupt?: boolean;
+}
