@@ -87,7 +87,7 @@ describe("artifact store", () => {
     const big = await store.stash(LOG);
     const p = artifactPaths(root, big.meta.sha256).blob;
     const bytes = await fsp.readFile(p);
-    bytes[bytes.length - 12] ^= 0xff;
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 12) ^ 0xff, bytes.length - 12);
     await fsp.writeFile(p, bytes);
     expect(await code(store.read(big.handle))).toBe("artifact_corrupt");
     const report = await store.verifyAll();

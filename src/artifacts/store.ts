@@ -25,8 +25,15 @@ export interface ArtifactStoreOptions {
   onStoreFull?: (info: StoreFullInfo) => GcOptions | undefined | Promise<GcOptions | undefined>;
   /** Clock in epoch ms. @default Date.now */
   now?: () => number;
-  /** gzip level 1-9. @default 6 */
+  /** gzip level 1-9; level 1 keeps stashing fast (several times level 6) at a modest size cost. @default 1 */
   gzipLevel?: number;
+  /**
+   * Bytes of verified, decoded text kept in memory for `readText`. Blobs are
+   * immutable and the text was checked against its handle, so repeated slices
+   * of one artifact skip the disk, gunzip and hash. 0 disables.
+   * @default 67108864
+   */
+  textCacheBytes?: number;
 }
 
 /**
@@ -42,6 +49,9 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
   const madeDirs = new Set<string>();
   let realRoot: string | undefined;
   let usedBytes: number | undefined;
+  const textCache = new Map<string, string>();
+  const textCacheMax = options.textCacheBytes ?? 64 * 1024 * 1024;
+  let textCacheSize = 0;
 
   async function rootReal(create: boolean): Promise<string | undefined> {
     if (realRoot) return realRoot;
@@ -121,6 +131,11 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
   }
 
   async function removeHex(hex: string): Promise<boolean> {
+    const cached = textCache.get(hex);
+    if (cached !== undefined) {
+      textCache.delete(hex);
+      textCacheSize -= cached.length * 2;
+    }
     const real = await rootReal(false);
     if (!real) return false;
     const paths = artifactPaths(root, hex);
@@ -152,7 +167,7 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
       if (existing && (await fsp.lstat(paths.blob).then(() => true, () => false))) {
         return { handle, meta: existing, created: false };
       }
-      const encoded = encodeBlob(bytes, options.gzipLevel ?? 6);
+      const encoded = encodeBlob(bytes, options.gzipLevel ?? 1);
       await makeRoom(encoded.data.length);
       await ensureInside(real, path.dirname(paths.blob));
       const created = await createFileIfAbsent(paths.blob, encoded.data);
@@ -195,7 +210,24 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
       return tryReadHex(parseHandle(handle));
     },
     async readText(handle) {
-      return (await store.read(handle)).toString("utf8");
+      const hex = parseHandle(handle);
+      const hit = textCache.get(hex);
+      if (hit !== undefined) {
+        textCache.delete(hex);
+        textCache.set(hex, hit);
+        return hit;
+      }
+      const text = (await store.read(handle)).toString("utf8");
+      if (text.length * 2 <= textCacheMax / 2) {
+        textCache.set(hex, text);
+        textCacheSize += text.length * 2;
+        for (const [key, value] of textCache) {
+          if (textCacheSize <= textCacheMax) break;
+          textCache.delete(key);
+          textCacheSize -= value.length * 2;
+        }
+      }
+      return text;
     },
     async readMeta(handle) {
       const meta = await tryReadMetaHex(parseHandle(handle));

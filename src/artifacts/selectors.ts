@@ -1,0 +1,103 @@
+import { describeValue, LedgerError } from "../errors.js";
+import { grepLines } from "./grep-lines.js";
+import { evaluateJsonPath, parseJsonPath } from "./json-path.js";
+import { countLines } from "./meta.js";
+import { compileSafeRegex } from "./safe-regex.js";
+import { HARD_MAX_CHARS, type Selector, type Slice, type SliceOptions } from "./selector-types.js";
+import { chompNewline, describeWindow, fmt, headEnd, lineEndOffset, lineStartOffset, tailStart } from "./text-window.js";
+
+export { parseSelector } from "./parse-selector.js";
+export { HARD_MAX_CHARS, SELECTOR_KINDS } from "./selector-types.js";
+export type { Selector, Slice, SliceOptions } from "./selector-types.js";
+
+/** Room kept for the "lines X-Y omitted" marker of a headtail answer. */
+const MARKER_RESERVE = 80;
+
+/**
+ * Picks a bounded slice of `text`. Every answer is at most
+ * `min(maxChars, hardMaxChars)` characters and its `notice` says what is shown
+ * and what was left out. Throws `selector_invalid` / `pattern_refused`.
+ */
+export function selectSlice(text: string, selector: Selector, options: SliceOptions): Slice {
+  const hard = options.hardMaxChars ?? HARD_MAX_CHARS;
+  if (!Number.isInteger(options.maxChars) || options.maxChars < 1) {
+    throw new LedgerError("selector_invalid", `Expected \`maxChars\` to be a positive integer, got ${describeValue(options.maxChars)}`);
+  }
+  const budget = Math.min(options.maxChars, hard);
+  const totalLines = countLines(text);
+  const totalChars = text.length;
+  const base = { totalLines, totalChars };
+  const window = (start: number, end: number, askedStart: number, askedEnd: number, label = ""): Slice => ({
+    ...base,
+    text: chompNewline(text.slice(start, end)),
+    notice: `${label}${describeWindow(text, start, end, totalLines)} shown (${fmt(end - start)} of ${fmt(totalChars)} chars)`,
+    truncated: start > askedStart || end < askedEnd,
+  });
+
+  switch (selector.kind) {
+    case "head": {
+      const limit = selector.lines ? lineEndOffset(text, selector.lines) : text.length;
+      return window(0, headEnd(text, 0, limit, budget), 0, limit);
+    }
+    case "tail": {
+      const from = selector.lines ? lineStartOffset(text, Math.max(1, totalLines - selector.lines + 1)) : 0;
+      return window(tailStart(text, from, text.length, budget), text.length, from, text.length);
+    }
+    case "range": {
+      if (selector.start > totalLines) {
+        return { ...base, text: "", notice: `no lines shown: line ${fmt(selector.start)} is past the end (${fmt(totalLines)} lines)`, truncated: false };
+      }
+      const start = lineStartOffset(text, selector.start);
+      const end = lineEndOffset(text, Math.min(selector.end, totalLines));
+      return window(start, headEnd(text, start, end, budget), start, end);
+    }
+    case "headtail":
+      return headTail(text, budget, base, window);
+    case "grep": {
+      const safe = compileSafeRegex(selector.pattern, selector.flags ?? "");
+      const timeout = options.grepTimeoutMs ?? 500;
+      const r = grepLines(text, safe.regex, { context: selector.context ?? 0, maxChars: budget, windowChars: safe.windowChars, deadline: Date.now() + timeout });
+      const parts = [`${fmt(r.matches)}${r.timedOut ? "+" : ""} matching lines of ${fmt(totalLines)}, ${fmt(r.shownMatches)} shown`];
+      if (r.outputFull) parts.push(`the rest left out to fit ${fmt(budget)} chars`);
+      if (r.timedOut) parts.push(`scan stopped at line ${fmt(r.scannedLines)} after the ${fmt(timeout)} ms limit`);
+      if (r.windowed) parts.push(`lines over ${fmt(safe.windowChars)} chars were searched in overlapping windows of that size`);
+      return { ...base, text: r.text, notice: `grep /${selector.pattern}/${selector.flags ?? ""}: ${parts.join("; ")}`, truncated: r.outputFull || r.timedOut };
+    }
+    case "json":
+      return jsonSlice(text, selector.path, budget, base);
+  }
+}
+
+function headTail(text: string, budget: number, base: { totalLines: number; totalChars: number }, window: (s: number, e: number, as: number, ae: number) => Slice): Slice {
+  if (text.length <= budget) return window(0, text.length, 0, text.length);
+  const room = Math.max(2, budget - MARKER_RESERVE);
+  const hEnd = headEnd(text, 0, text.length, Math.floor(room / 2));
+  const tStart = tailStart(text, hEnd, text.length, room - hEnd);
+  const omitted = `… ${describeWindow(text, hEnd, tStart, base.totalLines).replace(/ of [\d,]+/, "")} omitted (${fmt(tStart - hEnd)} chars) …`;
+  const body = `${chompNewline(text.slice(0, hEnd))}\n${omitted}\n${chompNewline(text.slice(tStart))}`;
+  return {
+    ...base,
+    text: body.length > budget ? body.slice(0, budget) : body,
+    notice: `${describeWindow(text, 0, hEnd, base.totalLines).replace(/ of [\d,]+/, "")} and ${describeWindow(text, tStart, text.length, base.totalLines)} shown (${fmt(hEnd + text.length - tStart)} of ${fmt(base.totalChars)} chars)`,
+    truncated: true,
+  };
+}
+
+function jsonSlice(text: string, path: string, budget: number, base: { totalLines: number; totalChars: number }): Slice {
+  const steps = parseJsonPath(path);
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (err) {
+    throw new LedgerError("selector_invalid", `Expected the artifact to be JSON for a \`json\` selector, got ${(err as Error).message}; use grep or range instead`, { cause: err });
+  }
+  const result = evaluateJsonPath(root, steps);
+  if (result.values.length === 0) {
+    return { ...base, text: "", notice: `${path}: no value (${result.missing ?? "no matches"})`, truncated: false };
+  }
+  const out = JSON.stringify(result.multiple ? result.values : result.values[0], null, 2) ?? "null";
+  const end = headEnd(out, 0, out.length, budget);
+  const what = result.multiple ? `${fmt(result.values.length)} matches` : "1 value";
+  const shownPart = end < out.length ? `chars 1-${fmt(end)} of ${fmt(out.length)} shown (${describeWindow(out, 0, end, countLines(out))} of the pretty-printed value)` : `${fmt(out.length)} chars shown`;
+  return { ...base, text: chompNewline(out.slice(0, end)), notice: `${path}: ${what}; ${shownPart}`, truncated: end < out.length };
+}
