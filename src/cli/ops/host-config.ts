@@ -5,6 +5,7 @@ import { parseConfig } from "../../config/parse-config.js";
 import type { LedgerConfig } from "../../config/schema.js";
 import { describeValue, errorMessage, LedgerError } from "../../errors.js";
 import { resolveLedgerRoot } from "../../state/paths.js";
+import { json5ToJson } from "./json5-lite.js";
 
 /** Plugin id and engine id as they appear in `openclaw.json`. */
 export const PLUGIN_ID = "context-ledger";
@@ -70,7 +71,7 @@ export async function loadOperatorContext(options: OperatorContextOptions): Prom
   return { openclawState, configPath, hostConfig, hostConfigError, config, configError, ledgerRoot };
 }
 
-/** Reads `openclaw.json` (JSON5-ish: comments and trailing commas tolerated); undefined when missing. */
+/** Reads `openclaw.json` (JSON5, as the host writes and reads it); undefined when missing. */
 export async function readHostConfig(file: string): Promise<Record<string, unknown> | undefined> {
   let text: string;
   try {
@@ -84,64 +85,15 @@ export async function readHostConfig(file: string): Promise<Record<string, unkno
     value = JSON.parse(text);
   } catch {
     try {
-      value = JSON.parse(stripJsonComments(text));
+      value = JSON.parse(json5ToJson(text));
     } catch (err) {
-      throw new LedgerError("config_invalid", `Expected JSON (comments and trailing commas allowed) in \`${file}\`, got ${(err as Error).message}`, { cause: err });
+      throw new LedgerError("config_invalid", `Expected JSON5 in \`${file}\`, got ${(err as Error).message}`, { cause: err });
     }
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) {
     throw new LedgerError("config_invalid", `Expected an object in \`${file}\`, got ${describeValue(value)}`);
   }
   return value as Record<string, unknown>;
-}
-
-/**
- * Removes `//` and `/* *\/` comments and trailing commas outside strings, so
- * the usual hand-edited `openclaw.json` parses. Not a JSON5 parser: unquoted
- * keys and single-quoted strings still fail, with the parser's message.
- */
-export function stripJsonComments(text: string): string {
-  let out = "";
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i] as string;
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (c === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = end < 0 ? text.length : end + 2;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return dropTrailingCommas(out);
-}
-
-function dropTrailingCommas(text: string): string {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j;
-      continue;
-    }
-    if (c === ",") {
-      let j = i + 1;
-      while (j < text.length && /\s/.test(text[j] as string)) j++;
-      if (text[j] === "}" || text[j] === "]") continue;
-    }
-    out += c;
-  }
-  return out;
 }
 
 /** `plugins.entries["context-ledger"]` of a host config, if present. */
