@@ -74,3 +74,8 @@ export function toolTurn(tag, output) {
     { role: "toolResult", toolCallId: `call-${tag}`, toolName: "exec", content: [{ type: "text", text: output }], isError: false, timestamp: ts },
   ];
 }
+
+/** The messages of the turn committed under `key`: the same for every retry of that key. */
+export function turnFor(key) {
+  return toolTurn(key, contentFor(`turn-${key}`, hashString(key) % 2 === 0 ? 12_000 : 600));
+}
