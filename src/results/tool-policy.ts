@@ -1,24 +1,36 @@
 import { TOOL_POLICIES } from "../config/schema.js";
 
-/** How a tool's results are treated: kept, schema-stripped, offloaded, or ephemeral. */
+/** What happens to one tool's results: kept, schema-stripped, offloaded, or ephemeral. */
 export type ToolPolicy = (typeof TOOL_POLICIES)[number];
 
+const POLICIES: ReadonlySet<string> = new Set(TOOL_POLICIES);
+
+/** Policy used when no entry matches. */
+export const DEFAULT_TOOL_POLICY: ToolPolicy = "offload";
+
 /**
- * The policy for a tool: an exact name wins over globs (`*`, `?`); among
- * globs the longest pattern wins; default `offload`.
+ * The policy of `toolName` from a map of names and globs (`*` any run of
+ * characters, `?` one character). An exact name wins over globs; among globs
+ * the longest pattern (most specific) wins, ties broken alphabetically. Our
+ * own retrieval tools default to `full` so a fetched slice is not re-offloaded.
+ * @default "offload"
  */
-export function resolveToolPolicy(toolName: string, policies: Readonly<Record<string, ToolPolicy>>): ToolPolicy {
+export function resolveToolPolicy(toolName: string, policies: Readonly<Record<string, string>> = {}): ToolPolicy {
   const exact = policies[toolName];
-  if (exact) return exact;
-  let best: { len: number; policy: ToolPolicy } | undefined;
+  if (exact !== undefined && POLICIES.has(exact) && !/[*?]/.test(toolName)) return exact as ToolPolicy;
+  let best: { pattern: string; policy: ToolPolicy } | undefined;
   for (const [pattern, policy] of Object.entries(policies)) {
-    if (!/[*?]/.test(pattern)) continue;
-    if (globToRegExp(pattern).test(toolName) && (!best || pattern.length > best.len)) best = { len: pattern.length, policy };
+    if (!/[*?]/.test(pattern) || !POLICIES.has(policy) || !globToRegex(pattern).test(toolName)) continue;
+    if (!best || pattern.length > best.pattern.length || (pattern.length === best.pattern.length && pattern < best.pattern)) {
+      best = { pattern, policy: policy as ToolPolicy };
+    }
   }
-  return best?.policy ?? "offload";
+  if (best) return best.policy;
+  if (toolName === "ledger_fetch" || toolName === "ledger_peek") return "full";
+  return DEFAULT_TOOL_POLICY;
 }
 
-function globToRegExp(glob: string): RegExp {
+function globToRegex(glob: string): RegExp {
   const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  return new RegExp(`^${body}$`);
+  return new RegExp(`^${body}$`, "s");
 }
