@@ -109,7 +109,7 @@ export async function runSessionCommand(argv: string[], io: CliIo): Promise<numb
       keepLast,
       minChars,
       ...(tools ? { tools } : {}),
-      previewChars: settings.offload.previewChars,
+      settings,
       onEntry: (done, total) => progress.update(label, done, total),
     });
     progress.update(`${dryRun ? "planned" : "cleaned"} sessions`, n + 1, files.length);

@@ -35,6 +35,8 @@ export interface PayloadInfo {
   toolName: string;
   toolCallId?: string;
   sessionId?: string;
+  /** `details.exitCode` of the result, when the host recorded one. */
+  exitCode?: number;
   field: string;
 }
 
@@ -94,13 +96,15 @@ export async function planClean(text: string, stub: Stubber, options: PlanCleanO
       toolName,
       ...(typeof message.toolCallId === "string" ? { toolCallId: message.toolCallId } : {}),
       ...(sessionId ? { sessionId } : {}),
+      ...(typeof (message.details as { exitCode?: unknown } | undefined)?.exitCode === "number" ? { exitCode: (message.details as { exitCode: number }).exitCode } : {}),
       field: "",
     };
     const replace = async (value: unknown, field: string): Promise<string | undefined> => {
       if (typeof value !== "string" || value.length < minChars || isLedgerBlock(value)) return undefined;
       const info = { ...base, field };
       const { handle, stub: stubText } = await stub(value, info);
-      payloads.push({ ...info, chars: value.length, bytes: Buffer.byteLength(value, "utf8"), handle });
+      const { sessionId: _s, exitCode: _e, ...where } = info;
+      payloads.push({ ...where, chars: value.length, bytes: Buffer.byteLength(value, "utf8"), handle });
       return stubText;
     };
     const next: Record<string, unknown> = { ...message };

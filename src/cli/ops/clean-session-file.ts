@@ -3,9 +3,11 @@ import type { ArtifactStore } from "../../artifacts/store-types.js";
 import { handleForBytes } from "../../artifacts/handle.js";
 import { errorMessage, isLedgerError, LedgerError } from "../../errors.js";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
-import { buildStub } from "../../results/stub.js";
+import type { AgentSettings } from "../../config/schema.js";
+import { detectFormat } from "../../results/detect-format.js";
 import { planClean, type PayloadPlan, type PlanCleanOptions, type Stubber } from "./clean-jsonl.js";
 import { inspectHostLock, withHostLock } from "./host-session-lock.js";
+import { cliStub } from "./stub-text.js";
 
 /** Outcome of cleaning one session file. */
 export interface CleanFileResult {
@@ -35,8 +37,8 @@ export interface CleanFileOptions extends PlanCleanOptions {
   dryRun: boolean;
   /** Clean even when the gateway holds the session's lock. @default false */
   force?: boolean;
-  /** Preview chars in stubs. @default 600 */
-  previewChars?: number;
+  /** The agent's settings: stub preview size and redaction rules. */
+  settings: Pick<AgentSettings, "offload" | "redaction">;
   /** Clock for the backup name. @default Date.now */
   now?: () => number;
 }
@@ -56,19 +58,18 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
     const who = lock.pid !== null ? `pid ${lock.pid}` : "an unknown process";
     return { ...empty, status: "refused", reason: `held by ${who} (${lock.lockPath}); stop the gateway or pass --force` };
   }
-  const previewChars = options.previewChars ?? 600;
   try {
     if (options.dryRun) {
       const stub: Stubber = async (payload, info) => {
         const handle = handleForBytes(payload);
-        return { handle, stub: buildStub({ handle, text: payload, previewChars, label: info.toolName }) };
+        return { handle, stub: cliStub(handle, payload, info, options.settings) };
       };
       const plan = await planClean(await fsp.readFile(file, "utf8"), stub, options);
       return { ...empty, ...withoutText(plan), status: plan.rewrittenEntries > 0 ? "planned" : "unchanged" };
     }
     const run = async (): Promise<CleanFileResult> => {
       const original = await fsp.readFile(file, "utf8");
-      const plan = await planClean(original, stashingStubber(options.store, options.agentId, previewChars), options);
+      const plan = await planClean(original, stashingStubber(options.store, options.agentId, options.settings), options);
       if (plan.rewrittenEntries === 0) return { ...empty, ...withoutText(plan), status: "unchanged" };
       const stamp = new Date((options.now ?? Date.now)()).toISOString().replace(/[:.]/g, "-");
       const backup = `${file}.bak-${stamp}`;
@@ -86,16 +87,16 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
   }
 }
 
-function stashingStubber(store: ArtifactStore, agentId: string, previewChars: number): Stubber {
+function stashingStubber(store: ArtifactStore, agentId: string, settings: CleanFileOptions["settings"]): Stubber {
   return async (payload, info) => {
     const origin = { toolName: info.toolName, agentId, ...(info.toolCallId ? { toolCallId: info.toolCallId } : {}), ...(info.sessionId ? { sessionKey: info.sessionId } : {}) };
-    const { handle } = await store.stash(payload, { kind: "tool-output", origin });
+    const { handle } = await store.stash(payload, { kind: "tool-output", format: detectFormat(payload, { toolName: info.toolName }), origin });
     // Lossless or nothing: the stored bytes must come back exactly before the transcript loses them.
     const back = await store.read(handle);
     if (!back.equals(Buffer.from(payload, "utf8"))) {
       throw new LedgerError("artifact_corrupt", `Expected ${handle} to read back the ${info.field} of entry ${info.entryId} byte for byte, got ${back.length} different bytes`);
     }
-    return { handle, stub: buildStub({ handle, text: payload, previewChars, label: info.toolName }) };
+    return { handle, stub: cliStub(handle, payload, info, settings) };
   };
 }
 

@@ -37,6 +37,8 @@ export async function checkPermissionsAndTemp(options: StoreCheckOptions): Promi
       out.push({ check: "permissions", level: "warn", message: "symlink inside the ledger state (never followed; remove it if you did not put it there)", path: p });
       return;
     }
+    // proper-lockfile's lock folders are empty and live only while a lock is held: not state.
+    if (st.isDirectory() && p.endsWith(".lock")) return;
     const want = st.isDirectory() ? DIR_MODE : FILE_MODE;
     if ((st.mode & 0o077) !== 0) {
       loose++;

@@ -1,0 +1,24 @@
+import { promises as fsp } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run-cli.js";
+import { bloatedSession, makeTempState, runWith, writeHostSession } from "./cli-fixtures.js";
+
+describe("context-ledger <group> dispatch to the operator commands", () => {
+  it("runs status, session, checkpoint and doctor through runCli with their exit codes", async () => {
+    const { env, state, dir } = await makeTempState("dispatch");
+    await writeHostSession(state, "main", bloatedSession({ turns: 2, outputChars: 20_000, answerChars: 100 }));
+    const clean = await runWith(runCli, ["session", "clean", "--all", "--json"], env, { stderrTty: true });
+    expect(clean.code).toBe(0);
+    // Progress goes to a terminal's stderr; stdout stays one JSON document.
+    expect(clean.stderr).toContain("cleaned sessions 1/1");
+    expect(JSON.parse(clean.stdout).totals).toMatchObject({ sessions: 1, rewrittenEntries: 2, payloads: 4 });
+    const status = await runWith(runCli, ["status", "--json"], env);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout).agents[0].artifacts.count).toBe(4);
+    expect((await runWith(runCli, ["checkpoint", "list", "--json"], env)).code).toBe(0);
+    const doctor = await runWith(runCli, ["doctor", "--json"], env, { stderrTty: true });
+    expect(JSON.parse(doctor.stdout).findings.find((f: { check: string }) => f.check === "artifacts").message).toBe("main: 4 of 4 artifacts verified");
+    expect((await runWith(runCli, ["doctor", "--bogus"], env)).code).toBe(1);
+    await fsp.rm(dir, { recursive: true, force: true });
+  });
+});
