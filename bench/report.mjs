@@ -1,0 +1,186 @@
+// Renders the results JSON as docs/benchmarks.md and the SVG charts in docs/bench/.
+import { mkdir, writeFile } from "node:fs/promises";
+import { lineChart } from "./lib/svg.mjs";
+import { fmtInt } from "./lib/stats.mjs";
+
+const mark = (t) => (t.pass ? "✅" : "❌");
+const pct = (x) => `${(x * 100).toFixed(1)}%`;
+
+/** Every target of the run, flattened: [label, check]. */
+export function collectTargets(r) {
+  const rows = [];
+  // The counting bench reports `{ target, measured, pass }` (ms, at most).
+  const add = (label, t) => t && rows.push([label, { cmp: "<=", unit: "ms", ...t }]);
+  add("Warm assemble p50, 1k messages", r.latency?.targets.warm1kMs);
+  add("Warm assemble p50, 50k messages", r.latency?.targets.warm50kMs);
+  add("Warm ratio 50k / 1k", r.latency?.targets.ratio50kTo1k);
+  add("First assemble, 50k messages, fresh process", r.latency?.targets.firstCall50kMs);
+  add("Count 1 MB of any content (worst kind)", r.counting?.targets.count1MBAnyContentMs);
+  add("Encoder load, fresh process", r.counting?.targets.encoderLoadMs);
+  add("Prompt-cache stability @128k", r.tokens?.targets.cacheStability128k);
+  add("Prompt-cache stability @32k", r.tokens?.targets.cacheStability32k);
+  add("Prompts over the window @128k", r.tokens?.targets.neverOverflows128k);
+  add("Prompts over the window @32k", r.tokens?.targets.neverOverflows32k);
+  add("Stash 150 KB, end to end", r.store?.targets.stash150KBMBps);
+  add("Fetch p50 from 10 MB (slowest selector)", r.store?.targets.fetchWorstSelectorP50Ms);
+  add("Grep over 10 MB (fetch, end to end)", r.store?.targets.grep10MBMs);
+  add("Planted-fact recall, 60 turns, 3 compactions", r.continuity?.targets.recallAtSmallestBudget);
+  return rows;
+}
+
+function tokensSection(t) {
+  const lines = [];
+  lines.push(`Session: ${t.session.turns} turns, ${t.session.toolOutputs} tool outputs, ${(t.session.totalOutputBytes / 1_048_576).toFixed(1)} MB of output (p50 ${Math.round(t.session.outputBytes.p50 / 1024)} KB, max ${Math.round(t.session.outputBytes.max / 1024)} KB). A turn is a user request, 1-3 tool rounds and an answer; the engine assembles a prompt before every model call (${t.engines["legacy pass-through"].modelCalls} calls). *Prompt per turn* is the largest prompt of the turn; *total sent* sums every model call. All prompts are counted with the same exact o200k_base counter.`, "");
+  lines.push("| engine | p5 | p50 | p95 | max | overflows 128k at turn | overflows 32k at turn | total tokens sent |");
+  lines.push("|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const e of Object.values(t.engines)) {
+    lines.push(`| ${e.name} | ${fmtInt(e.band.p5)} | ${fmtInt(e.band.p50)} | ${fmtInt(e.band.p95)} | ${fmtInt(e.band.max)} | ${e.overflowTurn["128k"] ?? "never"} | ${e.overflowTurn["32k"] ?? "never"} | ${fmtInt(e.totalSent)} |`);
+  }
+  lines.push("", `Headline: context-ledger @128k sends **${t.headline.totalSentRatioVsPassThrough}×** the tokens of the legacy pass-through over the session (p50 prompt ×${t.headline.p50RatioVsPassThrough}). The pass-through figures are what it would ask for; past its overflow turn a real host compacts or resets. Naive tail truncation estimates by chars/4 and overflows when the real count is higher; it also drops tool calls without their results.`);
+  lines.push("", `Offload ratio (@128k, same session): p50 prompt ${fmtInt(t.offload.withP50)} tokens with offload vs ${fmtInt(t.offload.withoutP50)} without (**×${t.offload.p50Ratio}**); total sent ×${t.offload.totalRatio}.`);
+  lines.push("", `assemble() inside this session (@128k, every call, including offloading each new output): p50 ${t.assembleMsIn200TurnSession.p50} ms, p95 ${t.assembleMsIn200TurnSession.p95} ms, max ${t.assembleMsIn200TurnSession.max} ms. \`estimatedTokens\` below the measured count: ${t.estimatedBelowMeasured} prompts.`);
+  lines.push("", "![prompt tokens per turn, 128k window](bench/tokens-per-turn-128k.svg)", "", "![prompt tokens per turn, 32k window](bench/tokens-per-turn-32k.svg)");
+  return lines;
+}
+
+function cacheSection(t) {
+  const lines = ["Share of prompts (every model call after the first) whose messages extend the previous prompt's messages byte for byte (per-message JSON equal over the previous length). No explicit compaction happens in this session; a re-plan (the window's start moves) counts as a miss. *With summary* also requires `systemPromptAddition` to be unchanged.", ""];
+  lines.push("| engine | extends previous | prompts | re-plans | with summary block |", "|---|---:|---:|---:|---:|");
+  for (const [name, c] of Object.entries(t.cacheStability)) {
+    lines.push(`| ${name} | ${pct(c.messages.share)} | ${c.messages.compared} | ${c.replans ?? "–"} | ${c.withSystemPrompt ? pct(c.withSystemPrompt.share) : "–"} |`);
+  }
+  return lines;
+}
+
+function latencySection(l) {
+  const lines = [`Budget ${fmtInt(l.budget)} tokens for every length; warm = same process, p50 over ${l.callsPerPoint} calls each appending one message (and ${l.callsPerPoint} calls on unchanged input); first call = a fresh \`node\` process (module import reported separately; tokenizer load included in the first call).`, ""];
+  lines.push("| messages | warm appended p5 / p50 / p95 ms | warm unchanged p50 ms | kept messages | fresh first call p50 ms (min-max) | + module import ms |", "|---:|---:|---:|---:|---:|---:|");
+  for (const w of l.warm) {
+    const f = l.fresh.find((x) => x.n === w.n);
+    const fc = f?.firstMs ? `${f.firstMs.p50} (${f.firstMs.min}-${f.firstMs.max})` : "failed";
+    lines.push(`| ${fmtInt(w.n)} | ${w.appended.p5} / ${w.appended.p50} / ${w.appended.p95} | ${w.unchanged.p50} | ${w.kept} | ${fc} | ${f?.importMs?.p50 ?? "–"} |`);
+  }
+  lines.push("", `Ratio 50k/1k (warm, appended): **${l.ratio}** (unchanged: ${l.ratioUnchanged}).`);
+  if (l.breakdown) lines.push("", `Breakdown (warm appended p50, summary disabled): ${l.breakdown.map((b) => `${fmtInt(b.n)} msgs ${b.p50} ms`).join(", ")}; the difference to the rows above is the summary block (load + render + count) paid on every call.`);
+  lines.push("", "![assemble latency vs history length](bench/latency.svg)");
+  return lines;
+}
+
+function countingSection(c) {
+  const lines = [`Exact o200k_base counts (\`countTextTokens\`). Encoder load in a fresh process: o200k_base ${c.encoderLoad.o200k_base.ms?.toFixed(0)} ms, cl100k_base ${c.encoderLoad.cl100k_base.ms?.toFixed(0)} ms.`, ""];
+  const sizes = [...new Set(c.rows.map((r) => r.bytes))].sort((a, b) => a - b);
+  lines.push(`| kind | ${sizes.map((s) => `${fmtInt(s / 1000)} KB ms`).join(" | ")} | MB/s at 1 MB | bytes/token | time(1MB)/time(100KB) |`);
+  lines.push(`|---|${sizes.map(() => "---:").join("|")}|---:|---:|---:|`);
+  for (const kind of [...new Set(c.rows.map((r) => r.kind))]) {
+    const rs = c.rows.filter((r) => r.kind === kind);
+    const big = rs.find((r) => r.bytes === sizes.at(-1));
+    lines.push(`| ${kind} | ${sizes.map((s) => rs.find((r) => r.bytes === s)?.ms ?? "–").join(" | ")} | ${big?.mbPerSec ?? "–"} | ${big?.bytesPerToken ?? "–"} | ${c.linearity.find((l) => l.kind === kind)?.ratio1MBto100KB ?? "–"} |`);
+  }
+  lines.push("", "A ratio near 10 is linear (10× the input, 10× the time).", "", "![counting time vs input size](bench/counting.svg)");
+  return lines;
+}
+
+function storeSection(s) {
+  const lines = [`Stash of a 150 KB output (${s.stash.sizeBytes} bytes; hash, gzip, temp write, fsync, link, meta), p50 over ${s.stash.ms.n} distinct outputs: **${s.stash.ms.p50} ms = ${s.stash.mbPerSec.p50} MB/s** (p5 ${s.stash.mbPerSec.p5}, p95 ${s.stash.mbPerSec.p95} MB/s); a deduplicated re-stash takes ${s.stash.dedupMs.p50} ms.`, ""];
+  lines.push("| selector (10 MB artifact) | p50 ms | p95 ms | answer |", "|---|---:|---:|---|");
+  for (const r of s.fetch.selectors) lines.push(`| ${r.selector} | ${r.ms.p50} | ${r.ms.p95} | ${r.notice.replace(/\|/g, "\\|")} |`);
+  lines.push("", `A fetch is \`store.readText()\` (read, gunzip, SHA-256 verify) then \`selectSlice()\`; read + verify alone: p50 ${s.fetch.readVerifyMs.p50} ms. Grep scan of the 10 MB text in memory: p50 ${s.fetch.grepScanMs.p50} ms (${s.fetch.grepNotice}).`);
+  lines.push("", `gc over ${fmtInt(s.gc.artifacts)} artifacts (10% older than the age limit): **${fmtInt(s.gc.gcMs)} ms**, removed ${fmtInt(s.gc.removed)}, kept ${fmtInt(s.gc.kept)} (writing them straight into the layout took ${fmtInt(s.gc.populateMs)} ms).`);
+  return lines;
+}
+
+function memorySection(m) {
+  if (m.error) return [`Memory child failed: ${m.error}`];
+  return [
+    `Fresh process (\`--expose-gc\`, collected before each reading): RSS with the engine loaded and the tokenizer warm **${m.loadedRssMB} MB** (heap ${m.loadedHeapMB} MB). After generating the 200-turn session's messages (the host holds those too): ${m.sessionRssMB} MB. Growth over the 200 turns at 128k: RSS **${m.growthRssMB} MB**, heap ${m.growthHeapMB} MB (peak RSS ${m.peakRssMB} MB).`,
+    "",
+    `| turn | ${m.samples.map((s) => s.turn).join(" | ")} |`,
+    `|---|${m.samples.map(() => "---:").join("|")}|`,
+    `| RSS MB | ${m.samples.map((s) => s.rssMB).join(" | ")} |`,
+    `| heap MB | ${m.samples.map((s) => s.heapMB).join(" | ")} |`,
+  ];
+}
+
+function continuitySection(c) {
+  const lines = [`${c.conversation.turns}-turn conversation (${c.conversation.messages} messages), ${c.conversation.facts} facts planted in turns 1-${c.conversation.plantedInTurns} (\`test/support/planted-facts.ts\`), \`compact({ force: true })\` after turns 15, 30 and 45, then a final prompt; a fact counts when its key or handle appears verbatim in messages + systemPromptAddition.`, ""];
+  lines.push("| budget | recalled | share | naive tail at the same budget | compactions | missing |", "|---:|---:|---:|---:|---|---|");
+  for (const r of c.rows) lines.push(`| ${fmtInt(r.budget)} | ${r.recalled}/${r.total} | ${pct(r.share)} | ${pct(r.naiveTailShare)} | ${r.compactions.map((x) => (x.compacted ? `${x.tokensBefore}→${x.tokensAfter}` : x.reason)).join(", ")} | ${r.missing.join(", ") || "none"} |`);
+  return lines;
+}
+
+/** Writes docs/benchmarks.md and docs/bench/*.svg for a results object. */
+export async function writeReport(results, { docsDir }) {
+  const chartDir = new URL("bench/", docsDir);
+  await mkdir(chartDir, { recursive: true });
+  const t = results.tokens;
+  if (t) {
+    for (const w of ["128k", "32k"]) {
+      const pick = [`context-ledger @${w}`, "legacy pass-through", `naive tail @${w}`];
+      await writeFile(new URL(`tokens-per-turn-${w}.svg`, chartDir), lineChart({
+        title: `Prompt tokens per turn, ${w} window (200-turn tool-heavy session)`,
+        xLabel: "turn",
+        yLabel: "prompt tokens (log scale)",
+        logY: true,
+        series: pick.map((name) => ({ name, points: t.engines[name].perTurn.map((v, i) => [i + 1, v]) })),
+        refLines: [{ y: t.windows[w], label: `${w} window` }],
+      }));
+    }
+  }
+  const l = results.latency;
+  if (l) {
+    const series = [
+      { name: "warm p50, one message appended", points: l.warm.map((w) => [w.n, w.appended.p50]) },
+      { name: "warm p50, unchanged", points: l.warm.map((w) => [w.n, w.unchanged.p50]), dash: true },
+      { name: "first call, fresh process (p50)", points: l.fresh.filter((f) => f.firstMs).map((f) => [f.n, f.firstMs.p50]) },
+    ];
+    if (l.breakdown) series.push({ name: "warm p50, summary off", points: l.breakdown.map((b) => [b.n, b.p50]), dash: true });
+    await writeFile(new URL("latency.svg", chartDir), lineChart({
+      title: `assemble() latency vs history length (budget ${fmtInt(l.budget)})`,
+      xLabel: "messages in the session (log scale)",
+      yLabel: "ms (log scale)",
+      logX: true,
+      logY: true,
+      series,
+      refLines: [{ y: 2, label: "target 2 ms (1k warm)" }, { y: 10, label: "target 10 ms (50k warm)" }, { y: 1500, label: "target 1.5 s (first call)" }],
+    }));
+  }
+  const c = results.counting;
+  if (c) {
+    const kinds = [...new Set(c.rows.map((r) => r.kind))];
+    await writeFile(new URL("counting.svg", chartDir), lineChart({
+      title: "Token counting time vs input size (o200k_base)",
+      xLabel: "input bytes (log scale)",
+      yLabel: "ms (log scale)",
+      logX: true,
+      logY: true,
+      series: kinds.map((k) => ({ name: k, points: c.rows.filter((r) => r.kind === k).map((r) => [r.bytes, Math.max(r.ms, 0.01)]) })),
+      refLines: [{ y: 1000, label: "target: 1 MB ≤ 1 s" }],
+    }));
+  }
+
+  const m = results.machine;
+  const out = [
+    "# Benchmarks",
+    "",
+    `Generated by \`npm run bench\` (bench/run.mjs) on ${results.date}: ${m.cpu}, ${m.cores} cores, ${Math.round(m.memGB)} GB RAM, Node ${m.node}, ${m.platform}; load average at start ${m.loadAvg.join(" / ")}. Raw results: [bench/results/${results.date}.json](../bench/results/${results.date}.json). Total run time ${Math.round(results.durationMs / 1000)} s.`,
+    "",
+    "Times on a shared, noisy machine: compare ratios within this run rather than absolute times across runs. Every figure is printed beside its target; a miss is reported, not hidden.",
+    "",
+    "## Targets",
+    "",
+    "| figure | measured | target | |",
+    "|---|---:|---:|:---:|",
+    ...collectTargets(results).map(([label, tg]) => `| ${label} | ${tg.measured} ${tg.unit} | ${tg.cmp} ${tg.target} ${tg.unit} | ${mark(tg)} |`),
+    "",
+  ];
+  if (results.notes?.length) out.push("## Findings", "", ...results.notes.map((n) => `- ${n}`), "");
+  if (t) out.push("## 1. Tokens per turn", "", ...tokensSection(t), "");
+  if (l) out.push("## 2. Assembly latency", "", ...latencySection(l), "");
+  if (c) out.push("## 3. Token counting", "", ...countingSection(c), "");
+  if (t) out.push("## 4. Prompt-cache stability", "", ...cacheSection(t), "");
+  if (results.store) out.push("## 5. Artifact store", "", ...storeSection(results.store), "");
+  if (results.memory) out.push("## 6. Memory", "", ...memorySection(results.memory), "");
+  if (results.continuity) out.push("## 7. Continuity", "", ...continuitySection(results.continuity), "");
+  out.push("## Reproduce", "", "```sh", "npm run bench            # build, run everything, rewrite this page", "node bench/run.mjs --only latency,counting   # a subset (results JSON and this page are still rewritten)", "```", "");
+  await writeFile(new URL("benchmarks.md", docsDir), out.join("\n"));
+}
