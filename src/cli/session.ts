@@ -68,7 +68,7 @@ export async function runSessionCommand(argv: string[], io: CliIo): Promise<numb
     return 1;
   }
   const ctx = await loadOperatorContext({ stateDir: stringOption(values, "state-dir"), openclawState: stringOption(values, "openclaw-state"), env: io.env });
-  const agentId = stringOption(values, "agent") ?? "main";
+  const agentId = stringOption(values, "agent") ?? agentOfSessionPath(stringOption(values, "session")) ?? "main";
   const agentDir = path.join(ctx.openclawState, "agents", agentId);
   const sessionsDir = path.join(agentDir, "sessions");
   const sqliteFile = path.join(agentDir, "agent", "openclaw-agent.sqlite");
@@ -149,6 +149,14 @@ export function renderClean(report: SessionCleanReport): string {
   }
   if (report.dryRun) out += "Dry run: nothing was written. Run again without --dry-run to clean.\n";
   return out;
+}
+
+/** The agent id of a host session path `.../agents/<agent>/sessions/<file>.jsonl`, so its payloads go to that agent's store. */
+function agentOfSessionPath(arg: string | undefined): string | undefined {
+  if (!arg || !(arg.includes("/") || arg.includes(path.sep))) return undefined;
+  const parts = path.resolve(arg).split(path.sep);
+  const i = parts.length - 3;
+  return i > 0 && parts[i - 1] === "agents" && parts[i + 1] === "sessions" ? parts[i] : undefined;
 }
 
 function resolveSessionFile(arg: string, sessionsDir: string): string {

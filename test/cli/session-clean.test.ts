@@ -132,6 +132,16 @@ describe("session clean on a bloated 2026.4.24 JSONL session", () => {
     expect((JSON.parse(stale.stdout) as SessionCleanReport).sessions[0]!.status).toBe("cleaned");
   });
 
+  it("stashes into the store of the agent whose session folder holds the file", async () => {
+    const opsFile = await writeHostSession(state, "ops", bloatedSession({ turns: 1, outputChars: 5_000, sessionId: "ops-1" }));
+    const run = await runWith(runSessionCommand, ["clean", "--session", opsFile, "--json"], env);
+    const report = JSON.parse(run.stdout) as SessionCleanReport;
+    expect(report.agentId).toBe("ops");
+    const ops = createArtifactStore({ root: artifactRoot(path.join(state, "context-ledger"), "ops") });
+    expect((await ops.stats()).count).toBe(2);
+    expect((await ops.readMeta(report.sessions[0]!.payloads[0]!.handle)).origin).toEqual({ toolName: "exec", toolCallId: "call_0", agentId: "ops", sessionKey: "ops-1" });
+  });
+
   it("takes the host's lock while rewriting and releases it", async () => {
     await runWith(runSessionCommand, ["clean", "--all"], env);
     await expect(fsp.stat(`${file}.lock`)).rejects.toThrow();
