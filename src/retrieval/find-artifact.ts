@@ -1,0 +1,36 @@
+import type { ArtifactStore } from "../artifacts/store-types.js";
+
+/** Who may read what: the stores an agent's fetch looks in, in order. */
+export interface ArtifactScope {
+  openStore: (agentId: string) => ArtifactStore;
+  /** Other agents this agent may read (`"*"`, or a list that may contain `"*"`, means all). */
+  readableAgents: (agentId: string) => readonly string[] | "*";
+  /** Every agent with a store; needed only for `"*"`. @default () => [] */
+  listAgents?: () => readonly string[] | Promise<readonly string[]>;
+}
+
+/** Where an artifact was found. */
+export interface FoundArtifact {
+  agentId: string;
+  store: ArtifactStore;
+}
+
+/**
+ * Looks for `handle` in the calling agent's store, then in the stores of the
+ * agents it may read. Undefined when not found in any of them: an artifact of
+ * an agent it may not read is indistinguishable from a missing one.
+ */
+export async function findArtifact(scope: ArtifactScope, agentId: string, handle: string): Promise<FoundArtifact | undefined> {
+  for (const candidate of await scopeAgents(scope, agentId)) {
+    const store = scope.openStore(candidate);
+    if (await store.has(handle)) return { agentId: candidate, store };
+  }
+  return undefined;
+}
+
+async function scopeAgents(scope: ArtifactScope, agentId: string): Promise<string[]> {
+  const readable = scope.readableAgents(agentId);
+  const all = readable === "*" || readable.includes("*");
+  const others = all ? await (scope.listAgents?.() ?? []) : readable;
+  return [agentId, ...[...others].filter((a) => a !== agentId && a !== "*").sort()];
+}

@@ -1,0 +1,38 @@
+/** JSON schema of `ledger_fetch` parameters (flat, no anyOf: every provider accepts it). */
+export const FETCH_PARAMETERS: Record<string, unknown> = {
+  type: "object",
+  additionalProperties: false,
+  required: ["handle"],
+  properties: {
+    handle: { type: "string", description: "The artifact handle, exactly `ledger:v1:sha256:<64 lowercase hex>`." },
+    selector: {
+      type: "object",
+      description:
+        "What to return. kind: headtail (default) | head {lines} | tail {lines} | grep {pattern, flags, context} | range {start, end} | json {path}.",
+      additionalProperties: false,
+      required: ["kind"],
+      properties: {
+        kind: { type: "string", enum: ["headtail", "head", "tail", "grep", "range", "json"] },
+        lines: { type: "integer", minimum: 1, description: "head/tail: number of lines." },
+        pattern: { type: "string", description: "grep: a regular expression matched line by line (no backreferences or nested repeats)." },
+        flags: { type: "string", description: "grep: `i` to ignore case." },
+        context: { type: "integer", minimum: 0, maximum: 20, description: "grep: lines of context around each match." },
+        start: { type: "integer", minimum: 1, description: "range: first line (1-based)." },
+        end: { type: "integer", minimum: 1, description: "range: last line (inclusive)." },
+        path: { type: "string", description: "json: JSONPath subset: $, .key, ['key'], [n], [-1], [*], .*" },
+      },
+    },
+    maxChars: { type: "integer", minimum: 1, maximum: 20000, description: "Cap of the answer (default 8000, at most 20000)." },
+  },
+};
+
+/** JSON schema of `ledger_peek` parameters. */
+export const PEEK_PARAMETERS: Record<string, unknown> = {
+  type: "object",
+  additionalProperties: false,
+  required: ["handle"],
+  properties: {
+    handle: { type: "string", description: "The artifact handle, exactly `ledger:v1:sha256:<64 lowercase hex>`." },
+    previewChars: { type: "integer", minimum: 300, maximum: 800, description: "Preview size (default 600)." },
+  },
+};

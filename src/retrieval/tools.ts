@@ -1,0 +1,139 @@
+import { formatHandle, parseHandle } from "../artifacts/handle.js";
+import { parseSelector, selectSlice } from "../artifacts/selectors.js";
+import { fmt } from "../artifacts/text-window.js";
+import { describeValue, isLedgerError, LedgerError } from "../errors.js";
+import { buildPreview } from "../results/preview.js";
+import { summarizeOutput } from "../results/summarize-output.js";
+import { findArtifact, type ArtifactScope } from "./find-artifact.js";
+import { FETCH_PARAMETERS, PEEK_PARAMETERS } from "./tool-schemas.js";
+
+/** Dependencies of the retrieval tools. */
+export interface LedgerToolDeps extends ArtifactScope {
+  /** Default cap of a fetch answer. @default 8000 */
+  defaultMaxChars?: number;
+  /** Time limit of a grep. @default 500 */
+  grepTimeoutMs?: number;
+  /** Applied to peek previews and summaries (fetch returns the original). @default identity */
+  redact?: (text: string) => string;
+}
+
+/** The calling agent and session, as the host's tool factory passes them. */
+export interface LedgerToolContext {
+  agentId?: string;
+  sessionKey?: string;
+}
+
+/** A tool in the shape OpenClaw's `api.registerTool` takes. */
+export interface LedgerTool {
+  name: "ledger_fetch" | "ledger_peek";
+  label: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  execute(toolCallId: string, params: unknown, signal?: AbortSignal): Promise<LedgerToolResult>;
+}
+
+/** What a tool call returns: text for the model, details for the host. */
+export interface LedgerToolResult {
+  content: Array<{ type: "text"; text: string }>;
+  details: Record<string, unknown>;
+}
+
+/**
+ * Creates `ledger_fetch` (a bounded slice of an artifact by handle and
+ * selector) and `ledger_peek` (metadata and a short preview) for one agent.
+ * `execute` never throws: failures come back as text plus `details.error`.
+ */
+export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolContext = {}): LedgerTool[] {
+  const agentId = context.agentId ?? "main";
+  const redact = deps.redact ?? ((t: string) => t);
+  return [
+    {
+      name: "ledger_fetch",
+      label: "Ledger fetch",
+      description:
+        "Fetch a bounded slice of an output that context-ledger stored off the prompt. Pass the handle from a `[context-ledger artifact ...]` stub and a selector: headtail (default), head/tail {lines}, grep {pattern, flags: \"i\", context}, range {start, end} (1-based lines), json {path: \"$.items[0].name\"}. Answers are capped (maxChars, default 8000, at most 20000) and say what was left out.",
+      parameters: FETCH_PARAMETERS,
+      execute: (_id, params, signal) =>
+        guarded("fetch", signal, async () => {
+          const p = objectParams(params);
+          const handle = formatHandle(parseHandle(p.handle));
+          const selector = parseSelector(p.selector);
+          const maxChars = optionalInt(p.maxChars, "maxChars", 1, 20_000) ?? deps.defaultMaxChars ?? 8_000;
+          const found = await findArtifact(deps, agentId, handle);
+          if (!found) throw notFound(handle);
+          const text = await found.store.readText(handle);
+          const slice = selectSlice(text, selector, { maxChars, grepTimeoutMs: deps.grepTimeoutMs ?? 500 });
+          return {
+            content: [{ type: "text", text: `[context-ledger fetch ${handle} · ${slice.notice}]\n${slice.text}` }],
+            details: { handle, selector, notice: slice.notice, truncated: slice.truncated, totalLines: slice.totalLines, totalChars: slice.totalChars, returnedChars: slice.text.length, agentId: found.agentId },
+          };
+        }),
+    },
+    {
+      name: "ledger_peek",
+      label: "Ledger peek",
+      description: "Show the metadata (size, lines, format, origin) and a short head-and-tail preview of a stored artifact, by handle.",
+      parameters: PEEK_PARAMETERS,
+      execute: (_id, params, signal) =>
+        guarded("peek", signal, async () => {
+          const p = objectParams(params);
+          const handle = formatHandle(parseHandle(p.handle));
+          const previewChars = Math.min(800, Math.max(300, optionalInt(p.previewChars, "previewChars", 1, 100_000) ?? 600));
+          const found = await findArtifact(deps, agentId, handle);
+          if (!found) throw notFound(handle);
+          const meta = await found.store.readMeta(handle);
+          const text = await found.store.readText(handle);
+          const o = meta.origin;
+          const origin = [o.toolName && `tool ${o.toolName}`, o.toolCallId && `call ${o.toolCallId}`, o.sessionKey && `session ${o.sessionKey}`, o.agentId && `agent ${o.agentId}`].filter(Boolean).join(", ");
+          const lines = [
+            `[context-ledger peek ${handle}]`,
+            `${fmt(meta.bytes)} bytes · ${fmt(meta.lines)} lines · ${meta.format} · kind ${meta.kind} · stored ${fmt(meta.storedBytes)} bytes (${meta.compression}) · created ${meta.createdAt}`,
+            ...(origin ? [`origin: ${origin}`] : []),
+            redact(summarizeOutput(text, { toolName: o.toolName })),
+            "--- preview (head and tail) ---",
+            redact(buildPreview(text, previewChars)),
+            "--- end preview ---",
+          ];
+          return { content: [{ type: "text", text: lines.join("\n") }], details: { handle, meta, agentId: found.agentId } };
+        }),
+    },
+  ];
+}
+
+/**
+ * The factory form for `api.registerTool`: the host calls it with the tool
+ * context of each run, so every agent gets tools scoped to its own store.
+ */
+export function createLedgerToolFactory(deps: LedgerToolDeps): (ctx?: LedgerToolContext) => LedgerTool[] {
+  return (ctx = {}) => createLedgerTools(deps, ctx);
+}
+
+async function guarded(what: string, signal: AbortSignal | undefined, run: () => Promise<LedgerToolResult>): Promise<LedgerToolResult> {
+  try {
+    if (signal?.aborted) throw new LedgerError("aborted", "Expected to run, got an aborted signal");
+    return await run();
+  } catch (err) {
+    const code = isLedgerError(err) ? err.code : "io_failed";
+    const message = err instanceof Error ? err.message : String(err);
+    return { content: [{ type: "text", text: `[context-ledger ${what} error] ${code}: ${message}` }], details: { error: { code, message } } };
+  }
+}
+
+function objectParams(params: unknown): Record<string, unknown> {
+  if (params === null || typeof params !== "object" || Array.isArray(params)) {
+    throw new LedgerError("input_invalid", `Expected parameters like {"handle":"ledger:v1:sha256:..."}, got ${describeValue(params)}`);
+  }
+  return params as Record<string, unknown>;
+}
+
+function optionalInt(value: unknown, name: string, min: number, max: number): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new LedgerError("input_invalid", `Expected \`${name}\` to be an integer between ${min} and ${max}, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
+function notFound(handle: string): LedgerError {
+  return new LedgerError("artifact_not_found", `Expected an artifact for ${handle} readable by this agent, got none`);
+}
