@@ -114,6 +114,9 @@ describe("session clean on a bloated 2026.4.24 JSONL session", () => {
 
   it("refuses a session the gateway holds unless --force; ignores a stale lock", async () => {
     await fsp.writeFile(`${file}.lock`, JSON.stringify({ pid: process.pid, createdAt: new Date().toISOString() }));
+    const dry = await runWith(runSessionCommand, ["clean", "--all", "--dry-run"], env);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(`held by pid ${process.pid}: a real clean is refused without --force`);
     const refused = await runWith(runSessionCommand, ["clean", "--all"], env);
     expect(refused.code).toBe(5);
     expect(refused.stdout).toContain(`held by pid ${process.pid}`);

@@ -65,7 +65,8 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
         return { handle, stub: cliStub(handle, payload, info, options.settings) };
       };
       const plan = await planClean(await fsp.readFile(file, "utf8"), stub, options);
-      return { ...empty, ...withoutText(plan), status: plan.rewrittenEntries > 0 ? "planned" : "unchanged" };
+      const note = lock?.held ? { reason: `held by ${lock.pid !== null ? `pid ${lock.pid}` : "an unknown process"}: a real clean is refused without --force` } : {};
+      return { ...empty, ...withoutText(plan), ...note, status: plan.rewrittenEntries > 0 ? "planned" : "unchanged" };
     }
     const run = async (): Promise<CleanFileResult> => {
       const original = await fsp.readFile(file, "utf8");
