@@ -1,12 +1,11 @@
-import { handleForBytes } from "../artifacts/handle.js";
 import { createCaptureIndex } from "../capture/capture-index.js";
-import { isOversized } from "../capture/capture-turn.js";
 import type { AgentSettings } from "../config/schema.js";
-import { blocksOf, LEDGER_MARKER, roleOf, toolResultIdOf } from "../host/messages.js";
+import { blocksOf, roleOf, toolResultIdOf } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { resolveToolPolicy } from "../results/tool-policy.js";
-import { buildStub } from "../results/stub.js";
+import { planToolResultShape, stubForText, type PendingStash } from "../results/shape-tool-result.js";
+import { shapeLimitsOf } from "./shape-limits.js";
 
 /** Lazily shapes the messages the planner visits; stashes happen in {@link Shaper.flush}. */
 export interface Shaper {
@@ -20,11 +19,6 @@ export interface Shaper {
   offloaded(): number;
 }
 
-interface Pending {
-  content: string;
-  toolName: string;
-  toolCallId: string | undefined;
-}
 
 // Shaped messages per agent, by message identity: the host hands the same
 // objects to every call in a process, so warm assembly re-shapes nothing.
@@ -38,37 +32,42 @@ const shapedCache = new WeakMap<object, Map<string, unknown>>();
  */
 export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identity: SessionIdentity, messages: readonly unknown[]): Shaper {
   const memo = new Map<number, unknown>();
-  const pending = new Map<string, Pending>();
+  const pending = new Map<string, PendingStash>();
   const handles = new Set<string>();
   let offloaded = 0;
   const captures = createCaptureIndex(rt.root, identity.agentId);
-  const cacheKey = `${identity.agentId}\u0000${settings.offload.enabled}`;
+  // Keyed by store root, agent and shaping settings: another runtime or config must not reuse these shapes.
+  const cacheKey = `${rt.root}\u0000${identity.agentId}\u0000${JSON.stringify([settings.offload, settings.schemaStrip, settings.redaction])}`;
 
-  const shapeMessage = (message: unknown, index: number): unknown => {
+  const limits = shapeLimitsOf(settings);
+  const shapeMessage = (message: unknown): unknown => {
     if (!settings.offload.enabled || roleOf(message) !== "toolResult" || !message || typeof message !== "object") return message;
-    const toolName = String((message as Record<string, unknown>).toolName ?? "unknown");
+    const rec = message as Record<string, unknown>;
+    const toolName = String(rec.toolName ?? "unknown");
     const policy = resolveToolPolicy(toolName, settings.offload.tools);
-    if (policy === "full" || policy === "strip") return message;
-    const blocks = blocksOf(message);
     const callId = toolResultIdOf(message);
-    const ephemeral = policy === "ephemeral";
+    const origin = { toolName, ...(callId ? { toolCallId: callId } : {}), agentId: identity.agentId, sessionKey: identity.sessionKey };
+    const exitCode = exitCodeOf(rec.details);
     let changed = false;
-    const next = blocks.map((block) => {
-      const text = block.text;
-      if (typeof text !== "string" || text.startsWith(LEDGER_MARKER)) return block;
-      if (!ephemeral && !isOversized(text, settings)) return block;
-      if (ephemeral && text.length < 200) return block;
-      const captured = callId ? captures.lookup(callId) : undefined;
-      const useCapture = captured !== undefined && captured.chars >= text.length;
-      const handle = useCapture ? captured.handle : handleForBytes(text);
-      if (!useCapture) pending.set(handle, { content: text, toolName, toolCallId: callId });
-      handles.add(handle);
-      offloaded++;
+    const next = blocksOf(message).map((block) => {
+      if (typeof block.text !== "string") return block;
+      const plan = planToolResultShape(block.text, { toolName, policy, limits, origin, exitCode, redact: settings.redaction.enabled, redactPatterns: settings.redaction.patterns });
+      if (!plan.changed) return block;
       changed = true;
-      const stub = buildStub({ handle, text, previewChars: settings.offload.previewChars, label: toolName, totalChars: useCapture ? captured.chars : text.length });
-      return { type: "text", text: rt.redact(settings, stub) };
+      const captured = plan.decision === "offloaded" && callId ? captures.lookup(callId) : undefined;
+      if (captured && captured.chars >= block.text.length) {
+        // The host truncated this output; the stub points at the full original captured earlier.
+        handles.add(captured.handle);
+        offloaded++;
+        const text = stubForText(captured.handle, block.text, { toolName, origin, exitCode, limits, redact: settings.redaction.enabled, redactPatterns: settings.redaction.patterns });
+        return { type: "text", text };
+      }
+      for (const s of plan.stashes) pending.set(s.handle, s);
+      for (const h of plan.handles) handles.add(h);
+      if (plan.decision === "offloaded") offloaded++;
+      return { type: "text", text: plan.text };
     });
-    return changed ? { ...(message as Record<string, unknown>), content: next } : message;
+    return changed ? { ...rec, content: next } : message;
   };
 
   const shape = (index: number): unknown => {
@@ -89,7 +88,7 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
         }
       }
     } else {
-      result = shapeMessage(message, index);
+      result = shapeMessage(message);
       if (cacheable && result !== message) {
         const map = perMessage ?? new Map<string, unknown>();
         map.set(cacheKey, result);
@@ -107,12 +106,10 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
     async flush() {
       const store = rt.store(identity.agentId);
       for (const [handle, p] of pending) {
-        if (stashed.has(handle)) continue;
-        await store.stash(p.content, {
-          kind: "tool-output",
-          origin: { toolName: p.toolName, ...(p.toolCallId ? { toolCallId: p.toolCallId } : {}), agentId: identity.agentId, sessionKey: identity.sessionKey },
-        });
-        stashed.add(handle);
+        const key = `${store.root}\u0000${handle}`;
+        if (stashed.has(key)) continue;
+        await store.stash(p.content, p.info);
+        stashed.add(key);
       }
       pending.clear();
     },
@@ -125,3 +122,9 @@ const HANDLE_IN_STUB = /ledger:v1:sha256:[0-9a-f]{64}/;
 
 // Handles this process already wrote: warm turns skip the store round trip.
 const stashed = new Set<string>();
+
+function exitCodeOf(details: unknown): number | null | undefined {
+  if (!details || typeof details !== "object") return undefined;
+  const code = (details as Record<string, unknown>).exitCode;
+  return typeof code === "number" ? code : undefined;
+}

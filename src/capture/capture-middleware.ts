@@ -2,7 +2,7 @@ import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { LEDGER_MARKER, textOf } from "../host/messages.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import type { CaptureIndex } from "./capture-index.js";
-import { isOversized } from "./capture-turn.js";
+import { isOversized } from "../assembly/shape-limits.js";
 
 /**
  * Registers tool-result middleware that stashes the raw output of oversized

@@ -4,6 +4,7 @@ import type { ArtifactStore } from "../artifacts/store-types.js";
 import type { AgentSettings } from "../config/schema.js";
 import { LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import type { CaptureIndex } from "./capture-index.js";
+import { isOversized } from "../assembly/shape-limits.js";
 
 /** Largest spill file copied into the store. */
 const MAX_SPILL_BYTES = 256 * 1024 * 1024;
@@ -45,15 +46,6 @@ export async function captureTurnOutputs(options: CaptureTurnOptions): Promise<s
     handles.push(handle);
   }
   return handles;
-}
-
-/** True when the offload rule would move this text out of the prompt. */
-export function isOversized(text: string, settings: AgentSettings): boolean {
-  if (text.length > settings.offload.maxChars) return true;
-  if (text.length > settings.offload.structuredMaxChars && /^\s*[[{<]/.test(text)) return true;
-  let lines = 1;
-  for (let i = text.indexOf("\n"); i >= 0 && lines <= settings.offload.maxLines; i = text.indexOf("\n", i + 1)) lines++;
-  return lines > settings.offload.maxLines;
 }
 
 async function bestOriginal(message: unknown): Promise<{ text: string; source: string } | undefined> {
