@@ -43,7 +43,7 @@ export async function runCheckpointCommand(argv: string[], io: CliIo): Promise<n
   }
   let parsed;
   try {
-    parsed = parseCommandLine(rest, SPEC);
+    parsed = parseCommandLine(rest, SPEC, `context-ledger checkpoint ${sub}`);
   } catch (err) {
     io.stderr.write(`context-ledger checkpoint ${sub}: ${errorMessage(err)}\n${USAGE}`);
     return 1;

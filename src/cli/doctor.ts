@@ -34,7 +34,7 @@ const USAGE = "Usage: context-ledger doctor [--fix] [--json] [--openclaw-state D
 export async function runDoctorCommand(argv: string[], io: CliIo): Promise<number> {
   let values;
   try {
-    values = parseCommandLine(argv, SPEC).values;
+    values = parseCommandLine(argv, SPEC, "context-ledger doctor").values;
   } catch (err) {
     io.stderr.write(`context-ledger doctor: ${errorMessage(err)}\n${USAGE}`);
     return 1;

@@ -55,7 +55,7 @@ export async function runSessionCommand(argv: string[], io: CliIo): Promise<numb
   let keepLast: number;
   let minChars: number;
   try {
-    values = parseCommandLine(rest, SPEC).values;
+    values = parseCommandLine(rest, SPEC, "context-ledger session clean").values;
     keepLast = intOption(values, "keep-last", 0);
     minChars = intOption(values, "min-chars", DEFAULT_MIN_CHARS);
     if (values.help) {

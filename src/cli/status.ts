@@ -56,7 +56,7 @@ const USAGE = "Usage: context-ledger status [--agent ID] [--session KEY] [--json
 export async function runStatusCommand(argv: string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseCommandLine(argv, SPEC);
+    parsed = parseCommandLine(argv, SPEC, "context-ledger status");
   } catch (err) {
     io.stderr.write(`context-ledger status: ${errorMessage(err)}\n${USAGE}`);
     return 1;

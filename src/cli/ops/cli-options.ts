@@ -1,8 +1,8 @@
-import { parseArgs, type ParseArgsConfig } from "node:util";
 import { LedgerError } from "../../errors.js";
+import { parseArgv, type ArgSpec } from "../args.js";
 
-/** Option spec of one command (the shape `node:util` `parseArgs` takes). */
-export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+/** Option spec of one command (the shared CLI parser's spec). */
+export type OptionSpec = ArgSpec;
 
 /** Parsed command line: named values and positionals. */
 export interface ParsedCommandLine {
@@ -11,16 +11,13 @@ export interface ParsedCommandLine {
 }
 
 /**
- * Parses `argv` strictly against `spec`; unknown options and missing values
- * throw `input_invalid` (the commands map it to the usage exit code 1).
+ * Parses `argv` strictly against `spec` with the shared CLI parser; unknown
+ * options and missing values throw `input_invalid` (the commands map it to
+ * the usage exit code 1).
  */
-export function parseCommandLine(argv: string[], spec: OptionSpec): ParsedCommandLine {
-  try {
-    const { values, positionals } = parseArgs({ args: argv, options: spec, strict: true, allowPositionals: true });
-    return { values: values as ParsedCommandLine["values"], positionals };
-  } catch (err) {
-    throw new LedgerError("input_invalid", (err as Error).message, { cause: err });
-  }
+export function parseCommandLine(argv: string[], spec: OptionSpec, command = "context-ledger"): ParsedCommandLine {
+  const { flags, positionals } = parseArgv(argv, spec, command);
+  return { values: flags, positionals };
 }
 
 /** A non-negative integer option, or `fallback` when absent; throws `input_invalid` otherwise. */
