@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestEngine, user } from "../support/engine-harness.js";
+import { factRecall, generatePlantedConversation } from "../support/planted-facts.js";
+
+const promptText = (view: { messages: unknown[]; systemPromptAddition?: string }) => `${view.systemPromptAddition ?? ""}\n${JSON.stringify(view.messages)}`;
+
+describe("continuity through the engine", () => {
+  let t: Awaited<ReturnType<typeof createTestEngine>>;
+  beforeAll(async () => {
+    t = await createTestEngine();
+  });
+  afterAll(async () => t.cleanup());
+
+  it("keeps ≥ 90% of 40 planted facts after 60 turns and 3 compactions (deterministic summarizer)", async () => {
+    const convo = generatePlantedConversation({ seed: 1, turns: 60 });
+    const session = { sessionId: "facts", sessionKey: "agent:main:facts" };
+    const budget = 12_000;
+    let view = { messages: [] as unknown[], systemPromptAddition: undefined as string | undefined };
+    let compactions = 0;
+    for (let turn = 1; turn < convo.turnStarts.length; turn++) {
+      const history = convo.messages.slice(0, convo.turnStarts[turn]);
+      view = (await t.engine.assemble({ ...session, messages: history, tokenBudget: budget })) as typeof view;
+      if (turn % 15 === 0) {
+        const res = await t.engine.compact({ ...session, force: true, tokenBudget: budget });
+        if (res.compacted) compactions++;
+      }
+    }
+    view = (await t.engine.assemble({ ...session, messages: convo.messages, tokenBudget: budget })) as typeof view;
+    const recall = factRecall(promptText(view), convo.facts);
+    expect(compactions).toBe(3);
+    expect(convo.facts).toHaveLength(40);
+    expect(recall.share).toBeGreaterThanOrEqual(0.9);
+    console.info(`[continuity] recall ${recall.recalled}/${recall.total} (${(recall.share * 100).toFixed(0)}%) after ${compactions} compactions`);
+  });
+
+  it("100 forced compactions: the summary neither nests nor grows past its bound", async () => {
+    const convo = generatePlantedConversation({ seed: 2, turns: 60 });
+    const session = { sessionId: "cycles", sessionKey: "agent:main:cycles" };
+    let messages = convo.messages.slice();
+    for (let i = 0; i < 100; i++) {
+      const view = await t.engine.assemble({ ...session, messages, tokenBudget: 6_000 });
+      await t.engine.compact({ ...session, force: true, tokenBudget: 6_000 });
+      const summary = (view as { systemPromptAddition?: string }).systemPromptAddition ?? "";
+      expect(summary.length).toBeLessThanOrEqual(4_000);
+      expect(summary.split("[context-ledger summary]").length - 1).toBeLessThanOrEqual(1);
+      // Feed the summary back as if the model had quoted it: it must not be summarised again.
+      messages = [...messages, user(`cycle ${i}: as you said: ${summary.slice(0, 500)}`), { role: "assistant", content: [{ type: "text", text: `ok ${i}` }] }];
+    }
+  });
+
+  it("/reset starts a new epoch: nothing from before leaks into the new conversation's summary", async () => {
+    const session = { sessionId: "same-id", sessionKey: "agent:main:reset" };
+    const before = generatePlantedConversation({ seed: 3, turns: 30 });
+    await t.engine.assemble({ ...session, messages: before.messages, tokenBudget: 4_000 });
+    await t.engine.compact({ ...session, force: true, tokenBudget: 4_000 });
+    const fresh = [user("Brand new conversation after /reset: list the files in src."), { role: "assistant", content: [{ type: "text", text: "Sure." }] }, user("and now?")];
+    const view = (await t.engine.assemble({ ...session, messages: fresh, tokenBudget: 4_000 })) as { messages: unknown[]; systemPromptAddition?: string };
+    expect(view.systemPromptAddition).toBeUndefined();
+    expect(factRecall(promptText(view), before.facts).recalled).toBe(0);
+  });
+
+  it("a rewind (shorter, diverged transcript) rolls the summary back instead of keeping stale turns", async () => {
+    const session = { sessionId: "rewind", sessionKey: "agent:main:rewind" };
+    const convo = generatePlantedConversation({ seed: 4, turns: 40 });
+    await t.engine.assemble({ ...session, messages: convo.messages, tokenBudget: 5_000 });
+    const cut = convo.turnStarts[10] as number;
+    const branch = [...convo.messages.slice(0, cut), user("On second thought, take another approach entirely."), { role: "assistant", content: [{ type: "text", text: "Switching approach." }] }, user("go")];
+    const view = (await t.engine.assemble({ ...session, messages: branch, tokenBudget: 5_000 })) as { messages: unknown[]; systemPromptAddition?: string };
+    const later = convo.facts.filter((f) => f.turn >= 11);
+    expect(later.length).toBeGreaterThan(0);
+    const leaked = later.filter((f) => (view.systemPromptAddition ?? "").includes(f.text));
+    expect(leaked).toEqual([]);
+    expect(view.messages.at(-1)).toEqual(branch.at(-1));
+  });
+});
