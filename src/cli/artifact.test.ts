@@ -1,0 +1,118 @@
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { handleForBytes, HANDLE_PREFIX } from "../artifacts/handle.js";
+import { artifactPaths } from "../artifacts/blob-path.js";
+import { artifactRoot } from "../state/paths.js";
+import { runArtifactCommand } from "./artifact.js";
+import { parseArgv, parseDuration, parseSize } from "./args.js";
+
+let tmp: string;
+let state: string;
+const LOG = Array.from({ length: 500 }, (_, i) => `row ${i + 1}${i === 299 ? " ERROR timeout" : ""}`).join("\n");
+
+beforeEach(async () => {
+  tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "ledger-cli-"));
+  state = path.join(tmp, "ledger");
+});
+afterEach(async () => {
+  await fsp.rm(tmp, { recursive: true, force: true });
+});
+
+async function run(argv: string[], stdin = ""): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (d: Buffer) => (out += d.toString()));
+  stderr.on("data", (d: Buffer) => (err += d.toString()));
+  const env = { HOME: path.join(tmp, "home"), OPENCLAW_STATE_DIR: path.join(tmp, "oc") };
+  const code = await runArtifactCommand([...argv, "--state-dir", state], { stdout, stderr, stdin: Readable.from([Buffer.from(stdin)]), env });
+  return { code, out, err };
+}
+
+describe("context-ledger artifact", () => {
+  it("stashes from a file and from stdin, with --json receipts", async () => {
+    const file = path.join(tmp, "out.log");
+    await fsp.writeFile(file, LOG);
+    const a = await run(["stash", file]);
+    expect(a).toMatchObject({ code: 0, out: `${handleForBytes(LOG)}\n` });
+    const b = await run(["stash", "-", "--json", "--agent", "ops"], LOG);
+    const receipt = JSON.parse(b.out);
+    expect(receipt).toMatchObject({ schema: "context-ledger.artifact.stash.v1", handle: handleForBytes(LOG), created: true, agentId: "ops" });
+    expect(receipt.meta).toMatchObject({ bytes: LOG.length, lines: 500, kind: "cli" });
+    expect(JSON.parse((await run(["stash", file, "--json"])).out).created).toBe(false);
+  });
+
+  it("fetches slices with flags or a JSON selector and reports the notice on stderr", async () => {
+    const handle = (await run(["stash"], LOG)).out.trim();
+    const g = await run(["fetch", handle, "--pattern", "error", "--flags", "i"]);
+    expect(g).toMatchObject({ code: 0, out: "300:row 300 ERROR timeout\n", err: "grep /error/i: 1 matching lines of 500, 1 shown\n" });
+    const r = await run(["fetch", handle, "--selector", '{"kind":"range","start":2,"end":3}', "--json"]);
+    expect(JSON.parse(r.out)).toMatchObject({ schema: "context-ledger.artifact.fetch.v1", text: "row 2\nrow 3", truncated: false, totalLines: 500 });
+    const t = await run(["fetch", handle, "--selector", "tail", "--lines", "1"]);
+    expect(t.out).toBe("row 500\n");
+    expect((await run(["fetch", handle, "--raw"])).out).toBe(LOG);
+    const peek = JSON.parse((await run(["peek", handle, "--json"])).out);
+    expect(peek).toMatchObject({ schema: "context-ledger.artifact.peek.v1", handle, meta: { lines: 500 } });
+    expect(peek.preview.length).toBeLessThan(700);
+  });
+
+  it("maps failures to exit codes 1, 2, 3 and 4", async () => {
+    const handle = (await run(["stash"], "hello corrupt world")).out.trim();
+    expect((await run(["fetch", handle, "--bogus"])).code).toBe(1);
+    expect((await run(["frobnicate"])).code).toBe(1);
+    expect((await run(["fetch"])).code).toBe(1);
+    expect((await run(["fetch", `${HANDLE_PREFIX}${"0".repeat(64)}`])).code).toBe(2);
+    expect((await run(["rm", `${HANDLE_PREFIX}${"0".repeat(64)}`])).code).toBe(2);
+    expect((await run(["fetch", handle.toUpperCase()])).code).toBe(4);
+    expect((await run(["fetch", handle, "--pattern", "(a+)+"])).code).toBe(4);
+    expect((await run(["fetch", handle, "--selector", "{nope"])).code).toBe(4);
+    await fsp.writeFile(artifactPaths(artifactRoot(state, "main"), handle.slice(-64)).blob, "hello c0rrupt world");
+    const bad = await run(["fetch", handle]);
+    expect(bad.code).toBe(3);
+    expect(bad.out).toBe("");
+    expect(bad.err).toMatch(/artifact_corrupt/);
+  });
+
+  it("lists, removes and garbage-collects with --dry-run", async () => {
+    const a = (await run(["stash"], "first")).out.trim();
+    const b = (await run(["stash"], "second")).out.trim();
+    const list = JSON.parse((await run(["list", "--json"])).out);
+    expect(list).toMatchObject({ schema: "context-ledger.artifact.list.v1", count: 2, bytes: 11 });
+    // b is referenced from ledger state: gc keeps it.
+    const sessions = path.join(state, "agents", "main", "sessions", "s1");
+    await fsp.mkdir(sessions, { recursive: true });
+    await fsp.writeFile(path.join(sessions, "state.json"), JSON.stringify({ handles: [b] }));
+    const dry = JSON.parse((await run(["gc", "--max-age", "0s", "--dry-run", "--json"])).out);
+    expect(dry).toMatchObject({ schema: "context-ledger.artifact.gc.v1", dryRun: true, referencedKept: 1 });
+    expect(dry.removed.map((r: { handle: string }) => r.handle)).toEqual([a]);
+    expect(JSON.parse((await run(["list", "--json"])).out).count).toBe(2);
+    const real = await run(["gc", "--max-age", "0s"]);
+    expect(real.out).toMatch(/^removed ledger:v1:sha256:[0-9a-f]{64} 5 B expired/);
+    expect(JSON.parse((await run(["list", "--json"])).out).artifacts.map((m: { handle: string }) => m.handle)).toEqual([b]);
+    const rm = JSON.parse((await run(["rm", b, "--json"])).out);
+    expect(rm).toEqual({ schema: "context-ledger.artifact.rm.v1", agentId: "main", removed: [b], missing: [] });
+  });
+});
+
+describe("args", () => {
+  it("parses flags, values, = forms and positionals; refuses unknown flags", () => {
+    const spec = { json: { type: "boolean" as const }, agent: { type: "string" as const }, help: { type: "boolean" as const, short: "h" } };
+    expect(parseArgv(["a", "--agent", "ops", "--json", "-", "--agent=x", "-h", "--", "--json"], spec)).toEqual({ flags: { agent: "x", json: true, help: true }, positionals: ["a", "-", "--json"] });
+    expect(() => parseArgv(["--nope"], spec, "artifact fetch")).toThrow("Unknown option `--nope` for `artifact fetch`; expected one of --json, --agent, --help");
+    expect(() => parseArgv(["--agent"], spec)).toThrow(/needs a value/);
+    expect(() => parseArgv(["--json=1"], spec)).toThrow(/takes no value/);
+  });
+
+  it("parses durations and sizes", () => {
+    expect(parseDuration("30d")).toBe(30 * 86_400_000);
+    expect(parseDuration("90s")).toBe(90_000);
+    expect(parseSize("1G")).toBe(1024 ** 3);
+    expect(parseSize("512MiB")).toBe(512 * 1024 ** 2);
+    expect(parseSize("2048")).toBe(2048);
+    expect(() => parseSize("lots")).toThrow(/like 500M/);
+  });
+});
