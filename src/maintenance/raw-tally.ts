@@ -23,7 +23,8 @@ export function rawChars(message: unknown): number {
     if (typeof block.text === "string") chars += block.text.length;
     else if (typeof block.thinking === "string") chars += block.thinking.length;
     else if (block.type === "image") chars += IMAGE_CHARS;
-    else if (block.type === "toolCall") chars += String(block.name ?? "").length + safeJson(block.arguments).length;
+    // safeJson, not String(): a name like `{"toString": 1}` from parsed JSON makes String() throw.
+    else if (block.type === "toolCall") chars += (typeof block.name === "string" ? block.name.length : safeJson(block.name ?? "").length) + safeJson(block.arguments).length;
     else chars += safeJson(block).length;
   }
   return chars;
