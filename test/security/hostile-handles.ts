@@ -1,0 +1,40 @@
+/** Strings that are not handles: traversal, encodings, unicode look-alikes, NUL, absolute paths, near misses. */
+export const HEX = "a".repeat(64);
+export const MALFORMED_HANDLES: readonly unknown[] = [
+  "",
+  " ",
+  "ledger:v1:sha256:",
+  `ledger:v1:sha256:${HEX.slice(1)}`,
+  `ledger:v1:sha256:${HEX}a`,
+  `ledger:v1:sha256:${HEX.toUpperCase()}`,
+  `LEDGER:V1:SHA256:${HEX}`,
+  `ledger:v2:sha256:${HEX}`,
+  `ledger:v1:md5:${HEX}`,
+  ` ledger:v1:sha256:${HEX}`,
+  `ledger:v1:sha256:${HEX}\n`,
+  `xledger:v1:sha256:${HEX}`,
+  `ledger:v1:sha256:${"a".repeat(62)}/x`,
+  "ledger:v1:sha256:../../../../../../etc/passwd",
+  `ledger:v1:sha256:../${"a".repeat(61)}`,
+  `ledger:v1:sha256:${"%2e%2e%2f".repeat(7)}a`,
+  `ledger:v1:sha256:%2e%2e%2f${"a".repeat(55)}`,
+  `ledger:v1:sha256:..%2f..%2f${"a".repeat(54)}`,
+  `ledger:v1:sha256:\u2024\u2024/${"a".repeat(61)}`,
+  `ledger:v1:sha256:\uff0e\uff0e\uff0f${"a".repeat(61)}`,
+  `ledger:v1:sha256:${"a".repeat(63)}\u0000`,
+  `ledger:v1:sha256:\u0000${"a".repeat(63)}`,
+  `ledger:v1:sha256:${"ａ".repeat(64)}`,
+  `ledger:v1:sha256:${"a".repeat(60)}\u0430\u0430\u0430\u0430`,
+  "../../../../etc/passwd",
+  "/etc/passwd",
+  "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+  "..\\..\\windows\\system32",
+  "C:\\Windows\\win.ini",
+  "file:///etc/passwd",
+  `ledger:v1:sha256:${HEX}/../../../etc/passwd`,
+  `${HEX}`,
+  `sha256:${HEX}`,
+];
+
+/** Non-string values a tool call or a careless caller may pass as a handle. */
+export const NON_STRING_HANDLES: readonly unknown[] = [undefined, null, 0, 42, true, {}, [], { handle: HEX }, [`ledger:v1:sha256:${HEX}`]];
