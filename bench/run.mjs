@@ -65,6 +65,16 @@ for (const k of Object.keys(results)) if (results[k]?.error) delete results[k].t
 
 await mkdir(new URL("./results/", import.meta.url), { recursive: true });
 const file = new URL(`./results/${date}${quick ? "-quick" : ""}.json`, import.meta.url);
+if (only) {
+  // A partial run updates today's results instead of replacing them.
+  const { readFile } = await import("node:fs/promises");
+  const saved = await readFile(file, "utf8").then(JSON.parse, () => undefined);
+  if (saved) {
+    for (const key of Object.keys(saved)) if (!(key in results) || (steps.some(([k]) => k === key) && !wanted(key))) results[key] = saved[key];
+    results.durationMs = saved.durationMs;
+    results.partialRerun = [...only];
+  }
+}
 await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
 if (!quick) await writeReport(results, { docsDir: new URL("../docs/", import.meta.url) });
 

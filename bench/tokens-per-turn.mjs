@@ -35,6 +35,17 @@ function extendsPrevious(prevJson, json) {
   return true;
 }
 
+// JSON per message object: the pass-through's prompts repeat the whole history on every call.
+const jsonOf = new WeakMap();
+const toJson = (m) => {
+  let j = jsonOf.get(m);
+  if (j === undefined) {
+    j = JSON.stringify(m);
+    jsonOf.set(m, j);
+  }
+  return j;
+};
+
 /** Share of prompts (after the first) whose messages extend the previous prompt byte for byte. */
 export function cacheStability(calls, { withSystem = false } = {}) {
   let stable = 0;
@@ -42,7 +53,7 @@ export function cacheStability(calls, { withSystem = false } = {}) {
   let prevSys;
   for (const call of calls) {
     const messages = call.view ? call.view.messages : call.messages;
-    const json = messages.map((m) => JSON.stringify(m));
+    const json = messages.map(toJson);
     const sys = call.view?.systemPromptAddition ?? "";
     if (prev && extendsPrevious(prev, json) && (!withSystem || sys === prevSys)) stable++;
     prev = json;
@@ -123,8 +134,20 @@ export async function runTokensPerTurnBench(options = {}) {
 
   const on = engines["context-ledger @128k"];
   const off = engines["context-ledger @128k, offload off"];
-  const offload = { p50Ratio: round(on.band.p50 / off.band.p50), totalRatio: round(on.totalSent / off.totalSent), withP50: on.band.p50, withoutP50: off.band.p50 };
-  log(`offload ratio @128k: p50 prompt ${offload.withP50} vs ${offload.withoutP50} tokens (x${offload.p50Ratio}); total sent x${offload.totalRatio}`);
+  // Once the history outgrows the budget both runs fill it, so the telling ratio is how much
+  // conversation a prompt carries: messages kept per prompt, and tokens per kept message.
+  const keptOn = summarize(runs.ledger128k.calls.map((c) => c.kept));
+  const keptOff = summarize(runs.ledgerNoOffload128k.calls.map((c) => c.kept));
+  const tokPerMsg = (run) => summarize(run.calls.map((c) => c.tokens / Math.max(1, c.kept)));
+  const offload = {
+    p50Ratio: round(on.band.p50 / off.band.p50),
+    totalRatio: round(on.totalSent / off.totalSent),
+    withP50: on.band.p50,
+    withoutP50: off.band.p50,
+    keptMessagesP50: { with: keptOn.p50, without: keptOff.p50, ratio: round(keptOn.p50 / keptOff.p50) },
+    tokensPerKeptMessageP50: { with: tokPerMsg(runs.ledger128k).p50, without: tokPerMsg(runs.ledgerNoOffload128k).p50, ratio: round(tokPerMsg(runs.ledger128k).p50 / tokPerMsg(runs.ledgerNoOffload128k).p50) },
+  };
+  log(`offload ratio @128k: p50 prompt ${offload.withP50} vs ${offload.withoutP50} tokens (x${offload.p50Ratio}); total sent x${offload.totalRatio}; messages kept per prompt p50 ${keptOn.p50} vs ${keptOff.p50} (x${offload.keptMessagesP50.ratio}); tokens per kept message x${offload.tokensPerKeptMessageP50.ratio}`);
 
   const assembleMs = summarize(runs.ledger128k.calls.map((c) => c.ms));
   const honest = runs.ledger128k.calls.concat(runs.ledger32k.calls).filter((c) => c.tokens > c.estimated).length;
