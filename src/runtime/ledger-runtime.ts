@@ -58,11 +58,9 @@ export interface LedgerRuntime {
 export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntime {
   const { config } = options;
   const root = resolveLedgerRoot({ stateDir: config.stateDir, env: options.env });
-  const logger = createLedgerLogger(options.hostLogger, {
-    level: config.logLevel,
-    redact: config.redaction.enabled ? (t) => redactSecrets(t, config.redaction.patterns) : undefined,
-  });
-  const events = createEventLog(eventLogPath(root));
+  const redactLine = config.redaction.enabled ? (t: string) => redactSecrets(t, config.redaction.patterns) : undefined;
+  const logger = createLedgerLogger(options.hostLogger, { level: config.logLevel, redact: redactLine });
+  const events = createEventLog(eventLogPath(root), redactLine);
   const stores = new Map<string, ArtifactStore>();
   const counters = new Map<string, TokenCounter>();
   const settingsCache = new Map<string, AgentSettings>();

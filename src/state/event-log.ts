@@ -17,12 +17,17 @@ export interface EventLog {
   flush(): Promise<void>;
 }
 
-/** Creates an append-only JSONL event log at `file` (0600, O_APPEND, so processes interleave whole lines). */
-export function createEventLog(file: string): EventLog {
+/**
+ * Creates an append-only JSONL event log at `file` (0600, O_APPEND, so processes
+ * interleave whole lines). `redact` is applied to each serialized line: events
+ * carry error messages, which may quote secret-bearing input.
+ */
+export function createEventLog(file: string, redact?: (text: string) => string): EventLog {
   let chain: Promise<void> = Promise.resolve();
   let ready: Promise<void> | undefined;
   const write = (event: LedgerEvent): Promise<void> => {
-    const line = `${JSON.stringify({ ts: new Date().toISOString(), pid: process.pid, ...event })}\n`;
+    const json = JSON.stringify({ ts: new Date().toISOString(), pid: process.pid, ...event });
+    const line = `${redact ? redact(json) : json}\n`;
     ready ??= ensureDir(path.dirname(file)).catch(() => undefined);
     chain = chain
       .then(() => ready)
