@@ -1,4 +1,5 @@
 import { describeValue, LedgerError } from "../errors.js";
+import { parseJsonPath } from "./json-path.js";
 import { MAX_GREP_CONTEXT, SELECTOR_KINDS, type Selector } from "./selector-types.js";
 
 const MAX_LINE_NUMBER = 100_000_000;
@@ -62,6 +63,7 @@ export function parseSelector(input: unknown): Selector {
       if (typeof o.path !== "string" || o.path.length === 0) {
         throw invalid(`Expected \`path\` to be a JSONPath string such as \`$.items[0].name\`, got ${describeValue(o.path)}`);
       }
+      parseJsonPath(o.path); // refuse an unsupported path before any artifact is read
       return { kind: "json", path: o.path };
     }
   }

@@ -91,8 +91,9 @@ describe("selectSlice", () => {
     expect(selectSlice(doc, sel({ kind: "json", path: "$['odd key'].x" }), { maxChars: 8000 }).text).toBe("true");
     expect(selectSlice(doc, sel({ kind: "json", path: "$.nope" }), { maxChars: 8000 }).notice).toBe("$.nope: no value (missing member `nope` at $)");
     expect(errCode(() => selectSlice("not json", sel({ kind: "json", path: "$" }), { maxChars: 10 }))).toBe("selector_invalid");
-    expect(errCode(() => sel({ kind: "json", path: "$..name" }))).toBe("ok");
-    expect(errCode(() => selectSlice(doc, sel({ kind: "json", path: "$..name" }), { maxChars: 10 }))).toBe("selector_invalid");
+    expect(errCode(() => sel({ kind: "json", path: "$..name" }))).toBe("selector_invalid");
+    expect(errCode(() => sel({ kind: "json", path: "items" }))).toBe("selector_invalid");
+    expect(errCode(() => selectSlice(doc, { kind: "json", path: "$[?(@.n)]" }, { maxChars: 10 }))).toBe("selector_invalid");
   });
 });
 

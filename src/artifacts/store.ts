@@ -163,9 +163,10 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
       const handle = formatHandle(hex);
       const paths = artifactPaths(root, hex);
       const real = (await rootReal(true)) as string;
-      const existing = await tryReadMetaHex(hex).catch(() => undefined);
-      if (existing && (await fsp.lstat(paths.blob).then(() => true, () => false))) {
-        return { handle, meta: existing, created: false };
+      await assertInsideStore(real, paths.blob);
+      if (await fsp.lstat(paths.blob).then(() => true, () => false)) {
+        const existing = await tryReadMetaHex(hex).catch(() => undefined);
+        if (existing) return { handle, meta: existing, created: false };
       }
       const encoded = encodeBlob(bytes, options.gzipLevel ?? 1);
       await makeRoom(encoded.data.length);
