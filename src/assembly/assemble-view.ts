@@ -2,7 +2,7 @@ import { REPLY_PRIMING_TOKENS } from "../budget/count-projection.js";
 import { planWindow, type WindowPlan } from "../budget/planner.js";
 import type { AgentSettings } from "../config/schema.js";
 import { fingerprintMessage } from "../host/messages.js";
-import { normalizeBudget, type NormalizedBudget, type SessionIdentity } from "../host/normalize.js";
+import { hostPromptBudget, normalizeBudget, type HostGeneration, type NormalizedBudget, type SessionIdentity } from "../host/normalize.js";
 import { advanceTally } from "../maintenance/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordDebt, type DebtReading } from "../state/session-state.js";
@@ -16,6 +16,8 @@ export interface AssembleViewInput {
   messages: unknown;
   tokenBudget: unknown;
   model?: unknown;
+  /** Which host generation is calling (its budget means different things). */
+  generation?: HostGeneration;
 }
 
 /** What assemble returns to the host, plus the ledger's own reading. */
@@ -45,7 +47,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   const messages = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
   const modelId = typeof input.model === "string" ? input.model : undefined;
   const counter = rt.counter(settings, modelId);
-  const budget = normalizeBudget(input.tokenBudget, {
+  const budget = normalizeBudget(hostPromptBudget(input.generation ?? "2026.9", input.tokenBudget), {
     fallbackTokens: settings.budget.fallbackBudgetTokens,
     minTokens: settings.budget.minBudgetTokens,
   });

@@ -1,6 +1,6 @@
 import { assembleView } from "../assembly/assemble-view.js";
 import { passThroughView, safeFallbackView } from "../assembly/pass-through.js";
-import { normalizeFactoryContext, resolveSessionIdentity, type HostContext } from "../host/normalize.js";
+import { hostPromptBudget, normalizeFactoryContext, resolveSessionIdentity, type HostContext } from "../host/normalize.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { compactSession } from "../maintenance/compact.js";
 import { payDownDebt } from "../maintenance/paydown.js";
@@ -112,7 +112,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
         const settings = rt.settings(id.agentId);
         const started = performance.now();
         const view = settings.enabled
-          ? await assembleView(rt, settings, { identity: id, messages: p.messages, tokenBudget: p.tokenBudget, model: p.model })
+          ? await assembleView(rt, settings, { identity: id, messages: p.messages, tokenBudget: p.tokenBudget, model: p.model, generation: host.generation })
           : passThroughView(rt, settings, p.messages, p.model);
         void rt.events.write({
           op: "assemble",
@@ -142,7 +142,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
         const id = who(p);
         const settings = rt.settings(id.agentId);
         const result = settings.enabled
-          ? await compactSession(rt, settings, { identity: id, tokenBudget: p.tokenBudget, force: p.force, currentTokenCount: p.currentTokenCount })
+          ? await compactSession(rt, settings, { identity: id, tokenBudget: hostPromptBudget(host.generation, p.tokenBudget), force: p.force, currentTokenCount: p.currentTokenCount })
           : { ok: true, compacted: false, reason: "disabled" };
         void rt.events.write({ op: "compact", agentId: id.agentId, sessionKey: id.sessionKey, force: p.force === true, compacted: result.compacted, reason: result.reason ?? null });
         return result;

@@ -124,3 +124,22 @@ export function rewriteCapability(
   const fn = (runtimeContext as Record<string, unknown>).rewriteTranscriptEntries;
   return typeof fn === "function" ? (fn as never) : undefined;
 }
+
+/** 2026.4.24's compaction reserve (OpenClaw's floor over pi's 16,384 default). */
+export const HOST_424_RESERVE_TOKENS = 20_000;
+/** 2026.4.24's precheck multiplies its chars/4 estimate by this. */
+export const HOST_424_SAFETY_MARGIN = 1.2;
+
+/**
+ * The prompt budget the host will really admit. 2026.9.x passes it. 2026.4.24
+ * passes the whole context window, but its precheck admits only the window
+ * minus the reserve (never below min(8000, window/2)), sized as chars/4 × 1.2;
+ * a view planned for the whole window would be compacted and reset there.
+ */
+export function hostPromptBudget(generation: HostGeneration, requested: unknown): unknown {
+  if (generation !== "2026.4" || typeof requested !== "number" || !Number.isFinite(requested) || requested <= 0) return requested;
+  const window = Math.floor(requested);
+  const minPrompt = Math.min(8_000, Math.max(1, Math.floor(window * 0.5)));
+  const reserve = Math.min(HOST_424_RESERVE_TOKENS, Math.max(0, window - minPrompt));
+  return Math.max(1, Math.floor((window - reserve) / HOST_424_SAFETY_MARGIN));
+}

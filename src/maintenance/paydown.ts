@@ -24,6 +24,9 @@ export interface PaydownInput {
   abortSignal?: AbortSignal;
 }
 
+/** Raw history the paydown aims at, as a share of the host's prompt budget (room for system prompt and the new turn). */
+export const PAYDOWN_TARGET_SHARE = 0.6;
+
 const nothing = (reason: string): PaydownResult => ({ changed: false, bytesFreed: 0, rewrittenEntries: 0, reason });
 
 /**
@@ -44,13 +47,18 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;
   let raw = entries.reduce((sum, e) => sum + estimateRawTokens(e.message), 0);
-  const candidates = pickCandidates(entries, settings, raw > budget / 2);
+  // Oversized tool results always go (the prompt shows them as stubs anyway); long assistant
+  // texts only while the raw history stays above this share of the budget the host admits.
+  const target = Math.floor(budget * PAYDOWN_TARGET_SHARE);
+  const candidates = pickCandidates(entries, settings);
   const store = rt.store(identity.agentId);
   const captures = createCaptureIndex(rt.root, identity.agentId);
   const replacements: { entryId: string; message: Record<string, unknown> }[] = [];
   let freedChars = 0;
-  for (const entry of candidates.slice(0, settings.maintenance.maxEntriesPerCall)) {
+  for (const entry of candidates) {
+    if (replacements.length >= settings.maintenance.maxEntriesPerCall) break;
     if (input.abortSignal?.aborted) throw new LedgerError("aborted", "Expected maintain() to run to completion, got an abort signal");
+    if (roleOf(entry.message) === "assistant" && raw <= target) break;
     const stub = await stubEntry(entry, settings, store, captures, identity);
     if (!stub) continue;
     freedChars += textOf(entry.message).length - textOf(stub).length;
@@ -75,7 +83,7 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
   return out;
 }
 
-function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings, includeAssistant: boolean): TranscriptEntry[] {
+function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings): TranscriptEntry[] {
   const min = settings.maintenance.minEntryChars;
   const tools: TranscriptEntry[] = [];
   const answers: TranscriptEntry[] = [];
@@ -84,7 +92,7 @@ function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings, inc
     const big = blocksOf(entry.message).some((b) => typeof b.text === "string" && b.text.length > min && !b.text.startsWith(LEDGER_MARKER));
     const aggregated = (entry.message.details as Record<string, unknown> | undefined)?.aggregated;
     if (role === "toolResult" && (big || (typeof aggregated === "string" && aggregated.length > min))) tools.push(entry);
-    else if (role === "assistant" && includeAssistant && big) answers.push(entry);
+    else if (role === "assistant" && big) answers.push(entry);
   }
   return [...tools, ...answers];
 }

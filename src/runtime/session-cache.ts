@@ -43,6 +43,8 @@ export function createSessionCache(root: string): SessionCache {
   const read = async (agentId: string, sessionKey: string): Promise<SessionState> => {
     const file = fileOf(agentId, sessionKey);
     const cached = entries.get(file);
+    // While our own writes are queued the cached state is the newest there is.
+    if (cached && (cached.writing || cached.pending.length > 0)) return cached.state;
     const mtimeMs = await fsp.stat(file).then((s) => s.mtimeMs, () => -1);
     if (cached && cached.mtimeMs === mtimeMs) return cached.state;
     let state: SessionState | undefined;

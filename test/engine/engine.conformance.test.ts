@@ -7,6 +7,6 @@ describeEngineConformance("context-ledger (2026.9 factory)", async () => {
 });
 
 describeEngineConformance("context-ledger (2026.4 factory, no argument)", async () => {
-  const t = await createTestEngine({}, undefined);
+  const t = await createTestEngine({}, "2026.4");
   return { engine: t.engine as never, restart: () => t.restart() as never, cleanup: () => t.cleanup() };
 });

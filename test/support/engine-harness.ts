@@ -13,8 +13,12 @@ export function createMemoryLogger() {
   return { lines, logger: { debug: push("debug"), info: push("info"), warn: push("warn"), error: push("error") } };
 }
 
-/** An engine over a temp state dir; `restart()` makes a new runtime on the same dir (a process restart). */
-export async function createTestEngine(config: LedgerConfigInput = {}, factoryContext: unknown = { agentDir: "/tmp/state/agents/main/agent" }) {
+/**
+ * An engine over a temp state dir; `restart()` makes a new runtime on the same dir (a process restart).
+ * `host: "2026.4"` calls the factory with no argument, as 2026.4.24 does.
+ */
+export async function createTestEngine(config: LedgerConfigInput = {}, host: "2026.4" | "2026.9" = "2026.9") {
+  const factoryContext = host === "2026.4" ? undefined : { agentDir: "/tmp/state/agents/main/agent" };
   const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-engine-"));
   const mem = createMemoryLogger();
   const make = (): { rt: LedgerRuntime; engine: LedgerEngine } => {

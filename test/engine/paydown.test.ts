@@ -1,0 +1,81 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hostPromptBudget } from "../../src/host/normalize.js";
+import { estimateRawTokens } from "../../src/maintenance/raw-tally.js";
+import { readActiveBranch } from "../../src/maintenance/transcript-jsonl.js";
+import { parseStubHandle } from "../../src/results/stub.js";
+import { bloatedSession } from "../cli/cli-fixtures.js";
+import { createTestEngine } from "../support/engine-harness.js";
+
+describe("maintain(): debt paydown through the host's rewrite", () => {
+  let t: Awaited<ReturnType<typeof createTestEngine>>;
+  let file: string;
+  const session = bloatedSession({ turns: 6, outputChars: 150_000, answerChars: 12_000 });
+  beforeAll(async () => {
+    t = await createTestEngine({}, "2026.4"); // 2026.4.24: factory without argument
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-jsonl-"));
+    file = path.join(dir, `${session.sessionId}.jsonl`);
+    await writeFile(file, session.text);
+  });
+  afterAll(async () => t.cleanup());
+
+  it("2026.4.24 budget: the precheck's admitted budget, not the whole window", () => {
+    expect(hostPromptBudget("2026.4", 32_000)).toBe(10_000); // (32000 - 20000) / 1.2
+    expect(hostPromptBudget("2026.4", 200_000)).toBe(150_000);
+    expect(hostPromptBudget("2026.4", 10_000)).toBe(4_166); // reserve capped: min prompt 5000
+    expect(hostPromptBudget("2026.9", 32_000)).toBe(32_000);
+  });
+
+  it("stashes and verifies every oversized entry, rewrites it into a stub, and reports honestly", async () => {
+    const entries = await readActiveBranch(file);
+    const rawBefore = entries.reduce((s, e) => s + estimateRawTokens(e.message), 0);
+    const messages = entries.map((e) => e.message);
+    await t.engine.assemble({ sessionId: session.sessionId, sessionKey: "agent:main:jsonl", messages, tokenBudget: 32_000 });
+    const requests: { entryId: string; message: Record<string, unknown> }[][] = [];
+    const rewriteTranscriptEntries = async (req: { replacements: { entryId: string; message: Record<string, unknown> }[] }) => {
+      requests.push(req.replacements);
+      const freed = req.replacements.reduce((s, r) => s + JSON.stringify(entries.find((e) => e.id === r.entryId)?.message).length - JSON.stringify(r.message).length, 0);
+      return { changed: true, bytesFreed: freed, rewrittenEntries: req.replacements.length };
+    };
+    const result = await t.engine.maintain({ sessionId: session.sessionId, sessionKey: "agent:main:jsonl", sessionFile: file, runtimeContext: { rewriteTranscriptEntries } });
+    expect(result.changed).toBe(true);
+    expect(requests).toHaveLength(1);
+    const replacements = requests[0] ?? [];
+    // All 6 tool results, then the oldest answers until the raw history is under 60% of the admitted budget.
+    expect(replacements.filter((r) => r.message.role === "toolResult")).toHaveLength(6);
+    expect(result.rewrittenEntries).toBe(replacements.length);
+    expect(result.bytesFreed).toBeGreaterThan(1_500_000);
+    const byId = new Map(replacements.map((r) => [r.entryId, r.message]));
+    const rawAfter = entries.reduce((s, e) => s + estimateRawTokens(byId.get(e.id) ?? e.message), 0);
+    expect(rawAfter).toBeLessThan(rawBefore / 10);
+    expect(rawAfter).toBeLessThanOrEqual(6_000 + 3_000);
+    // Lossless: each stub's handle fetches the byte-exact original (the full details.aggregated for exec).
+    const store = t.rt.store("main");
+    for (const tool of session.tools) {
+      const stub = byId.get(tool.entryId) as { content: { text: string }[]; details?: Record<string, unknown> };
+      const handle = parseStubHandle(stub.content[0]?.text);
+      expect(handle).toBeDefined();
+      expect((await store.read(handle as string)).toString("utf8")).toBe(tool.aggregated);
+      expect(stub.details?.aggregated).toBeUndefined();
+      expect(stub.details?.exitCode).toBe(0);
+    }
+  });
+
+  it("without the host's rewrite capability or entry ids it changes nothing and says why", async () => {
+    const a = await t.engine.maintain({ sessionId: "x", sessionKey: "agent:main:x", sessionFile: file });
+    expect(a).toEqual({ changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: "rewrite_unavailable" });
+    const b = await t.engine.maintain({ sessionId: "x", sessionKey: "agent:main:x", sessionFile: "agent:main:x", runtimeContext: { rewriteTranscriptEntries: async () => ({ changed: true }) } });
+    expect(b.reason).toBe("entry_ids_unavailable");
+  });
+
+  it("honours an aborted signal without touching the transcript", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    let called = false;
+    const res = await t.engine.maintain({ sessionId: session.sessionId, sessionKey: "agent:main:jsonl2", sessionFile: file, abortSignal: controller.signal, runtimeContext: { rewriteTranscriptEntries: async () => ((called = true), { changed: true }) } });
+    expect(called).toBe(false);
+    expect(res.changed).toBe(false);
+  });
+});
