@@ -84,9 +84,8 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
         const id = who(p);
         const messages = arr(p.messages);
         const pre = typeof p.prePromptMessageCount === "number" && p.prePromptMessageCount >= 0 ? Math.min(p.prePromptMessageCount, messages.length) : 0;
-        const turn = messages.slice(pre);
-        const { status } = await commitTurnMessages(rt, { identity: id, advancementKey: afterTurnKey(id.sessionId, pre, messages), messages: turn });
-        void rt.events.write({ op: "afterTurn", agentId: id.agentId, sessionKey: id.sessionKey, status, messages: turn.length });
+        const { status } = await commitTurnMessages(rt, { identity: id, advancementKey: afterTurnKey(id.sessionId, pre, messages), messages, transcriptFrom: pre });
+        void rt.events.write({ op: "afterTurn", agentId: id.agentId, sessionKey: id.sessionKey, status, messages: messages.length - pre });
       }, () => undefined);
     },
 

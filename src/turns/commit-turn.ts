@@ -17,6 +17,11 @@ export interface CommitTurnInput {
   /** The host's idempotency key for this turn. */
   advancementKey: unknown;
   messages: unknown;
+  /**
+   * afterTurn ingestion: `messages` is the whole transcript and only what lies
+   * beyond both this index and what was already ingested is new.
+   */
+  transcriptFrom?: number;
 }
 
 /**
@@ -36,9 +41,21 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
   const settings = rt.settings(identity.agentId);
   return rt.sessions.update<{ status: "committed" | "duplicate" }>(identity.agentId, identity.sessionKey, async (state) => {
     if (state.committedKeys.includes(key)) return { value: { status: "duplicate" }, write: false };
+    let turn = messages;
+    if (input.transcriptFrom !== undefined) {
+      // 2026.4.24 calls afterTurn after every tool-loop step with the growing transcript.
+      const seen = state.ingested?.sessionId === identity.sessionId ? state.ingested.count : 0;
+      const from = Math.max(input.transcriptFrom, seen <= messages.length ? seen : input.transcriptFrom);
+      turn = messages.slice(from);
+      state.ingested = { sessionId: identity.sessionId, count: messages.length };
+      if (turn.length === 0) {
+        rememberKey(state, key);
+        return { value: { status: "duplicate" }, write: true };
+      }
+    }
     const handles = settings.enabled
       ? await captureTurnOutputs({
-          messages,
+          messages: turn,
           settings,
           store: rt.store(identity.agentId),
           captures: createCaptureIndex(rt.root, identity.agentId),
@@ -53,8 +70,8 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
       seq: state.turns,
       key,
       at: new Date().toISOString(),
-      messages: messages.length,
-      tokens: messages.reduce<number>((sum, m) => sum + estimateRawTokens(m), 0),
+      messages: turn.length,
+      tokens: turn.reduce<number>((sum, m) => sum + estimateRawTokens(m), 0),
       handles,
     });
     if (state.recentTurns.length > MAX_RECENT_TURNS) state.recentTurns.splice(0, state.recentTurns.length - MAX_RECENT_TURNS);

@@ -79,3 +79,23 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
     expect(res.changed).toBe(false);
   });
 });
+
+describe("afterTurn on 2026.4.24: called after every tool-loop step with the growing transcript", () => {
+  it("ingests each message once", async () => {
+    const t = await createTestEngine({}, "2026.4");
+    const { user, call, result, assistant } = await import("../support/engine-harness.js");
+    const base = [user("a"), assistant("b")];
+    const step1 = [...base, user("run"), call("c1", "exec")];
+    const step2 = [...step1, result("c1", "exec", "ok")];
+    const step3 = [...step2, assistant("done")];
+    const s = { sessionId: "loop", sessionKey: "agent:main:loop", sessionFile: "/tmp/loop.jsonl", prePromptMessageCount: 2 };
+    await t.engine.afterTurn({ ...s, messages: step1 });
+    await t.engine.afterTurn({ ...s, messages: step2 });
+    await t.engine.afterTurn({ ...s, messages: step3 });
+    await t.engine.afterTurn({ ...s, messages: step3 });
+    const state = await t.rt.sessions.read("main", "agent:main:loop");
+    expect(state.recentTurns.map((r) => r.messages)).toEqual([2, 1, 1]);
+    expect(state.ingested).toEqual({ sessionId: "loop", count: 6 });
+    await t.cleanup();
+  });
+});
