@@ -1,0 +1,195 @@
+import { randomBytes } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { writeTestEnginePlugin, TEST_ENGINE_ID, type TestEngineMode } from "./fixtures-plugin.js";
+import { bundledPluginIds, ensureHost, NODE_BIN_DIR, REPO_ROOT, type HostVersion, type InstalledHost } from "./host-install.js";
+
+/** The context-ledger plugin and engine id. */
+export const LEDGER_ID = "context-ledger";
+
+/** Which engine fills `plugins.slots.contextEngine`. */
+export type EngineChoice = "context-ledger" | "legacy" | { testEngine: TestEngineMode };
+
+/** Options for {@link createHostEnv}. */
+export interface HostEnvOptions {
+  version: HostVersion;
+  /** `baseUrl` of the mock (or a real) OpenAI-compatible endpoint. */
+  baseUrl: string;
+  /** Model id at that endpoint. @default "mock-model" */
+  modelId?: string;
+  /** Advertised context window, the knob that makes overflow reachable. @default 128000 */
+  contextWindow?: number;
+  /** @default 4096 */
+  maxTokens?: number;
+  /** @default "context-ledger" */
+  engine?: EngineChoice;
+  /** Folder loaded as the context-ledger plugin. @default the working tree */
+  ledgerDir?: string;
+  /** `plugins.entries["context-ledger"].config`. @default {} */
+  ledgerConfig?: Record<string, unknown>;
+  /** Deep-merged over the generated `openclaw.json` last. */
+  extraConfig?: Record<string, unknown>;
+}
+
+/** An isolated host state: temp HOME, state dir, config, log file. */
+export interface HostEnv {
+  host: InstalledHost;
+  /** The temp root that holds everything below. */
+  root: string;
+  home: string;
+  stateDir: string;
+  configPath: string;
+  /** The host's log file (`logging.file`), instead of `/tmp/openclaw/...`. */
+  hostLogPath: string;
+  /** Engine id in the context-engine slot (`legacy` for the built-in one). */
+  engineId: string;
+  /** The engine plugin's own events.jsonl (context-ledger or the test engine). */
+  eventLogPath: string;
+  /** Gateway auth token. */
+  gatewayToken: string;
+  /** The environment every child process gets. */
+  env: NodeJS.ProcessEnv;
+  /** The config as written. */
+  config: Record<string, unknown>;
+  /** Rewrites `openclaw.json` after merging `patch` into the config. */
+  updateConfig(patch: Record<string, unknown>): Promise<void>;
+  /** Removes the temp root (kept when `CONTEXT_LEDGER_KEEP_HOST_TMP=1`). */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Creates an isolated host state in a fresh temp folder and writes its `openclaw.json`:
+ * the mock provider as the primary model, small predictable prompts, the chosen engine
+ * in the context-engine slot, and on 2026.4.24 every bundled plugin but `speech-core`
+ * disabled (its first run would otherwise try to npm-install their dependencies).
+ */
+export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
+  const host = await ensureHost(options.version);
+  const root = await fsp.mkdtemp(path.join(os.tmpdir(), "cl-host-"));
+  const home = path.join(root, "home");
+  const stateDir = path.join(root, "state");
+  const tmpDir = path.join(root, "tmp");
+  const workspace = path.join(root, "workspace");
+  await Promise.all([home, stateDir, tmpDir, workspace].map((d) => fsp.mkdir(d, { recursive: true, mode: 0o700 })));
+  const configPath = path.join(stateDir, "openclaw.json");
+  const hostLogPath = path.join(root, "logs", "openclaw.log");
+  const gatewayToken = randomBytes(16).toString("hex");
+  const modelId = options.modelId ?? "mock-model";
+  const engine = options.engine ?? "context-ledger";
+
+  const loadPaths: string[] = [];
+  const entries: Record<string, unknown> = {};
+  let engineId = "legacy";
+  if (engine === "context-ledger") {
+    engineId = LEDGER_ID;
+    loadPaths.push(options.ledgerDir ?? REPO_ROOT);
+    entries[LEDGER_ID] = { enabled: true, config: options.ledgerConfig ?? {} };
+  } else if (engine !== "legacy") {
+    engineId = TEST_ENGINE_ID;
+    loadPaths.push(await writeTestEnginePlugin(path.join(root, "test-engine"), { mode: engine.testEngine }));
+    entries[TEST_ENGINE_ID] = { enabled: true };
+  }
+  if (options.version === "2026.4.24") {
+    for (const id of await bundledPluginIds(host)) if (id !== "speech-core") entries[id] = { enabled: false };
+  }
+
+  let config: Record<string, unknown> = {
+    models: {
+      providers: {
+        mock: {
+          baseUrl: options.baseUrl,
+          apiKey: "mock-key",
+          api: "openai-completions",
+          models: [
+            {
+              id: modelId,
+              name: modelId,
+              reasoning: false,
+              input: ["text"],
+              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+              contextWindow: options.contextWindow ?? 128_000,
+              maxTokens: options.maxTokens ?? 4096,
+            },
+          ],
+        },
+      },
+    },
+    agents: {
+      defaults: {
+        model: { primary: `mock/${modelId}` },
+        workspace,
+        skipBootstrap: true,
+        contextInjection: "never",
+      },
+    },
+    plugins: {
+      ...(loadPaths.length ? { load: { paths: loadPaths } } : {}),
+      slots: { contextEngine: engineId },
+      entries,
+    },
+    gateway: { mode: "local", bind: "loopback", auth: { mode: "token", token: gatewayToken } },
+    logging: { file: hostLogPath },
+  };
+  if (options.extraConfig) config = deepMerge(config, options.extraConfig);
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    OPENCLAW_STATE_DIR: stateDir,
+    OPENCLAW_CONFIG_PATH: configPath,
+    OPENCLAW_GATEWAY_TOKEN: gatewayToken,
+    TMPDIR: tmpDir,
+    PATH: `${NODE_BIN_DIR}${path.delimiter}${process.env.PATH ?? ""}`,
+    NO_COLOR: "1",
+    ...(host.stageDir ? { OPENCLAW_PLUGIN_STAGE_DIR: host.stageDir } : {}),
+  };
+  delete env.NODE_OPTIONS;
+  delete env.VITEST;
+  delete env.VITEST_POOL_ID;
+  delete env.VITEST_WORKER_ID;
+
+  const write = async (): Promise<void> => {
+    await fsp.mkdir(path.dirname(hostLogPath), { recursive: true, mode: 0o700 });
+    await fsp.writeFile(configPath, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  };
+  await write();
+  const pluginStateDir = engineId === "legacy" ? LEDGER_ID : engineId;
+  return {
+    host,
+    root,
+    home,
+    stateDir,
+    configPath,
+    hostLogPath,
+    engineId,
+    eventLogPath: path.join(stateDir, pluginStateDir, "logs", "events.jsonl"),
+    gatewayToken,
+    env,
+    get config() {
+      return config;
+    },
+    async updateConfig(patch) {
+      config = deepMerge(config, patch);
+      await write();
+    },
+    async cleanup() {
+      if (process.env.CONTEXT_LEDGER_KEEP_HOST_TMP === "1") return;
+      await fsp.rm(root, { recursive: true, force: true, maxRetries: 3 });
+    },
+  };
+}
+
+/** Merges plain objects recursively; arrays and scalars in `patch` replace. */
+export function deepMerge(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(patch)) {
+    const prev = out[key];
+    out[key] = isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

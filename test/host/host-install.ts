@@ -1,0 +1,140 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, promises as fsp } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const execFileAsync = promisify(execFile);
+
+/** The two host releases the suite drives. */
+export type HostVersion = "2026.9.6" | "2026.4.24";
+
+/** The current host (dev dependency). */
+export const CURRENT_HOST: HostVersion = "2026.9.6";
+/** The release whose raw-transcript precheck reset sessions. */
+export const RESET_LOOP_HOST: HostVersion = "2026.4.24";
+
+/** Root of the working tree (the plugin root). */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** Folder of the Node 24 binary from the project's dev dependency; put first in children's PATH. */
+export const NODE_BIN_DIR = path.join(REPO_ROOT, "node_modules", ".bin");
+
+/** The Node 24 binary children run on. */
+export const NODE_BINARY = path.join(NODE_BIN_DIR, "node");
+
+/** Git-ignored cache folder that survives between runs on one machine. */
+export const CACHE_DIR = path.join(REPO_ROOT, ".cache");
+
+/** A host release ready to run. */
+export interface InstalledHost {
+  version: HostVersion;
+  /** The `openclaw` package folder. */
+  packageDir: string;
+  /** `openclaw.mjs`, the CLI entry. */
+  entry: string;
+  /** `OPENCLAW_PLUGIN_STAGE_DIR` for this release, when it stages bundled plugins. */
+  stageDir?: string;
+}
+
+/** Where a release lives: 9.6 in the project's node_modules, others in `.cache/openclaw-<version>`. */
+export function hostPackageDir(version: HostVersion): string {
+  if (version === CURRENT_HOST) return path.join(REPO_ROOT, "node_modules", "openclaw");
+  return path.join(CACHE_DIR, `openclaw-${version}`, "node_modules", "openclaw");
+}
+
+async function installedVersion(packageDir: string): Promise<string | undefined> {
+  try {
+    const pkg = JSON.parse(await fsp.readFile(path.join(packageDir, "package.json"), "utf8")) as { version?: string };
+    return pkg.version;
+  } catch {
+    return undefined;
+  }
+}
+
+const pending: Map<HostVersion, Promise<InstalledHost>> = new Map();
+
+/**
+ * Returns a runnable host of `version`, installing 2026.4.24 into the git-ignored
+ * `.cache/openclaw-2026.4.24` first when it is missing (`npm install --ignore-scripts`,
+ * ~1 min, ~650 MB; the npm output goes to `install.log` there). Its bundled-plugin
+ * staging goes to `.cache/openclaw-2026.4.24-stage` and is reused between runs.
+ */
+export function ensureHost(version: HostVersion): Promise<InstalledHost> {
+  let promise = pending.get(version);
+  if (!promise) {
+    promise = installHost(version);
+    promise.catch(() => pending.delete(version));
+    pending.set(version, promise);
+  }
+  return promise;
+}
+
+async function installHost(version: HostVersion): Promise<InstalledHost> {
+  const packageDir = hostPackageDir(version);
+  const host: InstalledHost = { version, packageDir, entry: path.join(packageDir, "openclaw.mjs") };
+  if (version !== CURRENT_HOST) host.stageDir = path.join(CACHE_DIR, `openclaw-${version}-stage`);
+  if ((await installedVersion(packageDir)) === version && existsSync(host.entry)) {
+    if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
+    return host;
+  }
+  if (version === CURRENT_HOST) {
+    throw new Error(`Expected openclaw@${version} in ${packageDir} (dev dependency); run npm install first`);
+  }
+  const dir = path.join(CACHE_DIR, `openclaw-${version}`);
+  await fsp.mkdir(dir, { recursive: true });
+  await fsp.writeFile(
+    path.join(dir, "package.json"),
+    `${JSON.stringify({ name: `openclaw-host-${version}`, private: true, dependencies: { openclaw: version } }, null, 2)}\n`,
+  );
+  const args = ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", `openclaw@${version}`];
+  try {
+    const { stdout, stderr } = await execFileAsync("npm", args, {
+      cwd: dir,
+      env: { ...process.env, PATH: `${NODE_BIN_DIR}${path.delimiter}${process.env.PATH ?? ""}` },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 15 * 60_000,
+    });
+    await fsp.writeFile(path.join(dir, "install.log"), `${stdout}\n${stderr}`);
+  } catch (error) {
+    throw new Error(`npm ${args.join(" ")} failed in ${dir}`, { cause: error });
+  }
+  const got = await installedVersion(packageDir);
+  if (got !== version) throw new Error(`Expected openclaw@${version} in ${packageDir} after install, got ${String(got)}`);
+  if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
+  return host;
+}
+
+/**
+ * 2026.4.24 stages bundled-plugin dependencies by running `npm install <specs>` in
+ * `<stage>/openclaw-<version>-<sha256(package dir)[0..12]>` without a package.json
+ * there, so npm walks up to the nearest package.json, which under `.cache/` is the
+ * project's own: it rewrote the repo's node_modules (seen here). A package.json in
+ * that folder keeps npm inside it.
+ */
+export async function fenceStageInstallRoot(stageDir: string, packageDir: string, version: string): Promise<string> {
+  const hash = createHash("sha256").update(path.resolve(packageDir)).digest("hex").slice(0, 12);
+  const installRoot = path.join(stageDir, `openclaw-${version}-${hash}`);
+  await fsp.mkdir(installRoot, { recursive: true });
+  const pkg = path.join(installRoot, "package.json");
+  if (!existsSync(pkg)) {
+    await fsp.writeFile(pkg, `${JSON.stringify({ name: "openclaw-runtime-deps-install", private: true }, null, 2)}\n`);
+  }
+  return installRoot;
+}
+
+/** Ids of a release's bundled plugins (from each `dist/extensions/<dir>/openclaw.plugin.json`). */
+export async function bundledPluginIds(host: InstalledHost): Promise<string[]> {
+  const root = path.join(host.packageDir, "dist", "extensions");
+  const ids: string[] = [];
+  for (const dir of (await fsp.readdir(root)).sort()) {
+    try {
+      const manifest = JSON.parse(await fsp.readFile(path.join(root, dir, "openclaw.plugin.json"), "utf8")) as { id?: unknown };
+      if (typeof manifest.id === "string") ids.push(manifest.id);
+    } catch {
+      // Folders without a manifest (shared cores) are not plugins.
+    }
+  }
+  return ids;
+}

@@ -1,0 +1,95 @@
+import type http from "node:http";
+
+/** One tool call the mock model makes. */
+export interface MockToolCall {
+  /** Tool name as offered by the host (`exec`, `ledger_fetch`, ...). */
+  name: string;
+  /** Arguments, serialized to JSON for the wire. */
+  args: Record<string, unknown>;
+}
+
+/** What the mock model answers: plain text, or tool calls (with optional text before them). */
+export type MockReply = { text: string } | { text?: string; toolCalls: MockToolCall[] };
+
+/** Wire options for {@link writeReply}. */
+export interface WriteReplyOptions {
+  model: string;
+  /** SSE (`stream: true`) or one JSON body. */
+  stream: boolean;
+  /** Reported as `usage.prompt_tokens`. */
+  promptTokens: number;
+  /** Makes ids unique per request. */
+  requestIndex: number;
+}
+
+/** Marker that starts the user message 2026.9.x appends after tool results. */
+export const INTERNAL_CONTEXT_MARKER = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
+
+const CHUNK_CHARS = 4_000;
+
+/** Text of an OpenAI chat message (string content or text parts joined). */
+export function textOfMessage(message: unknown): string {
+  const content = (message as { content?: unknown } | undefined)?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((p) => (typeof (p as { text?: unknown })?.text === "string" ? (p as { text: string }).text : "")).join("");
+}
+
+/** True for the host's internal-context user message (not a genuine user turn). */
+export function isInternalContextMessage(message: unknown): boolean {
+  return textOfMessage(message).trimStart().startsWith(INTERNAL_CONTEXT_MARKER);
+}
+
+/** Writes one chat-completions answer, streamed as SSE chunks or as a single JSON body. */
+export function writeReply(res: http.ServerResponse, reply: MockReply, options: WriteReplyOptions): void {
+  const id = `chatcmpl-mock-${options.requestIndex}`;
+  const created = Math.floor(Date.now() / 1000);
+  const text = reply.text ?? "";
+  const calls = "toolCalls" in reply ? reply.toolCalls : [];
+  const toolCalls = calls.map((call, i) => ({
+    id: `call_${options.requestIndex}_${i}`,
+    type: "function" as const,
+    function: { name: call.name, arguments: JSON.stringify(call.args) },
+  }));
+  const finishReason = toolCalls.length > 0 ? "tool_calls" : "stop";
+  const completionTokens = Math.ceil((text.length + JSON.stringify(toolCalls).length) / 4);
+  const usage = {
+    prompt_tokens: options.promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: options.promptTokens + completionTokens,
+  };
+  if (!options.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify({
+        id,
+        object: "chat.completion",
+        created,
+        model: options.model,
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: text || null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+            finish_reason: finishReason,
+          },
+        ],
+        usage,
+      }),
+    );
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): void => {
+    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: options.model, choices, ...extra })}\n\n`);
+  };
+  chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
+  for (let i = 0; i < text.length; i += CHUNK_CHARS) {
+    chunk([{ index: 0, delta: { content: text.slice(i, i + CHUNK_CHARS) }, finish_reason: null }]);
+  }
+  toolCalls.forEach((call, index) => {
+    chunk([{ index: 0, delta: { tool_calls: [{ index, ...call }] }, finish_reason: null }]);
+  });
+  chunk([{ index: 0, delta: {}, finish_reason: finishReason }]);
+  chunk([], { usage });
+  res.end("data: [DONE]\n\n");
+}
