@@ -4,14 +4,14 @@ export type OutputFormat = "json" | "html" | "xml" | "pdf-text" | "log" | "text"
 /** Formats counted as structured by the offload rule. */
 export const STRUCTURED_FORMATS: ReadonlySet<OutputFormat> = new Set(["json", "html", "xml", "pdf-text"]);
 
-/** JSON bigger than this is recognised by its shape only (no full parse). */
-const FULL_PARSE_LIMIT = 2_000_000;
+/** JSON bigger than this is recognised by its shape only: stubs are built inside assemble, which must stay fast. */
+const FULL_PARSE_LIMIT = 512_000;
 
 const LOG_LINE = /^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\]?[\s:]|[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2})/;
 
 /**
  * Detects the format of a tool output, deterministically and cheaply:
- * JSON by a full parse (shape only above 2 MB), HTML and XML by their
+ * JSON by a full parse (shape only above 512 KB), HTML and XML by their
  * openings, PDF text by form feeds or a `pdf` tool name, a log when at least
  * 30% of the first 50 non-empty lines start with a timestamp or level.
  */

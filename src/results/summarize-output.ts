@@ -15,6 +15,8 @@ const ERROR_LINE = /\b(?:error|errors|fatal|exception|traceback|failed|failure|p
 const EXIT_CODE = /\b(?:exit(?:ed)?(?: with)?(?: code| status)|exitCode"?|exit_code"?|return code)\s*[:=]?\s*(-?\d{1,4})\b/gi;
 const SCAN_LIMIT = 4_000_000;
 const QUOTE_CHARS = 120;
+/** JSON larger than this gets no key list (a full parse would slow assemble down). */
+const JSON_SHAPE_LIMIT = 512_000;
 
 /**
  * A deterministic 1-3 line summary of a tool output: size, lines, format and
@@ -74,7 +76,7 @@ function findErrorLines(text: string) {
 }
 
 function jsonShape(text: string): string | undefined {
-  if (text.length > SCAN_LIMIT) return undefined;
+  if (text.length > JSON_SHAPE_LIMIT) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
