@@ -142,6 +142,10 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
     TMPDIR: tmpDir,
     PATH: `${NODE_BIN_DIR}${path.delimiter}${process.env.PATH ?? ""}`,
     NO_COLOR: "1",
+    // No channels are configured; skipping their start-up shortens gateway start.
+    OPENCLAW_SKIP_CHANNELS: "1",
+    // Prints where gateway start-up spends its time into the gateway output.
+    OPENCLAW_GATEWAY_STARTUP_TRACE: "1",
     ...(host.stageDir ? { OPENCLAW_PLUGIN_STAGE_DIR: host.stageDir } : {}),
   };
   delete env.NODE_OPTIONS;
