@@ -1,6 +1,7 @@
 import { REPLY_PRIMING_TOKENS } from "../budget/count-projection.js";
 import { planWindow, type WindowPlan } from "../budget/planner.js";
 import type { AgentSettings } from "../config/schema.js";
+import { isLedgerError } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { hostPromptBudget, normalizeBudget, type HostGeneration, type NormalizedBudget, type SessionIdentity } from "../host/normalize.js";
 import { advanceTally } from "../maintenance/raw-tally.js";
@@ -65,16 +66,27 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     count,
     fingerprint: (i) => fingerprintMessage(view[i]),
     previous: state.frontier && state.frontier.total <= view.length ? state.frontier : null,
-    refillRatio: 0.9,
+    refillRatio: settings.budget.refillRatio,
   });
   if (plan.overBudget && plan.newestUser >= 0) {
     view = await reduceNewestUserTurn(rt, settings, identity, view, plan.newestUser, messageBudget, counter);
     shaper = createShaper(rt, settings, identity, view);
-    plan = planWindow({ messages: view, budget: messageBudget, count, fingerprint: (i) => fingerprintMessage(view[i]), refillRatio: 0.9 });
+    plan = planWindow({ messages: view, budget: messageBudget, count, fingerprint: (i) => fingerprintMessage(view[i]), refillRatio: settings.budget.refillRatio });
   }
 
-  const kept = plan.kept.map((i) => shaper.shape(i));
-  await shaper.flush();
+  let kept = plan.kept.map((i) => shaper.shape(i));
+  let storedBytes = 0;
+  try {
+    storedBytes = await shaper.flush(settings.limits.maxSessionBytes - (state.artifactBytes ?? 0));
+  } catch (err) {
+    if (!isLedgerError(err, "store_full")) throw err;
+    // No handle may reach the prompt unless its original is stored: keep outputs inline this turn, re-planned by exact count.
+    rt.logger.warn(`offload refused session=${identity.sessionKey}: ${err.code}: ${err.message}; tool outputs stay inline this turn`);
+    void rt.events.write({ op: "offload:refused", agentId: identity.agentId, sessionKey: identity.sessionKey, reason: err.message });
+    shaper = createShaper(rt, { ...settings, offload: { ...settings.offload, enabled: false } }, identity, view);
+    plan = planWindow({ messages: view, budget: messageBudget, count, fingerprint: (i) => fingerprintMessage(view[i]), refillRatio: settings.budget.refillRatio });
+    kept = plan.kept.map((i) => shaper.shape(i));
+  }
   const summary = await injectSummary(rt, settings, identity, {
     messages: view,
     plan,
@@ -108,6 +120,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     s.raw = tally;
     s.frontier = frontier;
     s.sessionId = identity.sessionId;
+    s.artifactBytes = (s.artifactBytes ?? 0) + storedBytes;
     recordDebt(s, debt);
   });
   return {

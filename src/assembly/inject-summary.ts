@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { TokenCounter } from "../budget/count-message.js";
 import type { WindowPlan } from "../budget/planner.js";
@@ -11,6 +12,25 @@ import { renderSummaryReport } from "../summary/render-summary.js";
 import { restoreFromCheckpointPack, sealCheckpoint } from "../summary/checkpoint.js";
 import { saveSummary, tryLoadSummary } from "../summary/sidecar.js";
 import { createSummaryState, type SummaryState } from "../summary/summary-state.js";
+
+interface CachedSummary {
+  state: SummaryState;
+  mtimeMs: number;
+  stateKey: string;
+  renders: Map<number, { text: string; tokens: number }>;
+}
+
+const caches = new WeakMap<LedgerRuntime, Map<string, CachedSummary>>();
+
+function cacheOf(rt: LedgerRuntime): Map<string, CachedSummary> {
+  let cache = caches.get(rt);
+  if (!cache) {
+    cache = new Map();
+    caches.set(rt, cache);
+  }
+  if (cache.size > 256) cache.delete(cache.keys().next().value as string);
+  return cache;
+}
 
 /** Most dropped messages summarised in one call; older ones are counted, not read (bounded work per turn). */
 export const MAX_SUMMARY_CATCH_UP = 2_000;
@@ -56,7 +76,10 @@ export async function injectSummary(
   const { messages, plan } = input;
   const epoch = conversationEpoch(messages);
   const file = summaryPath(rt, identity, epoch);
-  let state: SummaryState = (await tryLoadSummary(file)) ?? createSummaryState(epoch);
+  const cache = cacheOf(rt);
+  const mtimeMs = await stat(file).then((st) => st.mtimeMs, () => -1);
+  const cached = cache.get(file);
+  let state: SummaryState = cached && cached.mtimeMs === mtimeMs ? cached.state : ((await tryLoadSummary(file)) ?? createSummaryState(epoch));
   const before = JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]);
   const store = rt.store(identity.agentId);
   const reconciled = reconcileSummary(state, messages);
@@ -73,7 +96,15 @@ export async function injectSummary(
     state = extendSummary(state, messages, target);
   }
   const redact = (text: string) => rt.redact(settings, text);
-  const render = (maxChars: number) => renderSummaryReport(state, { maxChars, redact });
+  const renders = new Map<number, ReturnType<typeof renderSummaryReport>>();
+  const render = (maxChars: number) => {
+    let report = renders.get(maxChars);
+    if (!report) {
+      report = renderSummaryReport(state, { maxChars, redact });
+      renders.set(maxChars, report);
+    }
+    return report;
+  };
   // Whatever the rendering condenses must stay reachable: seal a pack that holds the full record.
   if (render(settings.summary.maxInjectedChars).needsCheckpoint) {
     const sealed = await sealCheckpoint(state, {
@@ -84,14 +115,27 @@ export async function injectSummary(
     });
     state = sealed.state;
   }
-  if (JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]) !== before) await saveSummary(file, state);
+  const stateKey = JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]);
+  if (stateKey !== before) await saveSummary(file, state);
+  const entry: CachedSummary = {
+    state,
+    mtimeMs: stateKey !== before ? await stat(file).then((st) => st.mtimeMs, () => -1) : mtimeMs,
+    // Rendered blocks survive across calls while the state is unchanged (warm turns re-render nothing).
+    renders: cached && cached.stateKey === stateKey ? cached.renders : new Map(),
+    stateKey,
+  };
+  cache.set(file, entry);
 
   const pressured = plan.tokens > settings.summary.injectAtShare * (plan.tokens + Math.max(0, input.budgetLeft));
   if (state.coveredCount === 0 || !(plan.start > 0 || pressured)) return { tokens: 0 };
   for (let maxChars = settings.summary.maxInjectedChars; maxChars >= 200; maxChars = Math.floor(maxChars / 2)) {
-    const text = render(maxChars).text;
-    const tokens = input.counter.countText(text);
-    if (tokens <= input.budgetLeft) return { text, tokens };
+    let counted = entry.renders.get(maxChars);
+    if (!counted) {
+      const text = render(maxChars).text;
+      counted = { text, tokens: input.counter.countText(text) };
+      entry.renders.set(maxChars, counted);
+    }
+    if (counted.tokens <= input.budgetLeft) return { text: counted.text, tokens: counted.tokens };
   }
   return { tokens: 0 };
 }

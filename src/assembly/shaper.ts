@@ -1,5 +1,6 @@
 import { createCaptureIndex } from "../capture/capture-index.js";
 import type { AgentSettings } from "../config/schema.js";
+import { LedgerError } from "../errors.js";
 import { blocksOf, roleOf, toolResultIdOf } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
@@ -11,8 +12,12 @@ import { shapeLimitsOf } from "./shape-limits.js";
 export interface Shaper {
   /** Message `i` as the prompt carries it (oversized tool output replaced by a stub). Memoised, synchronous. */
   shape: (index: number) => unknown;
-  /** Writes every pending original into the store (content-addressed, idempotent). */
-  flush(): Promise<void>;
+  /**
+   * Writes every pending original into the store (content-addressed,
+   * idempotent) and returns the bytes newly stored. Throws `store_full` when
+   * they would exceed `maxNewBytes` (the session's remaining allowance) or the store refuses.
+   */
+  flush(maxNewBytes?: number): Promise<number>;
   /** Handles of the stubs produced so far. */
   handles(): Set<string>;
   /** How many tool outputs were replaced by stubs. */
@@ -103,15 +108,21 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
 
   return {
     shape,
-    async flush() {
+    async flush(maxNewBytes = Number.POSITIVE_INFINITY) {
       const store = rt.store(identity.agentId);
-      for (const [handle, p] of pending) {
-        const key = `${store.root}\u0000${handle}`;
-        if (stashed.has(key)) continue;
-        await store.stash(p.content, p.info);
-        stashed.add(key);
+      const todo = [...pending].filter(([handle]) => !stashed.has(`${store.root}\u0000${handle}`));
+      const wanted = todo.reduce((sum, [, p]) => sum + Buffer.byteLength(p.content), 0);
+      if (wanted > maxNewBytes) {
+        throw new LedgerError("store_full", `Expected at most ${Math.max(0, Math.floor(maxNewBytes))} more artifact bytes for this session (limits.maxSessionBytes), got ${wanted}`);
+      }
+      let created = 0;
+      for (const [handle, p] of todo) {
+        const res = await store.stash(p.content, p.info);
+        if (res.created) created += res.meta.bytes;
+        stashed.add(`${store.root}\u0000${handle}`);
       }
       pending.clear();
+      return created;
     },
     handles: () => handles,
     offloaded: () => offloaded,

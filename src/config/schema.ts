@@ -41,8 +41,14 @@ const budgetSchema = z
       .max(1_000_000)
       .default(512)
       .describe("Budgets below this (the host passes 1 in one retry path) are raised to it; only the newest user turn is kept then."),
+    refillRatio: z
+      .number()
+      .min(0.5)
+      .max(1)
+      .default(0.9)
+      .describe("Share of the budget a re-plan fills; the rest is headroom for appending turns without re-planning (prompt-cache stability) — lower it for tool-heavy sessions with large turns."),
   })
-  .default({ safetyMarginRatio: 0.02, safetyMarginTokens: 64, fallbackBudgetTokens: 128_000, minBudgetTokens: 512 });
+  .default({ safetyMarginRatio: 0.02, safetyMarginTokens: 64, fallbackBudgetTokens: 128_000, minBudgetTokens: 512, refillRatio: 0.9 });
 
 const offloadSchema = z
   .strictObject({

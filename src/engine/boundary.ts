@@ -26,7 +26,7 @@ export async function guard<T>(
   } catch (err) {
     const where = Object.entries(context)
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k}=${String(v)}`)
+      .map(([k, v]) => `${k}=${typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : "?"}`)
       .join(" ");
     deps.logger.error(`${op} failed ${where}: ${errorMessage(err)}`);
     void deps.events.write({ op: `${op}:error`, ...context, error: errorMessage(err) });

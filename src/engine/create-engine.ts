@@ -1,7 +1,7 @@
 import { assembleView } from "../assembly/assemble-view.js";
 import { passThroughView, safeFallbackView } from "../assembly/pass-through.js";
 import { hostPromptBudget, normalizeFactoryContext, resolveSessionIdentity, type HostContext } from "../host/normalize.js";
-import { fingerprintMessage } from "../host/messages.js";
+import { fingerprintMessage, safeJson } from "../host/messages.js";
 import { compactSession } from "../maintenance/compact.js";
 import { payDownDebt } from "../maintenance/paydown.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
@@ -13,6 +13,8 @@ import { ENGINE_INFO } from "./info.js";
 type Params = Record<string, unknown>;
 const asParams = (p: unknown): Params => (p && typeof p === "object" ? (p as Params) : {});
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+// Log context must never throw: a hostile `{"toString":1}` key would otherwise escape before the boundary.
+const label = (v: unknown): string => (typeof v === "string" ? v : safeJson(v).slice(0, 80));
 
 /**
  * Builds the engine object the host calls. Every method only normalises its
@@ -150,13 +152,13 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
 
     async prepareSubagentSpawn(raw: unknown) {
       const p = asParams(raw);
-      return guard(rt, "prepareSubagentSpawn", { parent: String(p.parentSessionKey), child: String(p.childSessionKey) }, () =>
+      return guard(rt, "prepareSubagentSpawn", { parent: label(p.parentSessionKey), child: label(p.childSessionKey) }, () =>
         prepareSubagentContext(rt, { parentSessionKey: p.parentSessionKey, childSessionKey: p.childSessionKey, contextMode: p.contextMode }, host.agentId ?? "main"), () => undefined);
     },
 
     async onSubagentEnded(raw: unknown) {
       const p = asParams(raw);
-      await guard(rt, "onSubagentEnded", { child: String(p.childSessionKey) }, () => endSubagentContext(rt, p.childSessionKey, host.agentId ?? "main"), () => undefined);
+      await guard(rt, "onSubagentEnded", { child: label(p.childSessionKey) }, () => endSubagentContext(rt, p.childSessionKey, host.agentId ?? "main"), () => undefined);
     },
 
     async dispose() {

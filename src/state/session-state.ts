@@ -77,6 +77,8 @@ export interface SessionState {
   debtHistory: DebtReading[];
   compactions: number;
   checkpoints: { handle: string; at: string; coveredCount: number }[];
+  /** Artifact bytes this session newly stored (for `limits.maxSessionBytes`). */
+  artifactBytes?: number;
   /** afterTurn ingestion (2026.4.24): transcript messages already ingested for `sessionId`. */
   ingested?: { sessionId: string; count: number };
   updatedAt: string;
