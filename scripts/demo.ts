@@ -22,6 +22,7 @@ import { startMockModel } from "../test/host/mock-model.js";
 import { execTurnScript } from "../test/host/mock-scripts.js";
 import { countMessageTokens, loadTokenCounter } from "../test/host/token-count.js";
 import { renderDemoReport, type DemoRow } from "./demo-report.js";
+import { stagePlugin } from "./stage-plugin.js";
 
 function arg(name: string, fallback?: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -44,6 +45,7 @@ async function runEngine(engine: EngineChoice, label: string): Promise<DemoRow[]
     modelId,
     contextWindow,
     engine,
+    ledgerDir: staged.dir,
     ...(baseUrl ? { extraConfig: { models: { providers: { mock: { apiKey: arg("api-key", process.env.OPENAI_API_KEY ?? "none") } } } } } : {}),
   });
   const rows: DemoRow[] = [];
@@ -101,9 +103,11 @@ function table(rows: DemoRow[]): string {
 }
 
 const started = Date.now();
+const staged = await stagePlugin();
 console.log(`context-ledger demo: OpenClaw ${hostVersion}, window ${contextWindow} tokens, ${turns} turns, exec printing ${outputChars} chars each turn${baseUrl ? `, model ${modelId} at ${baseUrl}` : ", offline mock model"}`);
 const ledger = await runEngine("context-ledger", "context-ledger");
 const legacy = await runEngine("legacy", "legacy");
+await staged.cleanup();
 console.log(table([...ledger, ...legacy].sort((a, b) => a.turn - b.turn || a.engine.localeCompare(b.engine))));
 const total = (rows: DemoRow[]) => rows.reduce((s, r) => s + r.promptTokens, 0);
 console.log(`\nprompt tokens sent in total: context-ledger ${total(ledger)}, legacy ${total(legacy)}; resets: context-ledger ${ledger.reduce((s, r) => s + r.resets, 0)}, legacy ${legacy.reduce((s, r) => s + r.resets, 0)}`);
