@@ -1,14 +1,7 @@
-/** mulberry32: a small deterministic PRNG, so every run sees the same bytes. */
-export function createRng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "../../test/support/prng.ts";
+
+/** mulberry32, shared with the tests (Node 24 strips the types). */
+export const createRng = prng;
 
 /** Integer in [lo, hi]. */
 export const int = (rng, lo, hi) => lo + Math.floor(rng() * (hi - lo + 1));

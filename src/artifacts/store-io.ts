@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { constants, promises as fsp } from "node:fs";
 import path from "node:path";
-import { FILE_MODE, TEMP_PREFIX } from "../fs/atomic-write.js";
+import { writeSyncedTemp } from "../fs/atomic-write.js";
 
 /**
  * Creates `target` with `data` unless it already exists. Writes a temp file in
@@ -11,25 +11,14 @@ import { FILE_MODE, TEMP_PREFIX } from "../fs/atomic-write.js";
  * Returns true when this call created the file.
  */
 export async function createFileIfAbsent(target: string, data: Uint8Array | string): Promise<boolean> {
-  const dir = path.dirname(target);
-  const temp = path.join(dir, `${TEMP_PREFIX}${path.basename(target)}-${process.pid}-${randomBytes(6).toString("hex")}`);
-  let handle: fsp.FileHandle | undefined;
+  const temp = await writeSyncedTemp(target, data);
   try {
-    handle = await fsp.open(temp, "wx", FILE_MODE);
-    await handle.writeFile(data);
-    await handle.chmod(FILE_MODE);
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    try {
-      await fsp.link(temp, target);
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
-      throw err;
-    }
+    await fsp.link(temp, target);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
   } finally {
-    await handle?.close().catch(() => undefined);
     await fsp.rm(temp, { force: true }).catch(() => undefined);
   }
 }

@@ -36,10 +36,31 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   options: WriteFileAtomicOptions = {},
 ): Promise<boolean> {
-  const dir = path.dirname(target);
-  await ensureDir(dir);
+  await ensureDir(path.dirname(target));
   if (options.keepExisting && (await exists(target))) return false;
-  const temp = path.join(dir, `${TEMP_PREFIX}${path.basename(target)}-${process.pid}-${randomBytes(6).toString("hex")}`);
+  let temp: string | undefined;
+  try {
+    temp = await writeSyncedTemp(target, data);
+    if (options.keepExisting && (await exists(target))) return false;
+    await fsp.rename(temp, target);
+    temp = undefined;
+    return true;
+  } catch (err) {
+    throw new LedgerError("io_failed", `Expected to write \`${target}\` atomically, got ${(err as Error).message}`, {
+      cause: err,
+    });
+  } finally {
+    if (temp) await fsp.rm(temp, { force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Writes `data` to a fresh temp file beside `target` (0600, fsynced) and
+ * returns its path; the caller renames or links it into place and removes it
+ * on failure. A failed write removes its own temp file.
+ */
+export async function writeSyncedTemp(target: string, data: string | Uint8Array): Promise<string> {
+  const temp = path.join(path.dirname(target), `${TEMP_PREFIX}${path.basename(target)}-${process.pid}-${randomBytes(6).toString("hex")}`);
   let handle: fsp.FileHandle | undefined;
   try {
     handle = await fsp.open(temp, "wx", FILE_MODE);
@@ -48,18 +69,11 @@ export async function writeFileAtomic(
     await handle.sync();
     await handle.close();
     handle = undefined;
-    if (options.keepExisting && (await exists(target))) {
-      await fsp.rm(temp, { force: true });
-      return false;
-    }
-    await fsp.rename(temp, target);
-    return true;
+    return temp;
   } catch (err) {
     await handle?.close().catch(() => undefined);
     await fsp.rm(temp, { force: true }).catch(() => undefined);
-    throw new LedgerError("io_failed", `Expected to write \`${target}\` atomically, got ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw err;
   }
 }
 

@@ -3,18 +3,10 @@
  * blocks, images, missing fields, wrong types, huge strings, lone surrogates,
  * invalid UTF-8 decoded as latin1, deep JSON, cycles, hostile budgets and keys.
  */
+import { prng } from "./prng.js";
 
 /** mulberry32: small, fast, seeded. */
-export function createPrng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const createPrng = prng;
 
 // Built once and reused, so memory stays sane: 1 MB ASCII, 300 K chars of surrogate debris, 512 K of base64.
 const HUGE = [

@@ -8,6 +8,7 @@
  * of tool output, in handle stubs; not only in first sentences.
  */
 import { createHash } from "node:crypto";
+import { prng } from "./prng.js";
 
 /** Kinds of planted fact. */
 export type FactKind = "decision" | "file" | "error" | "number" | "handle";
@@ -84,16 +85,7 @@ const NUMBERS = [
 ];
 
 /** Deterministic PRNG (mulberry32). */
-export function createRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const createRng = prng;
 
 /** The handle an artifact with this content would get. */
 export function handleFor(content: string): string {

@@ -1,16 +1,7 @@
 import { assistant, call, logText, result, user } from "./engine-harness.js";
+import { prng } from "./prng.js";
 
-/** A tiny deterministic PRNG (mulberry32), so generated sessions are identical for a seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng };
 
 /**
  * A long tool-heavy session generated from a seed: `messages` messages in

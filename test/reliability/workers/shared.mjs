@@ -1,18 +1,9 @@
 // Helpers shared by the reliability worker processes: a seeded PRNG, deterministic
 // contents, synchronous journals (they survive SIGKILL), and a logger that keeps lines.
 import { appendFileSync, readFileSync } from "node:fs";
+import { prng } from "../../support/prng.ts";
 
-/** mulberry32: small, fast, seeded. */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng };
 
 /** A deterministic text of `chars` chars for a label. */
 export function contentFor(label, chars) {
