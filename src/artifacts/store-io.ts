@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { constants, promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeSyncedTemp } from "../fs/atomic-write.js";
