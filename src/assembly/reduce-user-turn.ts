@@ -21,32 +21,31 @@ export async function reduceNewestUserTurn(
   counter: TokenCounter,
 ): Promise<unknown[]> {
   const original = messages[index] as Record<string, unknown>;
-  const blocks = blocksOf(original).map((b) => ({ ...b }));
   const store = rt.store(identity.agentId);
-  const order = blocks
-    .map((b, i) => ({ i, size: typeof b.text === "string" ? b.text.length : typeof b.data === "string" ? b.data.length : 0 }))
-    .filter((x) => x.size > 0)
-    .sort((a, b) => b.size - a.size || a.i - b.i);
-  let reduced: Record<string, unknown> = { ...original, content: blocks };
-  for (const { i } of order) {
-    if (counter.countMessage(reduced) <= budget) break;
-    const block = blocks[i];
-    if (!block) continue;
-    if (typeof block.text === "string" && !block.text.startsWith(LEDGER_MARKER)) {
-      const { handle, meta } = await store.stash(block.text, {
-        kind: "user-input",
-        origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
-      });
-      blocks[i] = { type: "text", text: buildStub({ handle, text: block.text, meta, previewChars: settings.offload.previewChars, label: "user message part" }) };
-    } else if (block.type === "image" && typeof block.data === "string") {
-      const { handle } = await store.stash(Buffer.from(block.data, "base64"), {
-        kind: "user-image",
-        format: String(block.mimeType ?? "image"),
-        origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
-      });
-      blocks[i] = { type: "text", text: `${LEDGER_MARKER} image ${handle}] image (${String(block.mimeType ?? "unknown type")}, ${block.data.length} base64 chars) moved to the artifact store to fit the prompt budget.` };
-    }
+  const origin = { agentId: identity.agentId, sessionKey: identity.sessionKey };
+  let reduced: Record<string, unknown> = original;
+  // First with the usual preview; if the stubs alone still do not fit, again with bare stubs.
+  for (const previewChars of [settings.offload.previewChars, 0]) {
+    const blocks = blocksOf(original).map((b) => ({ ...b }));
+    const order = blocks
+      .map((b, i) => ({ i, size: typeof b.text === "string" ? b.text.length : typeof b.data === "string" ? b.data.length : 0 }))
+      .filter((x) => x.size > 0)
+      .sort((a, b) => b.size - a.size || a.i - b.i);
     reduced = { ...original, content: blocks };
+    for (const { i } of order) {
+      if (counter.countMessage(reduced) <= budget) break;
+      const block = blocks[i];
+      if (!block) continue;
+      if (typeof block.text === "string" && !block.text.startsWith(LEDGER_MARKER)) {
+        const { handle, meta } = await store.stash(block.text, { kind: "user-input", origin });
+        blocks[i] = { type: "text", text: buildStub({ handle, text: block.text, meta, previewChars, label: "user message part" }) };
+      } else if (block.type === "image" && typeof block.data === "string") {
+        const { handle } = await store.stash(Buffer.from(block.data, "base64"), { kind: "user-image", format: String(block.mimeType ?? "image"), origin });
+        blocks[i] = { type: "text", text: `${LEDGER_MARKER} image ${handle}] image (${String(block.mimeType ?? "unknown type")}, ${block.data.length} base64 chars) moved to the artifact store to fit the prompt budget.` };
+      }
+      reduced = { ...original, content: blocks };
+    }
+    if (counter.countMessage(reduced) <= budget) break;
   }
   const next = messages.slice();
   next[index] = reduced;

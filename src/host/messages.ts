@@ -51,11 +51,14 @@ export function toolResultIdOf(message: unknown): string | undefined {
   return typeof id === "string" ? id : undefined;
 }
 
-/** True for a genuine user turn (not the host's internal-context carrier, not our own blocks). */
+/**
+ * True for a genuine user turn: any user message but the host's internal-context
+ * carrier. A user message whose parts were moved into the store (stubs) is still
+ * the user's turn.
+ */
 export function isGenuineUserMessage(message: unknown): boolean {
   if (roleOf(message) !== "user") return false;
-  const text = textOf(message).trimStart();
-  return !text.startsWith(HOST_INTERNAL_CONTEXT_PREFIX) && !text.startsWith(LEDGER_MARKER);
+  return !textOf(message).trimStart().startsWith(HOST_INTERNAL_CONTEXT_PREFIX);
 }
 
 /**

@@ -26,3 +26,19 @@ describe("limits: a refused stash never leaves an unfetchable handle in the prom
     await t.cleanup();
   });
 });
+
+describe("an oversized newest user turn is reduced losslessly, never dropped", () => {
+  it("a 200,000-char paste under a 2,000-token budget: stubs with handles, the turn stays last, the budget holds", async () => {
+    const t = await createTestEngine();
+    const paste = logText(200_000, 9);
+    const messages = [user("hello"), assistant("hi"), { role: "user", content: [{ type: "text", text: "Please review this log:" }, { type: "text", text: paste }], timestamp: 1 }];
+    const view = await t.engine.assemble({ sessionId: "paste", sessionKey: "agent:main:paste", messages, tokenBudget: 2_000 });
+    expect(view.estimatedTokens).toBeLessThanOrEqual(2_000);
+    const last = view.messages.at(-1) as { role: string; content: { text: string }[] };
+    expect(last.role).toBe("user");
+    expect(last.content[0]?.text).toBe("Please review this log:");
+    const handle = /ledger:v1:sha256:[0-9a-f]{64}/.exec(last.content[1]?.text ?? "")?.[0] as string;
+    expect(await t.rt.store("main").readText(handle)).toBe(paste);
+    await t.cleanup();
+  });
+});
