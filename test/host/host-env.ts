@@ -24,7 +24,7 @@ export interface HostEnvOptions {
   maxTokens?: number;
   /** @default "context-ledger" */
   engine?: EngineChoice;
-  /** Folder loaded as the context-ledger plugin. @default the working tree */
+  /** Folder loaded as the context-ledger plugin. @default a copy of the working tree's built plugin ({@link stageLedgerPlugin}) */
   ledgerDir?: string;
   /** `plugins.entries["context-ledger"].config`. @default {} */
   ledgerConfig?: Record<string, unknown>;
@@ -83,7 +83,7 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
   let engineId = "legacy";
   if (engine === "context-ledger") {
     engineId = LEDGER_ID;
-    loadPaths.push(options.ledgerDir ?? REPO_ROOT);
+    loadPaths.push(options.ledgerDir ?? (await stageLedgerPlugin(path.join(root, "plugins", LEDGER_ID))));
     entries[LEDGER_ID] = { enabled: true, config: options.ledgerConfig ?? {} };
   } else if (engine !== "legacy") {
     engineId = TEST_ENGINE_ID;
@@ -182,6 +182,20 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
       await fsp.rm(root, { recursive: true, force: true, maxRetries: 3 });
     },
   };
+}
+
+/**
+ * Copies the built plugin (package.json, openclaw.plugin.json, dist/) from the working
+ * tree into `dir`, with `node_modules` linked to the project's. 2026.9.6 refuses the
+ * working tree itself ("Plugin entry is outside its captured source package"): its
+ * source capture does not follow a package root that holds the whole repo.
+ */
+export async function stageLedgerPlugin(dir: string): Promise<string> {
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const file of ["package.json", "openclaw.plugin.json"]) await fsp.copyFile(path.join(REPO_ROOT, file), path.join(dir, file));
+  await fsp.cp(path.join(REPO_ROOT, "dist"), path.join(dir, "dist"), { recursive: true });
+  await fsp.symlink(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+  return dir;
 }
 
 /** Merges plain objects recursively; arrays and scalars in `patch` replace. */

@@ -8,7 +8,7 @@ import { RESET_LOOP_HOST } from "./host-install.js";
 import { lifecycleSummary } from "./logs.js";
 import { BUILT_ENTRY, pluginIsBuilt, runSmoke } from "./smoke-run.js";
 
-describe.skipIf(!pluginIsBuilt())(`context-ledger on openclaw ${RESET_LOOP_HOST} (skipped: ${BUILT_ENTRY} missing, run npm run build)`, () => {
+describe.skipIf(!pluginIsBuilt())(`context-ledger on openclaw ${RESET_LOOP_HOST}${pluginIsBuilt() ? "" : ` (skipped: ${BUILT_ENTRY} missing, run npm run build)`}`, () => {
   it("registers the engine and uses it on each of three tool turns", async () => {
     const r = await runSmoke(RESET_LOOP_HOST, 3);
     console.log(`[smoke-424] inspect ${(r.inspectMs / 1000).toFixed(1)}s, turns ${r.turnMs.map((ms) => (ms / 1000).toFixed(1)).join("/")}s, ${r.requests} model requests`);
