@@ -1,0 +1,76 @@
+/** The harness's mock model and helpers, checked in-process (no host needed). */
+import { afterEach, describe, expect, it } from "vitest";
+import { startMockModel, type MockModel } from "./mock-model.js";
+import { execTurnScript, printedChars, printCharsCommand } from "./mock-scripts.js";
+import { INTERNAL_CONTEXT_MARKER } from "./mock-wire.js";
+import { extractJson } from "./openclaw-cli.js";
+import { countMessageTokens, loadTokenCounter, splitForCounting } from "./token-count.js";
+import { execFileSync } from "node:child_process";
+
+let mock: MockModel | undefined;
+afterEach(async () => {
+  await mock?.close();
+  mock = undefined;
+});
+
+const tools = [{ type: "function", function: { name: "exec", parameters: {} } }];
+
+async function post(body: unknown): Promise<string> {
+  const res = await fetch(`${mock?.baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify(body) });
+  return res.text();
+}
+
+describe("mock model", () => {
+  it("streams a tool call, then answers once the tool result follows, counting turns by user message", async () => {
+    mock = await startMockModel({ script: execTurnScript({ outputChars: 10, answerChars: 50 }) });
+    const user = { role: "user", content: "Turn 1: go" };
+    const first = await post({ stream: true, tools, messages: [user] });
+    expect(first).toContain('"finish_reason":"tool_calls"');
+    expect(first).toContain('"name":"exec"');
+    expect(first.trim().endsWith("data: [DONE]")).toBe(true);
+
+    const call = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "exec", arguments: "{}" } }] };
+    const internal = { role: "user", content: `${INTERNAL_CONTEXT_MARKER}\nruntime note` };
+    const second = JSON.parse(await post({ tools, messages: [user, call, { role: "tool", tool_call_id: "c1", content: "x" }, internal] }));
+    expect(second.choices[0].finish_reason).toBe("stop");
+    expect(second.choices[0].message.content).toHaveLength(50);
+
+    await post({ tools, messages: [user, { role: "assistant", content: "ok" }, { role: "user", content: "Turn 2: again" }] });
+    expect(mock.requests.map((r) => [r.turn, r.indexInTurn])).toEqual([
+      [1, 0],
+      [1, 1],
+      [2, 0],
+    ]);
+    expect(mock.requests[1]?.bytes).toBeGreaterThan(0);
+  });
+
+  it("answers plain text after the per-turn cap, so a tool loop cannot run away", async () => {
+    mock = await startMockModel({ script: () => ({ toolCalls: [{ name: "exec", args: {} }] }), maxRequestsPerTurn: 2 });
+    const body = { tools, messages: [{ role: "user", content: "Turn 1" }] };
+    const replies = [];
+    for (let i = 0; i < 3; i++) replies.push(JSON.parse(await post(body)).choices[0].finish_reason);
+    expect(replies).toEqual(["tool_calls", "tool_calls", "stop"]);
+    expect(mock.requests.map((r) => r.capped)).toEqual([false, false, true]);
+  });
+});
+
+describe("harness helpers", () => {
+  it("printCharsCommand prints exactly printedChars", () => {
+    const command = printCharsCommand(5_000);
+    const out = execFileSync("sh", ["-c", command], { encoding: "utf8" });
+    expect(out).toHaveLength(5_000);
+    expect(out).toBe(printedChars(5_000));
+  });
+
+  it("extractJson finds the JSON block among log lines", () => {
+    expect(extractJson('[plugins] note\n{\n  "ok": true,\n  "n": [1]\n}\n[openclaw] bye')).toEqual({ ok: true, n: [1] });
+    expect(extractJson("no json here")).toBeUndefined();
+  });
+
+  it("counts a 50,000-char run of one character quickly and never below the unsplit count", async () => {
+    const counter = await loadTokenCounter();
+    expect(splitForCounting("x".repeat(200)).every((p) => p.length <= 64)).toBe(true);
+    expect(counter("x".repeat(50_000))).toBeGreaterThanOrEqual(50_000 / 64);
+    expect(countMessageTokens([{ role: "user", content: "hello world" }], counter)).toBe(2 + 4);
+  });
+});
