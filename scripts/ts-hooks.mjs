@@ -1,12 +1,14 @@
-// Resolve hook: lets Node 24 run this repo's TypeScript sources directly (type
-// stripping is built in); `.js` specifiers that name a `.ts` file map to it.
+// Module hooks: Node 24 strips TypeScript types natively; this maps the sources' `.js`
+// import specifiers to the `.ts` files beside them, so the demo, benches and test
+// workers run the working tree's sources without a build.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** Resolves a relative `.js` import from a `.ts` module to the `.ts` file when it exists. */
 export async function resolve(specifier, context, next) {
-  try {
-    return await next(specifier, context);
-  } catch (err) {
-    if (specifier.endsWith(".js") && (specifier.startsWith(".") || specifier.startsWith("/"))) {
-      return next(`${specifier.slice(0, -3)}.ts`, context);
-    }
-    throw err;
+  if (specifier.endsWith(".js") && (specifier.startsWith(".") || specifier.startsWith("/")) && context.parentURL?.endsWith(".ts")) {
+    const candidate = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
+    if (existsSync(fileURLToPath(candidate))) return next(candidate.href, context);
   }
+  return next(specifier, context);
 }

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const REGISTER = fileURLToPath(new URL("./ts-register.mjs", import.meta.url));
+const REGISTER = fileURLToPath(new URL("../../scripts/register-ts.mjs", import.meta.url));
 
 /** A worker process started by {@link startWorker}. */
 export interface WorkerProcess {
