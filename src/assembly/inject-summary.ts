@@ -106,7 +106,9 @@ export async function injectSummary(
     return report;
   };
   // Whatever the rendering condenses must stay reachable: seal a pack that holds the full record.
-  if (render(settings.summary.maxInjectedChars).needsCheckpoint) {
+  // Only a changed record can newly need a pack; an unchanged one was checked when it changed.
+  const changed = JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]) !== before;
+  if (changed && render(settings.summary.maxInjectedChars).needsCheckpoint) {
     const sealed = await sealCheckpoint(state, {
       frontierIndex: target,
       frontierFingerprint: target > 0 ? fingerprintMessage(messages[target - 1]) : null,
