@@ -179,7 +179,8 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
     },
     async cleanup() {
       if (process.env.CONTEXT_LEDGER_KEEP_HOST_TMP === "1") return;
-      await fsp.rm(root, { recursive: true, force: true, maxRetries: 3 });
+      // A host child that was just killed can still be flushing files: retry, then give up quietly.
+      await fsp.rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 500 }).catch(() => undefined);
     },
   };
 }
