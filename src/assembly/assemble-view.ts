@@ -9,7 +9,7 @@ import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordDebt, type DebtReading } from "../state/session-state.js";
 import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
-import { injectSummary } from "./inject-summary.js";
+import { conversationEpoch, injectSummary } from "./inject-summary.js";
 
 /** Inputs of {@link assembleView}. */
 export interface AssembleViewInput {
@@ -142,6 +142,10 @@ const MAX_VIEWS = 64;
 
 function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastView): void {
   const key = `${identity.agentId}\u0000${identity.sessionKey}`;
+  const previous = rt.lastViews.get(key);
+  // 2026.9.x also assembles partial histories inside a turn (tool-loop retries); compact()
+  // must plan on the fullest view of the current conversation, not the last partial one.
+  if (previous && previous.messages.length > view.messages.length && conversationEpoch(previous.messages) === conversationEpoch(view.messages)) return;
   rt.lastViews.delete(key);
   rt.lastViews.set(key, view);
   if (rt.lastViews.size > MAX_VIEWS) {
