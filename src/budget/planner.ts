@@ -7,7 +7,7 @@
  * its end (append-stable, which keeps provider prompt caches warm); a re-plan
  * refills to `refillRatio` of the budget so the next turns have room to append.
  */
-import { isUnitBoundary, newestUserIndex, unitEndingAt } from "./units.js";
+import { isUnitBoundary, newestUserIndex, unitEndingAt, type Unit } from "./units.js";
 
 /** The window kept last time. */
 export interface PlanAnchor {
@@ -77,17 +77,16 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
     const unit = unitEndingAt(messages, end);
     const mandatory = newestUser >= 0 && unit.end > newestUser;
     if (!unit.valid) {
-      for (let i = unit.end - 1; i >= unit.start; i--) excluded.push(i);
+      pushDescending(excluded, unit);
     } else {
-      let cost = 0;
-      for (let i = unit.start; i < unit.end; i++) cost += count(i);
+      const cost = unitCost(unit, count);
       if (tokens + cost > budget) {
         if (!mandatory) break;
         overBudget = true;
         return mandatoryOnly(options, newestUser);
       }
       tokens += cost;
-      for (let i = unit.end - 1; i >= unit.start; i--) kept.push(i);
+      pushDescending(kept, unit);
     }
     start = unit.start;
     end = unit.start;
@@ -113,11 +112,11 @@ function tryStableWindow(options: PlanWindowOptions, newestUser: number): Window
     const unit = unitEndingAt(messages, end);
     if (unit.start < previous.start) return undefined;
     if (!unit.valid) {
-      for (let i = unit.end - 1; i >= unit.start; i--) excluded.push(i);
+      pushDescending(excluded, unit);
     } else {
-      for (let i = unit.start; i < unit.end; i++) tokens += count(i);
+      tokens += unitCost(unit, count);
       if (tokens > budget) return undefined;
-      for (let i = unit.end - 1; i >= unit.start; i--) kept.push(i);
+      pushDescending(kept, unit);
     }
     end = unit.start;
   }
@@ -142,18 +141,17 @@ function mandatoryOnly(options: PlanWindowOptions, newestUser: number): WindowPl
     const unit = unitEndingAt(messages, end);
     if (unit.start <= newestUser) break;
     if (!unit.valid) {
-      for (let i = unit.end - 1; i >= unit.start; i--) excluded.push(i);
+      pushDescending(excluded, unit);
     } else {
-      let cost = 0;
-      for (let i = unit.start; i < unit.end; i++) cost += count(i);
+      const cost = unitCost(unit, count);
       if (tokens + cost > budget) {
-        for (let i = unit.end - 1; i >= unit.start; i--) excluded.push(i);
+        pushDescending(excluded, unit);
         // Older units between the user turn and this one would leave a gap; drop them too.
         for (let i = unit.start - 1; i > newestUser; i--) excluded.push(i);
         break;
       }
       tokens += cost;
-      for (let i = unit.end - 1; i >= unit.start; i--) tail.push(i);
+      pushDescending(tail, unit);
     }
     end = unit.start;
   }
@@ -169,4 +167,15 @@ function mandatoryOnly(options: PlanWindowOptions, newestUser: number): WindowPl
     newestUser,
     overBudget: userTokens > budget,
   };
+}
+
+function unitCost(unit: Unit, count: (index: number) => number): number {
+  let cost = 0;
+  for (let i = unit.start; i < unit.end; i++) cost += count(i);
+  return cost;
+}
+
+// The walk goes newest to oldest; indices are pushed descending and reversed once at the end.
+function pushDescending(into: number[], unit: Unit): void {
+  for (let i = unit.end - 1; i >= unit.start; i--) into.push(i);
 }
