@@ -9,7 +9,7 @@ import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordDebt, type DebtReading } from "../state/session-state.js";
 import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
-import { conversationEpoch, injectSummary } from "./inject-summary.js";
+import { injectSummary } from "./inject-summary.js";
 
 /** Inputs of {@link assembleView}. */
 export interface AssembleViewInput {
@@ -145,11 +145,18 @@ function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastVi
   const previous = rt.lastViews.get(key);
   // 2026.9.x also assembles partial histories inside a turn (tool-loop retries); compact()
   // must plan on the fullest view of the current conversation, not the last partial one.
-  if (previous && previous.messages.length > view.messages.length && conversationEpoch(previous.messages) === conversationEpoch(view.messages)) return;
+  if (previous && previous.messages.length > view.messages.length && isSliceOf(view.messages, previous.messages)) return;
   rt.lastViews.delete(key);
   rt.lastViews.set(key, view);
   if (rt.lastViews.size > MAX_VIEWS) {
     const oldest = rt.lastViews.keys().next().value;
     if (oldest !== undefined) rt.lastViews.delete(oldest);
   }
+}
+
+/** True when `part` is empty or its first message occurs in `whole` (a shorter slice of the same history). */
+function isSliceOf(part: readonly unknown[], whole: readonly unknown[]): boolean {
+  if (part.length === 0) return true;
+  const first = fingerprintMessage(part[0]);
+  return whole.some((m) => fingerprintMessage(m) === first);
 }

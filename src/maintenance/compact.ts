@@ -11,6 +11,13 @@ import { renderSummary } from "../summary/render-summary.js";
 import { saveSummary, tryLoadSummary } from "../summary/sidecar.js";
 import { createSummaryState } from "../summary/summary-state.js";
 
+/**
+ * Share of the budget the window keeps after a forced compaction (`/compact`,
+ * overflow recovery): like the host's own compaction, only the recent turns
+ * stay verbatim; everything older moves into the summary and a checkpoint pack.
+ */
+export const FORCED_REFILL = 0.25;
+
 /** The host's CompactResult. */
 export interface CompactOutcome {
   ok: boolean;
@@ -54,7 +61,7 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
     count: (i) => counter.countMessage(view.shape(i)),
     fingerprint: (i) => fingerprintMessage(messages[i]),
     previous: null,
-    refillRatio: force ? 0.5 : 0.75,
+    refillRatio: force ? FORCED_REFILL : 0.75,
   });
   if (plan.start <= view.start || plan.kept.length === 0) {
     return { ok: true, compacted: false, reason: "nothing_reducible", result: { tokensBefore } };

@@ -1,0 +1,127 @@
+/**
+ * Issue 5, assertions 2, 4 and 5 on 2026.4.24 (the release with the reset loop):
+ * the same workload that reset the session with a naive engine (see
+ * reset-loop-bites.test.ts) runs 12 turns with context-ledger through the
+ * gateway's chat.send path. One run feeds three tests.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatTurn, runChatTurns, startHostRig, type HostRig, type TurnRecord } from "./gateway-session.js";
+import { NODE_BINARY, RESET_LOOP_HOST } from "./host-install.js";
+import { grepLines, readHostLog, readPluginEvents, type PluginEvent } from "./logs.js";
+import { bandRatio, promptTokensPerTurn, requestsOverBudget } from "./metrics.js";
+import { execTurnScript, fetchOnTurnScript, printedChars, toolResultsInCurrentTurn } from "./mock-scripts.js";
+import { loadTokenCounter, type TokenCounter } from "./token-count.js";
+import { RESET_LOOP_WORKLOAD as W } from "./workloads.js";
+
+const FETCH_TURN = 8;
+// 13 turns: the last 10 (turns 4-13) are past the first fill of the window, and the
+// transcript, which grows by ~370 KB a turn, more than triples across them.
+const TURNS = W.maxTurns + 1;
+const FETCH_LINES = { start: 40, end: 90 };
+
+/** The handle of the largest captured exec output, read from the plugin's own state. */
+function capturedHandle(stateDir: string): string {
+  const dir = path.join(stateDir, "context-ledger", "agents", "main", "captures");
+  const records = readdirSync(dir).map((f) => JSON.parse(readFileSync(path.join(dir, f), "utf8")) as { handle: string; chars: number });
+  const largest = records.sort((a, b) => b.chars - a.chars || a.handle.localeCompare(b.handle))[0];
+  if (!largest) throw new Error(`Expected a captured exec output in ${dir}`);
+  return largest.handle;
+}
+
+/** A tool message's text: the string itself, or the texts of a JSON array of parts. */
+function plainText(content: string): string {
+  try {
+    const parsed = JSON.parse(content) as unknown;
+    if (Array.isArray(parsed)) return parsed.map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : "")).join("\n");
+  } catch {
+    // not JSON: plain text
+  }
+  return content;
+}
+
+function sessionJsonlBytes(stateDir: string): number {
+  const dir = path.join(stateDir, "agents", "main", "sessions");
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".jsonl") && !f.includes("trajectory"))
+    .reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0);
+}
+
+describe("the fix holds on 2026.4.24 (context-ledger, gateway chat.send, reset-loop workload)", () => {
+  let rig: HostRig | undefined;
+  let records: TurnRecord[] = [];
+  let events: PluginEvent[] = [];
+  let log = "";
+  let counter: TokenCounter;
+  const transcriptBytes: number[] = [];
+  const started = Date.now();
+
+  beforeAll(async () => {
+    counter = await loadTokenCounter();
+    const exec = execTurnScript({ outputChars: W.outputChars, answerChars: W.answerChars, nodePath: NODE_BINARY });
+    let stateDir = "";
+    rig = await startHostRig({
+      version: RESET_LOOP_HOST,
+      engine: "context-ledger",
+      contextWindow: W.contextWindow,
+      script: fetchOnTurnScript({
+        turn: FETCH_TURN,
+        args: () => ({ handle: capturedHandle(stateDir), selector: { kind: "range", start: FETCH_LINES.start, end: FETCH_LINES.end } }),
+        otherwise: exec,
+      }),
+    });
+    stateDir = rig.env.stateDir;
+    records = await runChatTurns(rig, {
+      turns: TURNS,
+      onTurn: (r) => {
+        transcriptBytes.push(sessionJsonlBytes(stateDir));
+        console.log(`[fix-424] ${formatTurn(r)} transcript=${transcriptBytes.at(-1)}B`);
+      },
+    });
+    events = await readPluginEvents(rig.env);
+    log = await readHostLog(rig.env);
+  });
+
+  afterAll(async () => {
+    await rig?.close();
+    console.log(`[fix-424] file wall time ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  });
+
+  it("2: no reset over 13 turns, every request within the window, precheck retries counted", () => {
+    const detail = grepLines(log, /context-overflow|overflow detected|Auto-compaction|Restarting session/).join("\n");
+    const last = records.at(-1);
+    expect(records).toHaveLength(TURNS);
+    expect(records.every((r) => r.status === "ok"), detail).toBe(true);
+    expect(last?.signals.sessionRestarted, detail).toBe(0);
+    expect(last?.resetReplies, detail).toBe(0);
+    expect(last?.signals.compactionFailed, detail).toBe(0);
+    expect(requestsOverBudget(records, W.contextWindow, counter)).toHaveLength(0);
+    const retries = last?.signals.overflowDetected ?? -1;
+    console.log(`[fix-424] precheck verdicts ${last?.signals.precheck}, compaction retries ${retries}, paydowns ${events.filter((e) => e.op === "paydown").length}`);
+    // The goal: maintain() pays the raw transcript down before the precheck sizes it.
+    expect(retries, detail).toBe(0);
+    expect(events.filter((e) => e.op === "paydown" && e.changed === true).length).toBeGreaterThanOrEqual(1);
+    expect(events.filter((e) => e.op === "assemble")).not.toHaveLength(0);
+  });
+
+  it("4: over the last 10 turns the per-turn peak prompt stays in a 1.5 band while the transcript triples", () => {
+    const perTurn = promptTokensPerTurn(records, counter).slice(-10);
+    const peaks = perTurn.map((requests) => Math.max(...requests));
+    const all = perTurn.flat();
+    console.log(`[fix-424] peak prompt tokens per turn ${peaks.join(",")}; all requests band ${bandRatio(all).toFixed(2)}; transcript bytes ${transcriptBytes.join(",")}`);
+    expect(bandRatio(peaks)).toBeLessThanOrEqual(1.5);
+    const window = transcriptBytes.slice(-10);
+    expect((window.at(-1) ?? 0) / (window[0] ?? 1)).toBeGreaterThanOrEqual(3);
+  });
+
+  it("5: a later ledger_fetch of an earlier 150,000-char output returns exactly the requested lines", () => {
+    const fetchTurn = records.find((r) => r.turn === FETCH_TURN);
+    const answered = fetchTurn?.requests.flatMap((q) => toolResultsInCurrentTurn(q)) ?? [];
+    console.log(`[fix-424] fetch turn requests: ${fetchTurn?.requests.map((q) => JSON.stringify(q.lastMessage).slice(0, 300)).join(" || ")}`);
+    const expected = printedChars(W.outputChars).split("\n").slice(FETCH_LINES.start - 1, FETCH_LINES.end).join("\n");
+    const texts = answered.map(plainText);
+    expect(texts.length, JSON.stringify(answered).slice(0, 500)).toBeGreaterThanOrEqual(1);
+    expect(texts.some((t) => t.includes(expected)), texts.join("\n---\n").slice(0, 800)).toBe(true);
+  });
+});
