@@ -5,25 +5,19 @@ import { errorMessage, isLedgerError, LedgerError } from "../../errors.js";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
 import type { AgentSettings } from "../../config/schema.js";
 import { detectFormat } from "../../results/detect-format.js";
-import { planClean, type PayloadPlan, type PlanCleanOptions, type Stubber } from "./clean-jsonl.js";
+import { planClean, type CleanPlan, type PlanCleanOptions, type Stubber } from "./clean-jsonl.js";
 import { inspectHostLock, withHostLock } from "./host-session-lock.js";
 import { cliStub } from "./stub-text.js";
 
-/** Outcome of cleaning one session file. */
-export interface CleanFileResult {
+/** Outcome of cleaning one session file: the plan's figures (without the new text) plus what happened. */
+export interface CleanFileResult extends Omit<CleanPlan, "text" | "invalidLines"> {
   file: string;
   status: "planned" | "cleaned" | "unchanged" | "refused" | "failed";
   /** Why it was refused or failed. */
   reason?: string;
   /** Exit-code class of a failure. */
   failure?: "corrupt" | "other";
-  entries: number;
-  rewrittenEntries: number;
-  payloads: PayloadPlan[];
-  bytesBefore: number;
-  bytesAfter: number;
-  bytesFreed: number;
-  /** Lines that were not JSON (kept verbatim). */
+  /** Lines that were not JSON (kept verbatim); absent when the file was not read. */
   invalidLines?: number;
   /** Path of the backup of the original file. */
   backup?: string;
