@@ -83,6 +83,8 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   await saveSummary(file, summary);
   const text = renderSummary(summary, { maxChars: settings.summary.maxInjectedChars, checkpointHandle: handle, redact: (t) => rt.redact(settings, t) });
   const tokensAfter = plan.tokens + counter.countText(text);
+  // Report not-smaller before the frontier moves: a compaction that says "no" must change nothing the next view sees.
+  if (tokensAfter >= tokensBefore) return { ok: true, compacted: false, reason: "not_smaller", result: { tokensBefore, tokensAfter } };
   await rt.sessions.update(identity.agentId, identity.sessionKey, (s) => {
     s.frontier = { start: plan.start, anchor: fingerprintMessage(messages[plan.start]), total: messages.length };
     s.compactions += 1;
@@ -92,7 +94,6 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   });
   view.start = plan.start;
   view.tokens = tokensAfter;
-  if (tokensAfter >= tokensBefore) return { ok: true, compacted: false, reason: "not_smaller", result: { tokensBefore, tokensAfter } };
   void rt.events.write({ op: "compact:sealed", agentId: identity.agentId, sessionKey: identity.sessionKey, handle, tokensBefore, tokensAfter, frontier: plan.start });
   return { ok: true, compacted: true, result: { summary: text, tokensBefore, tokensAfter, details: { checkpoint: handle, frontier: plan.start } } };
 }
