@@ -3,6 +3,8 @@ import path from "node:path";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { renderSummary } from "../summary/render-summary.js";
+import { tryLoadSummary } from "../summary/sidecar.js";
 
 /** File in a child's session folder holding the summary it inherited from its parent. */
 export const INHERITED_SUMMARY_FILE = "inherited-summary.txt";
@@ -58,8 +60,6 @@ async function newestSummaryText(dir: string): Promise<string | undefined> {
     if (!newest || mtime > newest.mtime) newest = { name, mtime };
   }
   if (!newest) return undefined;
-  const { renderSummary } = await import("../summary/render-summary.js");
-  const { tryLoadSummary } = await import("../summary/sidecar.js");
   const state = await tryLoadSummary(path.join(dir, newest.name));
   return state ? renderSummary(state, { maxChars: 4_000 }) : undefined;
 }
