@@ -7,8 +7,11 @@ import { promisify } from "node:util";
 
 const execFileAsync = promisify(execFile);
 
-/** The two host releases the suite drives. */
-export type HostVersion = "2026.9.6" | "2026.4.24";
+/** Every host release the suite drives, oldest first. */
+export const HOST_LINES = ["2026.4.24", "2026.5.28", "2026.6.11", "2026.7.35", "2026.8.2", "2026.9.6"] as const;
+
+/** One host release the suite drives. */
+export type HostVersion = (typeof HOST_LINES)[number];
 
 /** The current host (dev dependency). */
 export const CURRENT_HOST: HostVersion = "2026.9.6";
@@ -38,7 +41,7 @@ export interface InstalledHost {
   stageDir?: string;
 }
 
-/** Where a release lives: 9.6 in the project's node_modules, others in `.cache/openclaw-<version>`. */
+/** Where a release lives: 9.6 in the project's node_modules, others in `.cache/openclaw-<version>` (git-ignored, installed on demand). */
 export function hostPackageDir(version: HostVersion): string {
   if (version === CURRENT_HOST) return path.join(REPO_ROOT, "node_modules", "openclaw");
   return path.join(CACHE_DIR, `openclaw-${version}`, "node_modules", "openclaw");
@@ -56,8 +59,8 @@ async function installedVersion(packageDir: string): Promise<string | undefined>
 const pending: Map<HostVersion, Promise<InstalledHost>> = new Map();
 
 /**
- * Returns a runnable host of `version`, installing 2026.4.24 into the git-ignored
- * `.cache/openclaw-2026.4.24` first when it is missing (`npm install --ignore-scripts`,
+ * Returns a runnable host of `version`, installing a release other than the dev
+ * dependency into the git-ignored `.cache/openclaw-<version>` first when it is missing (`npm install --ignore-scripts`,
  * ~1 min, ~650 MB; the npm output goes to `install.log` there). Its bundled-plugin
  * staging goes to `.cache/openclaw-2026.4.24-stage` and is reused between runs.
  */
@@ -74,7 +77,8 @@ export function ensureHost(version: HostVersion): Promise<InstalledHost> {
 async function installHost(version: HostVersion): Promise<InstalledHost> {
   const packageDir = hostPackageDir(version);
   const host: InstalledHost = { version, packageDir, entry: path.join(packageDir, "openclaw.mjs") };
-  if (version !== CURRENT_HOST) host.stageDir = path.join(CACHE_DIR, `openclaw-${version}-stage`);
+  // Only 2026.4.24 stages bundled-plugin dependencies at run time (HOST-FACTS).
+  if (version === RESET_LOOP_HOST) host.stageDir = path.join(CACHE_DIR, `openclaw-${version}-stage`);
   if ((await installedVersion(packageDir)) === version && existsSync(host.entry)) {
     if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
     return host;
