@@ -1,0 +1,47 @@
+/**
+ * The contract between real-host scenarios (what a user does and what they must see)
+ * and the rigs that run them. A scenario never starts processes itself: a rig gives it
+ * a session on a running gateway, so one gateway per host line and engine can serve
+ * every scenario of the suite, each in its own session.
+ */
+import type { ChatTurn } from "../gateway.js";
+import type { EngineChoice, HostEnv } from "../host-env.js";
+import type { HostVersion } from "../host-install.js";
+import type { MockRequest, MockScript } from "../mock-model.js";
+
+/** One scenario's session on a running gateway. */
+export interface ScenarioSession {
+  version: HostVersion;
+  /** Engine in the context-engine slot (`context-ledger`, `legacy`, or a test engine id). */
+  engineId: string;
+  /** The gateway session key this scenario owns (e.g. `agent:main:fetch-back`). */
+  sessionKey: string;
+  /** The host env of the gateway (state dir, logs, plugin events). Shared with other scenarios. */
+  env: HostEnv;
+  /** Replaces this scenario's mock script; it sees only this scenario's requests. */
+  setScript(script: MockScript): void;
+  /**
+   * Model requests of this scenario so far, in order. `turn` and `indexInTurn` count
+   * within the scenario (turn 1 is the scenario's first user message).
+   */
+  requests(): MockRequest[];
+  /** Sends one user message into this session and waits until the run settles. */
+  chatSend(message: string, timeoutMs?: number): Promise<ChatTurn>;
+  /** Any other gateway method (`sessions.compact`, `sessions.reset`, ...). */
+  call(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<unknown>;
+}
+
+/** A user-visible behaviour, checked in a real host. */
+export interface HostScenario {
+  /** Unique, kebab-case; also the session name. */
+  name: string;
+  /** Host lines it runs on. */
+  lines: readonly HostVersion[];
+  /** Engines it runs with (legacy runs are controls and comparisons). */
+  engines: readonly EngineChoice[];
+  /** Runs the scenario and asserts with vitest's `expect`; throws on failure. */
+  run(session: ScenarioSession): Promise<void>;
+}
+
+/** Every scenario's gateway uses this model shape (one shared mock agent per gateway). */
+export const SCENARIO_MODEL = { contextWindow: 32_000, maxTokens: 4_096 } as const;
