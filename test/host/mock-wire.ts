@@ -40,6 +40,23 @@ export function isInternalContextMessage(message: unknown): boolean {
   return textOfMessage(message).trimStart().startsWith(INTERNAL_CONTEXT_MARKER);
 }
 
+const ID_CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/**
+ * A tool-call id shaped like a real provider's: OpenAI's `call_…` and Anthropic's
+ * `toolu_01…` (alternating by request), with `_` and `-` inside. Hosts rewrite such
+ * ids (2026.8.x+ strip characters), which is what the tests must survive.
+ */
+export function providerToolCallId(requestIndex: number, callIndex: number): string {
+  let n = requestIndex * 7919 + callIndex * 104729 + 12345;
+  let body = "";
+  for (let k = 0; k < 10; k++) {
+    body += ID_CHARS[n % ID_CHARS.length];
+    n = Math.floor(n / ID_CHARS.length) + (k + 1) * 31;
+  }
+  return requestIndex % 2 === 0 ? `call_${body.slice(0, 4)}_${requestIndex}-${callIndex}x${body.slice(4)}` : `toolu_01${body}_${requestIndex}-${callIndex}`;
+}
+
 /** Writes one chat-completions answer, streamed as SSE chunks or as a single JSON body. */
 export function writeReply(res: http.ServerResponse, reply: MockReply, options: WriteReplyOptions): void {
   const id = `chatcmpl-mock-${options.requestIndex}`;
@@ -47,7 +64,7 @@ export function writeReply(res: http.ServerResponse, reply: MockReply, options: 
   const text = reply.text ?? "";
   const calls = "toolCalls" in reply ? reply.toolCalls : [];
   const toolCalls = calls.map((call, i) => ({
-    id: `call_${options.requestIndex}_${i}`,
+    id: providerToolCallId(options.requestIndex, i),
     type: "function" as const,
     function: { name: call.name, arguments: JSON.stringify(call.args) },
   }));
