@@ -4,25 +4,42 @@ import { LedgerError } from "../errors.js";
 import { ARTIFACT_SCHEMAS, writeReceipt, type ArtifactCommandContext } from "./artifact-receipts.js";
 import { scanReferencedHandles } from "./artifact-references.js";
 import { intFlag, parseDuration, parseSize, stringFlag } from "./args.js";
-import { createProgress } from "./ops/progress.js";
+import { formatBytes, formatCount, formatTable, plural } from "./format.js";
+import { createProgress } from "./progress.js";
 
-/** `artifact list`: newest first. */
+/** `artifact list`: newest first, filtered by session, tool or age; a table with a header, totals on stderr. */
 export async function runListCommand(c: ArtifactCommandContext): Promise<number> {
   const limit = intFlag(c.args, "limit", 1, 1_000_000) ?? Number.POSITIVE_INFINITY;
+  const session = stringFlag(c.args, "session");
+  const tool = stringFlag(c.args, "tool");
+  const sinceRaw = stringFlag(c.args, "since");
+  const since = sinceRaw === undefined ? undefined : new Date(Date.now() - parseDuration(sinceRaw, "since")).toISOString();
   const all: ArtifactMeta[] = [];
-  for await (const meta of c.store.list()) all.push(meta);
+  for await (const meta of c.store.list()) {
+    if (session !== undefined && meta.origin.sessionKey !== session) continue;
+    if (tool !== undefined && meta.origin.toolName !== tool) continue;
+    if (since !== undefined && meta.createdAt < since) continue;
+    all.push(meta);
+  }
   all.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.sha256.localeCompare(b.sha256));
   const shown = all.slice(0, limit);
   const totals = { count: all.length, bytes: sum(all, "bytes"), storedBytes: sum(all, "storedBytes") };
   if (c.json) {
-    writeReceipt(c.io, ARTIFACT_SCHEMAS.list, { agentId: c.agentId, ...totals, artifacts: shown });
+    writeReceipt(c.io, ARTIFACT_SCHEMAS.list, { agentId: c.agentId, filters: { session: session ?? null, tool: tool ?? null, since: since ?? null }, ...totals, artifacts: shown });
     return 0;
   }
-  for (const m of shown) {
-    c.io.stdout.write(`${m.handle}  ${String(m.bytes).padStart(10)} B  ${String(m.lines).padStart(7)} lines  ${m.format.padEnd(8)} ${m.kind.padEnd(12)} ${m.createdAt}  ${m.origin.toolName ?? ""}\n`);
+  if (shown.length > 0) {
+    const rows = shown.map((m) => [m.handle, formatBytes(m.bytes), formatCount(m.lines), m.format, m.kind, m.createdAt.replace(/\.\d+Z$/, "Z"), sourceOf(m)]);
+    c.io.stdout.write(formatTable(["HANDLE", "SIZE", "LINES", "FORMAT", "KIND", "CREATED", "SOURCE"], rows));
   }
-  c.io.stderr.write(`${totals.count} artifacts, ${totals.bytes} bytes (${totals.storedBytes} stored)${shown.length < all.length ? `, ${shown.length} shown` : ""}\n`);
+  c.io.stderr.write(`${plural(totals.count, "artifact")}, ${formatBytes(totals.bytes)} original, ${formatBytes(totals.storedBytes)} stored${shown.length < all.length ? `, ${shown.length} shown` : ""}\n`);
   return 0;
+}
+
+/** Where an artifact came from: tool, session and call, as far as known. */
+function sourceOf(m: ArtifactMeta): string {
+  const o = m.origin;
+  return [o.toolName, o.sessionKey && `session ${o.sessionKey}`, o.toolCallId && `call ${o.toolCallId}`].filter(Boolean).join(" · ") || "-";
 }
 
 /** `artifact rm HANDLE...`: exit 2 when none of them existed. */
@@ -60,9 +77,9 @@ export async function runGcCommand(c: ArtifactCommandContext): Promise<number> {
     return 0;
   }
   const verb = dryRun ? "would remove" : "removed";
-  for (const r of report.removed) c.io.stdout.write(`${verb} ${r.handle} ${r.storedBytes} B ${r.reason} (created ${r.createdAt})\n`);
+  for (const r of report.removed) c.io.stdout.write(`${verb} ${r.handle} ${formatBytes(r.storedBytes)} ${r.reason} (created ${r.createdAt})\n`);
   c.io.stdout.write(
-    `${dryRun ? "dry run: " : ""}${verb} ${report.removed.length} artifacts (${report.freedStoredBytes} bytes); kept ${report.keptCount} (${report.keptStoredBytes} bytes, ${report.referencedKept} referenced); stale temp files ${dryRun ? "found" : "removed"}: ${report.staleTempFiles}\n`,
+    `${dryRun ? "dry run: " : ""}${verb} ${plural(report.removed.length, "artifact")} (${formatBytes(report.freedStoredBytes)}); kept ${formatCount(report.keptCount)} (${formatBytes(report.keptStoredBytes)}, ${formatCount(report.referencedKept)} referenced); stale temp files ${dryRun ? "found" : "removed"}: ${report.staleTempFiles}\n`,
   );
   return 0;
 }

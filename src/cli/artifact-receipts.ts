@@ -1,6 +1,6 @@
 import type { ArtifactStore } from "../artifacts/store-types.js";
 import type { ParsedArgs } from "./args.js";
-import type { CliIo } from "./run-cli.js";
+import type { CliIo } from "./io.js";
 
 /** Receipt schema names of `artifact ... --json`. */
 export const ARTIFACT_SCHEMAS = {
@@ -28,4 +28,3 @@ export interface ArtifactCommandContext {
 export function writeReceipt(io: CliIo, schema: string, body: Record<string, unknown>): void {
   io.stdout.write(`${JSON.stringify({ schema, ...body }, null, 2)}\n`);
 }
-

@@ -1,103 +1,105 @@
+import { promises as fsp } from "node:fs";
+import { artifactPaths } from "../artifacts/blob-path.js";
+import { decodeBlob } from "../artifacts/gzip-codec.js";
 import { formatHandle, parseHandle } from "../artifacts/handle.js";
 import { parseSelector, selectSlice, type Selector } from "../artifacts/selectors.js";
 import { createArtifactStore } from "../artifacts/store.js";
-import { promises as fsp } from "node:fs";
-import { errorMessage, isLedgerError, LedgerError, type LedgerErrorCode } from "../errors.js";
-import { detectFormat } from "../results/detect-format.js";
+import { isLedgerError, LedgerError } from "../errors.js";
+import { detectFormat, type OutputFormat } from "../results/detect-format.js";
 import { buildPreview } from "../results/preview.js";
 import { redactSecrets } from "../results/redact.js";
 import { agentRoot, artifactRoot } from "../state/paths.js";
-import { intFlag, parseArgv, stringFlag, type ArgSpec, type ParsedArgs } from "./args.js";
+import { choiceFlag, COMMON_OPTIONS, intFlag, stringFlag, type ArgSpec, type ParsedArgs } from "./args.js";
 import { runGcCommand, runListCommand, runRmCommand } from "./artifact-admin.js";
 import { ARTIFACT_SCHEMAS, writeReceipt, type ArtifactCommandContext } from "./artifact-receipts.js";
-import { loadOperatorContext } from "./ops/host-config.js";
-import type { CliIo } from "./run-cli.js";
+import { runCommand, runGroup } from "./command.js";
+import { CliFailure, EXIT } from "./fail.js";
+import { progName, type CliIo } from "./io.js";
+import { listLedgerAgents } from "./ledger-scan.js";
+import { loadOperatorContext } from "./operator-context.js";
 
 export { ARTIFACT_SCHEMAS } from "./artifact-receipts.js";
+export { exitCodeFor } from "./fail.js";
 
-const COMMON: ArgSpec = { agent: { type: "string" }, "state-dir": { type: "string" }, "openclaw-state": { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } };
-const SPECS: Record<string, ArgSpec> = {
-  stash: { ...COMMON, kind: { type: "string" }, format: { type: "string" } },
-  fetch: { ...COMMON, selector: { type: "string" }, lines: { type: "string" }, pattern: { type: "string" }, flags: { type: "string" }, context: { type: "string" }, start: { type: "string" }, end: { type: "string" }, path: { type: "string" }, "max-chars": { type: "string" }, raw: { type: "boolean" } },
-  peek: { ...COMMON, "preview-chars": { type: "string" } },
-  list: { ...COMMON, limit: { type: "string" } },
-  rm: { ...COMMON },
-  gc: { ...COMMON, "dry-run": { type: "boolean" }, "max-age": { type: "string" }, "max-bytes": { type: "string" } },
+/** Formats `artifact stash --format` accepts. */
+export const STASH_FORMATS: readonly OutputFormat[] = ["json", "html", "xml", "pdf-text", "log", "text"];
+
+const COMMON: ArgSpec = COMMON_OPTIONS;
+const TAIL = "Options: --agent ID (default main), --state-dir DIR, --openclaw-state DIR, --json, --help\nExit codes: 0 ok, 1 usage error, 2 not found, 3 corrupt, 4 invalid handle or selector, 5 other failure\n";
+
+const LEAVES: Record<string, { options: ArgSpec; usage: string; run: (c: ArtifactCommandContext) => Promise<number> }> = {
+  stash: {
+    options: { ...COMMON, kind: { type: "string" }, format: { type: "string" } },
+    usage: `Usage: {prog} artifact stash [FILE|-] [--kind K] [--format ${STASH_FORMATS.join("|")}]\nStores a file (or stdin) in the agent's store and prints its handle.\n${TAIL}`,
+    run: stash,
+  },
+  fetch: {
+    options: { ...COMMON, selector: { type: "string" }, lines: { type: "string" }, pattern: { type: "string" }, flags: { type: "string" }, context: { type: "string" }, start: { type: "string" }, end: { type: "string" }, path: { type: "string" }, "max-chars": { type: "string" }, raw: { type: "boolean" } },
+    usage: `Usage: {prog} artifact fetch HANDLE [--selector KIND|JSON] [--lines N] [--pattern RE --flags i --context N]\n         [--start N --end N] [--path JSONPATH] [--max-chars N] [--raw]\nPrints a bounded slice (the notice goes to stderr); --raw prints the whole original bytes.\n${TAIL}`,
+    run: fetch,
+  },
+  peek: {
+    options: { ...COMMON, "preview-chars": { type: "string" }, unverified: { type: "boolean" } },
+    usage: `Usage: {prog} artifact peek HANDLE [--preview-chars N] [--unverified]\nMetadata and a short preview. --unverified shows the stored bytes of an artifact that fails its hash check (never served to a model).\n${TAIL}`,
+    run: peek,
+  },
+  list: {
+    options: { ...COMMON, limit: { type: "string" }, session: { type: "string" }, tool: { type: "string" }, since: { type: "string" } },
+    usage: `Usage: {prog} artifact list [--limit N] [--session KEY] [--tool NAME] [--since 12h]\nArtifacts of the agent, newest first; the totals go to stderr.\n${TAIL}`,
+    run: runListCommand,
+  },
+  rm: { options: { ...COMMON }, usage: `Usage: {prog} artifact rm HANDLE...\nRemoves artifacts (exit 2 when none existed).\n${TAIL}`, run: runRmCommand },
+  gc: {
+    options: { ...COMMON, "dry-run": { type: "boolean" }, "max-age": { type: "string" }, "max-bytes": { type: "string" } },
+    usage: `Usage: {prog} artifact gc [--dry-run] [--max-age DURATION] [--max-bytes SIZE]\nRemoves artifacts no ledger state references: older than --max-age (e.g. 30d; no age limit when absent)\nand/or beyond --max-bytes (e.g. 1G; default: the configured limits.maxStoreBytes), oldest first.\n${TAIL}`,
+    run: runGcCommand,
+  },
 };
 
-const USAGE = `Usage: context-ledger artifact <command> [options]
+const GROUP_USAGE = `Usage: {prog} artifact <command> [options]
   stash [FILE|-] [--kind K] [--format F]       store a file or stdin; prints the handle
-  fetch HANDLE [--selector KIND|JSON] [--lines N] [--pattern RE --flags i --context N]
-               [--start N --end N] [--path JSONPATH] [--max-chars N] [--raw]
-  peek HANDLE [--preview-chars N]              metadata and a short preview
-  list [--limit N]                             artifacts of the agent, newest first
+  fetch HANDLE [--selector ...] [--raw]        a bounded slice, or the whole original
+  peek HANDLE [--unverified]                   metadata and a short preview
+  list [--session KEY] [--tool NAME] [--since 12h] [--limit N]   artifacts, newest first
   rm HANDLE...                                 remove artifacts
   gc [--dry-run] [--max-age 30d] [--max-bytes 1G]   remove unreferenced old artifacts
-Options: --agent ID (default main), --state-dir DIR, --openclaw-state DIR, --json
-Exit codes: 0 ok, 1 usage error, 2 not found, 3 corrupt, 4 invalid handle or selector, 5 other failure
-`;
+Run \`{prog} artifact <command> --help\` for one command's options.
+${TAIL}`;
 
 /**
  * `context-ledger artifact ...`. Exit codes: 0 ok, 1 usage error, 2 not
  * found, 3 corrupt (hash mismatch), 4 invalid handle, selector or pattern,
  * 5 any other failure. `--json` prints a receipt whose `schema` is one of
- * {@link ARTIFACT_SCHEMAS}; gc progress goes to stderr only on a TTY.
+ * {@link ARTIFACT_SCHEMAS}, or the CLI's error document on failure.
  */
 export async function runArtifactCommand(argv: string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (!sub || sub === "--help" || sub === "-h" || sub === "help") {
-    io.stdout.write(USAGE);
-    return sub ? 0 : 1;
-  }
-  const spec = SPECS[sub];
-  if (!spec) {
-    io.stderr.write(`context-ledger artifact: unknown command \`${sub}\`; expected one of ${Object.keys(SPECS).join(", ")}\n${USAGE}`);
-    return 1;
-  }
-  try {
-    const args = parseArgv(rest, spec, `artifact ${sub}`);
-    if (args.flags.help) {
-      io.stdout.write(USAGE);
-      return 0;
-    }
-    const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io.env });
-    const agentId = stringFlag(args, "agent") ?? "main";
-    const store = createArtifactStore({ root: artifactRoot(ctx.ledgerRoot, agentId) });
-    const c: ArtifactCommandContext = { args, io, store, agentId, ledgerRoot: ctx.ledgerRoot, agentDir: agentRoot(ctx.ledgerRoot, agentId), maxStoreBytes: ctx.config.limits.maxStoreBytes, json: args.flags.json === true };
-    switch (sub) {
-      case "stash":
-        return await stash(c);
-      case "fetch":
-        return await fetch(c);
-      case "peek":
-        return await peek(c);
-      case "list":
-        return await runListCommand(c);
-      case "rm":
-        return await runRmCommand(c);
-      default:
-        return await runGcCommand(c);
-    }
-  } catch (err) {
-    const code = exitCodeFor(err);
-    io.stderr.write(`context-ledger artifact ${sub}: ${errorMessage(err)}\n${code === 1 ? USAGE : ""}`);
-    return code;
-  }
-}
-
-/** Maps an error to the CLI exit code. */
-export function exitCodeFor(err: unknown): number {
-  if (!isLedgerError(err)) return 5;
-  const table: Partial<Record<LedgerErrorCode, number>> = { input_invalid: 1, artifact_not_found: 2, artifact_corrupt: 3, handle_invalid: 4, selector_invalid: 4, pattern_refused: 4 };
-  return table[err.code] ?? 5;
+  const commands = Object.fromEntries(
+    Object.entries(LEAVES).map(([sub, leaf]) => [
+      sub,
+      (rest: string[], io2: CliIo) =>
+        runCommand(rest, io2, { name: `artifact ${sub}`, options: leaf.options, usage: leaf.usage }, async (args, json) => {
+          const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io2.env });
+          const agentId = stringFlag(args, "agent") ?? "main";
+          const root = artifactRoot(ctx.ledgerRoot, agentId);
+          const store = createArtifactStore({ root });
+          const c: ArtifactCommandContext = { args, io: io2, store, agentId, ledgerRoot: ctx.ledgerRoot, agentDir: agentRoot(ctx.ledgerRoot, agentId), maxStoreBytes: ctx.config.limits.maxStoreBytes, json };
+          try {
+            return await leaf.run(c);
+          } catch (err) {
+            throw isLedgerError(err, "artifact_not_found") ? await notFoundHere(c, err, sub) : isLedgerError(err, "artifact_corrupt") && sub !== "peek" ? corruptHint(c, err) : err;
+          }
+        }),
+    ]),
+  );
+  return runGroup(argv, io, { name: "artifact", usage: GROUP_USAGE, commands });
 }
 
 async function stash(c: ArtifactCommandContext): Promise<number> {
   const source = c.args.positionals[0] ?? "-";
   if (c.args.positionals.length > 1) throw new LedgerError("input_invalid", `Expected one FILE or -, got ${c.args.positionals.length} arguments`);
+  const format = choiceFlag(c.args, "format", STASH_FORMATS);
   const bytes = source === "-" ? await readAll(c.io.stdin) : await fsp.readFile(source);
-  const format = stringFlag(c.args, "format") ?? detectFormat(bytes.subarray(0, 4_000_000).toString("utf8"));
-  const { handle, meta, created } = await c.store.stash(bytes, { kind: stringFlag(c.args, "kind") ?? "cli", format, origin: { agentId: c.agentId } });
+  const { handle, meta, created } = await c.store.stash(bytes, { kind: stringFlag(c.args, "kind") ?? "cli", format: format ?? detectFormat(bytes.subarray(0, 4_000_000).toString("utf8")), origin: { agentId: c.agentId } });
   if (c.json) writeReceipt(c.io, ARTIFACT_SCHEMAS.stash, { handle, created, agentId: c.agentId, source, meta });
   else c.io.stdout.write(`${handle}\n`);
   return 0;
@@ -123,14 +125,32 @@ async function fetch(c: ArtifactCommandContext): Promise<number> {
 async function peek(c: ArtifactCommandContext): Promise<number> {
   const handle = formatHandle(parseHandle(requireOne(c.args)));
   const meta = await c.store.readMeta(handle);
-  const text = await c.store.readText(handle);
+  let text: string;
+  let verified = true;
+  try {
+    text = await c.store.readText(handle);
+  } catch (err) {
+    if (!isLedgerError(err, "artifact_corrupt")) throw err;
+    if (c.args.flags.unverified !== true) throw corruptHint(c, err);
+    // The operator asked to look at bytes that fail verification: shown, labelled, never served to a model.
+    const raw = await fsp.readFile(artifactPaths(artifactRoot(c.ledgerRoot, c.agentId), handle.slice(-64)).blob);
+    text = (() => {
+      try {
+        return decodeBlob(raw, meta.compression).toString("utf8");
+      } catch {
+        return raw.toString("utf8");
+      }
+    })();
+    verified = false;
+  }
   const preview = redactSecrets(buildPreview(text, intFlag(c.args, "preview-chars", 50, 20_000) ?? 600));
-  if (c.json) writeReceipt(c.io, ARTIFACT_SCHEMAS.peek, { handle, agentId: c.agentId, meta, preview });
+  if (c.json) writeReceipt(c.io, ARTIFACT_SCHEMAS.peek, { handle, agentId: c.agentId, verified, meta, preview });
   else {
     const o = meta.origin;
     c.io.stdout.write(
       [
         handle,
+        ...(verified ? [] : ["UNVERIFIED: these stored bytes fail the hash check; context-ledger never serves them to a model"]),
         `bytes ${meta.bytes} · lines ${meta.lines} · format ${meta.format} · kind ${meta.kind} · stored ${meta.storedBytes} (${meta.compression}) · created ${meta.createdAt}`,
         `origin: ${[o.toolName && `tool ${o.toolName}`, o.toolCallId && `call ${o.toolCallId}`, o.agentId && `agent ${o.agentId}`, o.sessionKey && `session ${o.sessionKey}`].filter(Boolean).join(", ") || "-"}`,
         "--- preview ---",
@@ -140,6 +160,27 @@ async function peek(c: ArtifactCommandContext): Promise<number> {
     );
   }
   return 0;
+}
+
+/** A not-found error that names the agent and store looked in, and where the handle lives if elsewhere. */
+async function notFoundHere(c: ArtifactCommandContext, err: LedgerError, sub: string): Promise<CliFailure> {
+  const handle = c.args.positionals.find((p) => p.includes("sha256:")) ?? "";
+  const where = artifactRoot(c.ledgerRoot, c.agentId);
+  const elsewhere: string[] = [];
+  if (handle) {
+    for (const agent of await listLedgerAgents(c.ledgerRoot)) {
+      if (agent !== c.agentId && (await createArtifactStore({ root: artifactRoot(c.ledgerRoot, agent) }).has(handle).catch(() => false))) elsewhere.push(agent);
+    }
+  }
+  const prog = progName(c.io);
+  const hint = elsewhere.length > 0 ? `${prog} artifact ${sub} ${handle} --agent ${elsewhere[0]}` : `${prog} artifact list --agent ${c.agentId}`;
+  const message = `${handle ? `${handle} is` : "Expected artifacts, got none"} not in agent \`${c.agentId}\`'s store (${where})${elsewhere.length ? `; it is in agent ${elsewhere.map((a) => `\`${a}\``).join(", ")}'s store` : ""}`;
+  return new CliFailure(err.code, handle ? message : err.message, EXIT.notFound, hint);
+}
+
+function corruptHint(c: ArtifactCommandContext, err: LedgerError): CliFailure {
+  const handle = c.args.positionals[0] ?? "HANDLE";
+  return new CliFailure(err.code, err.message, EXIT.corrupt, `${progName(c.io)} artifact peek ${handle} --unverified --agent ${c.agentId} (look), then \`${progName(c.io)} artifact rm ${handle} --agent ${c.agentId}\``);
 }
 
 function selectorFrom(args: ParsedArgs): Selector {

@@ -2,15 +2,16 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { parseHandle } from "../artifacts/handle.js";
 import { createArtifactStore } from "../artifacts/store.js";
-import { errorMessage, isLedgerError } from "../errors.js";
 import { artifactRoot } from "../state/paths.js";
 import { parseCheckpointPack, type CheckpointPack } from "../summary/checkpoint.js";
 import { tryLoadSummary } from "../summary/sidecar.js";
-import type { CliIo } from "./run-cli.js";
-import { COMMON_OPTIONS, parseCommandLine, stringOption } from "./ops/cli-options.js";
-import { formatBytes, formatCount, formatTable } from "./ops/format.js";
-import { loadOperatorContext } from "./ops/host-config.js";
-import { listLedgerAgents, listLedgerSessions } from "./ops/ledger-scan.js";
+import { COMMON_OPTIONS, stringFlag } from "./args.js";
+import { runCommand, runGroup } from "./command.js";
+import { CliFailure, EXIT } from "./fail.js";
+import { formatBytes, formatCount, formatTable } from "./format.js";
+import { progName, writeJson, type CliIo } from "./io.js";
+import { listLedgerAgents, listLedgerSessions } from "./ledger-scan.js";
+import { loadOperatorContext } from "./operator-context.js";
 
 /** Schema tag of `checkpoint list --json`. */
 export const CHECKPOINT_LIST_SCHEMA = "context-ledger.checkpoint.list.v1";
@@ -31,29 +32,31 @@ export interface CheckpointListing {
   bytes: number | null;
 }
 
-const SPEC = { ...COMMON_OPTIONS, session: { type: "string" } } as const;
-const USAGE = "Usage: context-ledger checkpoint list [--agent ID] [--session KEY] [--json]\n       context-ledger checkpoint show HANDLE [--agent ID] [--json]\n";
+const LIST_SPEC = { ...COMMON_OPTIONS, session: { type: "string" } } as const;
+const SHOW_SPEC = { ...COMMON_OPTIONS } as const;
+const LIST_USAGE = `Usage: {prog} checkpoint list [--agent ID] [--session KEY] [--json]
+Every checkpoint pack the ledger knows (session states, summaries, stores), oldest first.
+`;
+const SHOW_USAGE = `Usage: {prog} checkpoint show HANDLE [--agent ID] [--json]
+One checkpoint pack: frontier, coverage, artifacts and the summary as injected after compaction.
+Exit codes: 0 ok, 1 usage error, 2 not found, 3 corrupt, 4 not a checkpoint or invalid handle.
+`;
+const GROUP_USAGE = `Usage: {prog} checkpoint <command> [options]
+  list [--agent ID] [--session KEY] [--json]   checkpoint packs sealed by compaction
+  show HANDLE [--agent ID] [--json]            one pack in full
+Run \`{prog} checkpoint <command> --help\` for one command's options.
+`;
 
 /** `context-ledger checkpoint list | show`. */
 export async function runCheckpointCommand(argv: string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub !== "list" && sub !== "show") {
-    io.stderr.write(sub && sub !== "--help" && sub !== "-h" ? `context-ledger checkpoint: unknown subcommand \`${sub}\`\n${USAGE}` : USAGE);
-    return sub === "--help" || sub === "-h" ? 0 : 1;
-  }
-  let parsed;
-  try {
-    parsed = parseCommandLine(rest, SPEC, `context-ledger checkpoint ${sub}`);
-  } catch (err) {
-    io.stderr.write(`context-ledger checkpoint ${sub}: ${errorMessage(err)}\n${USAGE}`);
-    return 1;
-  }
-  const { values, positionals } = parsed;
-  const ctx = await loadOperatorContext({ stateDir: stringOption(values, "state-dir"), openclawState: stringOption(values, "openclaw-state"), env: io.env });
-  const agentFilter = stringOption(values, "agent");
-  if (sub === "list") {
-    const list = await listCheckpoints(ctx.ledgerRoot, agentFilter, stringOption(values, "session"));
-    if (values.json) io.stdout.write(`${JSON.stringify({ schema: CHECKPOINT_LIST_SCHEMA, root: ctx.ledgerRoot, checkpoints: list }, null, 2)}\n`);
+  return runGroup(argv, io, { name: "checkpoint", usage: GROUP_USAGE, commands: { list: runList, show: runShow } });
+}
+
+async function runList(argv: string[], io: CliIo): Promise<number> {
+  return runCommand(argv, io, { name: "checkpoint list", options: LIST_SPEC, usage: LIST_USAGE }, async (args, json) => {
+    const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io.env });
+    const list = await listCheckpoints(ctx.ledgerRoot, stringFlag(args, "agent"), stringFlag(args, "session"));
+    if (json) writeJson(io, { schema: CHECKPOINT_LIST_SCHEMA, root: ctx.ledgerRoot, checkpoints: list });
     else if (list.length === 0) io.stdout.write(`No checkpoints under ${ctx.ledgerRoot}\n`);
     else {
       io.stdout.write(
@@ -64,14 +67,17 @@ export async function runCheckpointCommand(argv: string[], io: CliIo): Promise<n
       );
     }
     return 0;
-  }
-  const handle = positionals[0];
-  if (!handle || positionals.length > 1) {
-    io.stderr.write(`context-ledger checkpoint show: expected one HANDLE, got ${positionals.length}\n${USAGE}`);
-    return 1;
-  }
-  try {
+  });
+}
+
+async function runShow(argv: string[], io: CliIo): Promise<number> {
+  return runCommand(argv, io, { name: "checkpoint show", options: SHOW_SPEC, usage: SHOW_USAGE }, async (args, json) => {
+    const { positionals } = args;
+    const handle = positionals[0];
+    if (!handle || positionals.length > 1) throw new CliFailure("input_invalid", `Expected one HANDLE, got ${positionals.length} arguments`, EXIT.usage, `${progName(io)} checkpoint list`);
     parseHandle(handle);
+    const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io.env });
+    const agentFilter = stringFlag(args, "agent");
     const agents = agentFilter ? [agentFilter] : await listLedgerAgents(ctx.ledgerRoot);
     for (const agentId of agents) {
       const store = createArtifactStore({ root: artifactRoot(ctx.ledgerRoot, agentId) });
@@ -79,21 +85,15 @@ export async function runCheckpointCommand(argv: string[], io: CliIo): Promise<n
       if (!data) continue;
       const kind = (await store.tryReadMeta(handle).catch(() => undefined))?.kind;
       if (kind !== undefined && kind !== "checkpoint") {
-        io.stderr.write(`context-ledger checkpoint show: expected a checkpoint pack, got a \`${kind}\` artifact (${handle}); use \`context-ledger artifact fetch\`\n`);
-        return 4;
+        throw new CliFailure("handle_invalid", `expected a checkpoint pack, got a \`${kind}\` artifact (${handle})`, EXIT.invalid, `${progName(io)} artifact fetch ${handle} --agent ${agentId}`);
       }
       const pack = parseCheckpointPack(data.toString("utf8"));
-      io.stdout.write(values.json ? `${JSON.stringify({ schema: CHECKPOINT_SHOW_SCHEMA, agentId, handle, bytes: data.length, pack }, null, 2)}\n` : renderPack(agentId, handle, data.length, pack));
+      if (json) writeJson(io, { schema: CHECKPOINT_SHOW_SCHEMA, agentId, handle, bytes: data.length, pack });
+      else io.stdout.write(renderPack(agentId, handle, data.length, pack));
       return 0;
     }
-    io.stderr.write(`context-ledger checkpoint show: no checkpoint ${handle} in ${agentFilter ? `agent \`${agentFilter}\`'s store` : "any agent's store"} under ${ctx.ledgerRoot}\n`);
-    return 2;
-  } catch (err) {
-    io.stderr.write(`context-ledger checkpoint show: ${errorMessage(err)}\n`);
-    if (isLedgerError(err, "handle_invalid")) return 4;
-    if (isLedgerError(err, "artifact_corrupt") || isLedgerError(err, "state_corrupt")) return 3;
-    return 5;
-  }
+    throw new CliFailure("not_found", `no checkpoint ${handle} in ${agentFilter ? `agent \`${agentFilter}\`'s store` : "any agent's store"} under ${ctx.ledgerRoot}`, EXIT.notFound, `${progName(io)} checkpoint list`);
+  });
 }
 
 /**

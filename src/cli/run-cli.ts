@@ -1,25 +1,31 @@
 import { PLUGIN_VERSION } from "../version.js";
+import { renderUsage } from "./command.js";
+import { CliFailure, EXIT, reportFailure } from "./fail.js";
+import type { CliIo } from "./io.js";
+import { wantsJson } from "./args.js";
 
-/** Streams and environment a command runs with (injectable for tests). */
-export interface CliIo {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  stdin: NodeJS.ReadableStream;
-  env: NodeJS.ProcessEnv;
-}
+export type { CliIo } from "./io.js";
 
 /** A command group: `context-ledger <group> ...`. */
 type GroupRunner = (argv: string[], io: CliIo) => Promise<number>;
 
 // Groups load lazily so `context-ledger --help` stays instant.
 const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner> }> = {
+  status: {
+    summary: "[--agent ID] [--session KEY] [--all] [--json]   budget, debt and artifacts per session",
+    load: async () => (await import("./status.js")).runStatusCommand,
+  },
+  view: {
+    summary: "--session KEY [--turn N] [--json | --html PATH]   what the model saw last: kept, offloaded, summary, budget",
+    load: async () => (await import("./view.js")).runViewCommand,
+  },
+  grep: {
+    summary: "PATTERN [--agent ID] [--session KEY] [--json]   search every stored artifact an agent may read",
+    load: async () => (await import("./grep.js")).runGrepCommand,
+  },
   artifact: {
     summary: "stash | fetch | peek | list | rm | gc   the content-addressed artifact store",
     load: async () => (await import("./artifact.js")).runArtifactCommand,
-  },
-  status: {
-    summary: "[--agent ID] [--session KEY] [--json]   budget, debt and artifacts per session",
-    load: async () => (await import("./status.js")).runStatusCommand,
   },
   session: {
     summary: "clean [--dry-run] ...   pay down bloated JSONL session files losslessly",
@@ -30,15 +36,20 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>
     load: async () => (await import("./checkpoint.js")).runCheckpointCommand,
   },
   doctor: {
-    summary: "[--fix]   config, host selection, store permissions and artifact hashes",
+    summary: "[--fix] [--openclaw-bin PATH]   config, host, store permissions and artifact hashes",
     load: async () => (await import("./doctor.js")).runDoctorCommand,
   },
 };
 
 /** Usage text of the whole CLI. */
-export function usage(): string {
-  const lines = Object.entries(GROUPS).map(([name, g]) => `  context-ledger ${name.padEnd(11)} ${g.summary}`);
-  return `context-ledger ${PLUGIN_VERSION}\n\nUsage:\n${lines.join("\n")}\n\nCommon options: --state-dir DIR (default $OPENCLAW_STATE_DIR/context-ledger), --agent ID (default main), --json\n`;
+export function usage(io: Pick<CliIo, "prog"> = {}): string {
+  const lines = Object.entries(GROUPS).map(([name, g]) => `  {prog} ${name.padEnd(11)} ${g.summary}`);
+  return renderUsage(
+    io,
+    `context-ledger ${PLUGIN_VERSION}\n\nUsage:\n${lines.join("\n")}\n\nCommon options: --state-dir DIR (default $OPENCLAW_STATE_DIR/context-ledger), --openclaw-state DIR, --agent ID (default main), --json, --help\n` +
+      `Every command takes --help. Exit codes: 0 ok, 1 usage error, 2 not found, 3 corrupt, 4 invalid handle/selector/pattern, 5 other failure.\n` +
+      `With --json, a failure prints {"ok":false,"error":{"code","message","exitCode","command","hint"}} on stdout.\n`,
+  );
 }
 
 /**
@@ -48,7 +59,7 @@ export function usage(): string {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [group, ...rest] = argv;
   if (!group || group === "--help" || group === "-h" || group === "help") {
-    io.stdout.write(usage());
+    io.stdout.write(usage(io));
     return group ? 0 : 1;
   }
   if (group === "--version" || group === "-v") {
@@ -57,14 +68,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const entry = GROUPS[group];
   if (!entry) {
-    io.stderr.write(`context-ledger: unknown command \`${group}\`; expected one of ${Object.keys(GROUPS).join(", ")}\n\n${usage()}`);
-    return 1;
+    const err = new CliFailure("input_invalid", `unknown command \`${group}\`; expected one of ${Object.keys(GROUPS).join(", ")}`, EXIT.usage, `run \`${io.prog ?? "context-ledger"} --help\``);
+    return reportFailure(io, err, { command: "", json: wantsJson(rest) });
   }
   try {
     const run = await entry.load();
     return await run(rest, io);
   } catch (err) {
-    io.stderr.write(`context-ledger ${group}: ${(err as Error).message}\n`);
-    return 5;
+    return reportFailure(io, err, { command: group, json: wantsJson(rest) });
   }
 }

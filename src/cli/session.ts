@@ -2,15 +2,17 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { createArtifactStore } from "../artifacts/store.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
-import { errorMessage } from "../errors.js";
 import { artifactRoot } from "../state/paths.js";
-import type { CliIo } from "./run-cli.js";
+import { COMMON_OPTIONS, intFlag, stringFlag } from "./args.js";
+import { runCommand, runGroup } from "./command.js";
+import { CliFailure, EXIT } from "./fail.js";
+import { formatBytes, formatCount, formatTable } from "./format.js";
+import { progName, writeJson, type CliIo } from "./io.js";
 import { DEFAULT_MIN_CHARS } from "./ops/clean-jsonl.js";
 import { cleanSessionFile, type CleanFileResult } from "./ops/clean-session-file.js";
-import { COMMON_OPTIONS, intOption, parseCommandLine, stringOption } from "./ops/cli-options.js";
-import { formatBytes, formatCount, formatTable } from "./ops/format.js";
-import { loadOperatorContext } from "./ops/host-config.js";
-import { createProgress } from "./ops/progress.js";
+import { loadOperatorContext } from "./operator-context.js";
+import { createProgress } from "./progress.js";
+import { runBackupsCommand } from "./session-backups.js";
 
 /** Schema tag of `session clean --json`. */
 export const SESSION_CLEAN_SCHEMA = "context-ledger.session.clean.v1";
@@ -38,37 +40,39 @@ const SPEC = {
   force: { type: "boolean" },
 } as const;
 
-const USAGE = `Usage: context-ledger session clean (--all | --session FILE) [--dry-run] [--keep-last N] [--tools a,b]
+const USAGE = `Usage: {prog} session clean (--all | --session FILE) [--dry-run] [--keep-last N] [--tools a,b]
          [--min-chars N] [--force] [--agent ID] [--openclaw-state DIR] [--state-dir DIR] [--json]
-Replaces tool-result payloads (text and details.aggregated) in 2026.4.x JSONL sessions with handle stubs,
-after stashing and verifying each in the agent's artifact store; keeps <file>.bak-<timestamp>.
+Replaces tool-result payloads (text and details.aggregated) in JSONL sessions (hosts 2026.4-2026.8) with
+handle stubs, after stashing and verifying each in the agent's artifact store; keeps <file>.bak-<timestamp>
+(list or remove those with \`{prog} session backups [--prune]\`). 2026.9.x keeps transcripts in SQLite: nothing to clean.
+Exit codes: 0 ok, 1 usage error, 2 no session file, 3 corrupt artifact, 5 refused or failed.
 `;
 
-/** `context-ledger session clean`: lossless paydown of bloated JSONL session files. */
+const GROUP_USAGE = `Usage: {prog} session <command> [options]
+  clean (--all | --session FILE) [--dry-run] ...   move tool-output payloads of JSONL sessions into the store
+  backups [--prune] [--older-than 7d]              list (or remove) the .bak-* files clean leaves beside sessions
+Run \`{prog} session <command> --help\` for one command's options.
+`;
+
+/** `context-ledger session clean | backups`. */
 export async function runSessionCommand(argv: string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub !== "clean") {
-    io.stderr.write(sub && sub !== "--help" && sub !== "-h" ? `context-ledger session: unknown subcommand \`${sub}\`\n${USAGE}` : USAGE);
-    return sub === "--help" || sub === "-h" ? 0 : 1;
-  }
-  let values;
-  let keepLast: number;
-  let minChars: number;
-  try {
-    values = parseCommandLine(rest, SPEC, "context-ledger session clean").values;
-    keepLast = intOption(values, "keep-last", 0);
-    minChars = intOption(values, "min-chars", DEFAULT_MIN_CHARS);
-    if (values.help) {
-      io.stdout.write(USAGE);
-      return 0;
-    }
-    if (!values.all === !values.session) throw new Error("Expected exactly one of --all or --session FILE");
-  } catch (err) {
-    io.stderr.write(`context-ledger session clean: ${errorMessage(err)}\n${USAGE}`);
-    return 1;
-  }
-  const ctx = await loadOperatorContext({ stateDir: stringOption(values, "state-dir"), openclawState: stringOption(values, "openclaw-state"), env: io.env });
-  const agentId = stringOption(values, "agent") ?? agentOfSessionPath(stringOption(values, "session")) ?? "main";
+  return runGroup(argv, io, { name: "session", usage: GROUP_USAGE, commands: { clean: runCleanCommand, backups: runBackupsCommand } });
+}
+
+/** `context-ledger session clean`: lossless paydown of bloated JSONL session files. */
+async function runCleanCommand(argv: string[], io: CliIo): Promise<number> {
+  return runCommand(argv, io, { name: "session clean", options: SPEC, usage: USAGE }, async (args, json) => {
+    const keepLast = intFlag(args, "keep-last", 0, 1_000_000) ?? 0;
+    const minChars = intFlag(args, "min-chars", 0, Number.MAX_SAFE_INTEGER) ?? DEFAULT_MIN_CHARS;
+    if (!args.flags.all === !args.flags.session) throw new CliFailure("input_invalid", `Expected exactly one of --all or --session FILE, got ${args.flags.all ? "both" : "neither"}`, EXIT.usage);
+    return clean({ ...args.flags, json }, keepLast, minChars, io);
+  });
+}
+
+async function clean(values: Record<string, string | true | boolean>, keepLast: number, minChars: number, io: CliIo): Promise<number> {
+  const str = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
+  const ctx = await loadOperatorContext({ stateDir: str("state-dir"), openclawState: str("openclaw-state"), env: io.env });
+  const agentId = str("agent") ?? agentOfSessionPath(str("session")) ?? "main";
   const agentDir = path.join(ctx.openclawState, "agents", agentId);
   const sessionsDir = path.join(agentDir, "sessions");
   const sqliteFile = path.join(agentDir, "agent", "openclaw-agent.sqlite");
@@ -76,21 +80,20 @@ export async function runSessionCommand(argv: string[], io: CliIo): Promise<numb
   const files = values.session ? [resolveSessionFile(String(values.session), sessionsDir)] : await listJsonlSessions(sessionsDir);
   const dryRun = values["dry-run"] === true;
   const report: SessionCleanReport = { schema: SESSION_CLEAN_SCHEMA, agentId, dryRun, sessionsDir, sqlite, sessions: [], totals: { sessions: 0, rewrittenEntries: 0, payloads: 0, bytesFreed: 0 } };
-  const sqliteNote = `agent \`${agentId}\` keeps its transcripts in SQLite (${sqliteFile}, 2026.9.x host): context-ledger does not touch the database; cleaning goes through the engine's maintain() paydown, which rewrites oversized entries through the host on the next turns`;
+  const sqliteNote = `agent \`${agentId}\` keeps its transcripts in SQLite (${sqliteFile}, 2026.9.x host): there is no session file to clean, and context-ledger does not touch the database; maintain() cannot rewrite entries there yet (the host passes no entry ids). Prompts stay within budget regardless; the host's /compact or /new shrinks the transcript`;
 
   if (files.length === 0) {
     if (sqlite) {
-      if (values.json) io.stdout.write(`${JSON.stringify({ ...report, note: sqliteNote }, null, 2)}\n`);
+      if (values.json) writeJson(io, { ...report, note: sqliteNote });
       else io.stdout.write(`${sqliteNote}\n`);
       return 0;
     }
-    io.stderr.write(`context-ledger session clean: no JSONL sessions in ${sessionsDir}\n`);
-    return 2;
+    throw new CliFailure("not_found", `no JSONL sessions in ${sessionsDir}`, EXIT.notFound, `${progName(io)} status --agent ${agentId}`);
   }
   for (const f of files) {
     if (!(await fsp.stat(f).catch(() => undefined))?.isFile()) {
-      io.stderr.write(`context-ledger session clean: no session file ${f}${sqlite ? ` (${sqliteNote})` : ""}\n`);
-      return 2;
+      const known = await listJsonlSessions(sessionsDir);
+      throw new CliFailure("not_found", `no session file ${f}${sqlite ? ` (${sqliteNote})` : `; sessions of agent \`${agentId}\`: ${known.slice(0, 5).map((k) => path.basename(k, ".jsonl")).join(", ") || "none"}`}`, EXIT.notFound, `${progName(io)} session clean --all --dry-run --agent ${agentId}`);
     }
   }
 
@@ -122,14 +125,15 @@ export async function runSessionCommand(argv: string[], io: CliIo): Promise<numb
     }
   }
   progress.end();
-  io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderClean(report));
+  if (values.json) writeJson(io, report);
+  else io.stdout.write(renderClean(report, progName(io)));
   if (sqlite && !values.json) io.stdout.write(`note: ${sqliteNote}\n`);
   if (report.sessions.some((s) => s.failure === "corrupt")) return 3;
   return report.sessions.some((s) => s.status === "refused" || s.status === "failed") ? 5 : 0;
 }
 
 /** Human rendering: one row per session file, then totals and failures. */
-export function renderClean(report: SessionCleanReport): string {
+export function renderClean(report: SessionCleanReport, prog = "context-ledger"): string {
   const rows = report.sessions.map((s) => [
     path.basename(s.file),
     s.status,
@@ -142,11 +146,15 @@ export function renderClean(report: SessionCleanReport): string {
   ]);
   let out = formatTable(["SESSION", "STATUS", "ENTRIES", "REWRITTEN", "PAYLOADS", "BEFORE", "AFTER", "FREED"], rows);
   const t = report.totals;
-  out += `\n${report.dryRun ? "Would free" : "Freed"} ${formatBytes(t.bytesFreed)} (${formatCount(t.bytesFreed)} bytes) in ${t.sessions} session(s): ${t.payloads} payload(s) ${report.dryRun ? "would move" : "moved"} to the artifact store.\n`;
+  const backups = report.sessions.filter((s) => s.backup);
+  const backupBytes = backups.reduce((n, s) => n + s.bytesBefore, 0);
+  out += `\n${report.dryRun ? "Would shrink" : "Shrank"} the session file(s) by ${formatBytes(t.bytesFreed)} (${formatCount(t.bytesFreed)} bytes) in ${t.sessions} session(s): ${t.payloads} payload(s) ${report.dryRun ? "would move" : "moved"} to the artifact store.\n`;
+  if (report.dryRun && t.sessions > 0) out += `A real run keeps a backup of each original (${formatBytes(report.sessions.filter((s) => s.status === "planned").reduce((n, s) => n + s.bytesBefore, 0))}) until you remove it.\n`;
   for (const s of report.sessions) {
     if (s.reason) out += `  ! ${path.basename(s.file)}: ${s.status}: ${s.reason}\n`;
     if (s.backup) out += `  backup: ${s.backup}\n`;
   }
+  if (backups.length > 0) out += `Disk is freed only once the backups go: ${formatBytes(backupBytes)} in ${backups.length} backup(s); check the session, then \`${prog} session backups --prune\`.\n`;
   if (report.dryRun) out += "Dry run: nothing was written. Run again without --dry-run to clean.\n";
   return out;
 }

@@ -1,13 +1,17 @@
 import { createArtifactStore } from "../artifacts/store.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
-import { errorMessage } from "../errors.js";
+import { promises as fsp } from "node:fs";
+import path from "node:path";
 import { artifactRoot } from "../state/paths.js";
-import type { CliIo } from "./run-cli.js";
-import { COMMON_OPTIONS, parseCommandLine, stringOption } from "./ops/cli-options.js";
-import { debtTrend, type DebtTrend } from "./ops/debt-trend.js";
-import { formatBytes, formatCount, formatTable, shortHandle } from "./ops/format.js";
-import { loadOperatorContext } from "./ops/host-config.js";
-import { listLedgerAgents, listLedgerSessions } from "./ops/ledger-scan.js";
+import { COMMON_OPTIONS, stringFlag } from "./args.js";
+import { runCommand } from "./command.js";
+import { CliFailure, EXIT } from "./fail.js";
+import { formatBytes, formatCount, formatTable, shortHandle } from "./format.js";
+import { progName, writeJson, type CliIo } from "./io.js";
+import { listLedgerAgents, listLedgerSessions } from "./ledger-scan.js";
+import { loadOperatorContext } from "./operator-context.js";
+import { debtTrend, type DebtTrend } from "./status-debt-trend.js";
+import { renderSessionDetail } from "./status-detail.js";
 
 /** Schema tag of `status --json`. */
 export const STATUS_SCHEMA = "context-ledger.status.v1";
@@ -29,6 +33,10 @@ export interface SessionStatus {
   debtTrend: DebtTrend;
   compactions: number;
   lastCheckpoint: { handle: string; at: string; coveredCount: number } | null;
+  /** The last committed turns (at most 5), oldest first. */
+  recentTurns: { seq: number; at: string; messages: number; tokens: number; handles: number }[];
+  /** The last debt readings (at most 8), oldest first. */
+  debtHistory: { at: string; rawHistoryTokens: number; assembledTokens: number; promptBudget: number; debtTokens: number; reducibleChars: number }[];
   /** Why the session state could not be read, if it could not. */
   error: string | null;
 }
@@ -46,41 +54,67 @@ export interface StatusReport {
   root: string;
   agents: AgentStatus[];
   warnings: { agentId: string; sessionKey?: string; code: "debt_growing" | "store_near_limit" | "state_unreadable"; message: string }[];
+  /** Host-internal sessions left out (shown with `--all`). */
+  hiddenInternalSessions: number;
 }
 
-const SPEC = { ...COMMON_OPTIONS, session: { type: "string" } } as const;
+/**
+ * What an operator can do about growing debt on this host. On JSONL hosts
+ * (2026.4-2026.8) maintain() rewrites oversized entries and `session clean`
+ * works offline; on SQLite hosts (2026.9.x) maintain() gets no entry ids
+ * (`entry_ids_unavailable`) and `session clean` has no file to clean.
+ */
+export function debtAdvice(sqliteHost: boolean): string {
+  return sqliteHost
+    ? "On this 2026.9.x host (SQLite transcripts) neither maintain() nor `session clean` can shrink the transcript yet; the host's own compaction (/compact) or a new session (/new) resets it"
+    : "maintain() pays it down on the next turns; offline, run `context-ledger session clean --all --dry-run`";
+}
 
-const USAGE = "Usage: context-ledger status [--agent ID] [--session KEY] [--json] [--state-dir DIR] [--openclaw-state DIR]\n";
+const SPEC = { ...COMMON_OPTIONS, session: { type: "string" }, all: { type: "boolean" } } as const;
+
+const USAGE = `Usage: {prog} status [--agent ID] [--session KEY] [--all] [--json] [--state-dir DIR] [--openclaw-state DIR]
+Budget, assembled tokens, raw history, maintenance debt and its trend, per session.
+  --session KEY   one session in detail (recent turns, debt readings, checkpoints)
+  --all           include the host's internal sessions (agent:<id>:internal-…), hidden by default
+Exit codes: 0 ok, 1 usage error, 2 unknown agent or session, 5 other failure.
+`;
+
+/** True for session keys the host makes for its own bookkeeping (e.g. `agent:main:internal-session-effects:…`). */
+export function isInternalSessionKey(key: string): boolean {
+  return /^agent:[^:]+:internal-/.test(key);
+}
 
 /** `context-ledger status`: budget, debt, trend, artifacts and checkpoints per session. */
 export async function runStatusCommand(argv: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseCommandLine(argv, SPEC, "context-ledger status");
-  } catch (err) {
-    io.stderr.write(`context-ledger status: ${errorMessage(err)}\n${USAGE}`);
-    return 1;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout.write(USAGE);
+  return runCommand(argv, io, { name: "status", options: SPEC, usage: USAGE }, async (args, json) => {
+    const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io.env });
+    const agentFilter = stringFlag(args, "agent");
+    const sessionFilter = stringFlag(args, "session");
+    const report = await buildStatusReport(ctx.ledgerRoot, ctx.config, agentFilter, sessionFilter, { openclawState: ctx.openclawState, includeInternal: args.flags.all === true || sessionFilter !== undefined });
+    const prog = progName(io);
+    if (agentFilter && report.agents.length === 0 && !sessionFilter) {
+      const known = await listLedgerAgents(ctx.ledgerRoot);
+      throw new CliFailure("not_found", `no state for agent \`${agentFilter}\` under ${ctx.ledgerRoot}; known agents: ${known.join(", ") || "none"}`, EXIT.notFound, `${prog} status`);
+    }
+    if (sessionFilter && report.agents.every((a) => a.sessions.length === 0)) {
+      const known = (await buildStatusReport(ctx.ledgerRoot, ctx.config, agentFilter, undefined, { includeInternal: false })).agents.flatMap((a) => a.sessions.map((x) => x.sessionKey));
+      const shown = known.slice(0, 10).join(", ");
+      throw new CliFailure("not_found", `no session \`${sessionFilter}\` under ${ctx.ledgerRoot}; known sessions: ${shown || "none"}${known.length > 10 ? `, … (${known.length} in all)` : ""}`, EXIT.notFound, `${prog} status --all`);
+    }
+    if (ctx.configError) io.stderr.write(`${prog} status: plugin config invalid, limits shown are defaults (${ctx.configError.split("\n")[0]})\n`);
+    if (json) writeJson(io, report);
+    else if (sessionFilter) io.stdout.write(report.agents.flatMap((a) => a.sessions.map((x) => renderSessionDetail(x, prog))).join("\n"));
+    else io.stdout.write(renderStatus(report, prog));
     return 0;
-  }
-  const ctx = await loadOperatorContext({ stateDir: stringOption(values, "state-dir"), openclawState: stringOption(values, "openclaw-state"), env: io.env });
-  const agentFilter = stringOption(values, "agent");
-  const sessionFilter = stringOption(values, "session");
-  const report = await buildStatusReport(ctx.ledgerRoot, ctx.config, agentFilter, sessionFilter);
-  if (agentFilter && report.agents.length === 0) {
-    io.stderr.write(`context-ledger status: no state for agent \`${agentFilter}\` under ${ctx.ledgerRoot}\n`);
-    return 2;
-  }
-  if (sessionFilter && report.agents.every((a) => a.sessions.length === 0)) {
-    io.stderr.write(`context-ledger status: no session \`${sessionFilter}\` under ${ctx.ledgerRoot}\n`);
-    return 2;
-  }
-  if (ctx.configError) io.stderr.write(`context-ledger status: plugin config invalid, limits shown are defaults (${ctx.configError.split("\n")[0]})\n`);
-  io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report));
-  return 0;
+  });
+}
+
+/** Options of {@link buildStatusReport}. */
+export interface StatusOptions {
+  /** The host's state dir: tells a SQLite-transcript host (2026.9.x) from a JSONL one for the debt hint. */
+  openclawState?: string;
+  /** Include the host's internal sessions. @default false */
+  includeInternal?: boolean;
 }
 
 /** Builds the report for every agent (or one) and every session (or one). */
@@ -89,8 +123,9 @@ export async function buildStatusReport(
   config: Parameters<typeof resolveAgentSettings>[0],
   agentFilter?: string,
   sessionFilter?: string,
+  options: StatusOptions = {},
 ): Promise<StatusReport> {
-  const report: StatusReport = { schema: STATUS_SCHEMA, root, agents: [], warnings: [] };
+  const report: StatusReport = { schema: STATUS_SCHEMA, root, agents: [], warnings: [], hiddenInternalSessions: 0 };
   for (const agentId of await listLedgerAgents(root)) {
     if (agentFilter !== undefined && agentId !== agentFilter) continue;
     const limit = resolveAgentSettings(config, agentId).limits.maxStoreBytes;
@@ -100,6 +135,7 @@ export async function buildStatusReport(
       artifacts: { ...stats, maxStoreBytes: limit, usedRatio: limit > 0 ? stats.storedBytes / limit : 0 },
       sessions: [],
     };
+    const sqlite = options.openclawState ? await fsp.stat(path.join(options.openclawState, "agents", agentId, "agent", "openclaw-agent.sqlite")).then(() => true, () => false) : false;
     if (agent.artifacts.usedRatio >= STORE_NEAR_LIMIT_RATIO) {
       report.warnings.push({
         agentId,
@@ -109,6 +145,10 @@ export async function buildStatusReport(
     }
     for (const s of await listLedgerSessions(root, agentId)) {
       if (sessionFilter !== undefined && s.sessionKey !== sessionFilter) continue;
+      if (!options.includeInternal && isInternalSessionKey(s.sessionKey)) {
+        report.hiddenInternalSessions++;
+        continue;
+      }
       const st = s.state;
       const last = st?.lastDebt ?? null;
       const trend = debtTrend(st?.debtHistory ?? []);
@@ -127,6 +167,8 @@ export async function buildStatusReport(
         debtTrend: trend,
         compactions: st?.compactions ?? 0,
         lastCheckpoint: cp ? { handle: cp.handle, at: cp.at, coveredCount: cp.coveredCount } : null,
+        recentTurns: (st?.recentTurns ?? []).slice(-5).map((t) => ({ seq: t.seq, at: t.at, messages: t.messages, tokens: t.tokens, handles: t.handles.length })),
+        debtHistory: (st?.debtHistory ?? []).slice(-8),
         error: s.error ?? null,
       });
       if (s.error) report.warnings.push({ agentId, sessionKey: s.sessionKey, code: "state_unreadable", message: `session state unreadable: ${s.error}` });
@@ -135,7 +177,7 @@ export async function buildStatusReport(
           agentId,
           sessionKey: s.sessionKey,
           code: "debt_growing",
-          message: `maintenance debt grew for ${trend.growingStreak} readings in a row (now ${formatCount(last?.debtTokens)} tokens: raw ${formatCount(last?.rawHistoryTokens)} vs budget ${formatCount(last?.promptBudget)}); prompts are unaffected, maintain() pays it down on JSONL hosts or run \`context-ledger session clean\``,
+          message: `maintenance debt grew for ${trend.growingStreak} readings in a row (now ${formatCount(last?.debtTokens)} tokens: raw ${formatCount(last?.rawHistoryTokens)} vs budget ${formatCount(last?.promptBudget)}); prompts are unaffected. ${debtAdvice(sqlite)}`,
         });
       }
     }
@@ -146,9 +188,9 @@ export async function buildStatusReport(
 }
 
 /** Human rendering of a status report: one block per agent, an aligned table of sessions, then warnings. */
-export function renderStatus(report: StatusReport): string {
+export function renderStatus(report: StatusReport, prog = "context-ledger"): string {
   if (report.agents.length === 0) return `No context-ledger state under ${report.root}\n`;
-  let out = `context-ledger status (${report.root})\n`;
+  let out = `${prog} status (${report.root})\n`;
   for (const agent of report.agents) {
     const a = agent.artifacts;
     out += `\nAgent ${agent.agentId}: ${formatCount(a.count)} artifacts, ${formatBytes(a.bytes)} original, ${formatBytes(a.storedBytes)} stored (${(a.usedRatio * 100).toFixed(1)}% of ${formatBytes(a.maxStoreBytes)} limit)\n`;
@@ -157,7 +199,7 @@ export function renderStatus(report: StatusReport): string {
       continue;
     }
     const rows = agent.sessions.map((s) => [
-      s.sessionKey,
+      clip(s.sessionKey, 48),
       formatCount(s.turns),
       formatCount(s.promptBudget),
       formatCount(s.assembledTokens),
@@ -173,7 +215,14 @@ export function renderStatus(report: StatusReport): string {
   }
   if (report.warnings.length > 0) {
     out += `\nWarnings:\n`;
-    for (const w of report.warnings) out += `  ! ${w.agentId}${w.sessionKey ? `/${w.sessionKey}` : ""}: ${w.message}\n`;
+    for (const w of report.warnings) out += `  ! ${w.agentId}${w.sessionKey ? `/${clip(w.sessionKey, 48)}` : ""}: ${w.message}\n`;
   }
+  if (report.hiddenInternalSessions > 0) out += `\n${report.hiddenInternalSessions} host-internal session(s) hidden; \`${prog} status --all\` shows them.\n`;
+  out += `Details of one session: \`${prog} status --session KEY\`; what the model saw: \`${prog} view --session KEY\`.\n`;
   return out;
+}
+
+/** Shortens a long key in the middle so table lines stay readable. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.ceil(max / 2) - 1)}…${text.slice(text.length - Math.floor(max / 2))}`;
 }

@@ -3,7 +3,7 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import type { CliIo } from "../../src/cli/run-cli.js";
+import type { CliIo } from "../../src/cli/io.js";
 
 /** Captured output of one CLI run. */
 export interface CliRun {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { artifactPaths } from "../../src/artifacts/blob-path.js";
 import { createArtifactStore } from "../../src/artifacts/store.js";
 import { DOCTOR_SCHEMA, runDoctorCommand, type DoctorReport } from "../../src/cli/doctor.js";
-import { isSupportedHostVersion } from "../../src/cli/ops/doctor-host.js";
+import { isSupportedHostVersion } from "../../src/cli/doctor-host.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import { makeTempState, runWith } from "./cli-fixtures.js";
 
@@ -78,7 +78,7 @@ describe("doctor", () => {
     expect(find(r, "config", "ok")).toHaveLength(1);
     expect(find(r, "slot", "ok")).toHaveLength(1);
     expect(find(r, "agents")[0]!.message).toBe("enabled for: main; disabled (pass-through) for: ops");
-    expect(find(r, "host")[0]).toMatchObject({ level: "ok", message: "openclaw 2026.4.24 is supported (supported: 2026.4.24 – 2026.9.x)" });
+    expect(find(r, "host")[0]).toMatchObject({ level: "ok", message: "openclaw 2026.4.24 is supported (supported: 2026.4.24 – 2026.9.x; found via --openclaw-bin)" });
     expect(find(r, "permissions", "error").map((f) => [f.path, f.message])).toEqual([[loose, "file mode 0644 is looser than 0600"]]);
     expect(find(r, "temp", "warn").map((f) => f.path)).toEqual([staleTemp]);
     expect(find(r, "orphans", "warn").map((f) => f.path)).toEqual([orphanMeta]);

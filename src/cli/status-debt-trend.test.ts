@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { DebtReading } from "../../state/session-state.js";
-import { debtTrend } from "./debt-trend.js";
+import type { DebtReading } from "../state/session-state.js";
+import { debtTrend } from "./status-debt-trend.js";
 
 const readings = (debts: number[]): DebtReading[] =>
   debts.map((debtTokens, i) => ({ at: `2026-04-25T10:0${i}:00.000Z`, rawHistoryTokens: 1000 + debtTokens, assembledTokens: 900, promptBudget: 1000, debtTokens, reducibleChars: 0 }));

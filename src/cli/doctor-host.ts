@@ -1,9 +1,9 @@
 import { promises as fsp } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { resolveAgentSettings } from "../../config/parse-config.js";
+import { resolveAgentSettings } from "../config/parse-config.js";
 import type { DoctorFinding } from "./doctor-types.js";
-import { PLUGIN_ID, pluginEntry, selectedContextEngine, type OperatorContext } from "./host-config.js";
+import { PLUGIN_ID, pluginEntry, selectedContextEngine, type OperatorContext } from "./operator-context.js";
 
 /** Oldest host release supported. */
 export const MIN_HOST_VERSION = [2026, 4, 24] as const;
@@ -61,22 +61,57 @@ export async function checkHostConfig(ctx: OperatorContext): Promise<DoctorFindi
 export interface HostVersionOptions {
   /** `--openclaw-bin`: the host's executable or package folder. */
   openclawBin?: string;
+  /** The host's entry script when running inside `openclaw context-ledger ...` (its `process.argv[1]`). */
+  hostEntry?: string;
   /** Folder to resolve `openclaw` from. @default process.cwd() */
   cwd?: string;
   env: NodeJS.ProcessEnv;
 }
 
-/** Finds the installed host package and checks its version against {@link SUPPORTED_RANGE}. */
+/** Where the host package was found: which way, and the package. */
+export interface FoundHost {
+  file: string;
+  version: string;
+  via: "--openclaw-bin" | "running host" | "PATH" | "working folder";
+}
+
+/**
+ * Finds the host package and checks its version against {@link SUPPORTED_RANGE}:
+ * `--openclaw-bin` when given (a wrong one is an error of its own), else the
+ * host this command runs inside, else `openclaw` on PATH, else the working folder.
+ */
 export async function checkHostVersion(options: HostVersionOptions): Promise<DoctorFinding> {
+  if (options.openclawBin) {
+    const given = options.openclawBin;
+    const exists = await fsp.stat(given).then(() => true, () => false);
+    const found = exists ? await packageAbove(await fsp.realpath(given)) : undefined;
+    if (!found) {
+      return {
+        check: "host",
+        level: "error",
+        message: `--openclaw-bin: expected the openclaw executable or its package folder, got ${exists ? "a path inside no `openclaw` package" : "no such file"} (${given}); try \`--openclaw-bin "$(command -v openclaw)"\`, or leave the option out to use openclaw from PATH`,
+        path: given,
+      };
+    }
+    return verdict({ ...found, via: "--openclaw-bin" });
+  }
   const found = await findHostPackage(options);
   if (!found) {
-    return { check: "host", level: "warn", message: `openclaw package not found (pass --openclaw-bin PATH); supported: ${SUPPORTED_RANGE}` };
+    return {
+      check: "host",
+      level: "warn",
+      message: `no openclaw found (not running inside the host, no \`openclaw\` on PATH, none under the working folder); pass --openclaw-bin PATH to check the host version. Supported: ${SUPPORTED_RANGE}`,
+    };
   }
+  return verdict(found);
+}
+
+function verdict(found: FoundHost): DoctorFinding {
   const ok = isSupportedHostVersion(found.version);
   return {
     check: "host",
     level: ok ? "ok" : "error",
-    message: `openclaw ${found.version} ${ok ? "is supported" : "is NOT supported"} (supported: ${SUPPORTED_RANGE})`,
+    message: `openclaw ${found.version} ${ok ? "is supported" : "is NOT supported"} (supported: ${SUPPORTED_RANGE}; found via ${found.via})`,
     path: found.file,
   };
 }
@@ -92,29 +127,32 @@ export function isSupportedHostVersion(version: string): boolean {
   return atLeast && atMost;
 }
 
-async function findHostPackage(options: HostVersionOptions): Promise<{ file: string; version: string } | undefined> {
-  const starts: string[] = [];
-  if (options.openclawBin) starts.push(await fsp.realpath(options.openclawBin).catch(() => path.resolve(options.openclawBin as string)));
-  else {
-    const cwd = options.cwd ?? process.cwd();
-    try {
-      starts.push(createRequire(path.join(cwd, "noop.js")).resolve("openclaw/package.json"));
-    } catch {
-      starts.push(path.join(cwd, "node_modules", "openclaw"));
-    }
-    for (const dir of (options.env.PATH ?? "").split(path.delimiter).filter(Boolean)) {
-      const bin = path.join(dir, "openclaw");
-      const real = await fsp.realpath(bin).catch(() => undefined);
-      if (real) starts.push(real);
-    }
+async function findHostPackage(options: HostVersionOptions): Promise<FoundHost | undefined> {
+  const starts: { start: string; via: FoundHost["via"] }[] = [];
+  if (options.hostEntry) starts.push({ start: await fsp.realpath(options.hostEntry).catch(() => path.resolve(options.hostEntry as string)), via: "running host" });
+  for (const dir of (options.env.PATH ?? "").split(path.delimiter).filter(Boolean)) {
+    const real = await fsp.realpath(path.join(dir, "openclaw")).catch(() => undefined);
+    if (real) starts.push({ start: real, via: "PATH" });
   }
-  for (const start of starts) {
-    for (let dir = start; ; dir = path.dirname(dir)) {
-      const file = path.basename(dir) === "package.json" ? dir : path.join(dir, "package.json");
-      const pkg = await fsp.readFile(file, "utf8").then((t) => JSON.parse(t) as { name?: unknown; version?: unknown }, () => undefined);
-      if (pkg?.name === "openclaw" && typeof pkg.version === "string") return { file, version: pkg.version };
-      if (path.dirname(dir) === dir) break;
-    }
+  const cwd = options.cwd ?? process.cwd();
+  try {
+    starts.push({ start: createRequire(path.join(cwd, "noop.js")).resolve("openclaw/package.json"), via: "working folder" });
+  } catch {
+    starts.push({ start: path.join(cwd, "node_modules", "openclaw"), via: "working folder" });
+  }
+  for (const { start, via } of starts) {
+    const found = await packageAbove(start);
+    if (found) return { ...found, via };
   }
   return undefined;
+}
+
+/** The nearest `openclaw` package.json at or above `start`. */
+async function packageAbove(start: string): Promise<{ file: string; version: string } | undefined> {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const file = path.basename(dir) === "package.json" ? dir : path.join(dir, "package.json");
+    const pkg = await fsp.readFile(file, "utf8").then((t) => JSON.parse(t) as { name?: unknown; version?: unknown }, () => undefined);
+    if (pkg?.name === "openclaw" && typeof pkg.version === "string") return { file, version: pkg.version };
+    if (path.dirname(dir) === dir) return undefined;
+  }
 }

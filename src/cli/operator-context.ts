@@ -1,11 +1,11 @@
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseConfig } from "../../config/parse-config.js";
-import type { LedgerConfig } from "../../config/schema.js";
-import { describeValue, errorMessage, LedgerError } from "../../errors.js";
-import { resolveLedgerRoot } from "../../state/paths.js";
-import { json5ToJson } from "./json5-lite.js";
+import JSON5 from "json5";
+import { parseConfig } from "../config/parse-config.js";
+import type { LedgerConfig } from "../config/schema.js";
+import { describeValue, errorMessage, LedgerError } from "../errors.js";
+import { resolveLedgerRoot } from "../state/paths.js";
 
 /** Plugin id and engine id as they appear in `openclaw.json`. */
 export const PLUGIN_ID = "context-ledger";
@@ -82,13 +82,9 @@ export async function readHostConfig(file: string): Promise<Record<string, unkno
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
-  } catch {
-    try {
-      value = JSON.parse(json5ToJson(text));
-    } catch (err) {
-      throw new LedgerError("config_invalid", `Expected JSON5 in \`${file}\`, got ${(err as Error).message}`, { cause: err });
-    }
+    value = JSON5.parse(text);
+  } catch (err) {
+    throw new LedgerError("config_invalid", `Expected JSON5 in \`${file}\`, got ${(err as Error).message}`, { cause: err });
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) {
     throw new LedgerError("config_invalid", `Expected an object in \`${file}\`, got ${describeValue(value)}`);

@@ -32,3 +32,8 @@ export function formatCount(n: number | null | undefined): string {
 export function shortHandle(handle: string): string {
   return handle.length > 29 ? `${handle.slice(0, 29)}…` : handle;
 }
+
+/** `1 line`, `2 lines`, `1,024 artifacts`. */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${formatCount(n)} ${n === 1 ? word : many}`;
+}

@@ -1,8 +1,8 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { errorMessage } from "../../errors.js";
-import { agentRoot, decodeSegment, encodeSegment } from "../../state/paths.js";
-import { readSessionState, sessionStatePath, type SessionState } from "../../state/session-state.js";
+import { errorMessage } from "../errors.js";
+import { agentRoot, decodeSegment } from "../state/paths.js";
+import { readSessionState, sessionStatePath, type SessionState } from "../state/session-state.js";
 
 /** One session folder found under the ledger root. */
 export interface ScannedSession {
@@ -40,11 +40,6 @@ export async function listLedgerSessions(root: string, agentId: string): Promise
     out.push({ agentId, sessionKey: state?.sessionKey || decodeSegment(name), dir: sessionDir, state, error });
   }
   return out.sort((a, b) => a.sessionKey.localeCompare(b.sessionKey));
-}
-
-/** True when the ledger has a folder for this agent. */
-export async function ledgerHasAgent(root: string, agentId: string): Promise<boolean> {
-  return (await readDirNames(path.join(root, "agents"))).includes(encodeSegment(agentId));
 }
 
 /** Names in a directory (directories only), empty when it does not exist. */

@@ -1,10 +1,10 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { artifactPaths } from "../../artifacts/blob-path.js";
-import { createArtifactStore } from "../../artifacts/store.js";
-import { STALE_TEMP_MS } from "../../artifacts/store-gc.js";
-import { DIR_MODE, FILE_MODE, TEMP_PREFIX } from "../../fs/atomic-write.js";
-import { artifactRoot } from "../../state/paths.js";
+import { artifactPaths } from "../artifacts/blob-path.js";
+import { createArtifactStore } from "../artifacts/store.js";
+import { STALE_TEMP_MS } from "../artifacts/store-gc.js";
+import { DIR_MODE, FILE_MODE, TEMP_PREFIX } from "../fs/atomic-write.js";
+import { artifactRoot } from "../state/paths.js";
 import type { DoctorFinding } from "./doctor-types.js";
 import { listLedgerAgents, listLedgerSessions } from "./ledger-scan.js";
 import type { Progress } from "./progress.js";
@@ -14,6 +14,8 @@ export interface StoreCheckOptions {
   root: string;
   fix: boolean;
   progress: Progress;
+  /** Program name for the commands findings suggest. @default "context-ledger" */
+  prog?: string;
   /** Clock in epoch ms. @default Date.now */
   now?: () => number;
 }
@@ -85,7 +87,7 @@ export async function checkArtifactsAndState(options: StoreCheckOptions): Promis
     const report = await store.verifyAll({ onProgress: (p) => options.progress.update(`verifying ${agentId}`, p.done, p.total) });
     options.progress.end();
     for (const c of report.corrupt) {
-      out.push({ check: "artifacts", level: "error", corrupt: true, message: `${agentId}: ${c.handle} fails verification (${c.reason}); it is never served. Not repaired automatically: remove it with \`context-ledger artifact rm\` once you have looked at it`, path: artifactPaths(root, c.handle.slice(-64)).blob });
+      out.push({ check: "artifacts", level: "error", corrupt: true, message: `${agentId}: ${c.handle} fails verification (${c.reason}); it is never served. Not repaired automatically: look at it with \`${options.prog ?? "context-ledger"} artifact peek ${c.handle} --unverified --agent ${agentId}\`, then remove it with \`${options.prog ?? "context-ledger"} artifact rm ${c.handle} --agent ${agentId}\``, path: artifactPaths(root, c.handle.slice(-64)).blob });
     }
     for (const handle of report.orphanedMeta) {
       const { meta, blob } = artifactPaths(root, handle.slice(-64));

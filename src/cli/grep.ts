@@ -1,0 +1,1 @@
+export async function runGrepCommand(): Promise<number> { return 5; }

@@ -1,0 +1,41 @@
+import { formatCount, formatTable } from "./format.js";
+import type { SessionStatus } from "./status.js";
+
+/** `status --session KEY`: every figure of one session, its recent turns and debt readings. */
+export function renderSessionDetail(s: SessionStatus, prog = "context-ledger"): string {
+  const pct = s.promptBudget && s.assembledTokens !== null ? ` (${((s.assembledTokens / s.promptBudget) * 100).toFixed(0)}% of budget)` : "";
+  const lines = [
+    `Session ${s.sessionKey}`,
+    `  agent            ${s.agentId}`,
+    `  session id       ${s.sessionId ?? "-"}`,
+    `  turns            ${formatCount(s.turns)}`,
+    `  updated          ${s.updatedAt ?? "-"}`,
+    `  prompt budget    ${formatCount(s.promptBudget)} tokens`,
+    `  assembled        ${formatCount(s.assembledTokens)} tokens${pct}`,
+    `  raw history      ${formatCount(s.rawHistoryTokens)} tokens`,
+    `  debt             ${formatCount(s.debtTokens)} tokens (trend ${s.debtTrend.direction}${s.debtTrend.growingStreak ? `, growing x${s.debtTrend.growingStreak}` : ""})`,
+    `  reducible        ${formatCount(s.reducibleChars)} chars of tool output`,
+    `  compactions      ${formatCount(s.compactions)}`,
+    `  last checkpoint  ${s.lastCheckpoint ? `${s.lastCheckpoint.handle} (${s.lastCheckpoint.at}, ${formatCount(s.lastCheckpoint.coveredCount)} messages)` : "-"}`,
+    ...(s.error ? [`  ERROR            ${s.error}`] : []),
+    "",
+  ];
+  let out = lines.join("\n");
+  if (s.recentTurns.length > 0) {
+    out += "Recent turns:\n";
+    out += indent(formatTable(["TURN", "AT", "MESSAGES", "TOKENS", "OFFLOADED"], s.recentTurns.map((t) => [String(t.seq), t.at, formatCount(t.messages), formatCount(t.tokens), formatCount(t.handles)])));
+  }
+  if (s.debtHistory.length > 0) {
+    out += "Debt readings:\n";
+    out += indent(formatTable(["AT", "BUDGET", "ASSEMBLED", "RAW", "DEBT"], s.debtHistory.map((d) => [d.at, formatCount(d.promptBudget), formatCount(d.assembledTokens), formatCount(d.rawHistoryTokens), formatCount(d.debtTokens)])));
+  }
+  out += `What the model saw last: \`${prog} view --session ${s.sessionKey}${s.agentId !== "main" ? ` --agent ${s.agentId}` : ""}\`\n`;
+  return out;
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => (l ? `  ${l}` : l))
+    .join("\n");
+}
