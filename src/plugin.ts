@@ -4,6 +4,7 @@ import { registerCapture } from "./capture/capture-middleware.js";
 import { parseConfig } from "./config/parse-config.js";
 import { createEngine } from "./engine/create-engine.js";
 import { ENGINE_ID } from "./engine/info.js";
+import { registerChatCommand } from "./chat/register-chat-command.js";
 import { registerHostCli } from "./cli/host-cli.js";
 import { createLedgerRuntime, type LedgerRuntime } from "./runtime/ledger-runtime.js";
 import { createLedgerToolFactory } from "./retrieval/tools.js";
@@ -24,7 +25,7 @@ function runtimeFor(api: OpenClawPluginApi): LedgerRuntime {
   return rt;
 }
 
-/** Registers the engine, the retrieval tools, raw-output capture and the CLI. Wiring only. */
+/** Registers the engine, the retrieval tools, raw-output capture, the CLI and the /ledger chat command. Wiring only. */
 function register(api: OpenClawPluginApi): void {
   const rt = runtimeFor(api);
   void rt.events.write({ op: "register", mode: String((api as { registrationMode?: unknown }).registrationMode ?? "unknown") });
@@ -44,6 +45,7 @@ function register(api: OpenClawPluginApi): void {
     registerCapture(api, rt, (agentId) => createCaptureIndex(rt.root, agentId));
   }
   if (typeof api.registerCli === "function") registerHostCli(api);
+  registerChatCommand(api, rt);
 }
 
 /** The plugin definition OpenClaw loads (`package.json#openclaw.extensions`). */

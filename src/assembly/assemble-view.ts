@@ -10,6 +10,7 @@ import { recordDebt, type DebtReading } from "../state/session-state.js";
 import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
 import { injectSummary } from "./inject-summary.js";
+import { recordViewSnapshot } from "./view-snapshot.js";
 
 /** Inputs of {@link assembleView}. */
 export interface AssembleViewInput {
@@ -115,6 +116,8 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     debtTokens: Math.max(0, tally.tokens - budget.tokens),
     reducibleChars: tally.reducibleChars,
   };
+  // What `context-ledger view` and `/ledger view` show: written in the background, flushed on dispose.
+  recordViewSnapshot(rt, settings, identity, { turn: state.turns + 1, kept, keptIndexes: plan.kept, tokensOf: count, total: view.length, budget: { tokens: budget.tokens, messageBudget }, estimatedTokens, plan: { start: plan.start, reason: plan.reason, replanned: plan.replanned, overBudget: plan.overBudget, excluded: plan.excluded.length }, summary: { text: summary.text, tokens: summary.tokens }, debt, handles: shaper.handles() });
   const frontier = plan.kept.length > 0 ? { start: plan.start, anchor: fingerprintMessage(view[plan.start]), total: view.length } : null;
   rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
     s.raw = tally;

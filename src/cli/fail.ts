@@ -80,13 +80,15 @@ export function reportFailure(io: CliIo, err: unknown, options: FailureOptions):
 
 /** A failure that is not a {@link LedgerError}: its own code, exit code and next step (e.g. an unknown session key). */
 export class CliFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly exitCode: number,
-    readonly hint?: string,
-  ) {
+  readonly code: string;
+  readonly exitCode: number;
+  readonly hint: string | undefined;
+
+  constructor(code: string, message: string, exitCode: number, hint?: string) {
     super(message);
     this.name = "CliFailure";
+    this.code = code;
+    this.exitCode = exitCode;
+    this.hint = hint;
   }
 }

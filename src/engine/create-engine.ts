@@ -7,6 +7,7 @@ import { payDownDebt } from "../maintenance/paydown.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { endSubagentContext, prepareSubagentContext } from "../subagents/subagent-context.js";
 import { afterTurnKey, commitTurnMessages } from "../turns/commit-turn.js";
+import { flushViewRecords } from "../state/view-record.js";
 import { guard } from "./boundary.js";
 import { ENGINE_INFO } from "./info.js";
 
@@ -164,6 +165,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
     async dispose() {
       await guard(rt, "dispose", {}, async () => {
         await rt.sessions.flush();
+        await flushViewRecords();
         void rt.events.write({ op: "dispose", host: host.generation });
         await rt.events.flush();
       }, () => undefined);

@@ -1,0 +1,85 @@
+import type { AgentSettings } from "../config/schema.js";
+import { errorMessage } from "../errors.js";
+import { blocksOf, roleOf, textOf, toolResultIdOf, type LooseMessage } from "../host/messages.js";
+import type { SessionIdentity } from "../host/normalize.js";
+import { redactSecrets } from "../results/redact.js";
+import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { saveViewRecord, trackViewWrite, VIEW_RECORD_SCHEMA, type ViewMessage, type ViewOffload, type ViewRecord } from "../state/view-record.js";
+import type { DebtReading } from "../state/session-state.js";
+
+const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
+const PREVIEW_CHARS = 160;
+/** Messages recorded per view at most (the newest); a view of a huge history stays small. */
+const MAX_RECORDED_MESSAGES = 400;
+
+/** What {@link recordViewSnapshot} needs from one assembly. */
+export interface ViewSnapshotInput {
+  turn: number;
+  kept: readonly unknown[];
+  keptIndexes: readonly number[];
+  tokensOf: (i: number) => number;
+  total: number;
+  budget: { tokens: number; messageBudget: number };
+  estimatedTokens: number;
+  plan: { start: number; reason: string; replanned: boolean; overBudget: boolean; excluded: number };
+  summary: { text: string | undefined; tokens: number };
+  debt: DebtReading;
+  handles: ReadonlySet<string>;
+}
+
+/**
+ * Saves what the model is about to see (for `context-ledger view` and
+ * `/ledger view`) in the background: previews redacted, sizes of offloaded
+ * outputs read from the store. Never throws; a failure is logged with its code.
+ */
+export function recordViewSnapshot(rt: LedgerRuntime, settings: AgentSettings, identity: SessionIdentity, input: ViewSnapshotInput): void {
+  const job = (async () => {
+    const redact = (t: string) => (settings.redaction.enabled ? redactSecrets(t, settings.redaction.patterns) : t);
+    const messages: ViewMessage[] = [];
+    const from = Math.max(0, input.kept.length - MAX_RECORDED_MESSAGES);
+    for (let k = from; k < input.kept.length; k++) {
+      const m = input.kept[k];
+      const index = input.keptIndexes[k] ?? k;
+      const text = textOf(m);
+      const handles = [...new Set(text.match(HANDLE_IN_TEXT) ?? [])];
+      const toolName = (m as LooseMessage).toolName;
+      const callId = toolResultIdOf(m);
+      const calls = blocksOf(m).filter((b) => b.type === "toolCall" || b.type === "tool_use" || b.type === "toolUse").map((b) => String(b.name ?? "?"));
+      messages.push({
+        index,
+        role: roleOf(m),
+        tokens: input.tokensOf(index),
+        chars: text.length,
+        preview: redact(text.slice(0, PREVIEW_CHARS * 2)).replace(/\s+/g, " ").slice(0, PREVIEW_CHARS) || (calls.length ? `[calls ${calls.join(", ")}]` : ""),
+        ...(typeof toolName === "string" ? { toolName } : {}),
+        ...(callId ? { toolCallId: callId } : {}),
+        ...(handles.length ? { handles } : {}),
+      });
+    }
+    const store = rt.store(identity.agentId);
+    const offloaded: ViewOffload[] = [];
+    for (const handle of input.handles) {
+      const meta = await store.tryReadMeta(handle).catch(() => undefined);
+      offloaded.push({ handle, bytes: meta?.bytes ?? null, lines: meta?.lines ?? null, toolName: meta?.origin.toolName ?? null });
+    }
+    const record: ViewRecord = {
+      schema: VIEW_RECORD_SCHEMA,
+      agentId: identity.agentId,
+      sessionKey: identity.sessionKey,
+      sessionId: identity.sessionId ?? null,
+      turn: input.turn,
+      at: new Date().toISOString(),
+      budget: input.budget,
+      estimatedTokens: input.estimatedTokens,
+      plan: { ...input.plan, total: input.total, kept: input.kept.length },
+      messages,
+      offloaded,
+      summary: input.summary.text ? { text: redact(input.summary.text), tokens: input.summary.tokens } : null,
+      debt: input.debt,
+    };
+    await saveViewRecord(rt.root, record);
+  })().catch((err: unknown) => {
+    rt.logger.warn(`view record not saved session=${identity.sessionKey}: ${errorMessage(err)}`);
+  });
+  trackViewWrite(job);
+}

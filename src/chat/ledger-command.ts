@@ -1,0 +1,112 @@
+import { createLedgerTools } from "../retrieval/tools.js";
+import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { readViewRecords, viewRecordPath, type ViewRecord } from "../state/view-record.js";
+import { errorMessage } from "../errors.js";
+import { formatBytes, formatCount, plural } from "../cli/format.js";
+import { viewHeadline } from "../cli/view-render.js";
+import { debtTrend } from "../cli/status-debt-trend.js";
+
+/** The command name: `/ledger ...` in any chat. */
+export const CHAT_COMMAND_NAME = "ledger";
+
+/** What the host passes a plugin command handler (the fields this command reads). */
+export interface ChatCommandContext {
+  agentId?: string;
+  sessionKey?: string;
+  args?: string;
+}
+
+/** The reply: text for the chat. */
+export interface ChatCommandReply {
+  text: string;
+}
+
+const HELP = [
+  "context-ledger in chat:",
+  "  /ledger status                    budget, prompt, raw history and debt of this session",
+  "  /ledger view                      what the model saw last: kept, offloaded, summary",
+  "  /ledger fetch HANDLE lines A-B    lines A to B of a stored output (also: head N, tail N, grep PATTERN)",
+].join("\n");
+
+/**
+ * Answers `/ledger status | view | fetch` for the current session from the
+ * ledger's own state; fetch goes through the same `ledger_fetch` the model
+ * uses (same scope, caps and ReDoS rules). Never throws: errors become text.
+ */
+export async function runChatCommand(rt: LedgerRuntime, ctx: ChatCommandContext): Promise<ChatCommandReply> {
+  const agentId = ctx.agentId ?? "main";
+  const words = (ctx.args ?? "").trim().split(/\s+/).filter(Boolean);
+  const [sub, ...rest] = words;
+  try {
+    if (!sub || sub === "help") return { text: HELP };
+    if (sub === "status") return { text: await statusText(rt, agentId, ctx.sessionKey) };
+    if (sub === "view") return { text: await viewText(rt, agentId, ctx.sessionKey) };
+    if (sub === "fetch") return { text: await fetchText(rt, agentId, ctx.sessionKey, rest) };
+    return { text: `Unknown /ledger command \`${sub}\`; expected status, view or fetch.\n${HELP}` };
+  } catch (err) {
+    return { text: `/ledger ${sub}: ${errorMessage(err)}` };
+  }
+}
+
+async function statusText(rt: LedgerRuntime, agentId: string, sessionKey: string | undefined): Promise<string> {
+  const stats = await rt.store(agentId).stats();
+  const head = `context-ledger · agent ${agentId}: ${plural(stats.count, "stored output")}, ${formatBytes(stats.bytes)} original, ${formatBytes(stats.storedBytes)} on disk`;
+  if (!sessionKey) return `${head}\n(no session in this context)`;
+  const s = await rt.sessions.read(agentId, sessionKey);
+  const d = s.lastDebt;
+  if (!d) return `${head}\nSession ${sessionKey}: no turn assembled by context-ledger yet.`;
+  const trend = debtTrend(s.debtHistory);
+  return [
+    head,
+    `Session ${sessionKey}: ${plural(s.turns, "turn")}, ${formatCount(s.compactions)} compactions`,
+    `Prompt ${formatCount(d.assembledTokens)} of ${formatCount(d.promptBudget)} budget tokens; raw history ${formatCount(d.rawHistoryTokens)} tokens`,
+    `Debt ${formatCount(d.debtTokens)} tokens (${trend.direction}); debt never enlarges the prompt`,
+  ].join("\n");
+}
+
+async function viewText(rt: LedgerRuntime, agentId: string, sessionKey: string | undefined): Promise<string> {
+  if (!sessionKey) return "No session in this context.";
+  const views = await readViewRecords(viewRecordPath(rt.root, agentId, sessionKey));
+  const v: ViewRecord | undefined = views.at(-1);
+  if (!v) return `No assembled view recorded for ${sessionKey} yet (one is recorded at each turn context-ledger assembles).`;
+  const lines = [`What the model saw · turn ${v.turn} · ${v.at}`, ...viewHeadline(v)];
+  const roles = new Map<string, number>();
+  for (const m of v.messages) roles.set(m.role, (roles.get(m.role) ?? 0) + 1);
+  lines.push(`Kept by role: ${[...roles].map(([r, n]) => `${r} ${n}`).join(", ") || "none"}`);
+  for (const o of v.offloaded.slice(0, 8)) lines.push(`  offloaded ${o.handle} · ${o.bytes === null ? "?" : formatBytes(o.bytes)} · ${o.toolName ?? "-"}`);
+  if (v.offloaded.length > 8) lines.push(`  … ${v.offloaded.length - 8} more`);
+  if (v.offloaded.length > 0) lines.push("Fetch a slice: /ledger fetch HANDLE lines 1-40");
+  return lines.join("\n");
+}
+
+async function fetchText(rt: LedgerRuntime, agentId: string, sessionKey: string | undefined, words: string[]): Promise<string> {
+  const [handle, kind, ...more] = words;
+  if (!handle) return "Usage: /ledger fetch HANDLE [lines A-B | head N | tail N | grep PATTERN]";
+  const selector = selectorOf(kind, more.join(" "));
+  if (typeof selector === "string") return selector;
+  const [fetchTool] = createLedgerTools(
+    {
+      openStore: (a) => rt.store(a),
+      readableAgents: (a) => rt.settings(a).retrieval.readableAgents,
+      defaultMaxChars: Math.min(rt.config.retrieval.defaultMaxChars, 3_500),
+      grepTimeoutMs: rt.config.retrieval.grepTimeoutMs,
+    },
+    { agentId, ...(sessionKey ? { sessionKey } : {}) },
+  );
+  const result = await (fetchTool as NonNullable<typeof fetchTool>).execute("ledger-chat-command", { handle, selector });
+  return result.content.map((c) => c.text).join("\n");
+}
+
+/** A selector from chat words, or a usage message. */
+export function selectorOf(kind: string | undefined, arg: string): Record<string, unknown> | string {
+  if (kind === undefined) return { kind: "headtail" };
+  if (kind === "lines") {
+    const m = /^(\d+)\s*(?:-|\.\.)\s*(\d+)$/.exec(arg.trim()) ?? /^(\d+)$/.exec(arg.trim());
+    if (!m) return `Expected \`lines A-B\` (1-based, e.g. lines 10-40), got \`lines ${arg}\``;
+    const start = Number(m[1]);
+    return { kind: "range", start, end: m[2] !== undefined ? Number(m[2]) : start };
+  }
+  if (kind === "head" || kind === "tail") return { kind, lines: /^\d+$/.test(arg.trim()) ? Number(arg.trim()) : 20 };
+  if (kind === "grep") return arg ? { kind: "grep", pattern: arg } : "Expected `grep PATTERN`";
+  return `Expected lines A-B, head N, tail N or grep PATTERN after the handle, got \`${kind}\``;
+}

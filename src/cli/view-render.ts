@@ -1,0 +1,79 @@
+import type { ViewRecord } from "../state/view-record.js";
+import { formatBytes, formatCount, formatTable, plural } from "./format.js";
+
+/** One line on whether the provider's prompt cache stays warm. */
+export function cacheLine(v: ViewRecord): string {
+  if (!v.plan.replanned) return `cache-stable: the window still starts at #${v.plan.start}, so the prompt only grew at its end (the provider's prompt cache stays warm)`;
+  if (v.plan.start === 0) return `cache-stable: the whole history fits, nothing was dropped from the front (planned anew: ${v.plan.reason})`;
+  return `re-planned (${v.plan.reason}): the window moved to #${v.plan.start}, so the provider's prompt cache starts over from there`;
+}
+
+/** The figures at the top of a view, as lines. */
+export function viewHeadline(v: ViewRecord): string[] {
+  const pct = v.budget.tokens > 0 ? ` (${((v.estimatedTokens / v.budget.tokens) * 100).toFixed(0)}% of budget)` : "";
+  return [
+    `Budget ${formatCount(v.budget.tokens)} tokens (${formatCount(v.budget.messageBudget)} for messages) · prompt ${formatCount(v.estimatedTokens)} tokens${pct}${v.plan.overBudget ? " · OVER BUDGET" : ""}`,
+    `Kept ${formatCount(v.plan.kept)} of ${plural(v.plan.total, "message")} (from #${v.plan.start}: ${formatCount(v.plan.start)} older left out${v.plan.excluded ? `, ${formatCount(v.plan.excluded)} with broken tool pairing dropped` : ""}) · ${plural(v.offloaded.length, "output")} offloaded · summary ${v.summary ? `${formatCount(v.summary.tokens)} tokens` : "none"}`,
+    `${cacheLine(v)}`,
+    `Debt ${formatCount(v.debt.debtTokens)} tokens (raw history ${formatCount(v.debt.rawHistoryTokens)} vs budget ${formatCount(v.debt.promptBudget)}); debt never enlarges the prompt`,
+  ];
+}
+
+/** `context-ledger view` as text. */
+export function renderViewText(v: ViewRecord, turns: readonly number[], prog = "context-ledger"): string {
+  let out = `View of session ${v.sessionKey} · agent ${v.agentId} · turn ${v.turn} · assembled ${v.at}\n`;
+  out += viewHeadline(v).map((l) => `  ${l}\n`).join("");
+  out += `\nKept messages${v.messages.length < v.plan.kept ? ` (newest ${v.messages.length} recorded)` : ""}:\n`;
+  out += indent(formatTable(["#", "ROLE", "TOKENS", "CHARS", "TOOL", "PREVIEW"], v.messages.map((m) => [String(m.index), m.role, formatCount(m.tokens), formatCount(m.chars), m.toolName ?? "", `${m.handles ? "[offloaded] " : ""}${m.preview.slice(0, 80)}`])));
+  if (v.offloaded.length > 0) {
+    out += "\nOffloaded (originals in the store, fetched by handle):\n";
+    out += indent(formatTable(["HANDLE", "SIZE", "LINES", "TOOL"], v.offloaded.map((o) => [o.handle, o.bytes === null ? "-" : formatBytes(o.bytes), formatCount(o.lines), o.toolName ?? "-"])));
+  }
+  if (v.summary) out += `\nSummary block (${formatCount(v.summary.tokens)} tokens, system-prompt addition):\n${indent(`${v.summary.text}\n`)}`;
+  out += `\nRecorded turns: ${turns.join(", ")} (\`${prog} view --session ${v.sessionKey} --turn N\`); a slice of an output: \`${prog} artifact fetch HANDLE --start A --end B\`\n`;
+  return out;
+}
+
+/** `context-ledger view --html`: a self-contained page (no scripts, no external assets). */
+export function renderViewHtml(v: ViewRecord, turns: readonly number[]): string {
+  const rows = v.messages
+    .map((m) => `<tr class="${m.handles ? "off" : ""}"><td>${m.index}</td><td>${esc(m.role)}</td><td class="n">${formatCount(m.tokens)}</td><td class="n">${formatCount(m.chars)}</td><td>${esc(m.toolName ?? "")}</td><td>${esc(m.preview)}${m.handles ? `<div class="h">${m.handles.map(esc).join("<br>")}</div>` : ""}</td></tr>`)
+    .join("\n");
+  const off = v.offloaded.map((o) => `<tr><td><code>${esc(o.handle)}</code></td><td class="n">${o.bytes === null ? "-" : esc(formatBytes(o.bytes))}</td><td class="n">${formatCount(o.lines)}</td><td>${esc(o.toolName ?? "-")}</td></tr>`).join("\n");
+  const used = v.budget.tokens > 0 ? Math.min(100, (v.estimatedTokens / v.budget.tokens) * 100) : 0;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>context-ledger view · ${esc(v.sessionKey)} · turn ${v.turn}</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.6em}
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
+td.n{text-align:right;font-variant-numeric:tabular-nums}tr.off{background:#f3f7ff}.h{font:12px monospace;color:#456}
+.bar{background:#eee;height:14px;border-radius:3px;overflow:hidden}.bar div{background:#3a7;height:100%}
+pre{white-space:pre-wrap;background:#f7f7f7;padding:.8em;border-radius:4px}
+</style></head><body>
+<h1>What the model saw · session <code>${esc(v.sessionKey)}</code> · agent ${esc(v.agentId)} · turn ${v.turn}</h1>
+<p>Assembled ${esc(v.at)}. Recorded turns: ${turns.join(", ")}.</p>
+<ul>${viewHeadline(v).map((l) => `<li>${esc(l)}</li>`).join("")}</ul>
+<div class="bar" title="prompt tokens of budget"><div style="width:${used.toFixed(1)}%"></div></div>
+<h2>Kept messages</h2>
+<table><tr><th>#</th><th>Role</th><th>Tokens</th><th>Chars</th><th>Tool</th><th>Preview (redacted)</th></tr>
+${rows}
+</table>
+<h2>Offloaded outputs</h2>
+${off ? `<table><tr><th>Handle</th><th>Size</th><th>Lines</th><th>Tool</th></tr>\n${off}\n</table>` : "<p>None.</p>"}
+<h2>Summary block</h2>
+${v.summary ? `<p>${formatCount(v.summary.tokens)} tokens, injected as a system-prompt addition.</p><pre>${esc(v.summary.text)}</pre>` : "<p>None injected.</p>"}
+</body></html>
+`;
+}
+
+function esc(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => (l ? `  ${l}` : l))
+    .join("\n");
+}

@@ -1,0 +1,102 @@
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runChatCommand } from "../../src/chat/ledger-command.js";
+import { registerChatCommand } from "../../src/chat/register-chat-command.js";
+import { runCli } from "../../src/cli/run-cli.js";
+import { createTestEngine, conversation, user } from "../support/engine-harness.js";
+import { runWith } from "./cli-fixtures.js";
+
+const SESSION = { sessionId: "s-view", sessionKey: "agent:main:view" };
+
+describe("view, grep and /ledger through a real assemble", () => {
+  let t: Awaited<ReturnType<typeof createTestEngine>>;
+  let env: NodeJS.ProcessEnv;
+  const cli = (argv: string[]) => runWith(runCli, [...argv, "--state-dir", t.dir], env);
+
+  beforeAll(async () => {
+    t = await createTestEngine();
+    env = { HOME: path.join(t.dir, "home"), OPENCLAW_STATE_DIR: path.join(t.dir, "oc"), PATH: "" };
+    const messages = [...conversation(3, 30_000), user("what failed in batch 2017?")];
+    await t.engine.assemble({ ...SESSION, messages: messages.slice(0, 5), tokenBudget: 8_000 });
+    await t.engine.assemble({ ...SESSION, messages, tokenBudget: 8_000 });
+    // dispose flushes the background view write, as the host's dispose does
+    await t.engine.dispose();
+  });
+  afterAll(async () => t.cleanup());
+
+  it("view --json shows what was kept, offloaded (handles and sizes), budget, estimate, cache state and debt", async () => {
+    const r = await cli(["view", "--session", SESSION.sessionKey, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.schema).toBe("context-ledger.view.v1");
+    const v = doc.view;
+    expect(v).toMatchObject({ agentId: "main", sessionKey: SESSION.sessionKey, sessionId: SESSION.sessionId, turn: 1, budget: { tokens: 8_000 } });
+    expect(v.plan.total).toBe(13);
+    expect(v.plan.kept).toBe(v.messages.length);
+    expect(v.estimatedTokens).toBeGreaterThan(0);
+    expect(v.estimatedTokens).toBeLessThanOrEqual(8_000);
+    expect(v.offloaded.length).toBeGreaterThan(0);
+    for (const o of v.offloaded) {
+      expect(o.handle).toMatch(/^ledger:v1:sha256:[0-9a-f]{64}$/);
+      expect(o.bytes).toBe(30_000);
+      expect(o.toolName).toBe("exec");
+    }
+    expect(typeof v.plan.replanned).toBe("boolean");
+    expect(v.debt.promptBudget).toBe(8_000);
+    expect(v.messages.at(-1)).toMatchObject({ role: "user", preview: "what failed in batch 2017?" });
+    // Same turn assembled twice: one record, the newest (all 13 messages).
+    expect(doc.turns).toEqual([1]);
+  });
+
+  it("view as text and as a self-contained HTML page; unknown session and turn name what exists", async () => {
+    const text = await cli(["view", "--session", SESSION.sessionKey]);
+    expect(text.stdout).toContain("cache-stable: ");
+    expect(text.stdout).toMatch(/Offloaded \(originals in the store/);
+    const file = path.join(t.dir, "view.html");
+    expect((await cli(["view", "--session", SESSION.sessionKey, "--html", file])).code).toBe(0);
+    const html = await fsp.readFile(file, "utf8");
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script|https?:\/\//);
+    const missing = await cli(["view", "--session", "agent:main:nope", "--json"]);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, error: { code: "not_found", exitCode: 2 } });
+    expect(JSON.parse(missing.stdout).error.message).toContain(SESSION.sessionKey);
+    const turn = await cli(["view", "--session", SESSION.sessionKey, "--turn", "9"]);
+    expect(turn.code).toBe(2);
+    expect(turn.stderr).toContain("recorded turns: 1");
+  });
+
+  it("grep finds a line in the offloaded outputs, bounded, and refuses a catastrophic pattern", async () => {
+    const r = await cli(["grep", "processed batch 2017 ", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ schema: "context-ledger.grep.v1", artifactsMatched: 1, matches: 1, timedOut: false });
+    expect(doc.hits[0].text).toMatch(/^\d+:.*processed batch 2017 /);
+    const bad = await cli(["grep", "(a+)+$", "--json"]);
+    expect(bad.code).toBe(4);
+    expect(JSON.parse(bad.stdout).error.code).toBe("pattern_refused");
+    const none = await cli(["grep", "nothing-like-this", "--session", SESSION.sessionKey]);
+    expect(none.code).toBe(0);
+    expect(none.stderr).toMatch(/^0 matches in 0 artifacts/);
+  });
+
+  it("/ledger status, view and fetch lines A-B answer in chat; registration is idempotent", async () => {
+    const rt = t.rt;
+    const status = await runChatCommand(rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: "status" });
+    expect(status.text).toMatch(/Prompt [\d,]+ of 8,000 budget tokens/);
+    const view = await runChatCommand(rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: "view" });
+    expect(view.text).toContain("What the model saw · turn 1");
+    const handle = /offloaded (ledger:v1:sha256:[0-9a-f]{64})/.exec(view.text)?.[1];
+    expect(handle).toBeDefined();
+    const fetched = await runChatCommand(rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: `fetch ${handle} lines 2-3` });
+    expect(fetched.text.split("\n").slice(1)).toHaveLength(2);
+    expect(fetched.text).toMatch(/^\[context-ledger fetch ledger:v1:sha256:/);
+    expect((await runChatCommand(rt, { args: `fetch ${handle} lines x` })).text).toContain("Expected `lines A-B`");
+    const registered: unknown[] = [];
+    const api = { registerCommand: (c: unknown) => registered.push(c) } as never;
+    registerChatCommand(api, rt);
+    registerChatCommand(api, rt);
+    expect(registered).toHaveLength(1);
+  });
+});
