@@ -9,6 +9,12 @@ describe("extract-facts", () => {
     expect(pathsIn(text)).toEqual(["src/billing/invoice-service.ts", "./scripts/run.sh", "/etc/nginx/nginx.conf", "config.yaml"]);
   });
 
+  it("does not take code for files: member accesses, calls, one-segment absolute paths", () => {
+    const code = "const n = s.length; process.stdout.write(out); fs.readFileSync('/file'); import x from '/srv/app/mod'; user.name.first";
+    expect(pathsIn(code)).toEqual(["/srv/app/mod"]);
+    expect(pathsIn("open README.md, then ~/notes/todo and lib/util.js")).toEqual(["README.md", "~/notes/todo", "lib/util.js"]);
+  });
+
   it("finds error codes of the usual shapes", () => {
     expect(codesIn("ERR_INVOICE_TOTAL_MISMATCH then ENOENT, E1042, TS2345, TypeError and HTTP 503")).toEqual([
       "ERR_INVOICE_TOTAL_MISMATCH",

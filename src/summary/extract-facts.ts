@@ -99,12 +99,27 @@ export function urlsIn(text: string): string[] {
   return unique((text.slice(0, SCAN_CHARS).match(URL_RE) ?? []).map((u) => u.replace(/[.,;:]+$/, "")));
 }
 
-/** File-system paths and file names in `text` (URLs and handles excluded). */
+/** Extensions a bare `name.ext` (no slash) must have to count as a file: `s.length` and `process.stdout.write` are code. */
+const FILE_EXTENSIONS = new Set(
+  "ts tsx mts cts js jsx mjs cjs json json5 jsonl md mdx txt log yaml yml toml ini conf cfg env sh bash zsh fish ps1 py pyi rb go rs java kt kts c h cc cpp hpp cs php html htm css scss sass less xml csv tsv sql db sqlite lock pdf png jpg jpeg gif svg webp ico zip gz tgz tar bz2 xz ipynb vue svelte swift dart lua pl r scala ex exs erl hs ml tf tfvars gradle properties pem crt key bak patch diff wasm proto graphql gql dockerfile makefile mk cmake plist sln csproj".split(" "),
+);
+
+/** File-system paths and file names in `text` (URLs, handles, member accesses and calls excluded). */
 export function pathsIn(text: string): string[] {
   const scrubbed = text.slice(0, SCAN_CHARS).replace(URL_RE, " ").replace(HANDLE_RE, " ");
-  const found = (scrubbed.match(PATH_RE) ?? [])
-    .map((p) => p.replace(/[.,;:]+$/, ""))
-    .filter((p) => p.length >= 3 && p.length <= 200 && /[A-Za-z]/.test(p) && !FILE_EXT_NOISE.test(p) && !/^\/+$/.test(p));
+  const found: string[] = [];
+  for (const m of scrubbed.matchAll(PATH_RE)) {
+    const p = m[0].replace(/[.,;:]+$/, "");
+    // `fn(` right after: a call like process.stdout.write(...), not a file.
+    if (scrubbed[m.index + m[0].length] === "(") continue;
+    if (p.length < 3 || p.length > 200 || !/[A-Za-z]/.test(p) || FILE_EXT_NOISE.test(p) || /^\/+$/.test(p)) continue;
+    const slash = p.includes("/");
+    const ext = /\.([A-Za-z][A-Za-z0-9]{0,7})$/.exec(p)?.[1]?.toLowerCase();
+    if (!slash && (ext === undefined || !FILE_EXTENSIONS.has(ext))) continue;
+    // An extensionless absolute path of one segment (`/file`, `/tmp`) is too often a fragment of code or prose.
+    if (slash && ext === undefined && p.replace(/^~?\/+/, "").split("/").filter(Boolean).length < 2) continue;
+    found.push(p);
+  }
   return unique(found);
 }
 
