@@ -28,7 +28,7 @@ describe("parseConfig", () => {
 
   // Each bad input names the path, what was expected and what was got.
   const table: [string, unknown, string[]][] = [
-    ["unknown top-level key", { offlaod: {} }, ["(root)", "unknown key", "`offlaod`"]],
+    ["unknown top-level key", { offlaod: {} }, ["(root)", "unknown key", "`offlaod`", "did you mean `offload`?"]],
     ["unknown nested key", { offload: { maxChar: 5 } }, ["offload", "`maxChar`"]],
     ["negative integer", { offload: { maxChars: -5 } }, ["offload.maxChars", "at least 200", "`-5` (number)"]],
     ["wrong type", { offload: { maxChars: "big" } }, ["offload.maxChars", "expected number", "`\"big\"` (string)"]],

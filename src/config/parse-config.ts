@@ -35,8 +35,14 @@ function formatIssue(issue: z.core.$ZodIssue, input: unknown): string {
   const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)";
   const got = valueAt(input, issue.path);
   switch (issue.code) {
-    case "unrecognized_keys":
-      return `${where}: unknown key(s) ${issue.keys.map((k) => `\`${k}\``).join(", ")}; expected only the documented keys`;
+    case "unrecognized_keys": {
+      const known = knownKeysAt(issue.path);
+      const named = issue.keys.map((k) => {
+        const c = closest(k, known);
+        return `\`${k}\`${c ? ` (did you mean \`${c}\`?)` : ""}`;
+      });
+      return `${where}: unknown key(s) ${named.join(", ")}; expected ${known.length ? `one of ${known.join(", ")}` : "only the documented keys"}`;
+    }
     case "invalid_type":
       return `${where}: expected ${issue.expected}, got ${describeValue(got)}`;
     case "too_small":
@@ -51,6 +57,37 @@ function formatIssue(issue: z.core.$ZodIssue, input: unknown): string {
     default:
       return `${where}: ${issue.message}, got ${describeValue(got)}`;
   }
+}
+
+/** Keys the schema knows at `path` (an agent override mirrors the global sections). */
+function knownKeysAt(path: readonly PropertyKey[]): string[] {
+  const defaults = configSchema.parse({}) as unknown;
+  const p = path[0] === "agents" && path.length >= 2 ? path.slice(2) : path;
+  const node = valueAt(defaults, p);
+  return node && typeof node === "object" && !Array.isArray(node) ? Object.keys(node) : [];
+}
+
+/** The known key nearest to `key` (case-insensitive edit distance at most 2, or a prefix), if any. */
+function closest(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = 3;
+  for (const k of known) {
+    const a = key.toLowerCase();
+    const b = k.toLowerCase();
+    const d = a === b ? 0 : b.startsWith(a) || a.startsWith(b) ? 1 : editDistance(a, b);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length] ?? 0;
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
