@@ -35,7 +35,8 @@ export function buildManifest(): Record<string, unknown> {
       tools: ["ledger_fetch", "ledger_peek"],
       agentToolResultMiddleware: ["openclaw"],
     },
-    cliCommands: [{ name: "context-ledger", description: "context-ledger: artifacts, debt status, session cleaning, doctor", hasSubcommands: true }],
+    cliCommands: [{ name: "context-ledger", description: "context-ledger: status, view, grep, artifacts, session cleaning, doctor", hasSubcommands: true }],
+    commandAliases: [{ name: "ledger", kind: "runtime-slash", cliCommand: "context-ledger" }],
     uiHints: UI_HINTS,
     configSchema: configJsonSchema(),
   };

@@ -1,0 +1,78 @@
+/**
+ * The operator surface in a real host: `/ledger status`, `/ledger view` and
+ * `/ledger fetch HANDLE lines A-B` answered in the chat (through the host's
+ * plugin command API, without a model request), and `openclaw context-ledger
+ * view --json` / `grep --json` reading the gateway's ledger state.
+ */
+import { expect } from "vitest";
+import { NODE_BINARY } from "../host-install.js";
+import { execTurnScript } from "../mock-scripts.js";
+import { extractJson, runOpenclaw } from "../openclaw-cli.js";
+import type { HostScenario, ScenarioSession } from "./scenario.js";
+
+const OUTPUT_CHARS = 60_000;
+
+export const operatorScenario: HostScenario = {
+  name: "operator-surface",
+  lines: ["2026.9.6"],
+  engines: ["context-ledger"],
+  async run(s) {
+    s.setScript(execTurnScript({ outputChars: OUTPUT_CHARS, answerChars: 400, nodePath: NODE_BINARY }));
+    const turn = await s.chatSend("Run the report and summarize it.");
+    expect(turn.wait.status, JSON.stringify(turn.wait)).toBe("ok");
+    const modelRequests = s.requests().length;
+    expect(modelRequests).toBeGreaterThanOrEqual(2);
+
+    const status = await command(s, "/ledger status");
+    expect(status, status).toMatch(/Session agent:main:operator-surface: \d+ turns?/);
+    expect(status).toMatch(/Prompt [\d,]+ of [\d,]+ budget tokens; raw history [\d,]+ tokens/);
+
+    const view = await command(s, "/ledger view");
+    expect(view, view).toContain("What the model saw · turn");
+    const handle = /offloaded (ledger:v1:sha256:[0-9a-f]{64}) · ([\d.]+ KiB)/.exec(view);
+    expect(handle, view).not.toBeNull();
+
+    const fetched = await command(s, `/ledger fetch ${handle?.[1]} lines 2-4`);
+    expect(fetched, fetched).toContain(`[context-ledger fetch ${handle?.[1]}`);
+    // Commands are answered by the plugin: no model request was made for them.
+    expect(s.requests().length).toBe(modelRequests);
+
+    const cliView = await runOpenclaw(s.env, ["context-ledger", "view", "--session", s.sessionKey, "--json"], { timeoutMs: 120_000 });
+    expect(cliView.code, cliView.stderr.slice(-2000)).toBe(0);
+    const doc = extractJson(cliView.stdout) as { schema: string; view: { sessionKey: string; offloaded: { handle: string; bytes: number }[]; estimatedTokens: number; budget: { tokens: number } } };
+    expect(doc.schema).toBe("context-ledger.view.v1");
+    expect(doc.view.sessionKey).toBe(s.sessionKey);
+    expect(doc.view.offloaded.map((o) => o.handle)).toContain(handle?.[1]);
+    expect(doc.view.estimatedTokens).toBeLessThanOrEqual(doc.view.budget.tokens);
+
+    const grep = await runOpenclaw(s.env, ["context-ledger", "grep", "[0-9]", "--session", s.sessionKey, "--max-chars", "2000", "--json"], { timeoutMs: 120_000 });
+    expect(grep.code, grep.stderr.slice(-2000)).toBe(0);
+    const hits = extractJson(grep.stdout) as { schema: string; artifactsMatched: number; hits: { handle: string }[] };
+    expect(hits.schema).toBe("context-ledger.grep.v1");
+    expect(hits.hits.map((h) => h.handle)).toContain(handle?.[1]);
+
+    const bad = await runOpenclaw(s.env, ["context-ledger", "view", "--session", "agent:main:nope", "--json"], { timeoutMs: 120_000 });
+    expect(bad.code).toBe(2);
+    expect(extractJson(bad.stdout)).toMatchObject({ ok: false, error: { code: "not_found", exitCode: 2 } });
+    console.log(`[operator] /ledger status →\n${status}\n[operator] /ledger view →\n${view}\n[operator] fetch → ${fetched.split("\n")[0]}`);
+  },
+};
+
+/** Sends a slash command into the session and returns the reply the chat shows. */
+async function command(s: ScenarioSession, text: string): Promise<string> {
+  await s.chatSend(text, 120_000);
+  const history = (await s.call("chat.history", { sessionKey: s.sessionKey, limit: 6 })) as { messages?: unknown[] };
+  const messages = history.messages ?? [];
+  const texts = messages.map(textOf);
+  const at = texts.findIndex((t) => t.trim() === text);
+  const reply = (at >= 0 ? texts.slice(at + 1) : texts.slice(-1)).find((t) => t.trim().length > 0);
+  if (!reply) throw new Error(`Expected a reply to ${text} in chat.history, got ${JSON.stringify(messages).slice(0, 2000)}`);
+  return reply;
+}
+
+function textOf(message: unknown): string {
+  const content = (message as { content?: unknown; text?: unknown } | null)?.content ?? (message as { text?: unknown } | null)?.text;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((b) => (typeof (b as { text?: unknown }).text === "string" ? (b as { text: string }).text : "")).join("\n");
+  return "";
+}
