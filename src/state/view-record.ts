@@ -79,13 +79,19 @@ const chains = new Map<string, Promise<void>>();
 
 /**
  * Adds `record` to the session's views (replacing an earlier assembly of the
- * same turn; at most {@link MAX_VIEW_RECORDS} turns kept). Writes of one file
+ * same turn unless that one saw more messages; at most {@link MAX_VIEW_RECORDS}
+ * turns kept). Writes of one file
  * are serialized within the process; each write is atomic.
  */
 export function saveViewRecord(root: string, record: ViewRecord): Promise<void> {
   const file = viewRecordPath(root, record.agentId, record.sessionKey);
   const run = async () => {
-    const views = (await readViewRecords(file).catch(() => [])).filter((v) => v.turn !== record.turn && v.sessionId === record.sessionId);
+    const previous = await readViewRecords(file).catch(() => []);
+    // 2026.9.x also assembles partial or empty histories within a turn (retries, maintenance
+    // probes): the fullest assembly of a turn is what the model was shown, keep that one.
+    const same = previous.find((v) => v.turn === record.turn && v.sessionId === record.sessionId);
+    if (same && same.plan.total > record.plan.total) return;
+    const views = previous.filter((v) => v.turn !== record.turn && v.sessionId === record.sessionId);
     views.push(record);
     views.sort((a, b) => a.turn - b.turn);
     await writeFileAtomic(file, JSON.stringify({ schema: VIEW_RECORD_SCHEMA, views: views.slice(-MAX_VIEW_RECORDS) }));

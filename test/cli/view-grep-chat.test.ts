@@ -100,3 +100,19 @@ describe("view, grep and /ledger through a real assemble", () => {
     expect(registered).toHaveLength(1);
   });
 });
+
+describe("view records keep what the model was shown", () => {
+  it("an empty or shorter assembly later in the same turn does not replace the fullest one", async () => {
+    const t = await createTestEngine();
+    const S = { sessionId: "s-probe", sessionKey: "agent:main:probe" };
+    const messages = [...conversation(2, 30_000), user("next?")];
+    await t.engine.assemble({ ...S, messages, tokenBudget: 8_000 });
+    await t.engine.assemble({ ...S, messages: messages.slice(0, 3), tokenBudget: 8_000 });
+    await t.engine.assemble({ ...S, messages: [], tokenBudget: 8_000 });
+    await t.engine.dispose();
+    const env = { HOME: path.join(t.dir, "home"), PATH: "" };
+    const r = await runWith(runCli, ["view", "--session", S.sessionKey, "--json", "--state-dir", t.dir], env);
+    expect(JSON.parse(r.stdout).view.plan.total).toBe(messages.length);
+    await t.cleanup();
+  });
+});
