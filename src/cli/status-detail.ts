@@ -1,5 +1,5 @@
 import { formatCount, formatTable } from "./format.js";
-import type { SessionStatus } from "./status.js";
+import type { SessionStatus } from "./status-report.js";
 
 /** `status --session KEY`: every figure of one session, its recent turns and debt readings. */
 export function renderSessionDetail(s: SessionStatus, prog = "context-ledger"): string {

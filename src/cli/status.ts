@@ -10,53 +10,14 @@ import { formatBytes, formatCount, formatTable, shortHandle } from "./format.js"
 import { progName, writeJson, type CliIo } from "./io.js";
 import { listLedgerAgents, listLedgerSessions } from "./ledger-scan.js";
 import { loadOperatorContext } from "./operator-context.js";
-import { debtTrend, type DebtTrend } from "./status-debt-trend.js";
+import { debtTrend } from "./status-debt-trend.js";
+import { STATUS_SCHEMA, type AgentStatus, type StatusReport } from "./status-report.js";
 import { renderSessionDetail } from "./status-detail.js";
 
-/** Schema tag of `status --json`. */
-export const STATUS_SCHEMA = "context-ledger.status.v1";
 /** Share of `limits.maxStoreBytes` from which the store counts as near its limit. */
 export const STORE_NEAR_LIMIT_RATIO = 0.9;
 
-/** One session in the status report. */
-export interface SessionStatus {
-  agentId: string;
-  sessionKey: string;
-  sessionId: string | null;
-  turns: number;
-  updatedAt: string | null;
-  promptBudget: number | null;
-  assembledTokens: number | null;
-  rawHistoryTokens: number | null;
-  debtTokens: number | null;
-  reducibleChars: number | null;
-  debtTrend: DebtTrend;
-  compactions: number;
-  lastCheckpoint: { handle: string; at: string; coveredCount: number } | null;
-  /** The last committed turns (at most 5), oldest first. */
-  recentTurns: { seq: number; at: string; messages: number; tokens: number; handles: number }[];
-  /** The last debt readings (at most 8), oldest first. */
-  debtHistory: { at: string; rawHistoryTokens: number; assembledTokens: number; promptBudget: number; debtTokens: number; reducibleChars: number }[];
-  /** Why the session state could not be read, if it could not. */
-  error: string | null;
-}
-
-/** One agent in the status report. */
-export interface AgentStatus {
-  agentId: string;
-  artifacts: { count: number; bytes: number; storedBytes: number; maxStoreBytes: number; usedRatio: number };
-  sessions: SessionStatus[];
-}
-
-/** The `status --json` document. */
-export interface StatusReport {
-  schema: typeof STATUS_SCHEMA;
-  root: string;
-  agents: AgentStatus[];
-  warnings: { agentId: string; sessionKey?: string; code: "debt_growing" | "store_near_limit" | "state_unreadable"; message: string }[];
-  /** Host-internal sessions left out (shown with `--all`). */
-  hiddenInternalSessions: number;
-}
+export { STATUS_SCHEMA, type AgentStatus, type SessionStatus, type StatusReport } from "./status-report.js";
 
 /**
  * What an operator can do about growing debt on this host. On JSONL hosts

@@ -1,0 +1,44 @@
+import type { DebtTrend } from "./status-debt-trend.js";
+
+/** Schema tag of `status --json`. */
+export const STATUS_SCHEMA = "context-ledger.status.v1";
+
+/** One session in the status report. */
+export interface SessionStatus {
+  agentId: string;
+  sessionKey: string;
+  sessionId: string | null;
+  turns: number;
+  updatedAt: string | null;
+  promptBudget: number | null;
+  assembledTokens: number | null;
+  rawHistoryTokens: number | null;
+  debtTokens: number | null;
+  reducibleChars: number | null;
+  debtTrend: DebtTrend;
+  compactions: number;
+  lastCheckpoint: { handle: string; at: string; coveredCount: number } | null;
+  /** The last committed turns (at most 5), oldest first. */
+  recentTurns: { seq: number; at: string; messages: number; tokens: number; handles: number }[];
+  /** The last debt readings (at most 8), oldest first. */
+  debtHistory: { at: string; rawHistoryTokens: number; assembledTokens: number; promptBudget: number; debtTokens: number; reducibleChars: number }[];
+  /** Why the session state could not be read, if it could not. */
+  error: string | null;
+}
+
+/** One agent in the status report. */
+export interface AgentStatus {
+  agentId: string;
+  artifacts: { count: number; bytes: number; storedBytes: number; maxStoreBytes: number; usedRatio: number };
+  sessions: SessionStatus[];
+}
+
+/** The `status --json` document. */
+export interface StatusReport {
+  schema: typeof STATUS_SCHEMA;
+  root: string;
+  agents: AgentStatus[];
+  warnings: { agentId: string; sessionKey?: string; code: "debt_growing" | "store_near_limit" | "state_unreadable"; message: string }[];
+  /** Host-internal sessions left out (shown with `--all`). */
+  hiddenInternalSessions: number;
+}
