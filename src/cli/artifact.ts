@@ -62,7 +62,7 @@ const GROUP_USAGE = `Usage: {prog} artifact <command> [options]
   peek HANDLE [--unverified]                   metadata and a short preview
   list [--session KEY] [--tool NAME] [--since 12h] [--limit N]   artifacts, newest first
   rm HANDLE...                                 remove artifacts
-  gc [--dry-run] [--max-age 30d] [--max-bytes 1G]   remove unreferenced old artifacts
+  gc [--dry-run] [--max-age AGE] [--max-bytes SIZE]   remove unreferenced artifacts (e.g. --max-age 30d; no default age)
 Run \`{prog} artifact <command> --help\` for one command's options.
 ${TAIL}`;
 

@@ -93,4 +93,29 @@ describe("status", () => {
     expect((await runWith(runStatusCommand, ["--session", "nope"], env)).code).toBe(2);
     expect((await runWith(runStatusCommand, ["--bogus"], env)).code).toBe(1);
   });
+
+  it("hides host-internal sessions unless --all, details one session, lists known keys for an unknown one", async () => {
+    await writeSession(root, "main", "agent:main:internal-session-effects:abc", [1]);
+    const plain = await runWith(runStatusCommand, [], env);
+    expect(plain.stdout).not.toContain("internal-session-effects");
+    expect(plain.stdout).toContain("1 host-internal session(s) hidden");
+    expect((await runWith(runStatusCommand, ["--all"], env)).stdout).toContain("internal-session-effects");
+    const detail = await runWith(runStatusCommand, ["--session", "agent:main:growing"], env);
+    expect(detail.stdout).toMatch(/^Session agent:main:growing\n/);
+    expect(detail.stdout).toContain("debt             20,000 tokens (trend growing, growing x4)");
+    expect(detail.stdout).toContain("Debt readings:");
+    const unknown = await runWith(runStatusCommand, ["--session", "agent:main:grwoing", "--json"], env);
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stdout).error.message).toContain("known sessions: agent:main:growing, agent:main:paid, agent:ops:quiet");
+  });
+
+  it("on a SQLite host (2026.9.x) the debt advice does not send the operator to a command that does nothing", async () => {
+    const sqlite = path.join(dir, "state", "agents", "main", "agent", "openclaw-agent.sqlite");
+    await fsp.mkdir(path.dirname(sqlite), { recursive: true });
+    await fsp.writeFile(sqlite, "SQLite format 3\0");
+    const report = JSON.parse((await runWith(runStatusCommand, ["--json"], env)).stdout) as StatusReport;
+    const w = report.warnings.find((x) => x.code === "debt_growing")!;
+    expect(w.message).toContain("neither maintain() nor `session clean` can shrink the transcript yet");
+    expect(w.message).not.toContain("run `context-ledger session clean");
+  });
 });
