@@ -98,6 +98,42 @@ describe("context-ledger artifact", () => {
   });
 });
 
+describe("context-ledger artifact: operator details", () => {
+  it("list has a header, human sizes and the source, and filters by session, tool and age", async () => {
+    await runArtifactCommand(["stash", "-", "--state-dir", state], { stdout: new PassThrough(), stderr: new PassThrough(), stdin: Readable.from([Buffer.from("one line")]), env: {} });
+    const { createArtifactStore } = await import("../artifacts/store.js");
+    const store = createArtifactStore({ root: artifactRoot(state, "main") });
+    await store.stash(LOG, { kind: "tool-output", origin: { toolName: "exec", sessionKey: "agent:main:a", toolCallId: "call_aB_1-x" } });
+    const all = await run(["list"]);
+    expect(all.out.split("\n")[0]).toMatch(/^HANDLE\s+SIZE\s+LINES\s+FORMAT\s+KIND\s+CREATED\s+SOURCE$/);
+    expect(all.out).toMatch(/\s3\.8 KiB\s+500\s+.*exec · session agent:main:a · call call_aB_1-x/);
+    expect(all.err).toMatch(/^2 artifacts, 3\.8 KiB original, [\d.]+ (B|KiB) stored\n$/);
+    expect(JSON.parse((await run(["list", "--session", "agent:main:a", "--json"])).out).count).toBe(1);
+    expect(JSON.parse((await run(["list", "--tool", "browser", "--json"])).out).count).toBe(0);
+    expect(JSON.parse((await run(["list", "--since", "1h", "--json"])).out).count).toBe(2);
+  });
+
+  it("a handle in another agent's store is named, with the agent to use", async () => {
+    const handle = (await run(["stash", "--agent", "ops"], "ops only")).out.trim();
+    const miss = await run(["fetch", handle]);
+    expect(miss.code).toBe(2);
+    expect(miss.err).toContain(`${handle} is not in agent \`main\`'s store (${artifactRoot(state, "main")}); it is in agent \`ops\`'s store`);
+    expect(miss.err).toContain(`next: context-ledger artifact fetch ${handle} --agent ops`);
+  });
+
+  it("peek --unverified shows a corrupt artifact's bytes, labelled; without it the hint says how", async () => {
+    const handle = (await run(["stash"], "hello corrupt world")).out.trim();
+    await fsp.writeFile(artifactPaths(artifactRoot(state, "main"), handle.slice(-64)).blob, "hello c0rrupt world");
+    const refused = await run(["peek", handle]);
+    expect(refused.code).toBe(3);
+    expect(refused.err).toContain(`artifact peek ${handle} --unverified`);
+    const look = await run(["peek", handle, "--unverified"]);
+    expect(look.code).toBe(0);
+    expect(look.out).toContain("UNVERIFIED");
+    expect(look.out).toContain("hello c0rrupt world");
+  });
+});
+
 describe("args", () => {
   it("parses flags, values, = forms and positionals; refuses unknown flags", () => {
     const spec = { json: { type: "boolean" as const }, agent: { type: "string" as const }, help: { type: "boolean" as const, short: "h" } };
