@@ -101,6 +101,20 @@ describe("session clean on a bloated 2026.4.24 JSONL session", () => {
     expect(await fsp.readFile(file, "utf8")).toBe(after);
   });
 
+  it("says the backup keeps the space; session backups lists and prunes it", async () => {
+    const human = await runWith(runSessionCommand, ["clean", "--all"], env);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/Disk is freed only once the backups go: [\d.]+ MiB in 1 backup\(s\)/);
+    const list = JSON.parse((await runWith(runSessionCommand, ["backups", "--json"], env)).stdout);
+    expect(list).toMatchObject({ schema: "context-ledger.session.backups.v1", totals: { count: 1, bytes: Buffer.byteLength(session.text), removed: 0 } });
+    const young = JSON.parse((await runWith(runSessionCommand, ["backups", "--prune", "--older-than", "7d", "--json"], env)).stdout);
+    expect(young.totals.removed).toBe(0);
+    const pruned = await runWith(runSessionCommand, ["backups", "--prune"], env);
+    expect(pruned.stdout).toContain("Removed 1 backup, freed");
+    expect(await fsp.readFile(file, "utf8")).not.toBe(session.text);
+    expect(JSON.parse((await runWith(runSessionCommand, ["backups", "--json"], env)).stdout).totals.count).toBe(0);
+  });
+
   it("honours --keep-last, --tools and --min-chars", async () => {
     const keep = JSON.parse((await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json", "--keep-last", "4"], env)).stdout) as SessionCleanReport;
     expect(keep.sessions[0]!.rewrittenEntries).toBe(5);
