@@ -33,8 +33,6 @@ export interface ViewSnapshotInput {
  * outputs read from the store. Never throws; a failure is logged with its code.
  */
 export function recordViewSnapshot(rt: LedgerRuntime, settings: AgentSettings, identity: SessionIdentity, input: ViewSnapshotInput): void {
-  // An assembly of no messages is a host probe, not a prompt anyone saw.
-  if (input.total === 0) return;
   const job = (async () => {
     const redact = (t: string) => (settings.redaction.enabled ? redactSecrets(t, settings.redaction.patterns) : t);
     const messages: ViewMessage[] = [];

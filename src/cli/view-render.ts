@@ -13,7 +13,9 @@ export function viewHeadline(v: ViewRecord): string[] {
   const pct = v.budget.tokens > 0 ? ` (${((v.estimatedTokens / v.budget.tokens) * 100).toFixed(0)}% of budget)` : "";
   return [
     `Budget ${formatCount(v.budget.tokens)} tokens (${formatCount(v.budget.messageBudget)} for messages) · prompt ${formatCount(v.estimatedTokens)} tokens${pct}${v.plan.overBudget ? " · OVER BUDGET" : ""}`,
-    `Kept ${formatCount(v.plan.kept)} of ${plural(v.plan.total, "message")} (from #${v.plan.start}: ${formatCount(v.plan.start)} older left out${v.plan.excluded ? `, ${formatCount(v.plan.excluded)} with broken tool pairing dropped` : ""}) · ${plural(v.offloaded.length, "output")} offloaded · summary ${v.summary ? `${formatCount(v.summary.tokens)} tokens` : "none"}`,
+    v.plan.total === 0
+      ? "No earlier history was passed: the host sends the current turn itself (2026.8+ hands engines the history before the current turn)"
+      : `Kept ${formatCount(v.plan.kept)} of ${plural(v.plan.total, "message")} (from #${v.plan.start}: ${formatCount(v.plan.start)} older left out${v.plan.excluded ? `, ${formatCount(v.plan.excluded)} with broken tool pairing dropped` : ""}) · ${plural(v.offloaded.length, "output")} offloaded · summary ${v.summary ? `${formatCount(v.summary.tokens)} tokens` : "none"}`,
     `${cacheLine(v)}`,
     `Debt ${formatCount(v.debt.debtTokens)} tokens (raw history ${formatCount(v.debt.rawHistoryTokens)} vs budget ${formatCount(v.debt.promptBudget)}); debt never enlarges the prompt`,
   ];
