@@ -12,6 +12,9 @@ describe("extract-facts", () => {
   it("does not take code for files: member accesses, calls, one-segment absolute paths", () => {
     const code = "const n = s.length; process.stdout.write(out); fs.readFileSync('/file'); import x from '/srv/app/mod'; user.name.first";
     expect(pathsIn(code)).toEqual(["/srv/app/mod"]);
+    // The exec command a real session carried: every "file" in it is code.
+    const js = "node -e \"let s='';for(let i=0;s.length<n;i++)s+=' path=/srv/app/mod'+(i%97)+'/file'+(i%13)+'.ts';process.stdout.write(s.slice(0,n))\"";
+    expect(pathsIn(js)).toEqual([]);
     expect(pathsIn("open README.md, then ~/notes/todo and lib/util.js")).toEqual(["README.md", "~/notes/todo", "lib/util.js"]);
   });
 

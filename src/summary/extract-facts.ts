@@ -110,8 +110,9 @@ export function pathsIn(text: string): string[] {
   const found: string[] = [];
   for (const m of scrubbed.matchAll(PATH_RE)) {
     const p = m[0].replace(/[.,;:]+$/, "");
-    // `fn(` right after: a call like process.stdout.write(...), not a file.
-    if (scrubbed[m.index + m[0].length] === "(") continue;
+    // `fn(` right after: a call like process.stdout.write(...); `'+` right after: a fragment of a concatenated string.
+    const after = scrubbed.slice(m.index + m[0].length, m.index + m[0].length + 2);
+    if (after.startsWith("(") || /^['"`]\s?\+/.test(after)) continue;
     if (p.length < 3 || p.length > 200 || !/[A-Za-z]/.test(p) || FILE_EXT_NOISE.test(p) || /^\/+$/.test(p)) continue;
     const slash = p.includes("/");
     const ext = /\.([A-Za-z][A-Za-z0-9]{0,7})$/.exec(p)?.[1]?.toLowerCase();

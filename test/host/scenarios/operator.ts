@@ -6,7 +6,7 @@
  */
 import { expect } from "vitest";
 import { NODE_BINARY } from "../host-install.js";
-import { execTurnScript } from "../mock-scripts.js";
+import { execTurnScript, printedChars } from "../mock-scripts.js";
 import { extractJson, runOpenclaw } from "../openclaw-cli.js";
 import type { HostScenario, ScenarioSession } from "./scenario.js";
 
@@ -33,32 +33,40 @@ export const operatorScenario: HostScenario = {
 
     const view = await command(s, "/ledger view");
     expect(view, view).toContain("What the model saw · turn 2");
-    const handle = /offloaded (ledger:v1:sha256:[0-9a-f]{64}) · ([\d.]+ KiB)/.exec(view);
-    expect(handle, view).not.toBeNull();
+    expect(view).toMatch(/Kept [1-9]\d* of [1-9]\d* messages/);
 
-    const fetched = await command(s, `/ledger fetch ${handle?.[1]} lines 2-4`);
-    expect(fetched, fetched).toContain(`[context-ledger fetch ${handle?.[1]}`);
+    // The exec output the capture middleware stored losslessly before the host truncated it.
+    const list = await runOpenclaw(s.env, ["context-ledger", "artifact", "list", "--session", s.sessionKey, "--json"], { timeoutMs: 120_000 });
+    expect(list.code, list.stderr.slice(-2000)).toBe(0);
+    const artifacts = (extractJson(list.stdout) as { artifacts: { handle: string; bytes: number; origin: { toolName?: string } }[] }).artifacts;
+    const output = artifacts.find((a) => a.origin.toolName === "exec" && a.bytes === OUTPUT_CHARS);
+    expect(output, JSON.stringify(artifacts).slice(0, 1500)).toBeDefined();
+    const handle = output?.handle ?? "";
+
+    const fetched = await command(s, `/ledger fetch ${handle} lines 2-4`);
+    expect(fetched, fetched).toContain(`[context-ledger fetch ${handle}`);
+    expect(fetched).toContain(printedChars(OUTPUT_CHARS).split("\n").slice(1, 4).join("\n"));
     // Commands are answered by the plugin: no model request was made for them.
     expect(s.requests().length).toBe(modelRequests);
 
     const cliView = await runOpenclaw(s.env, ["context-ledger", "view", "--session", s.sessionKey, "--json"], { timeoutMs: 120_000 });
     expect(cliView.code, cliView.stderr.slice(-2000)).toBe(0);
-    const doc = extractJson(cliView.stdout) as { schema: string; view: { sessionKey: string; offloaded: { handle: string; bytes: number }[]; estimatedTokens: number; budget: { tokens: number } } };
+    const doc = extractJson(cliView.stdout) as { schema: string; view: { sessionKey: string; turn: number; messages: { role: string }[]; estimatedTokens: number; budget: { tokens: number } } };
     expect(doc.schema).toBe("context-ledger.view.v1");
-    expect(doc.view.sessionKey).toBe(s.sessionKey);
-    expect(doc.view.offloaded.map((o) => o.handle)).toContain(handle?.[1]);
+    expect(doc.view).toMatchObject({ sessionKey: s.sessionKey, turn: 2 });
+    expect(doc.view.messages.map((m) => m.role)).toContain("toolResult");
     expect(doc.view.estimatedTokens).toBeLessThanOrEqual(doc.view.budget.tokens);
 
-    const grep = await runOpenclaw(s.env, ["context-ledger", "grep", "[0-9]", "--session", s.sessionKey, "--max-chars", "2000", "--json"], { timeoutMs: 120_000 });
+    const grep = await runOpenclaw(s.env, ["context-ledger", "grep", "status=retry latency_ms=0 ", "--json"], { timeoutMs: 120_000 });
     expect(grep.code, grep.stderr.slice(-2000)).toBe(0);
-    const hits = extractJson(grep.stdout) as { schema: string; artifactsMatched: number; hits: { handle: string }[] };
+    const hits = extractJson(grep.stdout) as { schema: string; matches: number; hits: { handle: string }[] };
     expect(hits.schema).toBe("context-ledger.grep.v1");
-    expect(hits.hits.map((h) => h.handle)).toContain(handle?.[1]);
+    expect(hits.hits.map((h) => h.handle)).toContain(handle);
 
     const bad = await runOpenclaw(s.env, ["context-ledger", "view", "--session", "agent:main:nope", "--json"], { timeoutMs: 120_000 });
     expect(bad.code).toBe(2);
     expect(extractJson(bad.stdout)).toMatchObject({ ok: false, error: { code: "not_found", exitCode: 2 } });
-    console.log(`[operator] /ledger status →\n${status}\n[operator] /ledger view →\n${view}\n[operator] fetch → ${fetched.split("\n")[0]}`);
+    console.log(`[operator] /ledger status →\n${status}\n[operator] /ledger view →\n${view}\n[operator] fetch → ${fetched.split("\n")[0]}\n[operator] grep → ${hits.matches} matches; view --json turn ${doc.view.turn}, ${doc.view.messages.length} messages, ${doc.view.estimatedTokens}/${doc.view.budget.tokens} tokens`);
   },
 };
 
