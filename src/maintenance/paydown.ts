@@ -59,7 +59,7 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
     if (replacements.length >= settings.maintenance.maxEntriesPerCall) break;
     if (input.abortSignal?.aborted) throw new LedgerError("aborted", "Expected maintain() to run to completion, got an abort signal");
     if (roleOf(entry.message) === "assistant" && raw <= target) break;
-    const stub = await stubEntry(entry, settings, store, captures, identity);
+    const stub = await stubEntry(entry, settings, store, captures, identity, (t) => rt.redact(settings, t));
     if (!stub) continue;
     freedChars += textOf(entry.message).length - textOf(stub).length;
     replacements.push({ entryId: entry.id, message: stub });
@@ -103,6 +103,7 @@ async function stubEntry(
   store: ReturnType<LedgerRuntime["store"]>,
   captures: ReturnType<typeof createCaptureIndex>,
   identity: SessionIdentity,
+  redact: (text: string) => string,
 ): Promise<Record<string, unknown> | undefined> {
   const message = entry.message;
   const role = roleOf(message);
@@ -123,7 +124,7 @@ async function stubEntry(
         : await store.stash(full, { kind: role === "toolResult" ? "tool-output" : "assistant-text", origin });
     // Verified on read: the original must come back byte for byte before the transcript loses it.
     await store.read(handle);
-    blocks[i] = { type: "text", text: buildStub({ handle, text: full, meta, previewChars: settings.offload.previewChars, label: toolName }) };
+    blocks[i] = { type: "text", text: buildStub({ handle, text: full, meta, previewChars: settings.offload.previewChars, label: toolName, redact }) };
     changed = true;
   }
   if (!changed) return undefined;
