@@ -1,10 +1,21 @@
 import { promises as fsp } from "node:fs";
+import path from "node:path";
 import { TEMP_PREFIX } from "../fs/atomic-write.js";
 import { blobsDir, metaDir } from "./blob-path.js";
 import { formatHandle } from "./handle.js";
 import type { ArtifactMeta } from "./meta.js";
 import { walkFanout } from "./store-io.js";
 import type { GcOptions, GcRemoval, GcReport } from "./store-types.js";
+
+/** File in a store's root rewritten by every gc that removed something: processes that cached "already stored" re-check. */
+export const GC_EPOCH_FILE = "gc-epoch";
+
+/** The store's gc epoch (0 when gc never removed anything); cheap enough to read once per assemble. */
+export async function readGcEpoch(root: string): Promise<number> {
+  const text = await fsp.readFile(path.join(root, GC_EPOCH_FILE), "utf8").catch(() => "0");
+  const n = Number(text.trim());
+  return Number.isFinite(n) ? n : 0;
+}
 
 /** Temp files younger than this may belong to a stash in flight and are left alone. */
 export const STALE_TEMP_MS = 60_000;
@@ -89,6 +100,8 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
   }
 
   if (!dryRun) {
+    // Announced before the first removal: a running engine that sees the new epoch re-stashes what it cites.
+    if (removals.length > 0) await fsp.writeFile(path.join(ctx.root, GC_EPOCH_FILE), `${Math.max(now, (await readGcEpoch(ctx.root)) + 1)}\n`, { mode: 0o600 });
     let done = 0;
     for (const r of removals) {
       await ctx.removeHex(r.handle.slice(-64));

@@ -5,6 +5,8 @@ import { blocksOf, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host
 import { locateTranscript, rewriteCapability, type SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { buildStub } from "../results/stub.js";
+import { agentRoot } from "../state/paths.js";
+import { recordTranscriptReferences } from "../state/reference-index.js";
 import { estimateRawTokens } from "./raw-tally.js";
 import { readActiveBranch, type TranscriptEntry } from "./transcript-jsonl.js";
 
@@ -26,6 +28,8 @@ export interface PaydownInput {
 
 /** Raw history the paydown aims at, as a share of the host's prompt budget (room for system prompt and the new turn). */
 export const PAYDOWN_TARGET_SHARE = 0.6;
+
+const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
 
 const nothing = (reason: string): PaydownResult => ({ changed: false, bytesFreed: 0, rewrittenEntries: 0, reason });
 
@@ -66,6 +70,8 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
     raw -= estimateRawTokens(entry.message) - estimateRawTokens(stub);
   }
   if (replacements.length === 0) return nothing("nothing_reducible");
+  // Write-ahead: gc must know the transcript cites these handles before the host rewrites it.
+  await recordTranscriptReferences(agentRoot(rt.root, identity.agentId), locator.file, replacements.flatMap((r) => [...JSON.stringify(r.message).matchAll(HANDLE_IN_TEXT)].map((m) => m[0])));
   const result = (await rewrite({ replacements })) as Partial<PaydownResult> | undefined;
   const out: PaydownResult = {
     changed: result?.changed === true,

@@ -1,10 +1,12 @@
 import { promises as fsp } from "node:fs";
+import path from "node:path";
 import type { ArtifactStore } from "../../artifacts/store-types.js";
 import { handleForBytes } from "../../artifacts/handle.js";
 import { errorMessage, isLedgerError, LedgerError } from "../../errors.js";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
 import type { AgentSettings } from "../../config/schema.js";
 import { detectFormat } from "../../results/detect-format.js";
+import { recordTranscriptReferences } from "../../state/reference-index.js";
 import { planClean, type CleanPlan, type PlanCleanOptions, type Stubber } from "./clean-jsonl.js";
 import { inspectHostLock, withHostLock } from "./host-session-lock.js";
 import { cliStub } from "./stub-text.js";
@@ -69,6 +71,8 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
       const stamp = new Date((options.now ?? Date.now)()).toISOString().replace(/[:.]/g, "-");
       const backup = `${file}.bak-${stamp}`;
       await writeFileAtomic(backup, original);
+      // Write-ahead: gc keeps what the cleaned transcript cites (and re-scans it) as long as the transcript exists.
+      await recordTranscriptReferences(path.dirname(options.store.root), file, plan.payloads.map((p) => p.handle));
       await writeFileAtomic(file, plan.text);
       return { ...empty, ...withoutText(plan), status: "cleaned", backup };
     };
