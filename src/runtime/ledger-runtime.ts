@@ -69,7 +69,10 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
     root,
     logger,
     events,
-    sessions: createSessionCache(root),
+    sessions: createSessionCache(root, (p) => {
+      logger.error(`session state problem ${p.code}: ${p.message} (${p.file})${p.keptAs ? `; the unreadable file is kept as ${p.keptAs}: inspect it, then delete it` : ""}`);
+      void events.write({ op: "state:problem", code: p.code, file: p.file, ...(p.keptAs ? { keptAs: p.keptAs } : {}) });
+    }),
     lastViews: new Map(),
     settings(agentId) {
       let s = settingsCache.get(agentId);
