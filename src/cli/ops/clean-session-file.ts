@@ -12,7 +12,7 @@ import { inspectHostLock, withHostLock } from "./host-session-lock.js";
 import { cliStub } from "./stub-text.js";
 
 /** Outcome of cleaning one session file: the plan's figures (without the new text) plus what happened. */
-export interface CleanFileResult extends Omit<CleanPlan, "text" | "invalidLines"> {
+export interface CleanFileResult extends Omit<CleanPlan, "text" | "bytes" | "invalidLines"> {
   file: string;
   status: "planned" | "cleaned" | "unchanged" | "refused" | "failed";
   /** Why it was refused or failed. */
@@ -60,12 +60,13 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
         const handle = handleForBytes(payload);
         return { handle, stub: cliStub(handle, payload, info, options.settings) };
       };
-      const plan = await planClean(await fsp.readFile(file, "utf8"), stub, options);
+      const plan = await planClean(await fsp.readFile(file), stub, options);
       const note = lock?.held ? { reason: `held by ${lock.pid !== null ? `pid ${lock.pid}` : "an unknown process"}: a real clean is refused without --force` } : {};
       return { ...empty, ...withoutText(plan), ...note, status: plan.rewrittenEntries > 0 ? "planned" : "unchanged" };
     }
     const run = async (): Promise<CleanFileResult> => {
-      const original = await fsp.readFile(file, "utf8");
+      // Bytes, not text: decoding would turn invalid UTF-8 (a lone surrogate written by the host) into U+FFFD on every line.
+      const original = await fsp.readFile(file);
       const plan = await planClean(original, stashingStubber(options.store, options.agentId, options.settings), options);
       if (plan.rewrittenEntries === 0) return { ...empty, ...withoutText(plan), status: "unchanged" };
       const stamp = new Date((options.now ?? Date.now)()).toISOString().replace(/[:.]/g, "-");
@@ -73,7 +74,7 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
       await writeFileAtomic(backup, original);
       // Write-ahead: gc keeps what the cleaned transcript cites (and re-scans it) as long as the transcript exists.
       await recordTranscriptReferences(path.dirname(options.store.root), file, plan.payloads.map((p) => p.handle));
-      await writeFileAtomic(file, plan.text);
+      await writeFileAtomic(file, plan.bytes);
       return { ...empty, ...withoutText(plan), status: "cleaned", backup };
     };
     // With --force past a live holder, or past a stale lock, the host's lock cannot be taken: go without it.
@@ -99,7 +100,7 @@ function stashingStubber(store: ArtifactStore, agentId: string, settings: CleanF
   };
 }
 
-function withoutText<T extends { text: string }>(plan: T): Omit<T, "text"> {
-  const { text: _text, ...rest } = plan;
+function withoutText<T extends { text: string; bytes: Buffer }>(plan: T): Omit<T, "text" | "bytes"> {
+  const { text: _text, bytes: _bytes, ...rest } = plan;
   return rest;
 }
