@@ -42,7 +42,8 @@ interface Entry {
  * `maxTotalBytes`. Blobs without meta count too (their age is the file's mtime).
  */
 export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcReport> {
-  const referenced = options.referenced ?? new Set<string>();
+  const given = options.referenced ?? new Set<string>();
+  const keepNewer = options.keepNewerThanMs ?? 0;
   const dryRun = options.dryRun ?? false;
   const progress = options.onProgress;
   const now = ctx.now();
@@ -75,6 +76,7 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
     if (st && now - st.mtimeMs > STALE_TEMP_MS) stale.push(file);
   }
   progress?.({ phase: "scan", done: entries.length, total: entries.length });
+  const referenced = keepNewer > 0 ? new Set([...given, ...entries.filter((e) => now - e.createdMs < keepNewer).map((e) => e.handle)]) : given;
 
   const removals: GcRemoval[] = [];
   const removedHex = new Set<string>();

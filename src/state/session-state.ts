@@ -81,6 +81,8 @@ export interface SessionState {
   artifactBytes?: number;
   /** afterTurn ingestion (2026.4.24): transcript messages already ingested for `sessionId`. */
   ingested?: { sessionId: string; count: number };
+  /** Tool outputs of this session the store refused (full): they stay only as the host keeps them. For `status`. */
+  unstored?: { count: number; last: { at: string; reason: string } };
   /** State and summary problems of this session (corrupt or unreadable files, failed writes), for `status`. */
   problems?: StateProblems;
   updatedAt: string;
