@@ -48,7 +48,8 @@ export async function collectReferences(agentDir: string): Promise<ReferenceScan
       if (e.isDirectory()) {
         if (full !== artifacts) await walk(full);
       } else if (e.isFile() && !(dir === agentDir && e.name === REFERENCE_INDEX_FILE)) {
-        await scanFile(full, found).catch((err) => fail(full, err));
+        // A file gone since the listing (a temp file renamed into place) cites nothing any more.
+        await scanFile(full, found).catch((err) => (err as NodeJS.ErrnoException).code === "ENOENT" || fail(full, err));
       }
     }
   };
