@@ -25,7 +25,8 @@ const DEFAULT_RULES: Array<{ re: RegExp; keep?: number }> = [
   { re: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g },
   { re: /\bhooks\.slack\.com\/services\/[A-Za-z0-9/]{20,}/g },
   { re: /\bAIza[0-9A-Za-z_-]{35}\b/g },
-  { re: /\beyJ[A-Za-z0-9_-]{8,2048}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{8,2048}/g },
+  // Starts only where a run of token chars starts: `eyJ-eyJ-...` would otherwise rescan 2 KB from every `eyJ`.
+  { re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,2048}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{8,2048}/g },
   { re: /\b(Bearer\s{1,8})[A-Za-z0-9._~+/=-]{12,}/gi, keep: 1 },
   // Quoted values (also JSON-escaped `\"...\"`) go whole, spaces included; the closing quote must match the opening one.
   { re: new RegExp(String.raw`(${LABEL}${ASSIGN}(\\?["']))[^"'\n\\]{1,256}(?=\2)`, "gi"), keep: 1 },
