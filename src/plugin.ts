@@ -8,6 +8,8 @@ import { registerChatCommand } from "./chat/register-chat-command.js";
 import { registerHostCli } from "./cli/host-cli.js";
 import { createLedgerRuntime, type LedgerRuntime } from "./runtime/ledger-runtime.js";
 import { createLedgerToolFactory } from "./retrieval/tools.js";
+import { redactSecrets } from "./results/redact.js";
+import { listAgentIds } from "./state/agent-list.js";
 import { PLUGIN_VERSION } from "./version.js";
 
 // The host calls register() once per agent context and again on hot reload:
@@ -37,6 +39,9 @@ function register(api: OpenClawPluginApi): void {
         readableAgents: (agentId: string) => rt.settings(agentId).retrieval.readableAgents,
         defaultMaxChars: rt.config.retrieval.defaultMaxChars,
         grepTimeoutMs: rt.config.retrieval.grepTimeoutMs,
+        // `"*"` needs the list of agents; peek answers pass through the configured redaction.
+        listAgents: () => listAgentIds(rt.root),
+        redact: (text: string) => (rt.config.redaction.enabled ? redactSecrets(text, rt.config.redaction.patterns) : text),
       }) as never,
       { names: ["ledger_fetch", "ledger_peek"] },
     );

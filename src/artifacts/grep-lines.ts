@@ -1,4 +1,8 @@
 import { fmt } from "./text-window.js";
+import { runWithTimeLimit } from "./time-limit.js";
+
+/** Past the deadline, a scan stuck inside one regex execution is interrupted after this much grace. */
+export const GREP_HARD_STOP_GRACE_MS = 50;
 
 /** A printed line is cut to this many characters (around the match for long lines). */
 export const GREP_SHOWN_LINE_CHARS = 500;
@@ -32,6 +36,8 @@ export interface GrepLinesResult {
  * Scans `text` line by line (grep -n style: `12:match`, `11-context`, `--`
  * between groups). Long lines are matched in windows, the clock is checked
  * before every long line or window, and output stops at `maxChars` while counting goes on.
+ * A single regex execution that outlives the deadline (polynomial backtracking
+ * the pattern check let through) is interrupted by {@link runWithTimeLimit}.
  */
 export function grepLines(text: string, regex: RegExp, options: GrepLinesOptions): GrepLinesResult {
   const now = options.now ?? Date.now;
@@ -64,39 +70,47 @@ export function grepLines(text: string, regex: RegExp, options: GrepLinesOptions
 
   let n = 0;
   let offset = 0;
-  while (offset < text.length) {
-    const nl = text.indexOf("\n", offset);
-    const end = nl < 0 ? text.length : nl;
-    const line = text.slice(offset, end);
-    if (line.length > options.windowChars) windowed = true;
-    n++;
-    offset = end + 1;
-    if (((++ticks & 15) === 0 || line.length > 64) && now() > options.deadline) {
-      timedOut = true;
-      n--;
-      break;
-    }
-    const at = matchIndex(regex, line, options.windowChars, () => now() > options.deadline);
-    if (at === "timeout") {
-      timedOut = true;
-      n--;
-      break;
-    }
-    if (at >= 0) {
-      matches++;
-      if (!outputFull) {
-        for (const b of before) emit(b.n, "-", b.line, -1);
-        if (emit(n, ":", line, at)) shownMatches++;
+  const scan = (): void => {
+    while (offset < text.length) {
+      const nl = text.indexOf("\n", offset);
+      const end = nl < 0 ? text.length : nl;
+      const line = text.slice(offset, end);
+      if (line.length > options.windowChars) windowed = true;
+      n++;
+      offset = end + 1;
+      if (((++ticks & 15) === 0 || line.length > 64) && now() > options.deadline) {
+        timedOut = true;
+        n--;
+        break;
       }
-      afterLeft = options.context;
-      before.length = 0;
-    } else if (afterLeft > 0) {
-      afterLeft--;
-      emit(n, "-", line, -1);
-    } else if (options.context > 0) {
-      before.push({ n, line });
-      if (before.length > options.context) before.shift();
+      const at = matchIndex(regex, line, options.windowChars, () => now() > options.deadline);
+      if (at === "timeout") {
+        timedOut = true;
+        n--;
+        break;
+      }
+      if (at >= 0) {
+        matches++;
+        if (!outputFull) {
+          for (const b of before) emit(b.n, "-", b.line, -1);
+          if (emit(n, ":", line, at)) shownMatches++;
+        }
+        afterLeft = options.context;
+        before.length = 0;
+      } else if (afterLeft > 0) {
+        afterLeft--;
+        emit(n, "-", line, -1);
+      } else if (options.context > 0) {
+        before.push({ n, line });
+        if (before.length > options.context) before.shift();
+      }
     }
+  };
+  const run = runWithTimeLimit(scan, Math.max(0, options.deadline - Date.now()) + GREP_HARD_STOP_GRACE_MS);
+  if (!run.done) {
+    // Interrupted inside line n: it was not scanned.
+    timedOut = true;
+    n--;
   }
   return { text: out.join("").replace(/\n$/, ""), matches, shownMatches, scannedLines: n, timedOut, outputFull, windowed };
 }

@@ -1,5 +1,6 @@
 import { describeValue, LedgerError } from "../errors.js";
 import { grepLines } from "./grep-lines.js";
+import { parseJsonArtifact, prettyJsonPrefix } from "./json-bounded.js";
 import { evaluateJsonPath, parseJsonPath } from "./json-path.js";
 import { countLines } from "./meta.js";
 import { compileSafeRegex } from "./safe-regex.js";
@@ -85,19 +86,17 @@ function headTail(text: string, budget: number, base: { totalLines: number; tota
 
 function jsonSlice(text: string, path: string, budget: number, base: { totalLines: number; totalChars: number }): Slice {
   const steps = parseJsonPath(path);
-  let root: unknown;
-  try {
-    root = JSON.parse(text);
-  } catch (err) {
-    throw new LedgerError("selector_invalid", `Expected the artifact to be JSON for a \`json\` selector, got ${(err as Error).message}; use grep or range instead`, { cause: err });
-  }
-  const result = evaluateJsonPath(root, steps);
+  const result = evaluateJsonPath(parseJsonArtifact(text), steps);
   if (result.values.length === 0) {
     return { ...base, text: "", notice: `${path}: no value (${result.missing ?? "no matches"})`, truncated: false };
   }
-  const out = JSON.stringify(result.multiple ? result.values : result.values[0], null, 2) ?? "null";
+  // Written only as far as the answer can show (plus room to cut at a line end), never the whole value.
+  const pretty = prettyJsonPrefix(result.multiple ? result.values : result.values[0], Math.max(budget * 2, 4_096));
+  const out = pretty.text;
   const end = headEnd(out, 0, out.length, budget);
   const what = result.multiple ? `${fmt(result.values.length)} matches` : "1 value";
-  const shownPart = end < out.length ? `chars 1-${fmt(end)} of ${fmt(out.length)} shown (${describeWindow(out, 0, end, countLines(out))} of the pretty-printed value)` : `${fmt(out.length)} chars shown`;
-  return { ...base, text: chompNewline(out.slice(0, end)), notice: `${path}: ${what}; ${shownPart}`, truncated: end < out.length };
+  let shownPart = `${fmt(out.length)} chars shown`;
+  if (!pretty.complete) shownPart = `chars 1-${fmt(end)} of more than ${fmt(out.length)} shown (lines 1-${fmt(countLines(out.slice(0, end)))} of the pretty-printed value)`;
+  else if (end < out.length) shownPart = `chars 1-${fmt(end)} of ${fmt(out.length)} shown (${describeWindow(out, 0, end, countLines(out))} of the pretty-printed value)`;
+  return { ...base, text: chompNewline(out.slice(0, end)), notice: `${path}: ${what}; ${shownPart}`, truncated: end < out.length || !pretty.complete };
 }

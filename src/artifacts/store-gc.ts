@@ -1,10 +1,21 @@
 import { promises as fsp } from "node:fs";
+import path from "node:path";
 import { TEMP_PREFIX } from "../fs/atomic-write.js";
 import { blobsDir, metaDir } from "./blob-path.js";
 import { formatHandle } from "./handle.js";
 import type { ArtifactMeta } from "./meta.js";
 import { walkFanout } from "./store-io.js";
 import type { GcOptions, GcRemoval, GcReport } from "./store-types.js";
+
+/** File in a store's root rewritten by every gc that removed something: processes that cached "already stored" re-check. */
+export const GC_EPOCH_FILE = "gc-epoch";
+
+/** The store's gc epoch (0 when gc never removed anything); cheap enough to read once per assemble. */
+export async function readGcEpoch(root: string): Promise<number> {
+  const text = await fsp.readFile(path.join(root, GC_EPOCH_FILE), "utf8").catch(() => "0");
+  const n = Number(text.trim());
+  return Number.isFinite(n) ? n : 0;
+}
 
 /** Temp files younger than this may belong to a stash in flight and are left alone. */
 export const STALE_TEMP_MS = 60_000;
@@ -31,7 +42,8 @@ interface Entry {
  * `maxTotalBytes`. Blobs without meta count too (their age is the file's mtime).
  */
 export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcReport> {
-  const referenced = options.referenced ?? new Set<string>();
+  const given = options.referenced ?? new Set<string>();
+  const keepNewer = options.keepNewerThanMs ?? 0;
   const dryRun = options.dryRun ?? false;
   const progress = options.onProgress;
   const now = ctx.now();
@@ -64,6 +76,7 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
     if (st && now - st.mtimeMs > STALE_TEMP_MS) stale.push(file);
   }
   progress?.({ phase: "scan", done: entries.length, total: entries.length });
+  const referenced = keepNewer > 0 ? new Set([...given, ...entries.filter((e) => now - e.createdMs < keepNewer).map((e) => e.handle)]) : given;
 
   const removals: GcRemoval[] = [];
   const removedHex = new Set<string>();
@@ -89,6 +102,8 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
   }
 
   if (!dryRun) {
+    // Announced before the first removal: a running engine that sees the new epoch re-stashes what it cites.
+    if (removals.length > 0) await fsp.writeFile(path.join(ctx.root, GC_EPOCH_FILE), `${Math.max(now, (await readGcEpoch(ctx.root)) + 1)}\n`, { mode: 0o600 });
     let done = 0;
     for (const r of removals) {
       await ctx.removeHex(r.handle.slice(-64));

@@ -33,6 +33,8 @@ export interface GcOptions {
   maxTotalBytes?: number;
   /** Handles still in use (never removed). @default empty set */
   referenced?: ReadonlySet<string>;
+  /** Artifacts created less than this long ago are never removed (a stash in flight may not be cited on disk yet). @default 0 */
+  keepNewerThanMs?: number;
   /** Report what would be removed without removing anything. @default false */
   dryRun?: boolean;
   /** Called as work progresses. */

@@ -10,7 +10,9 @@ import { extendSummary } from "../summary/extend-summary.js";
 import { reconcileSummary } from "../summary/reconcile.js";
 import { renderSummaryReport } from "../summary/render-summary.js";
 import { restoreFromCheckpointPack, sealCheckpoint } from "../summary/checkpoint.js";
-import { saveSummary, tryLoadSummary } from "../summary/sidecar.js";
+import { isLedgerError } from "../errors.js";
+import { countProblem } from "../state/session-state.js";
+import { loadSummary, saveSummary } from "../summary/sidecar.js";
 import { createSummaryState, type SummaryState } from "../summary/summary-state.js";
 
 interface CachedSummary {
@@ -21,6 +23,29 @@ interface CachedSummary {
 }
 
 const caches = new WeakMap<LedgerRuntime, Map<string, CachedSummary>>();
+
+const reportedSidecars = new Set<string>();
+
+/**
+ * The sidecar, undefined when there is none yet, or "failed" when it exists
+ * but cannot be read or parsed: then it is logged with its code (once per
+ * file and process) and counted in the session's `problems`, and kept as is.
+ */
+async function loadSummaryOrReport(rt: LedgerRuntime, identity: SessionIdentity, file: string): Promise<SummaryState | undefined | "failed"> {
+  try {
+    return await loadSummary(file);
+  } catch (err) {
+    if ((err as { cause?: NodeJS.ErrnoException }).cause?.code === "ENOENT") return undefined;
+    const code = isLedgerError(err) ? err.code : "io_failed";
+    const message = (err as Error).message;
+    if (!reportedSidecars.has(file)) {
+      reportedSidecars.add(file);
+      rt.logger.error(`summary sidecar problem ${code}: ${message}; it is left untouched for inspection (the summary is rebuilt in memory until it is fixed or removed)`);
+      rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => countProblem(s, { code, message }));
+    }
+    return "failed";
+  }
+}
 
 function cacheOf(rt: LedgerRuntime): Map<string, CachedSummary> {
   let cache = caches.get(rt);
@@ -79,7 +104,14 @@ export async function injectSummary(
   const cache = cacheOf(rt);
   const mtimeMs = await stat(file).then((st) => st.mtimeMs, () => -1);
   const cached = cache.get(file);
-  let state: SummaryState = cached && cached.mtimeMs === mtimeMs ? cached.state : ((await tryLoadSummary(file)) ?? createSummaryState(epoch));
+  let readFailed = false;
+  let state: SummaryState;
+  if (cached && cached.mtimeMs === mtimeMs) state = cached.state;
+  else {
+    const loaded = await loadSummaryOrReport(rt, identity, file);
+    readFailed = loaded === "failed";
+    state = loaded === "failed" || loaded === undefined ? createSummaryState(epoch) : loaded;
+  }
   const before = JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]);
   const store = rt.store(identity.agentId);
   const reconciled = reconcileSummary(state, messages);
@@ -118,7 +150,8 @@ export async function injectSummary(
     state = sealed.state;
   }
   const stateKey = JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]);
-  if (stateKey !== before) await saveSummary(file, state);
+  // A sidecar that could not be read is never overwritten: this turn's summary lives in memory only.
+  if (stateKey !== before && !readFailed) await saveSummary(file, state);
   const entry: CachedSummary = {
     state,
     mtimeMs: stateKey !== before ? await stat(file).then((st) => st.mtimeMs, () => -1) : mtimeMs,
@@ -126,7 +159,7 @@ export async function injectSummary(
     renders: cached && cached.stateKey === stateKey ? cached.renders : new Map(),
     stateKey,
   };
-  cache.set(file, entry);
+  if (!readFailed) cache.set(file, entry);
 
   const pressured = plan.tokens > settings.summary.injectAtShare * (plan.tokens + Math.max(0, input.budgetLeft));
   if (state.coveredCount === 0 || !(plan.start > 0 || pressured)) return { tokens: 0 };

@@ -38,7 +38,7 @@ export async function reduceNewestUserTurn(
       if (!block) continue;
       if (typeof block.text === "string" && !block.text.startsWith(LEDGER_MARKER)) {
         const { handle, meta } = await store.stash(block.text, { kind: "user-input", origin });
-        blocks[i] = { type: "text", text: buildStub({ handle, text: block.text, meta, previewChars, label: "user message part" }) };
+        blocks[i] = { type: "text", text: buildStub({ handle, text: block.text, meta, previewChars, label: "user message part", redact: (t) => rt.redact(settings, t) }) };
       } else if (block.type === "image" && typeof block.data === "string") {
         const { handle } = await store.stash(Buffer.from(block.data, "base64"), { kind: "user-image", format: String(block.mimeType ?? "image"), origin });
         blocks[i] = { type: "text", text: `${LEDGER_MARKER} image ${handle}] image (${String(block.mimeType ?? "unknown type")}, ${block.data.length} base64 chars) moved to the artifact store to fit the prompt budget.` };

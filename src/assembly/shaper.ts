@@ -6,6 +6,7 @@ import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { resolveToolPolicy } from "../results/tool-policy.js";
 import { planToolResultShape, stubForText, type PendingStash } from "../results/shape-tool-result.js";
+import { readGcEpoch } from "../artifacts/store-gc.js";
 import { shapeLimitsOf } from "./shape-limits.js";
 
 /** Lazily shapes the messages the planner visits; stashes happen in {@link Shaper.flush}. */
@@ -27,7 +28,8 @@ export interface Shaper {
 
 // Shaped messages per agent, by message identity: the host hands the same
 // objects to every call in a process, so warm assembly re-shapes nothing.
-const shapedCache = new WeakMap<object, Map<string, unknown>>();
+// The stashes ride along: after a gc removed an original, a cache hit can still store it again.
+const shapedCache = new WeakMap<object, Map<string, { result: unknown; stashes: PendingStash[] }>>();
 
 /**
  * Creates the shaper for one assemble call. Shaping is synchronous and
@@ -81,8 +83,10 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
     let result: unknown;
     const cacheable = message !== null && typeof message === "object" && roleOf(message) === "toolResult";
     const perMessage = cacheable ? shapedCache.get(message as object) : undefined;
-    if (perMessage?.has(cacheKey)) {
-      result = perMessage.get(cacheKey);
+    const cached = perMessage?.get(cacheKey);
+    if (cached) {
+      result = cached.result;
+      for (const st of cached.stashes) pending.set(st.handle, st);
       if (result !== message) {
         for (const block of blocksOf(result)) {
           const m = typeof block.text === "string" ? HANDLE_IN_STUB.exec(block.text) : null;
@@ -93,13 +97,15 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
         }
       }
     } else {
+      const before = new Set(pending.keys());
       result = shapeMessage(message);
+      const stashes = [...pending.values()].filter((st) => !before.has(st.handle));
       if (cacheable && result !== message) {
-        const map = perMessage ?? new Map<string, unknown>();
-        map.set(cacheKey, result);
+        const map = perMessage ?? new Map<string, { result: unknown; stashes: PendingStash[] }>();
+        map.set(cacheKey, { result, stashes });
         shapedCache.set(message as object, map);
       } else if (cacheable && !perMessage) {
-        shapedCache.set(message as object, new Map([[cacheKey, message]]));
+        shapedCache.set(message as object, new Map([[cacheKey, { result: message, stashes: [] }]]));
       }
     }
     memo.set(index, result);
@@ -110,6 +116,12 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
     shape,
     async flush(maxNewBytes = Number.POSITIVE_INFINITY) {
       const store = rt.store(identity.agentId);
+      // A gc (any process) removed artifacts since this process last looked: forget what it believed stored.
+      const epoch = await readGcEpoch(store.root);
+      if (gcEpochs.get(store.root) !== epoch) {
+        gcEpochs.set(store.root, epoch);
+        for (const key of stashed) if (key.startsWith(`${store.root}\u0000`)) stashed.delete(key);
+      }
       const todo = [...pending].filter(([handle]) => !stashed.has(`${store.root}\u0000${handle}`));
       const wanted = todo.reduce((sum, [, p]) => sum + Buffer.byteLength(p.content), 0);
       if (wanted > maxNewBytes) {
@@ -131,8 +143,9 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
 
 const HANDLE_IN_STUB = /ledger:v1:sha256:[0-9a-f]{64}/;
 
-// Handles this process already wrote: warm turns skip the store round trip.
+// Handles this process already wrote: warm turns skip the store round trip (until a gc epoch changes).
 const stashed = new Set<string>();
+const gcEpochs = new Map<string, number>();
 
 function exitCodeOf(details: unknown): number | null | undefined {
   if (!details || typeof details !== "object") return undefined;

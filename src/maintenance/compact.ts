@@ -1,5 +1,7 @@
+import { handleForBytes } from "../artifacts/handle.js";
 import { planWindow } from "../budget/planner.js";
 import type { AgentSettings } from "../config/schema.js";
+import { LedgerError } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { normalizeBudget, type SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
@@ -71,20 +73,23 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   let summary = reconcileSummary((await tryLoadSummary(file)) ?? createSummaryState(epoch), messages).state;
   if (plan.start > summary.coveredCount) summary = extendSummary(summary, messages, plan.start);
   const store = rt.store(identity.agentId);
+  // Sealed on paper first (the handle is the pack's hash): a compaction that answers not_smaller stores and saves nothing.
   const sealed = await sealCheckpoint(summary, {
     frontierIndex: plan.start,
     frontierFingerprint: fingerprintMessage(messages[plan.start]),
     artifactHandles: [...view.handles],
-    render: { maxChars: settings.summary.maxInjectedChars },
-    stash: (content) => store.stash(content, { kind: "checkpoint", format: "json", origin: { agentId: identity.agentId, sessionKey: identity.sessionKey } }),
+    render: { maxChars: settings.summary.maxInjectedChars, redact: (t) => rt.redact(settings, t) },
+    stash: async (content) => ({ handle: handleForBytes(content) }),
   });
   const handle = sealed.handle;
   summary = sealed.state;
-  await saveSummary(file, summary);
   const text = renderSummary(summary, { maxChars: settings.summary.maxInjectedChars, checkpointHandle: handle, redact: (t) => rt.redact(settings, t) });
   const tokensAfter = plan.tokens + counter.countText(text);
-  // Report not-smaller before the frontier moves: a compaction that says "no" must change nothing the next view sees.
+  // Report not-smaller before anything is written: a compaction that says "no" changes nothing (summary, checkpoints, frontier).
   if (tokensAfter >= tokensBefore) return { ok: true, compacted: false, reason: "not_smaller", result: { tokensBefore, tokensAfter } };
+  const stored = await store.stash(sealed.pack, { kind: "checkpoint", format: "json", origin: { agentId: identity.agentId, sessionKey: identity.sessionKey } });
+  if (stored.handle !== handle) throw new LedgerError("artifact_corrupt", `Expected the checkpoint pack to store as ${handle}, got ${stored.handle}`);
+  await saveSummary(file, summary);
   await rt.sessions.update(identity.agentId, identity.sessionKey, (s) => {
     s.frontier = { start: plan.start, anchor: fingerprintMessage(messages[plan.start]), total: messages.length };
     s.compactions += 1;

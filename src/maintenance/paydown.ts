@@ -5,6 +5,8 @@ import { blocksOf, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host
 import { locateTranscript, rewriteCapability, type SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { buildStub } from "../results/stub.js";
+import { agentRoot } from "../state/paths.js";
+import { recordTranscriptReferences } from "../state/reference-index.js";
 import { estimateRawTokens } from "./raw-tally.js";
 import { readActiveBranch, type TranscriptEntry } from "./transcript-jsonl.js";
 
@@ -26,6 +28,8 @@ export interface PaydownInput {
 
 /** Raw history the paydown aims at, as a share of the host's prompt budget (room for system prompt and the new turn). */
 export const PAYDOWN_TARGET_SHARE = 0.6;
+
+const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
 
 const nothing = (reason: string): PaydownResult => ({ changed: false, bytesFreed: 0, rewrittenEntries: 0, reason });
 
@@ -59,13 +63,15 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
     if (replacements.length >= settings.maintenance.maxEntriesPerCall) break;
     if (input.abortSignal?.aborted) throw new LedgerError("aborted", "Expected maintain() to run to completion, got an abort signal");
     if (roleOf(entry.message) === "assistant" && raw <= target) break;
-    const stub = await stubEntry(entry, settings, store, captures, identity);
+    const stub = await stubEntry(entry, settings, store, captures, identity, (t) => rt.redact(settings, t));
     if (!stub) continue;
     freedChars += textOf(entry.message).length - textOf(stub).length;
     replacements.push({ entryId: entry.id, message: stub });
     raw -= estimateRawTokens(entry.message) - estimateRawTokens(stub);
   }
   if (replacements.length === 0) return nothing("nothing_reducible");
+  // Write-ahead: gc must know the transcript cites these handles before the host rewrites it.
+  await recordTranscriptReferences(agentRoot(rt.root, identity.agentId), locator.file, replacements.flatMap((r) => [...JSON.stringify(r.message).matchAll(HANDLE_IN_TEXT)].map((m) => m[0])));
   const result = (await rewrite({ replacements })) as Partial<PaydownResult> | undefined;
   const out: PaydownResult = {
     changed: result?.changed === true,
@@ -103,6 +109,7 @@ async function stubEntry(
   store: ReturnType<LedgerRuntime["store"]>,
   captures: ReturnType<typeof createCaptureIndex>,
   identity: SessionIdentity,
+  redact: (text: string) => string,
 ): Promise<Record<string, unknown> | undefined> {
   const message = entry.message;
   const role = roleOf(message);
@@ -123,7 +130,7 @@ async function stubEntry(
         : await store.stash(full, { kind: role === "toolResult" ? "tool-output" : "assistant-text", origin });
     // Verified on read: the original must come back byte for byte before the transcript loses it.
     await store.read(handle);
-    blocks[i] = { type: "text", text: buildStub({ handle, text: full, meta, previewChars: settings.offload.previewChars, label: toolName }) };
+    blocks[i] = { type: "text", text: buildStub({ handle, text: full, meta, previewChars: settings.offload.previewChars, label: toolName, redact }) };
     changed = true;
   }
   if (!changed) return undefined;

@@ -120,7 +120,7 @@ export function overThreshold(text: string, format: OutputFormat, limits: ShapeL
 export function stubForText(handle: string, text: string, options: Omit<ShapePlanOptions, "policy" | "limits"> & { limits: Pick<ShapeLimits, "previewChars"> }, format?: OutputFormat): string {
   const clean = (s: string) => (options.redact === false ? s : redactSecrets(s, options.redactPatterns));
   const summary = summarizeOutput(text, { toolName: options.toolName, format: format ?? detectFormat(text, { toolName: options.toolName }), exitCode: options.exitCode });
-  return buildStub({ handle, summary: clean(summary), preview: clean(buildPreview(text, options.limits.previewChars)) });
+  return buildStub({ handle, summary, preview: buildPreview(text, options.limits.previewChars, clean), redact: clean });
 }
 
 /**

@@ -6,8 +6,10 @@ export const DEFAULT_SCHEMA_KEYS: readonly string[] = ["schema", "$schema", "def
 export const DEFAULT_MAX_FIELD_BYTES = 10_240;
 /** Schema material smaller than this stays inline: a pointer would not be smaller. */
 export const MIN_SCHEMA_BYTES = 160;
-/** JSON texts larger than this are left to the offload rule (stripping costs O(size x depth)). */
+/** JSON texts larger than this are left to the offload rule. */
 export const MAX_STRIP_INPUT_CHARS = 4_000_000;
+/** JSON nested deeper than this is left to the offload rule (the walk is iterative; this bounds its stack of frames). */
+export const MAX_STRIP_DEPTH = 256;
 
 /** Options of schema stripping. */
 export interface StripOptions {
@@ -73,30 +75,10 @@ export function planSchemaStrip(text: string, options: StripOptions = {}): Strip
     parts.push({ handle, content, bytes, path, reason, format });
     return { $ledger: handle, bytes, format };
   };
-
-  const visit = (value: unknown, path: string): unknown => {
-    if (value === null || typeof value !== "object") {
-      if (typeof value === "string" && Buffer.byteLength(value) > maxField) return park(value, path, "large-field");
-      return value;
-    }
-    const before = parts.length;
-    const out: unknown = Array.isArray(value)
-      ? value.map((v, i) => visit(v, `${path}[${i}]`))
-      : Object.fromEntries(
-          Object.entries(value).map(([k, v]) => {
-            const at = /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`;
-            if (isSchemaKey(k, keys) && v !== null && typeof v === "object" && jsonBytes(v) >= MIN_SCHEMA_BYTES) return [k, park(v, at, "schema")];
-            return [k, visit(v, at)];
-          }),
-        );
-    if (path !== "$" && jsonBytes(out) > maxField) {
-      parts.length = before; // the whole original goes instead of its pieces
-      return park(value, path, "large-field");
-    }
-    return out;
-  };
-
-  const result = visit(root, "$");
+  const walked = walkIteratively(root, keys, maxField, park);
+  if (walked === undefined) return unchanged;
+  const result = walked;
+  // A null-prototype `out` keeps a `__proto__` member an ordinary key.
   if (parts.length === 0) return unchanged;
   const indent = /^[[{]\s*\n/.test(text.trimStart()) ? 2 : undefined;
   return { text: JSON.stringify(result, null, indent), changed: true, parts };
@@ -129,6 +111,83 @@ export async function restoreStripped(result: string | unknown, fetch: (handle: 
     return v;
   };
   return walk(value);
+}
+
+interface Frame {
+  value: Record<string, unknown> | unknown[];
+  path: string;
+  entries: Array<[string | number, unknown]>;
+  next: number;
+  out: Record<string, unknown> | unknown[];
+  /** Bytes of `out` as JSON so far (sizes are summed bottom-up, never re-serialised). */
+  bytes: number;
+  /** Key of this frame in its parent's `out`. */
+  slot: string | number;
+}
+
+/**
+ * Post-order walk with an explicit stack (no recursion: hostile nesting cannot
+ * overflow the call stack). A value whose stripped JSON still exceeds
+ * `maxField` is parked as its stripped form (pointers inside are restored by
+ * {@link restoreStripped}), so every byte is serialised about once. Returns
+ * undefined when nesting exceeds {@link MAX_STRIP_DEPTH}.
+ */
+function walkIteratively(
+  root: unknown,
+  keys: ReadonlySet<string>,
+  maxField: number,
+  park: (value: unknown, path: string, reason: StrippedPart["reason"]) => LedgerPointer,
+): unknown {
+  const leaf = (value: unknown, path: string): { value: unknown; bytes: number } => {
+    if (typeof value === "string" && Buffer.byteLength(value) > maxField) {
+      const pointer = park(value, path, "large-field");
+      return { value: pointer, bytes: jsonBytes(pointer) };
+    }
+    return { value, bytes: jsonBytes(value) };
+  };
+  if (root === null || typeof root !== "object") return leaf(root, "$").value;
+  const open = (value: Record<string, unknown> | unknown[], path: string, slot: string | number): Frame => {
+    const isArray = Array.isArray(value);
+    return { value, path, slot, entries: isArray ? value.map((v, i) => [i, v]) : Object.entries(value), next: 0, out: isArray ? [] : (Object.create(null) as Record<string, unknown>), bytes: 2 };
+  };
+  const stack: Frame[] = [open(root as Record<string, unknown>, "$", "")];
+  const put = (frame: Frame, slot: string | number, value: unknown, bytes: number): void => {
+    const sep = frame.next > 1 ? 1 : 0;
+    if (Array.isArray(frame.out)) {
+      frame.out.push(value);
+      frame.bytes += sep + bytes;
+    } else {
+      frame.out[slot as string] = value;
+      frame.bytes += sep + jsonBytes(slot) + 1 + bytes;
+    }
+  };
+  for (;;) {
+    const frame = stack[stack.length - 1] as Frame;
+    if (frame.next < frame.entries.length) {
+      const [k, v] = frame.entries[frame.next++] as [string | number, unknown];
+      const at = typeof k === "number" ? `${frame.path}[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `${frame.path}.${k}` : `${frame.path}[${JSON.stringify(k)}]`;
+      if (typeof k === "string" && isSchemaKey(k, keys) && v !== null && typeof v === "object" && jsonBytes(v) >= MIN_SCHEMA_BYTES) {
+        const pointer = park(v, at, "schema");
+        put(frame, k, pointer, jsonBytes(pointer));
+      } else if (v !== null && typeof v === "object") {
+        if (stack.length >= MAX_STRIP_DEPTH) return undefined;
+        stack.push(open(v as Record<string, unknown>, at, k));
+      } else {
+        const l = leaf(v, at);
+        put(frame, k, l.value, l.bytes);
+      }
+      continue;
+    }
+    stack.pop();
+    const parent = stack[stack.length - 1];
+    if (!parent) return frame.out;
+    if (frame.bytes > maxField) {
+      const pointer = park(frame.out, frame.path, "large-field");
+      put(parent, frame.slot, pointer, jsonBytes(pointer));
+    } else {
+      put(parent, frame.slot, frame.out, frame.bytes);
+    }
+  }
 }
 
 function isSchemaKey(key: string, keys: ReadonlySet<string>): boolean {

@@ -1,6 +1,7 @@
 import { HANDLE_PREFIX, isHandle } from "../artifacts/handle.js";
 import { LEDGER_MARKER } from "../host/messages.js";
 import { buildPreview, DEFAULT_PREVIEW_CHARS } from "./preview.js";
+import { redactSecrets } from "./redact.js";
 import { summarizeOutput } from "./summarize-output.js";
 
 /** Every block context-ledger injects into a prompt starts with this. */
@@ -31,18 +32,26 @@ export interface BuildStubOptions {
   summary?: string;
   /** Ready-made preview (replaces the computed one). */
   preview?: string;
+  /**
+   * Secret redaction applied to the summary and the preview (the preview is
+   * redacted before it is cut). Pass the agent's rules (`rt.redact`); `(t) => t`
+   * only when config switches redaction off. @default the built-in rules
+   */
+  redact?: (text: string) => string;
 }
 
 /**
  * The prompt-side stand-in for an offloaded output: the handle, a
  * deterministic 1-3 line summary, a head-and-tail preview, and how to fetch
- * more. Callers redact the result (previews can hold secrets).
+ * more. Summary and preview always pass through `redact` (the built-in
+ * rules unless the caller gives the agent's).
  */
 export function buildStub(options: BuildStubOptions): string {
   const text = options.text ?? "";
+  const redact = options.redact ?? redactSecrets;
   const previewChars = Math.max(0, options.previewChars ?? DEFAULT_PREVIEW_CHARS);
-  const summary = options.summary ?? stubSummary(options);
-  const preview = options.preview ?? (previewChars > 0 && text ? buildPreview(text, previewChars) : "");
+  const summary = redact(options.summary ?? stubSummary(options));
+  const preview = options.preview !== undefined ? redact(options.preview) : previewChars > 0 && text ? buildPreview(text, previewChars, redact) : "";
   const lines = [`${STUB_PREFIX}${options.handle}]`, summary];
   if (preview) lines.push("--- preview (head and tail) ---", preview, "--- end preview ---");
   lines.push(

@@ -12,7 +12,8 @@ export interface SummarizeOptions {
 }
 
 const ERROR_LINE = /\b(?:error|errors|fatal|exception|traceback|failed|failure|panic)\b|^E\s/i;
-const EXIT_CODE = /\b(?:exit(?:ed)?(?: with)?(?: code| status)|exitCode"?|exit_code"?|return code)\s*[:=]?\s*(-?\d{1,4})\b/gi;
+// Bounded runs around the separator: `\s*[:=]?\s*` tried every split of a long space run (quadratic).
+const EXIT_CODE = /\b(?:exit(?:ed)?(?: with)?(?: code| status)|exitCode"?|exit_code"?|return code)\s{0,16}(?:[:=]\s{0,16})?(-?\d{1,4})\b/gi;
 const SCAN_LIMIT = 4_000_000;
 const QUOTE_CHARS = 120;
 /** JSON larger than this gets no key list (a full parse would slow assemble down). */

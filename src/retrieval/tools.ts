@@ -2,7 +2,9 @@ import { formatHandle, parseHandle } from "../artifacts/handle.js";
 import { parseSelector, selectSlice } from "../artifacts/selectors.js";
 import { fmt } from "../artifacts/text-window.js";
 import { describeValue, isLedgerError, LedgerError } from "../errors.js";
+import { agentIdFromSessionKey } from "../host/normalize.js";
 import { buildPreview } from "../results/preview.js";
+import { redactSecrets } from "../results/redact.js";
 import { summarizeOutput } from "../results/summarize-output.js";
 import { findArtifact, type ArtifactScope } from "./find-artifact.js";
 import { FETCH_PARAMETERS, PEEK_PARAMETERS } from "./tool-schemas.js";
@@ -13,7 +15,7 @@ export interface LedgerToolDeps extends ArtifactScope {
   defaultMaxChars?: number;
   /** Time limit of a grep. @default 500 */
   grepTimeoutMs?: number;
-  /** Applied to peek previews and summaries (fetch returns the original). @default identity */
+  /** Applied to peek answers, previews before they are cut (fetch returns the original). @default the built-in rules */
   redact?: (text: string) => string;
 }
 
@@ -44,8 +46,9 @@ export interface LedgerToolResult {
  * `execute` never throws: failures come back as text plus `details.error`.
  */
 export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolContext = {}): LedgerTool[] {
-  const agentId = context.agentId ?? "main";
-  const redact = deps.redact ?? ((t: string) => t);
+  // No agent named: the session key may name it; never fall back to another agent's store (it was `main`).
+  const agentId = context.agentId ?? agentIdFromSessionKey(context.sessionKey);
+  const redact = deps.redact ?? redactSecrets;
   return [
     {
       name: "ledger_fetch",
@@ -59,7 +62,7 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
           const handle = formatHandle(parseHandle(p.handle));
           const selector = parseSelector(p.selector);
           const maxChars = optionalInt(p.maxChars, "maxChars", 1, 20_000) ?? deps.defaultMaxChars ?? 8_000;
-          const found = await findArtifact(deps, agentId, handle);
+          const found = await findArtifact(deps, requireAgent(agentId), handle);
           if (!found) throw notFound(handle);
           const text = await found.store.readText(handle);
           const slice = selectSlice(text, selector, { maxChars, grepTimeoutMs: deps.grepTimeoutMs ?? 500 });
@@ -79,7 +82,7 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
           const p = objectParams(params);
           const handle = formatHandle(parseHandle(p.handle));
           const previewChars = Math.min(800, Math.max(300, optionalInt(p.previewChars, "previewChars", 1, 100_000) ?? 600));
-          const found = await findArtifact(deps, agentId, handle);
+          const found = await findArtifact(deps, requireAgent(agentId), handle);
           if (!found) throw notFound(handle);
           const meta = await found.store.readMeta(handle);
           const text = await found.store.readText(handle);
@@ -89,12 +92,13 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
             `[context-ledger peek ${handle}]`,
             `${fmt(meta.bytes)} bytes · ${fmt(meta.lines)} lines · ${meta.format} · kind ${meta.kind} · stored ${fmt(meta.storedBytes)} bytes (${meta.compression}) · created ${meta.createdAt}`,
             ...(origin ? [`origin: ${origin}`] : []),
-            redact(summarizeOutput(text, { toolName: o.toolName })),
+            summarizeOutput(text, { toolName: o.toolName }),
             "--- preview (head and tail) ---",
-            redact(buildPreview(text, previewChars)),
+            buildPreview(text, previewChars, redact),
             "--- end preview ---",
           ];
-          return { content: [{ type: "text", text: lines.join("\n") }], details: { handle, meta, agentId: found.agentId } };
+          // The whole answer passes through redaction (origin and summary lines too), the preview before it is cut.
+          return { content: [{ type: "text", text: redact(lines.join("\n")) }], details: { handle, meta, agentId: found.agentId } };
         }),
     },
   ];
@@ -132,6 +136,11 @@ function optionalInt(value: unknown, name: string, min: number, max: number): nu
     throw new LedgerError("input_invalid", `Expected \`${name}\` to be an integer between ${min} and ${max}, got ${describeValue(value)}`);
   }
   return value;
+}
+
+function requireAgent(agentId: string | undefined): string {
+  if (agentId === undefined) throw new LedgerError("input_invalid", "Expected the tool context to name the calling agent (agentId or an agent:<id>:... sessionKey), got neither");
+  return agentId;
 }
 
 function notFound(handle: string): LedgerError {

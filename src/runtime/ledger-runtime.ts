@@ -7,7 +7,8 @@ import type { AgentSettings, LedgerConfig } from "../config/schema.js";
 import { createLedgerLogger, type HostLogger, type LedgerLogger } from "../host/logger.js";
 import { redactSecrets } from "../results/redact.js";
 import { createEventLog, type EventLog } from "../state/event-log.js";
-import { artifactRoot, eventLogPath, resolveLedgerRoot } from "../state/paths.js";
+import { agentRoot, artifactRoot, eventLogPath, resolveLedgerRoot } from "../state/paths.js";
+import { collectReferences } from "../state/reference-scan.js";
 import { createSessionCache, type SessionCache } from "./session-cache.js";
 
 /** The last assembled view of a session, kept in process so compact() can plan from it. */
@@ -54,6 +55,9 @@ export interface LedgerRuntime {
   redact(settings: AgentSettings, text: string): string;
 }
 
+/** On a full store, artifacts younger than this are kept by its gc (they may be cited by a prompt being built). */
+export const STORE_FULL_KEEP_NEWER_MS = 10 * 60_000;
+
 /** Creates the process-wide runtime. Cheap: nothing is loaded until used. */
 export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntime {
   const { config } = options;
@@ -69,7 +73,10 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
     root,
     logger,
     events,
-    sessions: createSessionCache(root),
+    sessions: createSessionCache(root, (p) => {
+      logger.error(`session state problem ${p.code}: ${p.message} (${p.file})${p.keptAs ? `; the unreadable file is kept as ${p.keptAs}: inspect it, then delete it` : ""}`);
+      void events.write({ op: "state:problem", code: p.code, file: p.file, ...(p.keptAs ? { keptAs: p.keptAs } : {}) });
+    }),
     lastViews: new Map(),
     settings(agentId) {
       let s = settingsCache.get(agentId);
@@ -83,7 +90,21 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
       let store = stores.get(agentId);
       if (!store) {
         const settings = this.settings(agentId);
-        store = createArtifactStore({ root: artifactRoot(root, agentId), maxStoreBytes: settings.limits.maxStoreBytes });
+        const views = this.lastViews;
+        store = createArtifactStore({
+          root: artifactRoot(root, agentId),
+          maxStoreBytes: settings.limits.maxStoreBytes,
+          // Full: gc what nothing cites (on disk, in this process's prompts, or stored in the last 10 minutes) before refusing.
+          onStoreFull: async ({ neededBytes, maxStoreBytes }) => {
+            const scan = await collectReferences(agentRoot(root, agentId));
+            if (scan.unreadable.length > 0) {
+              logger.warn(`store full for agent ${agentId}: gc skipped, ${scan.unreadable.length} referencing source(s) unreadable: ${scan.unreadable.map((u) => u.source).join(", ")}`);
+              return undefined;
+            }
+            for (const [key, view] of views) if (key.startsWith(`${agentId}\u0000`)) for (const h of view.handles) scan.handles.add(h);
+            return { referenced: scan.handles, maxTotalBytes: Math.max(0, maxStoreBytes - neededBytes), keepNewerThanMs: STORE_FULL_KEEP_NEWER_MS };
+          },
+        });
         stores.set(agentId, store);
       }
       return store;

@@ -1,7 +1,10 @@
 import { promises as fsp } from "node:fs";
 import { sessionRoot } from "../state/paths.js";
+import { errorMessage, isLedgerError } from "../errors.js";
 import {
+  countProblem,
   createSessionState,
+  type StateProblemReporter,
   sessionStatePath,
   tryReadSessionState,
   updateSessionState,
@@ -33,8 +36,12 @@ interface Entry {
   writing: Promise<void> | undefined;
 }
 
-/** Creates the cache for one ledger root. */
-export function createSessionCache(root: string): SessionCache {
+/**
+ * Creates the cache for one ledger root. `report` hears of every corrupt or
+ * unreadable state file and every failed write (the engine logs them with
+ * their code); each is also counted in the session's `problems`.
+ */
+export function createSessionCache(root: string, report: StateProblemReporter = () => {}): SessionCache {
   const entries = new Map<string, Entry>();
   const inflight = new Set<Promise<void>>();
   const dirOf = (agentId: string, sessionKey: string) => sessionRoot(root, agentId, sessionKey);
@@ -48,12 +55,16 @@ export function createSessionCache(root: string): SessionCache {
     const mtimeMs = await fsp.stat(file).then((s) => s.mtimeMs, () => -1);
     if (cached && cached.mtimeMs === mtimeMs) return cached.state;
     let state: SessionState | undefined;
+    let problem: { code: string; message: string } | undefined;
     try {
       state = await tryReadSessionState(file);
-    } catch {
-      state = undefined;
+    } catch (err) {
+      // Said once per version of the file; the next locked update keeps a corrupt file aside and counts it on disk.
+      problem = { code: isLedgerError(err) ? err.code : "io_failed", message: errorMessage(err) };
+      if (cached?.mtimeMs !== mtimeMs) report({ ...problem, file });
     }
     state ??= createSessionState(agentId, sessionKey);
+    if (problem) countProblem(state, problem);
     entries.set(file, { state, mtimeMs, pending: cached?.pending ?? [], writing: cached?.writing });
     return state;
   };
@@ -71,7 +82,13 @@ export function createSessionCache(root: string): SessionCache {
             for (const fn of fns) fn(state);
             return { value: undefined, write: true };
           },
-        ).catch(() => undefined);
+          report,
+        ).catch((err: unknown) => {
+          // Not silent: logged with its code and counted (on disk with the next write that succeeds).
+          const code = isLedgerError(err) ? err.code : ((err as NodeJS.ErrnoException).code ?? "io_failed");
+          report({ code, file, message: `state write failed: ${errorMessage(err)}` });
+          countProblem(entry.state, { code, message: `state write failed: ${errorMessage(err)}` });
+        });
       }
       entry.mtimeMs = await fsp.stat(file).then((s) => s.mtimeMs, () => -1);
     })().finally(() => {
@@ -92,7 +109,7 @@ export function createSessionCache(root: string): SessionCache {
         const entry = entries.get(file);
         if (entry) entry.state = state;
         return result;
-      });
+      }, report);
       const entry = entries.get(file);
       if (entry) entry.mtimeMs = await fsp.stat(file).then((s) => s.mtimeMs, () => -1);
       return value;

@@ -1,6 +1,6 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { LedgerError } from "../errors.js";
+import { isLedgerError, LedgerError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/lock.js";
 
@@ -81,8 +81,27 @@ export interface SessionState {
   artifactBytes?: number;
   /** afterTurn ingestion (2026.4.24): transcript messages already ingested for `sessionId`. */
   ingested?: { sessionId: string; count: number };
+  /** Tool outputs of this session the store refused (full): they stay only as the host keeps them. For `status`. */
+  unstored?: { count: number; last: { at: string; reason: string } };
+  /** State and summary problems of this session (corrupt or unreadable files, failed writes), for `status`. */
+  problems?: StateProblems;
   updatedAt: string;
 }
+
+/** Counted problems of one session's files; `last` says what happened most recently. */
+export interface StateProblems {
+  count: number;
+  last: { code: string; at: string; message: string; keptAs?: string };
+}
+
+/** Counts one problem into `state.problems`. */
+export function countProblem(state: SessionState, problem: { code: string; message: string; keptAs?: string }): void {
+  const last = { code: problem.code, at: new Date().toISOString(), message: problem.message, ...(problem.keptAs ? { keptAs: problem.keptAs } : {}) };
+  state.problems = { count: (state.problems?.count ?? 0) + 1, last };
+}
+
+/** Called when a session's state file is corrupt (kept as `keptAs`) or a state write failed. */
+export type StateProblemReporter = (problem: { code: string; file: string; message: string; keptAs?: string }) => void;
 
 /** A fresh state for a session. */
 export function createSessionState(agentId: string, sessionKey: string): SessionState {
@@ -155,16 +174,21 @@ export async function updateSessionState<T>(
   file: string,
   init: () => SessionState,
   fn: (state: SessionState) => Promise<{ value: T; write: boolean }> | { value: T; write: boolean },
+  report?: StateProblemReporter,
 ): Promise<T> {
   return withFileLock(`${file}.lock`, async () => {
     let state: SessionState;
     try {
       state = (await tryReadSessionState(file)) ?? init();
     } catch (err) {
-      // A corrupt state must not block the session: keep the bad file aside and start fresh.
-      await fsp.rename(file, `${file}.corrupt-${Date.now()}`).catch(() => undefined);
+      // Unreadable (permissions, I/O): the file may be fine; never overwrite what could not be read.
+      if (!isLedgerError(err, "state_corrupt")) throw err;
+      // Corrupt: the session must go on, so start fresh, but keep the bad file for inspection, say so and count it.
+      const keptAs = `${file}.corrupt-${Date.now()}`;
+      await fsp.copyFile(file, keptAs);
       state = init();
-      void err;
+      countProblem(state, { code: err.code, message: err.message, keptAs });
+      report?.({ code: err.code, file, message: err.message, keptAs });
     }
     const { value, write } = await fn(state);
     if (write) await writeSessionState(file, state);

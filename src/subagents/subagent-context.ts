@@ -31,7 +31,7 @@ export async function prepareSubagentContext(
   const parentAgent = agentIdFromSessionKey(input.parentSessionKey) ?? fallbackAgentId;
   const childAgent = agentIdFromSessionKey(input.childSessionKey) ?? parentAgent;
   const settings = rt.settings(parentAgent);
-  const text = await newestSummaryText(rt.sessions.dir(parentAgent, input.parentSessionKey));
+  const text = await newestSummaryText(rt.sessions.dir(parentAgent, input.parentSessionKey), (t) => rt.redact(settings, t));
   if (!text) return undefined;
   const bounded = text.length > settings.summary.maxInjectedChars ? `${text.slice(0, settings.summary.maxInjectedChars - 40)}\n[... parent summary truncated ...]` : text;
   const file = path.join(rt.sessions.dir(childAgent, input.childSessionKey), INHERITED_SUMMARY_FILE);
@@ -47,7 +47,7 @@ export async function endSubagentContext(rt: LedgerRuntime, childSessionKey: unk
   await fsp.rm(path.join(rt.sessions.dir(agent, childSessionKey), INHERITED_SUMMARY_FILE), { force: true });
 }
 
-async function newestSummaryText(dir: string): Promise<string | undefined> {
+async function newestSummaryText(dir: string, redact: (text: string) => string): Promise<string | undefined> {
   let names: string[];
   try {
     names = (await fsp.readdir(dir)).filter((n) => n.startsWith("summary-") && n.endsWith(".json"));
@@ -61,5 +61,5 @@ async function newestSummaryText(dir: string): Promise<string | undefined> {
   }
   if (!newest) return undefined;
   const state = await tryLoadSummary(path.join(dir, newest.name));
-  return state ? renderSummary(state, { maxChars: 4_000 }) : undefined;
+  return state ? renderSummary(state, { maxChars: 4_000, redact }) : undefined;
 }

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { describeValue, LedgerError } from "../errors.js";
+import { redactSecrets } from "../results/redact.js";
 import { foldSummary } from "./fold-summary.js";
 import { renderSummary, type RenderSummaryOptions } from "./render-summary.js";
 import { parseSummaryState } from "./sidecar.js";
@@ -80,7 +81,30 @@ export function buildCheckpointPack(state: SummaryState, options: BuildCheckpoin
     rendered: renderSummary(state, options.render),
     summary: state,
   };
-  return JSON.stringify(pack);
+  // A pack is shown to operators (`checkpoint show`) and to the model (ledger_fetch): every recorded string is redacted.
+  const redact = options.render?.redact ?? redactSecrets;
+  return JSON.stringify({ ...pack, summary: mapStrings(state, redact) });
+}
+
+/** `value` with every string (not keys) passed through `fn`; iterative, so any nesting is safe. */
+function mapStrings<T>(value: T, fn: (s: string) => string): T {
+  const root: { v: unknown } = { v: value };
+  const stack: Array<{ holder: Record<string, unknown> | unknown[]; key: string | number }> = [{ holder: root as unknown as Record<string, unknown>, key: "v" }];
+  while (stack.length > 0) {
+    const { holder, key } = stack.pop()!;
+    const v = (holder as Record<string | number, unknown>)[key];
+    if (typeof v === "string") (holder as Record<string | number, unknown>)[key] = fn(v);
+    else if (Array.isArray(v)) {
+      const copy = v.slice();
+      (holder as Record<string | number, unknown>)[key] = copy;
+      for (let i = 0; i < copy.length; i++) stack.push({ holder: copy, key: i });
+    } else if (v !== null && typeof v === "object") {
+      const copy = { ...(v as Record<string, unknown>) };
+      (holder as Record<string | number, unknown>)[key] = copy;
+      for (const k of Object.keys(copy)) stack.push({ holder: copy, key: k });
+    }
+  }
+  return root.v as T;
 }
 
 /** Parses and validates a pack; throws `state_corrupt` saying what was wrong. */

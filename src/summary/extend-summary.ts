@@ -1,4 +1,5 @@
 import { blocksOf, HOST_INTERNAL_CONTEXT_PREFIX, roleOf, type LooseMessage } from "../host/messages.js";
+import { redactSecrets } from "../results/redact.js";
 import {
   ARTIFACT_STUB_PREFIX,
   clip,
@@ -24,6 +25,9 @@ import { ENTRY_LIMITS as L, messageFingerprint, type SummaryEntry, type SummaryS
  * engine's own blocks and the host's internal-context messages are skipped
  * (their indexes still count as covered), so summaries never nest.
  * Malformed messages are covered and otherwise ignored; never throws.
+ * Text is redacted (built-in rules) before facts are taken from it: the
+ * record, its checkpoint packs and everything rendered from them hold no
+ * secret a rule recognises, even where a fact (a path) loses its label.
  */
 export function extendSummary(state: SummaryState, messages: readonly unknown[], toIndex: number): SummaryState {
   const to = Math.min(Math.floor(Number.isFinite(toIndex) ? toIndex : 0), messages.length);
@@ -68,7 +72,7 @@ function genuineUserText(message: unknown): string | undefined {
   }
   const raw = parts.join("\n");
   if (raw.trimStart().startsWith(HOST_INTERNAL_CONTEXT_PREFIX)) return undefined;
-  const text = stripLedgerBlocks(raw).trim();
+  const text = redactSecrets(stripLedgerBlocks(raw)).trim();
   if (!text && images === 0) return undefined;
   return images > 0 ? `${text}${text ? " " : ""}[${images} image${images > 1 ? "s" : ""}]` : text;
 }
@@ -106,7 +110,7 @@ function addAssistant(entry: SummaryEntry, message: unknown): void {
   const texts: string[] = [];
   for (const block of blocksOf(message)) {
     if (block.type === "text" && typeof block.text === "string") {
-      const text = stripLedgerBlocks(block.text).trim();
+      const text = redactSecrets(stripLedgerBlocks(block.text)).trim();
       if (text) texts.push(text);
     } else if (block.type === "toolCall" || block.type === "tool_use" || block.type === "toolUse") {
       addToolCall(entry, block);
@@ -141,9 +145,11 @@ function addToolResult(entry: SummaryEntry, message: LooseMessage): void {
     if (id !== undefined) record.id = id;
     entry.tools.push(record);
   }
-  const text = blocksOf(message)
-    .map((b) => (typeof b.text === "string" ? b.text : ""))
-    .join("\n");
+  const text = redactSecrets(
+    blocksOf(message)
+      .map((b) => (typeof b.text === "string" ? b.text : ""))
+      .join("\n"),
+  );
   const details = message.details && typeof message.details === "object" ? (message.details as Record<string, unknown>) : {};
   const exitCode = typeof details.exitCode === "number" && Number.isInteger(details.exitCode) ? details.exitCode : exitCodeIn(text);
   if (exitCode !== undefined) record.exitCode = exitCode;
@@ -169,7 +175,8 @@ function keyArgs(raw: unknown): { args: string; files: string[] } {
     try {
       value = JSON.parse(raw);
     } catch {
-      return { args: clip(raw, L.argsChars), files: pathsIn(raw) };
+      const clean = redactSecrets(raw);
+      return { args: clip(clean, L.argsChars), files: pathsIn(clean) };
     }
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) return { args: "", files: [] };
@@ -181,7 +188,9 @@ function keyArgs(raw: unknown): { args: string; files: string[] } {
   const files: string[] = [];
   for (const key of chosen) {
     const v = record[key];
-    const values = (Array.isArray(v) ? v : [v]).filter((x): x is string | number | boolean => ["string", "number", "boolean"].includes(typeof x));
+    const values = (Array.isArray(v) ? v : [v])
+      .filter((x): x is string | number | boolean => ["string", "number", "boolean"].includes(typeof x))
+      .map((x) => (typeof x === "string" ? redactSecrets(`${key}=${x}`).slice(key.length + 1) : x));
     if (values.length === 0) continue;
     parts.push(`${key}=${clip(values.map(String).join(","), 120)}`);
     for (const item of values) {

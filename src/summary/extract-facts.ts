@@ -44,8 +44,26 @@ export function stripLedgerBlocks(text: string): string {
   const lead = text.trimStart();
   if (lead.startsWith(LEDGER_MARKER) && !lead.startsWith(ARTIFACT_STUB_PREFIX)) return "";
   if (!text.includes(LEDGER_MARKER)) return text;
-  return text.replace(/\[context-ledger (summary|checkpoint)\b[^\]]*\][\s\S]*?(?:\[\/context-ledger \1\]|$)/g, "");
+  // A scan by indexOf, linear: the equivalent regex rescanned to the end from every opening without `]` (quadratic).
+  const parts: string[] = [];
+  let pos = 0;
+  BLOCK_OPEN.lastIndex = 0;
+  for (let m = BLOCK_OPEN.exec(text); m; m = BLOCK_OPEN.exec(text)) {
+    const close = text.indexOf("]", m.index + m[0].length);
+    if (close < 0) break; // no later opening has a `]` either
+    const endTag = `[/context-ledger ${m[1]}]`;
+    const end = text.indexOf(endTag, close + 1);
+    const stop = end < 0 ? text.length : end + endTag.length;
+    parts.push(text.slice(pos, m.index));
+    pos = stop;
+    BLOCK_OPEN.lastIndex = stop;
+    if (stop >= text.length) break;
+  }
+  parts.push(text.slice(pos));
+  return parts.join("");
 }
+
+const BLOCK_OPEN = /\[context-ledger (summary|checkpoint)\b/g;
 
 /** Splits text into sentences (also at line breaks); bounded by {@link SCAN_CHARS}. */
 export function sentencesOf(text: string): string[] {

@@ -21,21 +21,21 @@ export function renderEntryLine(e: SummaryEntry, turn: number, redact: RedactFn)
   const toolHandles = new Set(e.tools.flatMap((t) => (t.handle ? [t.handle] : [])));
   const parts: string[] = [];
   if (e.user) parts.push(`User: "${redact(e.user)}"`);
-  if (e.assistant) parts.push(`Answer: "${redact(clip(e.assistant, 200))}"`);
-  if (e.decisions.length) parts.push(`Decided: ${e.decisions.map((d) => redact(clip(d, 160))).join("; ")}`);
+  if (e.assistant) parts.push(`Answer: "${clip(redact(e.assistant), 200)}"`);
+  if (e.decisions.length) parts.push(`Decided: ${e.decisions.map((d) => clip(redact(d), 160)).join("; ")}`);
   if (e.tools.length) {
     const shown = e.tools.slice(0, TOOLS_PER_LINE).map((t) => toolText(t, redact));
     const more = e.tools.length - shown.length + e.toolsOmitted;
     parts.push(`Tools: ${shown.join("; ")}${more > 0 ? `; +${more} more` : ""}`);
   }
-  if (e.errors.length) parts.push(`Errors: ${e.errors.map((x) => redact(clip(x, 120))).join("; ")}`);
+  if (e.errors.length) parts.push(`Errors: ${e.errors.map((x) => clip(redact(x), 120)).join("; ")}`);
   const loose = e.handles.filter((h) => !toolHandles.has(h));
   if (loose.length) parts.push(`Handles: ${loose.join(" ")}`);
   const shown = parts.join(" ");
   const files = e.files.filter((f) => !shown.includes(f));
-  if (files.length) parts.push(`Files: ${files.map((f) => redact(clip(f, 80))).join(", ")}`);
+  if (files.length) parts.push(`Files: ${files.map((f) => clip(redact(f), 80)).join(", ")}`);
   const notes = e.facts.filter((f) => !shown.includes(f));
-  if (notes.length) parts.push(`Notes: ${notes.map((f) => redact(clip(f, 140))).join("; ")}`);
+  if (notes.length) parts.push(`Notes: ${notes.map((f) => clip(redact(f), 140)).join("; ")}`);
   let line = head;
   for (const part of parts) {
     if (line.length + 3 + part.length <= ENTRY_LINE_CHARS) line += `${line === head ? " " : " | "}${part}`;
@@ -44,10 +44,10 @@ export function renderEntryLine(e: SummaryEntry, turn: number, redact: RedactFn)
 }
 
 function toolText(t: ToolRecord, redact: RedactFn): string {
-  let s = t.args ? `${t.name}(${redact(clip(t.args, 90))})` : t.name;
+  let s = t.args ? `${t.name}(${clip(redact(t.args), 90)})` : t.name;
   s += t.outcome === "error" ? " failed" : t.outcome === "ok" ? " ok" : " no result";
   if (t.exitCode !== undefined && t.exitCode !== 0) s += ` exit ${t.exitCode}`;
-  if (t.error && t.outcome === "error") s += ` "${redact(clip(t.error, 100))}"`;
+  if (t.error && t.outcome === "error") s += ` "${clip(redact(t.error), 100)}"`;
   if (t.handle) s += ` -> ${t.handle}`;
   return s;
 }
@@ -82,15 +82,15 @@ export function renderDigestBlock(d: SummaryDigest, firstTurn: number, budget: n
   const title =
     `Turns ${firstTurn}-${firstTurn + d.turns - 1} (condensed; ${d.toolCalls} tool calls, ${d.failedCalls} failed` +
     `${tools ? `: ${tools}` : ""}):`;
-  const requests = dedupeShapes(d.requests.map((x) => redact(clip(x, 100))));
+  const requests = dedupeShapes(d.requests.map((x) => clip(redact(x), 100)));
   const errors = compactErrors(d.errors);
   const addsToErrors = (note: string): boolean => /\d|[A-Z]{2,}/.test(errors.reduce((n, code) => n.split(code).join(""), note));
   const lists: DigestList[] = [
-    { label: "Decided", items: d.decisions.map((x) => redact(compactDecision(x))), sep: "; " },
-    { label: "Errors", items: errors.map((x) => redact(clip(x, 100))), sep: "; " },
+    { label: "Decided", items: d.decisions.map((x) => compactDecision(redact(x))), sep: "; " },
+    { label: "Errors", items: errors.map((x) => clip(redact(x), 100)), sep: "; " },
     { label: "Handles", items: d.handles, sep: " " },
-    { label: "Notes", items: dedupeShapes(d.facts.map((x) => redact(compactNote(x)))).filter(addsToErrors), sep: "; " },
-    { label: "Files", items: d.files.map((x) => redact(clip(x, 80))), sep: ", " },
+    { label: "Notes", items: dedupeShapes(d.facts.map((x) => compactNote(redact(x)))).filter(addsToErrors), sep: "; " },
+    { label: "Files", items: d.files.map((x) => clip(redact(x), 80)), sep: ", " },
     { label: "Requests", items: requests, sep: "; " },
   ].filter((l) => l.items.length > 0);
   const taken = lists.map(() => 0);

@@ -1,3 +1,4 @@
+import { redactSecrets } from "../results/redact.js";
 import { mergeIntoDigest } from "./fold-summary.js";
 import { renderDigestBlock, renderEntryLine, type RedactFn } from "./render-parts.js";
 import { createEmptyDigest, type SummaryState } from "./summary-state.js";
@@ -28,7 +29,7 @@ export interface RenderSummaryOptions {
    * @default 0.35
    */
   detailShare?: number;
-  /** Rewrites every piece of recorded text before rendering (secret redaction). @default identity */
+  /** Rewrites every piece of recorded text before it is clipped, and the whole body (secret redaction). @default the built-in rules */
   redact?: RedactFn;
 }
 
@@ -63,7 +64,7 @@ export function renderSummary(state: SummaryState, options: RenderSummaryOptions
 export function renderSummaryReport(state: SummaryState, options: RenderSummaryOptions = {}): SummaryRender {
   const maxChars = Math.max(MIN_SUMMARY_CHARS, Math.floor(Number.isFinite(options.maxChars) ? options.maxChars! : 4000));
   const share = Math.min(1, Math.max(0, options.detailShare ?? 0.35));
-  const redact = options.redact ?? ((s: string) => s);
+  const redact = options.redact ?? redactSecrets;
   const handle = options.checkpointHandle ?? state.checkpoints.at(-1)?.handle;
   const entries = state.entries;
   const totalTurns = state.digest.turns + entries.length;
@@ -122,11 +123,13 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
   });
 
   function finish(bodyLines: string[], report: Omit<SummaryRender, "text">): SummaryRender {
-    let text = [SUMMARY_OPEN, ...bodyLines, SUMMARY_CLOSE].join("\n");
+    // Each piece was redacted before it was clipped; a last pass catches a secret spread over pieces. Cut only after it.
+    const body = redact(bodyLines.join("\n"));
+    let text = [SUMMARY_OPEN, body, SUMMARY_CLOSE].join("\n");
     if (text.length > maxChars) {
       // Safety net; the budgeting above keeps this from happening in practice.
       const room = maxChars - SUMMARY_OPEN.length - SUMMARY_CLOSE.length - 3;
-      text = `${SUMMARY_OPEN}\n${bodyLines.join("\n").slice(0, Math.max(0, room))}…\n${SUMMARY_CLOSE}`;
+      text = `${SUMMARY_OPEN}\n${body.slice(0, Math.max(0, room))}…\n${SUMMARY_CLOSE}`;
     }
     return { text, ...report };
   }

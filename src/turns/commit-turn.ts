@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { captureTurnOutputs } from "../capture/capture-turn.js";
 import { createCaptureIndex } from "../capture/capture-index.js";
-import { describeValue, LedgerError } from "../errors.js";
+import { describeValue, isLedgerError, LedgerError } from "../errors.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import { fingerprintMessage } from "../host/messages.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
@@ -24,6 +24,12 @@ export interface CommitTurnInput {
   transcriptFrom?: number;
 }
 
+/** What commitTurn answers; `notStored` when the store refused this turn's outputs (they stay only as the host keeps them). */
+export interface CommitTurnResult {
+  status: "committed" | "duplicate";
+  notStored?: { code: "store_full"; reason: string };
+}
+
 /**
  * Commits one accepted turn atomically and idempotently: under the session
  * lock, a key already recorded answers `duplicate` and changes nothing;
@@ -31,7 +37,7 @@ export interface CommitTurnInput {
  * after a crash re-stashes harmlessly) and the state, with the key, is written
  * in one rename, which is the commit point.
  */
-export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInput): Promise<{ status: "committed" | "duplicate" }> {
+export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInput): Promise<CommitTurnResult> {
   const { identity } = input;
   if (typeof input.advancementKey !== "string" || input.advancementKey.length === 0) {
     throw new LedgerError("input_invalid", `Expected \`advancementKey\` to be a non-empty string, got ${describeValue(input.advancementKey)}`);
@@ -39,7 +45,7 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
   const key = input.advancementKey;
   const messages = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
   const settings = rt.settings(identity.agentId);
-  return rt.sessions.update<{ status: "committed" | "duplicate" }>(identity.agentId, identity.sessionKey, async (state) => {
+  return rt.sessions.update<CommitTurnResult>(identity.agentId, identity.sessionKey, async (state) => {
     if (state.committedKeys.includes(key)) return { value: { status: "duplicate" }, write: false };
     let turn = messages;
     if (input.transcriptFrom !== undefined) {
@@ -53,15 +59,26 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
         return { value: { status: "duplicate" }, write: true };
       }
     }
-    const handles = settings.enabled
-      ? await captureTurnOutputs({
-          messages: turn,
-          settings,
-          store: rt.store(identity.agentId),
-          captures: createCaptureIndex(rt.root, identity.agentId),
-          origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
-        })
-      : [];
+    let handles: string[] = [];
+    let notStored: string | undefined;
+    try {
+      handles = settings.enabled
+        ? await captureTurnOutputs({
+            messages: turn,
+            settings,
+            store: rt.store(identity.agentId),
+            captures: createCaptureIndex(rt.root, identity.agentId),
+            origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
+          })
+        : [];
+    } catch (err) {
+      if (!isLedgerError(err, "store_full")) throw err;
+      // The turn is committed (the host has it), but not silently: the answer, the log and the state say what was not stored.
+      notStored = err.message;
+      state.unstored = { count: (state.unstored?.count ?? 0) + 1, last: { at: new Date().toISOString(), reason: err.message } };
+      rt.logger.warn(`commitTurn session=${identity.sessionKey}: store_full: tool outputs of this turn were not stored (${err.message})`);
+      void rt.events.write({ op: "commitTurn:not-stored", agentId: identity.agentId, sessionKey: identity.sessionKey, reason: err.message });
+    }
     state.agentId = identity.agentId;
     state.sessionKey = identity.sessionKey;
     state.sessionId = identity.sessionId;
@@ -76,7 +93,7 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
     });
     if (state.recentTurns.length > MAX_RECENT_TURNS) state.recentTurns.splice(0, state.recentTurns.length - MAX_RECENT_TURNS);
     rememberKey(state, key);
-    return { value: { status: "committed" }, write: true };
+    return { value: notStored ? { status: "committed", notStored: { code: "store_full", reason: notStored } } : { status: "committed" }, write: true };
   });
 }
 

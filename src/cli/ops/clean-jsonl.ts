@@ -1,5 +1,6 @@
 import { LedgerError } from "../../errors.js";
 import { isLedgerBlock } from "../../results/stub.js";
+import { findJsonValueSpan, type JsonStep } from "./json-span.js";
 
 /** One payload that cleaning moves into the artifact store. */
 export interface PayloadPlan {
@@ -25,8 +26,10 @@ export interface CleanPlan {
   bytesFreed: number;
   /** Lines that are not JSON (kept verbatim). */
   invalidLines: number;
-  /** The cleaned file content. */
+  /** The cleaned file content (decoded for display; write {@link CleanPlan.bytes}). */
   text: string;
+  /** The cleaned file, byte for byte: only the replaced string values differ from the input. */
+  bytes: Buffer;
 }
 
 /** What a stubber gets for one payload. */
@@ -64,9 +67,12 @@ export const DEFAULT_MIN_CHARS = 4000;
  * `minChars` become handle stubs. Only payloads change: every line keeps its
  * type, id, parentId and position, untouched lines stay byte-identical.
  */
-export async function planClean(text: string, stub: Stubber, options: PlanCleanOptions = {}): Promise<CleanPlan> {
+export async function planClean(input: string | Buffer, stub: Stubber, options: PlanCleanOptions = {}): Promise<CleanPlan> {
   const minChars = options.minChars ?? DEFAULT_MIN_CHARS;
-  const lines = text.split("\n");
+  const raw = typeof input === "string" ? Buffer.from(input, "utf8") : input;
+  const text = raw.toString("utf8");
+  const rawLines = splitLines(raw);
+  const lines = rawLines.map((l) => l.toString("utf8"));
   const parsed: (Record<string, unknown> | undefined)[] = lines.map((line) => {
     if (!line.trim()) return undefined;
     try {
@@ -107,41 +113,62 @@ export async function planClean(text: string, stub: Stubber, options: PlanCleanO
       payloads.push({ ...where, chars: value.length, bytes: Buffer.byteLength(value, "utf8"), handle });
       return stubText;
     };
-    const next: Record<string, unknown> = { ...message };
-    let changed = false;
+    // Only the replaced string values change: numbers, escapes, key order and spacing elsewhere stay byte-exact.
+    const edits: Array<{ path: JsonStep[]; value: string }> = [];
     if (typeof message.content === "string") {
       const s = await replace(message.content, "content");
-      if (s !== undefined) {
-        next.content = s;
-        changed = true;
-      }
+      if (s !== undefined) edits.push({ path: ["message", "content"], value: s });
     } else if (Array.isArray(message.content)) {
-      const blocks: unknown[] = [];
       for (const [b, block] of message.content.entries()) {
         const s = block && typeof block === "object" ? await replace((block as Record<string, unknown>).text, `content[${b}].text`) : undefined;
-        blocks.push(s === undefined ? block : { ...(block as Record<string, unknown>), text: s });
-        if (s !== undefined) changed = true;
+        if (s !== undefined) edits.push({ path: ["message", "content", b, "text"], value: s });
       }
-      next.content = blocks;
     }
     const details = message.details;
     if (details && typeof details === "object" && !Array.isArray(details)) {
       const s = await replace((details as Record<string, unknown>).aggregated, "details.aggregated");
-      if (s !== undefined) {
-        next.details = { ...(details as Record<string, unknown>), aggregated: s };
-        changed = true;
-      }
+      if (s !== undefined) edits.push({ path: ["message", "details", "aggregated"], value: s });
     }
-    if (!changed) continue;
-    lines[i] = JSON.stringify({ ...entry, message: next });
+    if (edits.length === 0) continue;
+    rawLines[i] = spliceValues(rawLines[i] as Buffer, edits);
+    lines[i] = (rawLines[i] as Buffer).toString("utf8");
     rewrittenEntries++;
     options.onEntry?.(done, editable.length);
   }
-  const out = lines.join("\n");
-  const bytesBefore = Buffer.byteLength(text, "utf8");
-  const bytesAfter = Buffer.byteLength(out, "utf8");
+  const bytes = joinLines(rawLines);
+  const out = bytes.toString("utf8");
+  const bytesBefore = raw.length;
+  const bytesAfter = bytes.length;
   if (rewrittenEntries > 0) assertSameStructure(text, out);
-  return { entries: messageLines.length, rewrittenEntries, payloads, bytesBefore, bytesAfter, bytesFreed: bytesBefore - bytesAfter, invalidLines, text: out };
+  return { entries: messageLines.length, rewrittenEntries, payloads, bytesBefore, bytesAfter, bytesFreed: bytesBefore - bytesAfter, invalidLines, text: out, bytes };
+}
+
+function splitLines(raw: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let start = 0;
+  for (let nl = raw.indexOf(0x0a); nl >= 0; nl = raw.indexOf(0x0a, start)) {
+    out.push(raw.subarray(start, nl));
+    start = nl + 1;
+  }
+  out.push(raw.subarray(start));
+  return out;
+}
+
+function joinLines(lines: Buffer[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const [i, line] of lines.entries()) parts.push(i > 0 ? Buffer.concat([NEWLINE, line]) : line);
+  return Buffer.concat(parts);
+}
+
+const NEWLINE = Buffer.from("\n");
+
+/** `line` with the JSON values at each path replaced by the given strings; every other byte kept. */
+function spliceValues(line: Buffer, edits: Array<{ path: JsonStep[]; value: string }>): Buffer {
+  const latin1 = line.toString("latin1");
+  const spans = edits.map((e) => ({ ...findJsonValueSpan(latin1, e.path), value: e.value })).sort((a, b) => b.start - a.start);
+  let out = line;
+  for (const span of spans) out = Buffer.concat([out.subarray(0, span.start), Buffer.from(JSON.stringify(span.value), "utf8"), out.subarray(span.end)]);
+  return out;
 }
 
 /**

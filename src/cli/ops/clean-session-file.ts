@@ -1,16 +1,18 @@
 import { promises as fsp } from "node:fs";
+import path from "node:path";
 import type { ArtifactStore } from "../../artifacts/store-types.js";
 import { handleForBytes } from "../../artifacts/handle.js";
 import { errorMessage, isLedgerError, LedgerError } from "../../errors.js";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
 import type { AgentSettings } from "../../config/schema.js";
 import { detectFormat } from "../../results/detect-format.js";
+import { recordTranscriptReferences } from "../../state/reference-index.js";
 import { planClean, type CleanPlan, type PlanCleanOptions, type Stubber } from "./clean-jsonl.js";
 import { inspectHostLock, withHostLock } from "./host-session-lock.js";
 import { cliStub } from "./stub-text.js";
 
 /** Outcome of cleaning one session file: the plan's figures (without the new text) plus what happened. */
-export interface CleanFileResult extends Omit<CleanPlan, "text" | "invalidLines"> {
+export interface CleanFileResult extends Omit<CleanPlan, "text" | "bytes" | "invalidLines"> {
   file: string;
   status: "planned" | "cleaned" | "unchanged" | "refused" | "failed";
   /** Why it was refused or failed. */
@@ -58,18 +60,21 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
         const handle = handleForBytes(payload);
         return { handle, stub: cliStub(handle, payload, info, options.settings) };
       };
-      const plan = await planClean(await fsp.readFile(file, "utf8"), stub, options);
+      const plan = await planClean(await fsp.readFile(file), stub, options);
       const note = lock?.held ? { reason: `held by ${lock.pid !== null ? `pid ${lock.pid}` : "an unknown process"}: a real clean is refused without --force` } : {};
       return { ...empty, ...withoutText(plan), ...note, status: plan.rewrittenEntries > 0 ? "planned" : "unchanged" };
     }
     const run = async (): Promise<CleanFileResult> => {
-      const original = await fsp.readFile(file, "utf8");
+      // Bytes, not text: decoding would turn invalid UTF-8 (a lone surrogate written by the host) into U+FFFD on every line.
+      const original = await fsp.readFile(file);
       const plan = await planClean(original, stashingStubber(options.store, options.agentId, options.settings), options);
       if (plan.rewrittenEntries === 0) return { ...empty, ...withoutText(plan), status: "unchanged" };
       const stamp = new Date((options.now ?? Date.now)()).toISOString().replace(/[:.]/g, "-");
       const backup = `${file}.bak-${stamp}`;
       await writeFileAtomic(backup, original);
-      await writeFileAtomic(file, plan.text);
+      // Write-ahead: gc keeps what the cleaned transcript cites (and re-scans it) as long as the transcript exists.
+      await recordTranscriptReferences(path.dirname(options.store.root), file, plan.payloads.map((p) => p.handle));
+      await writeFileAtomic(file, plan.bytes);
       return { ...empty, ...withoutText(plan), status: "cleaned", backup };
     };
     // With --force past a live holder, or past a stale lock, the host's lock cannot be taken: go without it.
@@ -95,7 +100,7 @@ function stashingStubber(store: ArtifactStore, agentId: string, settings: CleanF
   };
 }
 
-function withoutText<T extends { text: string }>(plan: T): Omit<T, "text"> {
-  const { text: _text, ...rest } = plan;
+function withoutText<T extends { text: string; bytes: Buffer }>(plan: T): Omit<T, "text" | "bytes"> {
+  const { text: _text, bytes: _bytes, ...rest } = plan;
   return rest;
 }

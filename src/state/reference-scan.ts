@@ -1,0 +1,171 @@
+import { createReadStream, promises as fsp } from "node:fs";
+import path from "node:path";
+import { zstdDecompressSync } from "node:zlib";
+import { createArtifactStore } from "../artifacts/store.js";
+import { LedgerError } from "../errors.js";
+import { decodeSegment, LEDGER_DIR_NAME } from "./paths.js";
+import { readReferenceIndex, REFERENCE_INDEX_FILE } from "./reference-index.js";
+
+const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
+const HANDLE_CHARS = "ledger:v1:sha256:".length + 64;
+/** Artifact kinds whose content may cite other artifacts (packs name `previous` and `artifacts`; stripped parts hold pointers). */
+const CITING_KINDS = new Set(["checkpoint", "schema", "field"]);
+
+/** What {@link collectReferences} found. */
+export interface ReferenceScan {
+  handles: Set<string>;
+  /** Sources that exist but could not be read: their references are unknown. */
+  unreadable: Array<{ source: string; reason: string }>;
+  /** Host transcripts re-scanned (index records and the agent's session folder). */
+  transcriptsScanned: number;
+}
+
+/**
+ * Every handle one agent's state cites, for `artifact gc`: all ledger files
+ * of the agent (sessions, summaries, capture records; the store excluded),
+ * the reference index with each recorded host transcript re-scanned, the
+ * host's own transcripts of the agent (JSONL on 2026.4, the SQLite
+ * `transcript_events` on 2026.9, rows zstd-compressed or not), and,
+ * transitively, what checkpoint packs and stripped parts cite. Files of any
+ * size are scanned (streamed). Sources that cannot be read are listed.
+ */
+export async function collectReferences(agentDir: string): Promise<ReferenceScan> {
+  const found = new Set<string>();
+  const unreadable: ReferenceScan["unreadable"] = [];
+  const fail = (source: string, err: unknown) => unreadable.push({ source, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
+  const artifacts = path.join(agentDir, "artifacts");
+
+  const walk = async (dir: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await fsp.readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") fail(dir, err);
+      return;
+    }
+    for (const e of entries) {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (full !== artifacts) await walk(full);
+      } else if (e.isFile() && !(dir === agentDir && e.name === REFERENCE_INDEX_FILE)) {
+        // A file gone since the listing (a temp file renamed into place) cites nothing any more.
+        await scanFile(full, found).catch((err) => (err as NodeJS.ErrnoException).code === "ENOENT" || fail(full, err));
+      }
+    }
+  };
+  await walk(agentDir);
+
+  // Recorded transcripts: kept while the transcript exists, and re-scanned as a check.
+  const transcripts = new Set<string>();
+  try {
+    for (const record of await readReferenceIndex(agentDir)) {
+      const exists = await fsp.stat(record.path).then(
+        () => true,
+        (err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? false : (fail(record.path, err), true)),
+      );
+      if (!exists) continue;
+      for (const h of record.handles) found.add(h);
+      transcripts.add(record.path);
+    }
+  } catch (err) {
+    fail(path.join(agentDir, REFERENCE_INDEX_FILE), err);
+  }
+  for (const file of await hostTranscripts(agentDir, fail)) transcripts.add(file);
+  for (const file of transcripts) {
+    if (file.endsWith(".sqlite")) scanSqlite(file, found, fail);
+    else await scanFile(file, found).catch((err) => (err as NodeJS.ErrnoException).code === "ENOENT" || fail(file, err));
+  }
+
+  // Packs and stripped parts cite more artifacts: follow them to the end of every chain.
+  const store = createArtifactStore({ root: artifacts });
+  const queue = [...found];
+  const seen = new Set<string>();
+  while (queue.length > 0) {
+    const handle = queue.pop() as string;
+    if (seen.has(handle)) continue;
+    seen.add(handle);
+    const meta = await store.tryReadMeta(handle).catch(() => undefined);
+    if (!meta || !CITING_KINDS.has(meta.kind)) continue;
+    let text: string;
+    try {
+      text = await store.readText(handle);
+    } catch (err) {
+      fail(`artifact ${handle} (${meta.kind})`, err);
+      continue;
+    }
+    for (const m of text.matchAll(HANDLE_IN_TEXT)) {
+      if (!found.has(m[0])) {
+        found.add(m[0]);
+        queue.push(m[0]);
+      }
+    }
+  }
+  return { handles: found, unreadable, transcriptsScanned: transcripts.size };
+}
+
+/**
+ * {@link collectReferences} for gc: throws `io_failed` naming every source
+ * that could not be read (deleting then could remove what it cites).
+ */
+export async function scanReferencedHandles(agentDir: string): Promise<Set<string>> {
+  const scan = await collectReferences(agentDir);
+  if (scan.unreadable.length > 0) {
+    const list = scan.unreadable.map((u) => `${u.source} (${u.reason})`).join(", ");
+    throw new LedgerError("io_failed", `Expected every source that may cite an artifact to be readable before gc deletes anything, got ${scan.unreadable.length} unreadable: ${list}; fix their permissions or move them away, then run gc again`);
+  }
+  return scan.handles;
+}
+
+/** The host's transcripts of this agent, when the ledger root sits in the host's state dir (`<state>/context-ledger`). */
+async function hostTranscripts(agentDir: string, fail: (source: string, err: unknown) => void): Promise<string[]> {
+  const ledgerRoot = path.dirname(path.dirname(agentDir));
+  if (path.basename(ledgerRoot) !== LEDGER_DIR_NAME) return [];
+  const hostAgent = path.join(path.dirname(ledgerRoot), "agents", decodeSegment(path.basename(agentDir)));
+  const out: string[] = [];
+  const sessions = path.join(hostAgent, "sessions");
+  try {
+    for (const name of await fsp.readdir(sessions)) if (name.endsWith(".jsonl")) out.push(path.join(sessions, name));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") fail(sessions, err);
+  }
+  const sqlite = path.join(hostAgent, "agent", "openclaw-agent.sqlite");
+  if (await fsp.stat(sqlite).then(() => true, () => false)) out.push(sqlite);
+  return out;
+}
+
+async function scanFile(file: string, found: Set<string>): Promise<void> {
+  let carry = "";
+  for await (const chunk of createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 })) {
+    const text = carry + (chunk as string);
+    for (const m of text.matchAll(HANDLE_IN_TEXT)) found.add(m[0]);
+    carry = text.slice(-(HANDLE_CHARS - 1));
+  }
+}
+
+/** The 2026.9 transcript store: every text or blob cell of `transcript_events`, zstd frames decompressed. */
+function scanSqlite(file: string, found: Set<string>, fail: (source: string, err: unknown) => void): void {
+  let db: import("node:sqlite").DatabaseSync | undefined;
+  try {
+    // Loaded lazily: node:sqlite exists from Node 22.5 and warns as experimental on some lines.
+    const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite");
+    db = new DatabaseSync(file, { readOnly: true });
+    for (const row of db.prepare("SELECT * FROM transcript_events").iterate()) {
+      for (const cell of Object.values(row as Record<string, unknown>)) {
+        const text = typeof cell === "string" ? cell : cell instanceof Uint8Array ? blobText(cell) : undefined;
+        if (text) for (const m of text.matchAll(HANDLE_IN_TEXT)) found.add(m[0]);
+      }
+    }
+  } catch (err) {
+    fail(`${file} (transcript_events)`, err);
+  } finally {
+    db?.close();
+  }
+}
+
+const ZSTD_MAGIC = 0xfd2fb528;
+
+function blobText(blob: Uint8Array): string {
+  const buf = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
+  if (buf.length >= 4 && buf.readUInt32LE(0) === ZSTD_MAGIC) return zstdDecompressSync(buf).toString("utf8");
+  return buf.toString("utf8");
+}

@@ -1,0 +1,38 @@
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { assistant, createTestEngine, user } from "../support/engine-harness.js";
+
+async function listFiles(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const name of await fsp.readdir(dir, { recursive: true })) {
+    const file = path.join(dir, String(name));
+    const st = await fsp.stat(file);
+    if (st.isFile() && !file.endsWith(".lock") && !file.includes(`${path.sep}logs${path.sep}`)) out.set(file, (await fsp.readFile(file)).toString("base64"));
+  }
+  return out;
+}
+
+describe("compact() that answers not_smaller", () => {
+  it("saves no summary and seals no checkpoint (the state on disk is unchanged)", async () => {
+    const t = await createTestEngine({ summary: { maxInjectedChars: 4_000 } });
+    const s = { sessionId: "s-ns", sessionKey: "agent:main:not-smaller" };
+    // Many one-word turns: whatever leaves the window costs less than the summary lines that would replace it.
+    const messages: unknown[] = [];
+    for (let i = 0; i < 60; i++) messages.push(user(`q${i}`), assistant(`a${i}`));
+    await t.engine.assemble({ ...s, messages, tokenBudget: 3_000 });
+    await t.rt.sessions.flush();
+    const before = await listFiles(t.dir);
+    const artifactsBefore: string[] = [];
+    for await (const m of t.rt.store("main").list()) artifactsBefore.push(m.handle);
+    const r = (await t.engine.compact({ ...s, force: true, tokenBudget: 3_000 })) as { compacted: boolean; reason?: string };
+    expect(r).toMatchObject({ compacted: false, reason: "not_smaller" });
+    const artifactsAfter: string[] = [];
+    for await (const m of t.rt.store("main").list()) artifactsAfter.push(m.handle);
+    expect(artifactsAfter).toEqual(artifactsBefore);
+    const after = await listFiles(t.dir);
+    const changed = [...after.keys()].filter((f) => before.get(f) !== after.get(f) && !f.endsWith("state.json"));
+    expect(changed).toEqual([]);
+    await t.cleanup();
+  });
+});
