@@ -1,4 +1,5 @@
-// Renders the results JSON as docs/benchmarks.md and the SVG charts in docs/bench/.
+// Renders the results JSON as docs/benchmarks.md and the SVG charts in docs/bench/
+// (only on `npm run bench -- --write-docs` or `--report-only FILE`).
 import { mkdir, writeFile } from "node:fs/promises";
 import { lineChart } from "./lib/svg.mjs";
 import { fmtInt } from "./lib/stats.mjs";
@@ -207,6 +208,17 @@ export async function writeReport(results, { docsDir }) {
   if (results.store) out.push("## 5. Artifact store", "", ...storeSection(results.store), "");
   if (results.memory) out.push("## 6. Memory", "", ...memorySection(results.memory), "");
   if (results.continuity) out.push("## 7. Continuity", "", ...continuitySection(results.continuity), "");
-  out.push("## Reproduce", "", "```sh", "npm run bench            # build, run everything, rewrite this page", "node bench/run.mjs --only latency,counting   # a subset (results JSON and this page are still rewritten)", "```", "");
+  out.push(
+    "## Reproduce",
+    "",
+    "```sh",
+    "npm run bench                       # build, run everything; results in .bench/results/ (git-ignored), docs untouched",
+    "npm run bench -- --quick            # smaller inputs, a smoke run (never written into the docs)",
+    "npm run bench -- --only latency,counting   # a subset, merged into the same day's results",
+    "npm run bench -- --write-docs       # also rewrite this page, its charts and bench/results/<date>.json",
+    "npm run bench -- --help             # every option",
+    "```",
+    "",
+  );
   await writeFile(new URL("benchmarks.md", docsDir), out.join("\n"));
 }

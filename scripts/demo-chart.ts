@@ -50,7 +50,7 @@ export function niceTicks(max: number, target = 5): number[] {
 }
 
 const MARK_STYLE: Record<ChartMark["kind"], { color: string; shape: (x: number, y: number) => string; word: string }> = {
-  reset: { color: "#c62828", word: "reset", shape: (x, y) => `<path d="M${x - 6},${y - 6}L${x + 6},${y + 6}M${x - 6},${y + 6}L${x + 6},${y - 6}" stroke="#c62828" stroke-width="3"/>` },
+  reset: { color: "#c62828", word: "session reset", shape: (x, y) => `<path d="M${x - 6},${y - 6}L${x + 6},${y + 6}M${x - 6},${y + 6}L${x + 6},${y - 6}" stroke="#c62828" stroke-width="3"/>` },
   compaction: { color: "#ef6c00", word: "compaction", shape: (x, y) => `<path d="M${x},${y - 8}L${x + 7},${y + 5}L${x - 7},${y + 5}Z" fill="none" stroke="#ef6c00" stroke-width="2"/>` },
   clamped: { color: "#6a1b9a", word: "output clamped", shape: (x, y) => `<rect x="${x - 5}" y="${y - 5}" width="10" height="10" transform="rotate(45 ${x} ${y})" fill="none" stroke="#6a1b9a" stroke-width="2"/>` },
 };
@@ -65,14 +65,15 @@ export function lineChart(o: LineChartOptions): string {
   const maxX = Math.max(minX + 1, ...xs);
   const ticks = niceTicks(Math.max(o.ref?.y ?? 0, ...o.series.flatMap((s) => s.points.map((p) => p.y))) * 1.04);
   const maxY = ticks.at(-1) ?? 1;
-  const x = (v: number) => pad.l + ((v - minX) / (maxX - minX)) * (w - pad.l - pad.r);
-  const y = (v: number) => h - pad.b - (v / maxY) * (h - pad.t - pad.b);
+  const r1 = (v: number) => Math.round(v * 10) / 10;
+  const x = (v: number) => r1(pad.l + ((v - minX) / (maxX - minX)) * (w - pad.l - pad.r));
+  const y = (v: number) => r1(h - pad.b - (v / maxY) * (h - pad.t - pad.b));
   const parts: string[] = [];
   parts.push(`<text x="${pad.l}" y="18" font-size="15" font-weight="bold">${esc(o.title)}</text>`);
-  if (o.ref && o.ref.y < maxY) {
+  if (o.ref?.above && o.ref.y < maxY) {
     const ry = y(o.ref.y);
     parts.push(`<rect x="${pad.l}" y="${pad.t}" width="${w - pad.l - pad.r}" height="${ry - pad.t}" fill="#c62828" fill-opacity="0.06"/>`);
-    if (o.ref.above) parts.push(`<text x="${w - pad.r + 8}" y="${pad.t + 12}" font-size="11" fill="#c62828">${esc(o.ref.above)}</text>`);
+    parts.push(`<text x="${w - pad.r + 8}" y="${pad.t + 12}" font-size="11" fill="#c62828">${esc(o.ref.above)}</text>`);
   }
   for (const t of ticks) {
     parts.push(`<line x1="${pad.l}" x2="${w - pad.r}" y1="${y(t)}" y2="${y(t)}" stroke="#e4e4e4"/>`);

@@ -34,6 +34,8 @@ export interface DemoOptions {
   serial: boolean;
   /** Skip `tsc` (dist/ is already built). */
   build: boolean;
+  /** Re-render the report from a saved JSON instead of running (no host). */
+  rerender?: string;
   /** Keep the temporary host state (for debugging). */
   keepTemp: boolean;
   prices: Prices;
@@ -84,6 +86,7 @@ Options:
   --serial           run the two engines one after the other (default: at the same time)
   --no-build         do not run tsc first (dist/ is current)
   --keep-temp        keep the temporary host state and print where it is
+  --rerender FILE    rewrite the report from a saved FILE.json (no host, nothing runs)
   --base-url URL     a real OpenAI-compatible endpoint instead of the mock (needs --model)
   --model ID         model id at --base-url (default ${DEMO_DEFAULTS.model})
   --api-key KEY      key for --base-url (default $OPENAI_API_KEY)
@@ -134,6 +137,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoCommand {
         serial: { type: "boolean" },
         build: { type: "boolean" },
         "keep-temp": { type: "boolean" },
+        rerender: { type: "string" },
         "base-url": { type: "string" },
         model: { type: "string" },
         "api-key": { type: "string" },
@@ -167,6 +171,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoCommand {
       prices: parsePrices(values.price as string | undefined),
       model: (values.model as string | undefined) ?? DEMO_DEFAULTS.model,
       ...(baseUrl !== undefined ? { baseUrl } : {}),
+      ...(values.rerender !== undefined ? { rerender: values.rerender as string } : {}),
       ...(values["api-key"] !== undefined ? { apiKey: values["api-key"] as string } : {}),
     };
     return { kind: "run", options };

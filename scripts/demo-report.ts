@@ -27,7 +27,7 @@ export interface DemoRow {
   artifacts: number;
   /** Sessions the host reset this turn. */
   resets: number;
-  /** Compaction attempts this turn (host overflow retries, host compactions, context-ledger paydowns). */
+  /** The host's compaction work this turn: overflow retries, compactions, summary requests. */
   compactions: number;
   /** What happened, in words (resets, retries, clamped requests ...). */
   notes: string[];
@@ -116,10 +116,11 @@ export function renderDemoReport(input: DemoReportInput): string {
     ref: { y: input.contextWindow, label: `window ${fmt(input.contextWindow)} tokens`, above: "over the window" },
   });
   const transcript = lineChart({
-    title: "What the host stores: the active session's raw transcript",
+    title: "What the host keeps: the active session's raw transcript",
     xLabel: "turn",
-    yLabel: "transcript size (KB)",
-    series: series((r) => r.rawBytes / 1024, true),
+    yLabel: "raw transcript (tokens of its messages)",
+    series: series((r) => r.rawTokens ?? 0, true),
+    ref: { y: input.contextWindow, label: `window ${fmt(input.contextWindow)} tokens` },
   });
   const rows = input.engines.flatMap((e) => e.rows).sort((a, b) => a.turn - b.turn || a.engine.localeCompare(b.engine));
   const tr = rows
@@ -136,8 +137,8 @@ export function renderDemoReport(input: DemoReportInput): string {
 <ul>${headline(input).map(li).join("")}</ul>
 <h2>Prompt per turn</h2>
 ${prompts}
-<p>Marks: <b>reset</b> = the host gave up on the session and started a new one (its reply to the user is a reset notice, not an answer); <b>compaction</b> = the host retried after an overflow, compacted, or context-ledger paid the transcript down; <b>output clamped</b> = a request whose <code>max_completion_tokens</code>/<code>max_tokens</code> was below ${fmt(input.maxTokens)}.</p>
-<h2>Raw transcript per turn</h2>
+<p>Marks: <b>reset</b> = the host gave up on the session and started a new one (its reply to the user is a reset notice, not an answer); <b>compaction</b> = the host retried after an overflow, compacted, or asked the model for a summary; <b>output clamped</b> = a request whose <code>max_completion_tokens</code>/<code>max_tokens</code> was below ${fmt(input.maxTokens)}.</p>
+<h2>Raw transcript per turn</h2>\n<p>The host sizes this for its overflow precheck on 2026.4.24: past the window it compacts, and when compaction cannot shrink it, resets the session. context-ledger's prompt above stays bounded while this grows; a reset shows as a drop to a new, empty session.</p>
 ${transcript}
 <h2>Cost</h2>
 <ul>${formatCost(input.engines, input.prices).map(li).join("")}</ul>

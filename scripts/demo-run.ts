@@ -123,6 +123,9 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     const hostCompacted = signalDelta(signals, signalsBefore, "compactionSucceeded");
     const ledgerCompacted = fresh.filter((e) => (e.op === "compact" && e.compacted === true) || (e.op === "paydown" && e.changed === true)).length;
     const summaryRequests = turnCosts.filter((c) => c.noTools).length;
+    if (process.env.CONTEXT_LEDGER_DEMO_DEBUG === "1") {
+      for (const r of requests.filter((q) => q.toolNames.length === 0)) ctx.say(`turn ${turn}: request without tools, last message: ${JSON.stringify(r.lastMessage).slice(0, 300)}`);
+    }
     const allowances = turnCosts.map((c) => c.allowance).filter((a): a is number => a !== null);
     const clamped = allowances.filter((a) => a < options.maxTokens);
     signalsBefore = signals;
@@ -147,7 +150,8 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
       debtTokens: null,
       artifacts: artifacts.count,
       resets,
-      compactions: overflow + hostCompacted + ledgerCompacted + (overflow + hostCompacted === 0 ? summaryRequests : 0),
+      // The host's own compaction work (context-ledger's transcript paydown is maintenance, listed in notes).
+      compactions: overflow + hostCompacted + (overflow + hostCompacted === 0 ? summaryRequests : 0),
       notes,
       ms: Math.round(sent.ms),
     };

@@ -7,14 +7,14 @@
  * the options. Ctrl-C stops every child process group and removes the temp folder.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureHost, fenceStageInstallRoot, hostPackageDir, NODE_BIN_DIR, REPO_ROOT, type HostVersion } from "../test/host/host-install.js";
 import { stopAllGroups, liveGroupPids } from "../test/host/processes.js";
 import { loadTokenCounter } from "../test/host/token-count.js";
 import { DEMO_HELP, parseDemoArgs, type DemoHost, type DemoOptions } from "./demo-cli.js";
-import { formatCost, formatTable, headline, renderDemoReport } from "./demo-report.js";
+import { formatCost, formatTable, headline, renderDemoReport, type DemoReportInput } from "./demo-report.js";
 import { fillDebt, runEngine, type EngineRun } from "./demo-run.js";
 import { stagePlugin } from "./stage-plugin.js";
 
@@ -28,6 +28,13 @@ if (command.kind === "error") {
   process.exit(2);
 }
 const options: DemoOptions = command.options;
+if (options.rerender) {
+  const saved = JSON.parse(readFileSync(options.rerender, "utf8")) as DemoReportInput;
+  const out = path.resolve(process.argv.includes("--out") ? options.out : options.rerender.replace(/\.json$/i, "") + ".html");
+  writeFileSync(out, renderDemoReport(saved));
+  console.log(`report: ${path.relative(process.cwd(), out) || out} (re-rendered from ${options.rerender})`);
+  process.exit(0);
+}
 const started = Date.now();
 const stamp = () => `[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s]`;
 let lastLine = Date.now();

@@ -131,10 +131,10 @@ describe("demo report", () => {
   it("annotates resets, compactions and clamped output in the chart, with units and separators", () => {
     const html = renderDemoReport(input);
     expect(html).toContain("prompt tokens (exact o200k_base count)");
-    expect(html).toContain("transcript size (KB)");
+    expect(html).toContain("raw transcript (tokens of its messages)");
     expect(html).toContain("window 32,000 tokens");
     expect(html).toContain("over the window");
-    expect(html).toMatch(/<title>legacy, turn 3: session reset ×1, 3 overflow retries<\/title>.*>reset<\/text>/s);
+    expect(html).toMatch(/<title>legacy, turn 3: session reset ×1, 3 overflow retries<\/title>.*>session reset<\/text>/s);
     expect(html).toMatch(/>compaction<\/text>/);
     expect(html).toMatch(/<title>legacy, turn 2: 2 requests clamped \(min 812 of 4,096 output tokens\)<\/title>.*>output clamped<\/text>/s);
     // y ticks are round: 0, 10,000 ... 40,000 for a 38,765-token peak
