@@ -135,7 +135,8 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     if (overflow > 0) notes.push(`${overflow} overflow retr${overflow === 1 ? "y" : "ies"}`);
     if (failed > 0) notes.push("host compaction failed");
     if (hostCompacted > 0) notes.push(`host compacted ×${hostCompacted}`);
-    if (summaryRequests > 0) notes.push(`${summaryRequests} summary request${summaryRequests === 1 ? "" : "s"}`);
+    // Requests without tools are the host asking for a compaction summary ("a structured context checkpoint summary" on 2026.4.24).
+    if (summaryRequests > 0) notes.push(`${summaryRequests} compaction summary request${summaryRequests === 1 ? "" : "s"}`);
     if (ledgerCompacted > 0) notes.push(`transcript paid down ×${ledgerCompacted}`);
     if (clamped.length > 0) notes.push(`${clamped.length} request${clamped.length === 1 ? "" : "s"} clamped (min ${Math.min(...clamped).toLocaleString("en-US")} of ${options.maxTokens.toLocaleString("en-US")} output tokens)`);
     const row: DemoRow = {

@@ -7,7 +7,7 @@
  * the options. Ctrl-C stops every child process group and removes the temp folder.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureHost, fenceStageInstallRoot, hostPackageDir, NODE_BIN_DIR, REPO_ROOT, type HostVersion } from "../test/host/host-install.js";
@@ -104,9 +104,22 @@ function build(): Promise<void> {
   });
 }
 
+/** True when dist/index.js is newer than index.ts, every src/ file, the tsconfigs and package.json. */
+function distIsCurrent(): boolean {
+  const built = path.join(REPO_ROOT, "dist", "index.js");
+  if (!existsSync(built)) return false;
+  const builtAt = statSync(built).mtimeMs;
+  const sources = ["index.ts", "package.json", "tsconfig.json", "tsconfig.build.json", "openclaw.plugin.json", ...readdirSync(path.join(REPO_ROOT, "src"), { recursive: true }).map((f) => path.join("src", String(f)))];
+  return sources.every((f) => {
+    const full = path.join(REPO_ROOT, f);
+    return !existsSync(full) || statSync(full).mtimeMs <= builtAt;
+  });
+}
+
 async function main(): Promise<void> {
   say(`context-ledger demo: OpenClaw ${options.host}, ${options.turns} turns, window ${options.window.toLocaleString("en-US")} tokens, exec printing ${options.output.toLocaleString("en-US")} chars + a ${options.answer.toLocaleString("en-US")}-char answer each turn${options.baseUrl ? `, model ${options.model} at ${options.baseUrl}` : ", offline mock model"} (--help for options)`);
-  if (options.build) {
+  if (options.build && distIsCurrent()) say("dist/ is newer than every source file: no build needed");
+  else if (options.build) {
     say("building the plugin (tsc) ...");
     await build();
     say("built dist/");
@@ -127,7 +140,14 @@ async function main(): Promise<void> {
   const installRoot = installed.stageDir ? await fenceStageInstallRoot(installed.stageDir, realpathSync(installed.packageDir), host) : undefined;
   options.host = host;
   say(`OpenClaw ${host} ready (${path.relative(REPO_ROOT, installed.packageDir) || installed.packageDir})`);
-  const counter = await loadTokenCounter();
+  // Transcripts and requests repeat the same texts turn after turn: count each distinct text once.
+  const exact = await loadTokenCounter();
+  const seen = new Map<string, number>();
+  const counter = (text: string): number => {
+    let n = seen.get(text);
+    if (n === undefined) seen.set(text, (n = exact(text)));
+    return n;
+  };
   const staged = await stagePlugin();
   cleanups.push(() => staged.cleanup());
 
