@@ -131,7 +131,7 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     signalsBefore = signals;
 
     const notes: string[] = [];
-    if (resets > 0) notes.push(`session reset ×${resets}`);
+    if (resets > 0) notes.push(`session reset ×${resets}${requests.length === 0 ? " (no model call: the reply was the host's reset notice)" : ""}`);
     if (overflow > 0) notes.push(`${overflow} overflow retr${overflow === 1 ? "y" : "ies"}`);
     if (failed > 0) notes.push("host compaction failed");
     if (hostCompacted > 0) notes.push(`host compacted ×${hostCompacted}`);

@@ -3,11 +3,17 @@
  * the cost accounting, and what the report shows given rows with a reset, a
  * compaction and clamped requests (annotations, round ticks, thousands separators).
  */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { DEMO_DEFAULTS, DEMO_HELP, DEMO_HOSTS, parseDemoArgs } from "../../scripts/demo-cli.js";
 import { niceTicks } from "../../scripts/demo-chart.js";
 import { commonPrefixLength, costTotals, memoCounter, requestCost } from "../../scripts/demo-cost.js";
 import { formatCost, formatTable, headline, renderDemoReport, type DemoRow, type EngineSummary } from "../../scripts/demo-report.js";
+import { measureTranscript } from "../../scripts/demo-transcript.js";
 import { HOST_LINES } from "../host/host-install.js";
 
 describe("demo command line", () => {
@@ -156,5 +162,61 @@ describe("demo report", () => {
     const cost = formatCost([legacy], input.prices);
     expect(cost[0]).toBe("legacy: 1,234,567 prompt tokens in 6 requests (1,000,000 cached, 234,567 uncached) + 12,345 output = $1.07");
     expect(cost[1]).toMatch(/US\$ 2 per million uncached input tokens, 0.5 cached, 8 output/);
+  });
+});
+
+describe("demo transcript measurement (no host)", () => {
+  const count = (text: string) => text.length;
+  const event = (role: string, text: string) => JSON.stringify({ type: "message", message: { role, content: [{ type: "text", text }] } });
+
+  it("reads the active session's JSONL (2026.4.24 layout)", async () => {
+    const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
+    try {
+      const dir = path.join(state, "agents", "main", "sessions");
+      await mkdir(dir, { recursive: true });
+      const lines = [JSON.stringify({ type: "session", id: "s2" }), event("user", "hello"), event("toolResult", "x".repeat(100))];
+      await writeFile(path.join(dir, "s1.jsonl"), `${event("user", "old session before the reset")}\n`);
+      await writeFile(path.join(dir, "s2.jsonl"), `${lines.join("\n")}\n`);
+      await writeFile(path.join(dir, "sessions.json"), JSON.stringify({ "agent:main:main": { sessionId: "s2" } }));
+      const size = await measureTranscript(state, "agent:main:main", count);
+      expect(size).toEqual({ store: "jsonl", bytes: Buffer.byteLength(`${lines.join("\n")}\n`), messages: 2, tokens: 5 + 4 + 100 + 4 });
+    } finally {
+      await rm(state, { recursive: true, force: true });
+    }
+  });
+
+  it("reads the active session window's transcript_events, zstd rows included (2026.9.x layout)", async () => {
+    const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
+    try {
+      const dir = path.join(state, "agents", "main", "agent");
+      await mkdir(dir, { recursive: true });
+      const db = new DatabaseSync(path.join(dir, "openclaw-agent.sqlite"));
+      db.exec("CREATE TABLE session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, created_at INTEGER NOT NULL)");
+      db.exec("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, PRIMARY KEY (session_id, seq))");
+      db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("old", "agent:main:main", 1);
+      db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("new", "agent:main:main", 2);
+      db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("memo", "agent:main:internal-session-effects:1", 3);
+      const plain = event("user", "hi");
+      const big = event("tool", "y".repeat(1_000));
+      const insert = db.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, ?, ?, ?)");
+      insert.run("old", 1, event("user", "before the reset"), 1, null, null);
+      insert.run("new", 1, plain, 2, null, null);
+      insert.run("new", 2, null, 2, zlib.zstdCompressSync(Buffer.from(big)), Buffer.byteLength(big));
+      insert.run("memo", 1, event("user", "internal"), 3, null, null);
+      db.close();
+      const size = await measureTranscript(state, "agent:main:main", count);
+      expect(size).toEqual({ store: "sqlite", bytes: Buffer.byteLength(plain) + Buffer.byteLength(big), messages: 2, tokens: 2 + 4 + 1_000 + 4 });
+    } finally {
+      await rm(state, { recursive: true, force: true });
+    }
+  });
+
+  it("reads as empty, not an error, when there is no transcript yet", async () => {
+    const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
+    try {
+      expect(await measureTranscript(state, "agent:main:main", count)).toEqual({ bytes: 0, tokens: 0, messages: 0, store: "none" });
+    } finally {
+      await rm(state, { recursive: true, force: true });
+    }
   });
 });
