@@ -101,7 +101,7 @@ export function lineChart(o: LineChartOptions): string {
         const px = x(p.x);
         const py = y(p.y) - 14 - mi * 18 - si * 4;
         const style = MARK_STYLE[m.kind];
-        parts.push(`<g><title>${esc(m.label)}</title>${style.shape(px, py)}<text x="${px + 10}" y="${py + 4}" font-size="10" fill="${style.color}">${esc(style.word)}</text></g>`);
+        parts.push(`<g><title>${esc(m.label)}</title>${style.shape(px, py)}<text x="${px + 10}" y="${py + 4}" font-size="10" fill="${style.color}" stroke="#fff" stroke-width="3" paint-order="stroke">${esc(style.word)}</text></g>`);
       });
     }
     const last = s.points.at(-1);
