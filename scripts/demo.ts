@@ -46,6 +46,12 @@ const say = (line: string) => {
 // Everything temporary (host state, staged plugin, the host's own temp files) lives in one folder.
 const tempRoot = mkdtempSync(path.join(os.tmpdir(), "context-ledger-demo-"));
 process.env.TMPDIR = tempRoot;
+// Host processes cache their compiled code in <tmpdir>/node-compile-cache by default, and every host
+// env has a fresh TMPDIR: point them at one cache under .cache/ so each gateway and CLI call after
+// the first run skips recompiling the host's modules.
+process.env.NODE_COMPILE_CACHE ??= path.join(REPO_ROOT, ".cache", "node-compile-cache");
+// The harness's env.cleanup() keeps each host state when this is set.
+if (options.keepTemp) process.env.CONTEXT_LEDGER_KEEP_HOST_TMP = "1";
 const cleanups: (() => Promise<void>)[] = [];
 let stopping = false;
 let tsc: ChildProcess | undefined;
@@ -117,7 +123,7 @@ function distIsCurrent(): boolean {
 }
 
 async function main(): Promise<void> {
-  say(`context-ledger demo: OpenClaw ${options.host}, ${options.turns} turns, window ${options.window.toLocaleString("en-US")} tokens, exec printing ${options.output.toLocaleString("en-US")} chars + a ${options.answer.toLocaleString("en-US")}-char answer each turn${options.baseUrl ? `, model ${options.model} at ${options.baseUrl}` : ", offline mock model"} (--help for options)`);
+  say(`context-ledger demo: OpenClaw ${options.host}, ${options.turns} turn${options.turns === 1 ? "" : "s"}, window ${options.window.toLocaleString("en-US")} tokens, exec printing ${options.output.toLocaleString("en-US")} chars + a ${options.answer.toLocaleString("en-US")}-char answer each turn${options.baseUrl ? `, model ${options.model} at ${options.baseUrl}` : ", offline mock model"} (--help for options)`);
   if (options.build && distIsCurrent()) say("dist/ is newer than every source file: no build needed");
   else if (options.build) {
     say("building the plugin (tsc) ...");
@@ -149,7 +155,7 @@ async function main(): Promise<void> {
     return n;
   };
   const staged = await stagePlugin();
-  cleanups.push(() => staged.cleanup());
+  if (!options.keepTemp) cleanups.push(() => staged.cleanup());
 
   // 2026.4.24 stages bundled-plugin dependencies at the first gateway start: let one gateway do it alone.
   const firstStage = installRoot !== undefined && !existsSync(path.join(installRoot, "node_modules"));
