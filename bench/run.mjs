@@ -1,10 +1,11 @@
-// `npm run bench`: runs every benchmark in one process (children only where a
-// fresh process is the point), writes bench/results/<date>.json and rewrites
-// docs/benchmarks.md with its SVG charts. Needs `npm run build` first.
-// Options: --only tokens,latency,counting,store,memory,continuity   --quick (smaller, for a smoke run)
-//          --report-only <results.json> (rewrite docs from saved results)
+// `npm run bench`: runs every benchmark in one process (children only where a fresh
+// process is the point), prints each figure against its target, and writes the results
+// JSON into the git-ignored .bench/results/. Only --write-docs touches tracked files
+// (docs/benchmarks.md, docs/bench/*.svg, bench/results/<date>.json). `--help` lists the options.
 import { cpus, loadavg, totalmem } from "node:os";
-import { mkdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { runContinuityBench } from "./continuity.mjs";
 import { runCountingBench } from "./counting.mjs";
 import { runLatencyBench } from "./latency.mjs";
@@ -13,19 +14,81 @@ import { collectTargets, writeReport } from "./report.mjs";
 import { runStoreBench } from "./store.mjs";
 import { runTokensPerTurnBench } from "./tokens-per-turn.mjs";
 
-const args = process.argv.slice(2);
-const only = args.includes("--only") ? new Set(args[args.indexOf("--only") + 1].split(",")) : undefined;
-const quick = args.includes("--quick");
-const wanted = (name) => !only || only.has(name);
+const log = (name) => (line) => console.log(`  [${name}] ${line}`);
 
-if (args.includes("--report-only")) {
-  const { readFile } = await import("node:fs/promises");
-  const saved = JSON.parse(await readFile(args[args.indexOf("--report-only") + 1], "utf8"));
-  await writeReport(saved, { docsDir: new URL("../docs/", import.meta.url) });
-  console.log("docs/benchmarks.md rewritten from", args[args.indexOf("--report-only") + 1]);
+/** Every bench: [key for --only, label, run(quick)]. Adding a bench is one line here. */
+const steps = [
+  ["tokens", "1/4/8 tokens per turn, cache stability, offload ratio", (quick) => runTokensPerTurnBench({ turns: quick ? 40 : 200, log: log("tokens") })],
+  ["latency", "2 assembly latency", (quick) => runLatencyBench({ calls: quick ? 15 : 50, freshReps: quick ? 1 : 5, log: log("latency") })],
+  ["counting", "3 token counting", (quick) => runCountingBench({ sizes: quick ? [10_000, 100_000, 1_000_000] : [10_000, 30_000, 100_000, 300_000, 1_000_000], log: log("counting") })],
+  ["store", "5 artifact store", (quick) => runStoreBench({ gcArtifacts: quick ? 10_000 : 100_000, stashReps: quick ? 10 : 40, fetchReps: quick ? 5 : 15, log: log("store") })],
+  ["memory", "6 memory", (quick) => runMemoryBench({ turns: quick ? 40 : 200, log: log("memory") })],
+  ["continuity", "7 continuity", () => runContinuityBench({ log: log("continuity") })],
+];
+
+const HELP = `npm run bench [-- OPTIONS]      (runs \`npm run build\` first; or node --import ./scripts/register-ts.mjs bench/run.mjs)
+
+Runs the benchmarks and prints every figure beside its target. By default nothing tracked
+changes: the results JSON goes to .bench/results/<date>[-quick].json (git-ignored).
+
+Options:
+  --only KEYS         comma-separated subset: ${steps.map(([k]) => k).join(", ")}
+                      (a partial run merges into the same day's saved results)
+  --quick             smaller inputs (fewer turns, sizes and repetitions) for a smoke run;
+                      its results go to <date>-quick.json and are never written into the docs
+  --write-docs        also rewrite docs/benchmarks.md and docs/bench/*.svg from this run and copy
+                      the results JSON to bench/results/<date>.json (the file the page links to)
+  --report-only FILE  rewrite docs/benchmarks.md and docs/bench/*.svg from saved results; runs nothing
+  --out DIR           where the results JSON goes (default .bench/results)
+  -h, --help          print this help and exit`;
+
+let opts;
+try {
+  ({ values: opts } = parseArgs({
+    args: process.argv.slice(2),
+    strict: true,
+    allowPositionals: false,
+    options: {
+      only: { type: "string" },
+      quick: { type: "boolean" },
+      "write-docs": { type: "boolean" },
+      "report-only": { type: "string" },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  }));
+} catch (err) {
+  console.error(`bench: ${String(err?.message ?? err).replace(/\. To specify a positional argument.*$/s, "")} (see npm run bench -- --help)`);
+  process.exit(2);
+}
+if (opts.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+const keys = steps.map(([k]) => k);
+const only = opts.only === undefined ? undefined : new Set(opts.only.split(",").map((s) => s.trim()).filter(Boolean));
+const unknown = only ? [...only].filter((k) => !keys.includes(k)) : [];
+if (only && (only.size === 0 || unknown.length)) {
+  console.error(`bench: --only: expected a comma-separated subset of ${keys.join(", ")}, got "${opts.only}" (see npm run bench -- --help)`);
+  process.exit(2);
+}
+const quick = opts.quick === true;
+const writeDocs = opts["write-docs"] === true;
+if (quick && writeDocs) {
+  console.error("bench: --write-docs: the docs hold full runs only; drop --quick (see npm run bench -- --help)");
+  process.exit(2);
+}
+const docsDir = new URL("../docs/", import.meta.url);
+const rel = (url) => fileURLToPath(url).replace(`${fileURLToPath(new URL("../", import.meta.url))}`, "");
+
+if (opts["report-only"] !== undefined) {
+  const saved = JSON.parse(await readFile(opts["report-only"], "utf8"));
+  await writeReport(saved, { docsDir });
+  console.log(`docs/benchmarks.md and docs/bench/*.svg rewritten from ${opts["report-only"]}`);
   process.exit(0);
 }
 
+const wanted = (name) => !only || only.has(name);
 const started = performance.now();
 const date = new Date().toISOString().slice(0, 10);
 const results = {
@@ -35,24 +98,14 @@ const results = {
   machine: { cpu: cpus()[0]?.model.trim() ?? "unknown", cores: cpus().length, memGB: totalmem() / 1024 ** 3, node: process.version, platform: `${process.platform}-${process.arch}`, loadAvg: loadavg().map((v) => Math.round(v * 100) / 100) },
   quick,
 };
-const log = (name) => (line) => console.log(`  [${name}] ${line}`);
 const elapsed = () => `${Math.round((performance.now() - started) / 1000)}s`;
-
-const steps = [
-  ["tokens", "1/4/8 tokens per turn, cache stability, offload ratio", () => runTokensPerTurnBench({ turns: quick ? 40 : 200, log: log("tokens") })],
-  ["latency", "2 assembly latency", () => runLatencyBench({ calls: quick ? 15 : 50, freshReps: quick ? 1 : 5, log: log("latency") })],
-  ["counting", "3 token counting", () => runCountingBench({ sizes: quick ? [10_000, 100_000, 1_000_000] : [10_000, 30_000, 100_000, 300_000, 1_000_000], log: log("counting") })],
-  ["store", "5 artifact store", () => runStoreBench({ gcArtifacts: quick ? 10_000 : 100_000, stashReps: quick ? 10 : 40, fetchReps: quick ? 5 : 15, log: log("store") })],
-  ["memory", "6 memory", () => runMemoryBench({ turns: quick ? 40 : 200, log: log("memory") })],
-  ["continuity", "7 continuity", () => runContinuityBench({ log: log("continuity") })],
-];
 
 for (const [key, label, run] of steps) {
   if (!wanted(key)) continue;
   console.log(`[${elapsed()}] ${label} ...`);
   const t = performance.now();
   try {
-    results[key] = await run();
+    results[key] = await run(quick);
     results[key].durationMs = Math.round(performance.now() - t);
   } catch (err) {
     results[key] = { error: String(err?.stack ?? err) };
@@ -63,23 +116,29 @@ for (const [key, label, run] of steps) {
 results.durationMs = Math.round(performance.now() - started);
 for (const k of Object.keys(results)) if (results[k]?.error) delete results[k].targets;
 
-await mkdir(new URL("./results/", import.meta.url), { recursive: true });
-const file = new URL(`./results/${date}${quick ? "-quick" : ""}.json`, import.meta.url);
+const outDir = opts.out === undefined ? new URL("../.bench/results/", import.meta.url) : new URL(`${opts.out.replace(/\/?$/, "/")}`, `file://${process.cwd()}/`);
+await mkdir(outDir, { recursive: true });
+const file = new URL(`${date}${quick ? "-quick" : ""}.json`, outDir);
 if (only) {
-  // A partial run updates today's results instead of replacing them.
-  const { readFile } = await import("node:fs/promises");
+  // A partial run updates the same day's results instead of replacing them.
   const saved = await readFile(file, "utf8").then(JSON.parse, () => undefined);
   if (saved) {
-    for (const key of Object.keys(saved)) if (!(key in results) || (steps.some(([k]) => k === key) && !wanted(key))) results[key] = saved[key];
+    for (const key of Object.keys(saved)) if (!(key in results) || (keys.includes(key) && !wanted(key))) results[key] = saved[key];
     results.durationMs = saved.durationMs;
     results.partialRerun = [...only];
   }
 }
 await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
-if (!quick) await writeReport(results, { docsDir: new URL("../docs/", import.meta.url) });
+if (writeDocs) {
+  const tracked = new URL(`../bench/results/${date}.json`, import.meta.url);
+  await mkdir(new URL("./", tracked), { recursive: true });
+  await copyFile(file, tracked);
+  await writeReport(results, { docsDir });
+}
 
 const rows = collectTargets(results);
-const width = Math.max(...rows.map(([l]) => l.length));
+const width = Math.max(0, ...rows.map(([l]) => l.length));
 console.log(`\n${"figure".padEnd(width)}  ${"measured".padStart(16)}  ${"target".padStart(16)}`);
 for (const [label, t] of rows) console.log(`${label.padEnd(width)}  ${`${t.measured} ${t.unit}`.padStart(16)}  ${`${t.cmp} ${t.target} ${t.unit}`.padStart(16)}  ${t.pass ? "PASS" : "MISS"}`);
-console.log(`\n${rows.filter(([, t]) => t.pass).length}/${rows.length} targets met; results in ${file.pathname}${quick ? " (quick run: docs not rewritten)" : ", report in docs/benchmarks.md"}; ${elapsed()} total`);
+const where = writeDocs ? `; docs/benchmarks.md, docs/bench/*.svg and bench/results/${date}.json rewritten` : "; docs untouched (--write-docs rewrites docs/benchmarks.md)";
+console.log(`\n${rows.filter(([, t]) => t.pass).length}/${rows.length} targets met; results in ${rel(file)}${where}; ${elapsed()} total`);

@@ -1,79 +1,152 @@
+/**
+ * What the demo prints and writes: the per-turn table (thousands separators), the
+ * cost line, and the self-contained HTML report (two annotated charts and the table).
+ */
+import type { Prices } from "./demo-cli.js";
+import { fmt, lineChart, type ChartMark } from "./demo-chart.js";
+import type { CostTotals } from "./demo-cost.js";
+
 /** One turn of one engine in the demo. */
 export interface DemoRow {
   engine: string;
   turn: number;
+  /** `agent.wait` status of the turn (ok, error, timeout). */
+  status: string;
   /** Largest prompt (exact tokens of the messages) the host sent to the model this turn. */
   promptTokens: number;
   requests: number;
+  /** Requests whose output allowance was below the configured maxTokens. */
+  clamped: number;
+  /** Bytes of the host's stored transcript of the active session after the turn. */
+  rawBytes: number;
+  /** Exact tokens of that transcript's messages (null when unreadable). */
   rawTokens: number | null;
+  /** Raw tokens over the prompt budget (null when unknown). */
   debtTokens: number | null;
+  /** Artifacts in context-ledger's store. */
   artifacts: number;
+  /** Sessions the host reset this turn. */
   resets: number;
+  /** The host's compaction work this turn: overflow retries, compactions, summary requests. */
+  compactions: number;
+  /** What happened, in words (resets, retries, clamped requests ...). */
+  notes: string[];
   ms: number;
+}
+
+/** One engine's part of the report. */
+export interface EngineSummary {
+  engine: string;
+  rows: DemoRow[];
+  cost: CostTotals;
 }
 
 /** Inputs of {@link renderDemoReport}. */
 export interface DemoReportInput {
   hostVersion: string;
   contextWindow: number;
+  maxTokens: number;
   turns: number;
   outputChars: number;
-  ledger: DemoRow[];
-  legacy: DemoRow[];
+  answerChars: number;
+  promptBudget: number;
+  prices: Prices;
+  engines: EngineSummary[];
   seconds: number;
+  /** How the two engines ran: "at the same time" or "one after the other". */
+  schedule: string;
 }
 
+const COLORS = ["#1565c0", "#ef6c00", "#2e7d32"];
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] as string);
+const kb = (bytes: number) => `${fmt(bytes / 1024)} KB`;
+const dollars = (d: number) => `$${d.toFixed(d < 1 ? 4 : 2)}`;
 
-function chart(series: { name: string; color: string; rows: DemoRow[] }[], contextWindow: number): string {
-  const w = 760;
-  const h = 320;
-  const pad = { l: 64, r: 16, t: 16, b: 40 };
-  const maxTurn = Math.max(1, ...series.flatMap((s) => s.rows.map((r) => r.turn)));
-  const maxY = Math.max(contextWindow, ...series.flatMap((s) => s.rows.map((r) => r.promptTokens))) * 1.05;
-  const x = (t: number) => pad.l + ((t - 1) / Math.max(1, maxTurn - 1)) * (w - pad.l - pad.r);
-  const y = (v: number) => h - pad.b - (v / maxY) * (h - pad.t - pad.b);
-  const ticks = Array.from({ length: 5 }, (_, i) => Math.round((maxY / 4) * i));
-  const grid = ticks
-    .map((v) => `<line x1="${pad.l}" x2="${w - pad.r}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/><text x="${pad.l - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11">${v.toLocaleString("en-US")}</text>`)
-    .join("");
-  const windowLine = `<line x1="${pad.l}" x2="${w - pad.r}" y1="${y(contextWindow)}" y2="${y(contextWindow)}" stroke="#c00" stroke-dasharray="6 4"/><text x="${w - pad.r}" y="${y(contextWindow) - 4}" text-anchor="end" font-size="11" fill="#c00">context window ${contextWindow.toLocaleString("en-US")}</text>`;
-  const lines = series
-    .map((s) => {
-      const pts = s.rows.map((r) => `${x(r.turn).toFixed(1)},${y(r.promptTokens).toFixed(1)}`).join(" ");
-      const resets = s.rows.filter((r) => r.resets > 0).map((r) => `<circle cx="${x(r.turn)}" cy="${y(r.promptTokens)}" r="6" fill="none" stroke="#c00" stroke-width="2"><title>reset at turn ${r.turn}</title></circle>`).join("");
-      return `<polyline fill="none" stroke="${s.color}" stroke-width="2.5" points="${pts}"/>${resets}`;
-    })
-    .join("");
-  const xTicks = Array.from({ length: maxTurn }, (_, i) => i + 1)
-    .filter((t) => maxTurn <= 20 || t % 5 === 0 || t === 1)
-    .map((t) => `<text x="${x(t)}" y="${h - pad.b + 16}" text-anchor="middle" font-size="11">${t}</text>`)
-    .join("");
-  const legend = series.map((s, i) => `<rect x="${pad.l + 10 + i * 170}" y="${pad.t}" width="14" height="4" fill="${s.color}"/><text x="${pad.l + 30 + i * 170}" y="${pad.t + 6}" font-size="12">${esc(s.name)}</text>`).join("");
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" font-family="sans-serif">${grid}${windowLine}${lines}${xTicks}<text x="${(w + pad.l) / 2}" y="${h - 6}" text-anchor="middle" font-size="12">turn</text>${legend}</svg>`;
+/** The chart marks of one row: reset, compaction, clamped output. */
+export function rowMarks(row: DemoRow): ChartMark[] {
+  const marks: ChartMark[] = [];
+  const detail = `${row.engine}, turn ${row.turn}: ${row.notes.join(", ")}`;
+  if (row.resets > 0) marks.push({ kind: "reset", label: detail });
+  if (row.compactions > 0) marks.push({ kind: "compaction", label: detail });
+  if (row.clamped > 0) marks.push({ kind: "clamped", label: detail });
+  return marks;
 }
 
-/** The self-contained HTML report: summary, chart of prompt tokens per turn, per-turn table. */
+/** The per-turn table as printed to the terminal. */
+export function formatTable(rows: readonly DemoRow[]): string {
+  const head = ["turn", "engine", "prompt tokens", "requests", "clamped", "transcript", "raw tokens", "debt", "artifacts", "resets", "compactions", "seconds"];
+  const body = [...rows]
+    .sort((a, b) => a.turn - b.turn || a.engine.localeCompare(b.engine))
+    .map((r) => [String(r.turn), r.engine, fmt(r.promptTokens), String(r.requests), String(r.clamped), kb(r.rawBytes), r.rawTokens === null ? "-" : fmt(r.rawTokens), r.debtTokens === null ? "-" : fmt(r.debtTokens), fmt(r.artifacts), String(r.resets), String(r.compactions), (r.ms / 1000).toFixed(1)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 1 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(" | ");
+  return [line(head), widths.map((w) => "-".repeat(w)).join("-+-"), ...body.map(line)].join("\n");
+}
+
+/** One line per engine: tokens sent (cached / uncached), output, dollars at the stated prices. */
+export function formatCost(engines: readonly EngineSummary[], prices: Prices): string[] {
+  const lines = engines.map(
+    (e) =>
+      `${e.engine}: ${fmt(e.cost.promptTokens)} prompt tokens in ${fmt(e.cost.requests)} requests (${fmt(e.cost.cachedTokens)} cached, ${fmt(e.cost.uncachedTokens)} uncached) + ${fmt(e.cost.outputTokens)} output = ${dollars(e.cost.dollars)}`,
+  );
+  lines.push(`prices: US$ ${prices.input} per million uncached input tokens, ${prices.cachedInput} cached, ${prices.output} output (--price); cached = the leading messages identical to the previous request's`);
+  return lines;
+}
+
+/** The headline of a run: resets and compactions per engine, peak prompt against the window. */
+export function headline(input: Pick<DemoReportInput, "engines" | "contextWindow">): string[] {
+  return input.engines.map((e) => {
+    const resets = e.rows.reduce((s, r) => s + r.resets, 0);
+    const compactions = e.rows.reduce((s, r) => s + r.compactions, 0);
+    const peak = Math.max(0, ...e.rows.map((r) => r.promptTokens));
+    const resetTurns = e.rows.filter((r) => r.resets > 0).map((r) => r.turn);
+    return `${e.engine}: ${resets} session reset${resets === 1 ? "" : "s"}${resetTurns.length ? ` (turn ${resetTurns.join(", ")})` : ""}, ${compactions} compaction${compactions === 1 ? "" : "s"}, largest prompt ${fmt(peak)} tokens (${Math.round((peak / input.contextWindow) * 100)}% of the ${fmt(input.contextWindow)}-token window), transcript ${kb(e.rows.at(-1)?.rawBytes ?? 0)} after turn ${e.rows.at(-1)?.turn ?? 0}`;
+  });
+}
+
+/** The self-contained HTML report. */
 export function renderDemoReport(input: DemoReportInput): string {
-  const sum = (rows: DemoRow[], f: (r: DemoRow) => number) => rows.reduce((s, r) => s + f(r), 0);
-  const rows = [...input.ledger, ...input.legacy].sort((a, b) => a.turn - b.turn || a.engine.localeCompare(b.engine));
+  const series = (value: (r: DemoRow) => number, marks: boolean) =>
+    input.engines.map((e, i) => ({ name: e.engine, color: COLORS[i % COLORS.length] ?? "#333", points: e.rows.map((r) => ({ x: r.turn, y: value(r), ...(marks ? { marks: rowMarks(r) } : {}) })) }));
+  const prompts = lineChart({
+    title: "What the model was sent: the largest prompt of each turn",
+    xLabel: "turn",
+    yLabel: "prompt tokens (exact o200k_base count)",
+    series: series((r) => r.promptTokens, true),
+    ref: { y: input.contextWindow, label: `window ${fmt(input.contextWindow)} tokens`, above: "over the window" },
+  });
+  const transcript = lineChart({
+    title: "What the host keeps: the active session's raw transcript",
+    xLabel: "turn",
+    yLabel: "raw transcript (tokens of its messages)",
+    series: series((r) => r.rawTokens ?? 0, true),
+    ref: { y: input.contextWindow, label: `window ${fmt(input.contextWindow)} tokens` },
+  });
+  const rows = input.engines.flatMap((e) => e.rows).sort((a, b) => a.turn - b.turn || a.engine.localeCompare(b.engine));
   const tr = rows
-    .map((r) => `<tr><td>${r.turn}</td><td>${esc(r.engine)}</td><td>${r.promptTokens}</td><td>${r.requests}</td><td>${r.rawTokens ?? "–"}</td><td>${r.debtTokens ?? "–"}</td><td>${r.artifacts}</td><td>${r.resets}</td><td>${r.ms}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr><td>${r.turn}</td><td class="l">${esc(r.engine)}</td><td>${esc(r.status)}</td><td>${fmt(r.promptTokens)}</td><td>${r.requests}</td><td>${r.clamped}</td><td>${kb(r.rawBytes)}</td><td>${r.rawTokens === null ? "–" : fmt(r.rawTokens)}</td><td>${r.debtTokens === null ? "–" : fmt(r.debtTokens)}</td><td>${fmt(r.artifacts)}</td><td>${r.resets}</td><td>${r.compactions}</td><td>${(r.ms / 1000).toFixed(1)}</td><td class="l">${esc(r.notes.join("; "))}</td></tr>`,
+    )
     .join("\n");
-  return `<!doctype html><html><head><meta charset="utf-8"><title>context-ledger demo</title>
-<style>body{font-family:sans-serif;max-width:900px;margin:2em auto;color:#222}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f4f4f4}</style></head><body>
-<h1>context-ledger vs legacy</h1>
-<p>OpenClaw ${esc(input.hostVersion)}, context window ${input.contextWindow.toLocaleString("en-US")} tokens, ${input.turns} turns per engine, each an <code>exec</code> printing ${input.outputChars.toLocaleString("en-US")} chars. Wall time ${input.seconds} s.</p>
-<ul>
-<li>Prompt tokens sent (sum of each turn's largest request): context-ledger <b>${sum(input.ledger, (r) => r.promptTokens).toLocaleString("en-US")}</b>, legacy <b>${sum(input.legacy, (r) => r.promptTokens).toLocaleString("en-US")}</b>.</li>
-<li>Session resets: context-ledger <b>${sum(input.ledger, (r) => r.resets)}</b>, legacy <b>${sum(input.legacy, (r) => r.resets)}</b>.</li>
-<li>Outputs captured into the artifact store by context-ledger: <b>${input.ledger.at(-1)?.artifacts ?? 0}</b> (each fetchable by handle with <code>ledger_fetch</code>).</li>
-</ul>
-<h2>Prompt tokens per turn</h2>
-${chart([{ name: "context-ledger", color: "#1769aa", rows: input.ledger }, { name: "legacy", color: "#e08a00", rows: input.legacy }], input.contextWindow)}
+  const li = (s: string) => `<li>${esc(s)}</li>`;
+  return `<!doctype html><html><head><meta charset="utf-8"><title>context-ledger demo: OpenClaw ${esc(input.hostVersion)}</title>
+<style>body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#222;line-height:1.4}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}td.l{text-align:left}th{background:#f4f4f4}code{background:#f4f4f4;padding:0 3px}</style></head><body>
+<h1>context-ledger vs legacy on OpenClaw ${esc(input.hostVersion)}</h1>
+<p>A real OpenClaw gateway, offline, with a scripted model. ${input.turns} turns per engine; each turn the model calls <code>exec</code>, which prints ${fmt(input.outputChars)} characters, then answers in ${fmt(input.answerChars)} characters. Context window ${fmt(input.contextWindow)} tokens, output allowance ${fmt(input.maxTokens)} tokens. The engines ran ${esc(input.schedule)}; wall time ${fmt(input.seconds)} s.</p>
+<ul>${headline(input).map(li).join("")}</ul>
+<h2>Prompt per turn</h2>
+${prompts}
+<p>Marks: <b>reset</b> = the host gave up on the session and started a new one (its reply to the user is a reset notice, not an answer); <b>compaction</b> = the host retried after an overflow, compacted, or asked the model for a summary; <b>output clamped</b> = a request whose <code>max_completion_tokens</code>/<code>max_tokens</code> was below ${fmt(input.maxTokens)}.</p>
+<h2>Raw transcript per turn</h2>\n<p>The host sizes this for its overflow precheck on 2026.4.24: past the window it compacts, and when compaction cannot shrink it, resets the session. context-ledger's prompt above stays bounded while this grows; a reset shows as a drop to a new, empty session.</p>
+${transcript}
+<h2>Cost</h2>
+<ul>${formatCost(input.engines, input.prices).map(li).join("")}</ul>
 <h2>Per turn</h2>
-<table><tr><th>turn</th><th>engine</th><th>prompt tokens</th><th>requests</th><th>raw transcript (tokens)</th><th>debt</th><th>artifacts</th><th>resets</th><th>ms</th></tr>
+<table><tr><th>turn</th><th>engine</th><th>status</th><th>largest prompt (tokens)</th><th>requests</th><th>clamped</th><th>transcript</th><th>raw tokens</th><th>debt (tokens)</th><th>artifacts</th><th>resets</th><th>compactions</th><th>seconds</th><th>what happened</th></tr>
 ${tr}
-</table></body></html>
+</table>
+<p>Prompt tokens: every message of the request as the model received it, counted with o200k_base (+4 per message; tool schemas excluded). Transcript: the host's stored transcript of the active session (JSONL file on 2026.4.24, <code>transcript_events</code> in SQLite on 2026.9.x), bytes and exact tokens of its messages. Debt: raw tokens over the prompt budget (${fmt(input.promptBudget)} tokens), the same rule for both engines. Artifacts: outputs in context-ledger's store, each fetchable by handle with <code>ledger_fetch</code>.</p>
+</body></html>
 `;
 }

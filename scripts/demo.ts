@@ -1,116 +1,235 @@
 /**
- * `npm run demo`: a real OpenClaw gateway, offline, in a temporary state dir,
- * with context-ledger installed from this working tree and a scripted model on
- * 127.0.0.1; the same tool-heavy session runs again with the `legacy` engine.
- * Prints a per-turn table and writes a self-contained HTML report.
- *
- *   --turns N            turns per engine (default 20)
- *   --host VERSION       2026.9.6 (default, the dev dependency) or 2026.4.24
- *   --window TOKENS      the model's context window (default 32000)
- *   --output CHARS       chars the exec tool prints each turn (default 40000)
- *   --base-url URL --model ID   a real OpenAI-compatible endpoint instead of the mock
- *   --api-key KEY        for --base-url (default $OPENAI_API_KEY)
+ * `npm run demo`: a real OpenClaw gateway, offline, in a temporary folder, with
+ * context-ledger installed from this working tree and a scripted model on 127.0.0.1;
+ * the same reset-loop session runs at the same time with the host's `legacy` engine.
+ * Prints progress from the first second, each turn as it completes, a table and a
+ * cost line, and writes an HTML report (+ JSON) next to the project. `--help` lists
+ * the options. Ctrl-C stops every child process group and removes the temp folder.
  */
-import { writeFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { startGateway } from "../test/host/gateway.js";
-import { createHostEnv, type EngineChoice } from "../test/host/host-env.js";
-import { NODE_BINARY, type HostVersion } from "../test/host/host-install.js";
-import { countHostLogSignals, readHostLog, readPluginEvents } from "../test/host/logs.js";
-import { startMockModel } from "../test/host/mock-model.js";
-import { execTurnScript } from "../test/host/mock-scripts.js";
-import { countMessageTokens, loadTokenCounter } from "../test/host/token-count.js";
-import { renderDemoReport, type DemoRow } from "./demo-report.js";
+import { ensureHost, fenceStageInstallRoot, hostPackageDir, NODE_BIN_DIR, REPO_ROOT, type HostVersion } from "../test/host/host-install.js";
+import { stopAllGroups, liveGroupPids } from "../test/host/processes.js";
+import { loadTokenCounter } from "../test/host/token-count.js";
+import { DEMO_HELP, parseDemoArgs, type DemoHost, type DemoOptions } from "./demo-cli.js";
+import { formatCost, formatTable, headline, renderDemoReport, type DemoReportInput } from "./demo-report.js";
+import { fillDebt, runEngine, type EngineRun } from "./demo-run.js";
 import { stagePlugin } from "./stage-plugin.js";
 
-function arg(name: string, fallback?: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
+const command = parseDemoArgs(process.argv.slice(2));
+if (command.kind === "help") {
+  console.log(DEMO_HELP);
+  process.exit(0);
 }
-
-const turns = Number(arg("turns", "20"));
-const hostVersion = (arg("host", "2026.9.6") ?? "2026.9.6") as HostVersion;
-const contextWindow = Number(arg("window", "32000"));
-const outputChars = Number(arg("output", "40000"));
-const baseUrl = arg("base-url");
-const modelId = arg("model", "mock-model") ?? "mock-model";
-
-async function runEngine(engine: EngineChoice, label: string): Promise<DemoRow[]> {
-  const count = await loadTokenCounter();
-  const mock = baseUrl ? undefined : await startMockModel({ script: execTurnScript({ outputChars, answerChars: 3_000, nodePath: NODE_BINARY }) });
-  const env = await createHostEnv({
-    version: hostVersion,
-    baseUrl: baseUrl ?? (mock as { baseUrl: string }).baseUrl,
-    modelId,
-    contextWindow,
-    engine,
-    ledgerDir: staged.dir,
-    ...(baseUrl ? { extraConfig: { models: { providers: { mock: { apiKey: arg("api-key", process.env.OPENAI_API_KEY ?? "none") } } } } } : {}),
-  });
-  const rows: DemoRow[] = [];
-  const gateway = await startGateway(env);
-  try {
-    let resetsSoFar = 0;
-    for (let turn = 1; turn <= turns; turn++) {
-      process.stderr.write(`\r[demo] ${label}: turn ${turn}/${turns} ...`);
-      const before = mock?.requests.length ?? 0;
-      const sent = await gateway.chatSend("agent:main:main", `Turn ${turn}: run the report script and summarise what it printed.`);
-      const requests = mock ? mock.requests.slice(before) : [];
-      const promptTokens = requests.length ? Math.max(...requests.map((r) => countMessageTokens(r.messages, count))) : 0;
-      const events = await readPluginEvents(env).catch(() => []);
-      const debt = [...events].reverse().find((e) => e.op === "assemble" && e.debt) as { debt?: { rawHistoryTokens: number; debtTokens: number } } | undefined;
-      const signals = countHostLogSignals(await readHostLog(env));
-      const resets = signals.resetReply + signals.sessionRestarted;
-      rows.push({
-        engine: label,
-        turn,
-        promptTokens,
-        requests: requests.length,
-        rawTokens: debt?.debt?.rawHistoryTokens ?? null,
-        debtTokens: debt?.debt?.debtTokens ?? null,
-        artifacts: events.filter((e) => e.op === "capture").length,
-        resets: resets - resetsSoFar,
-        ms: Math.round(sent.ms),
-      });
-      resetsSoFar = resets;
-    }
-  } finally {
-    await gateway.stop();
-    await mock?.close();
-    await env.cleanup();
-  }
-  process.stderr.write("\n");
-  return rows;
+if (command.kind === "error") {
+  console.error(`demo: ${command.message}`);
+  process.exit(2);
 }
-
-function table(rows: DemoRow[]): string {
-  const head = "turn | engine         | prompt tokens | requests | raw transcript | debt    | artifacts | resets | ms";
-  const lines = rows.map((r) =>
-    [
-      String(r.turn).padStart(4),
-      r.engine.padEnd(14),
-      String(r.promptTokens).padStart(13),
-      String(r.requests).padStart(8),
-      String(r.rawTokens ?? "-").padStart(14),
-      String(r.debtTokens ?? "-").padStart(7),
-      String(r.artifacts).padStart(9),
-      String(r.resets).padStart(6),
-      String(r.ms),
-    ].join(" | "),
-  );
-  return [head, "-".repeat(head.length), ...lines].join("\n");
+const options: DemoOptions = command.options;
+if (options.rerender) {
+  const saved = JSON.parse(readFileSync(options.rerender, "utf8")) as DemoReportInput;
+  const out = path.resolve(process.argv.includes("--out") ? options.out : options.rerender.replace(/\.json$/i, "") + ".html");
+  writeFileSync(out, renderDemoReport(saved));
+  console.log(`report: ${path.relative(process.cwd(), out) || out} (re-rendered from ${options.rerender})`);
+  process.exit(0);
 }
-
 const started = Date.now();
-const staged = await stagePlugin();
-console.log(`context-ledger demo: OpenClaw ${hostVersion}, window ${contextWindow} tokens, ${turns} turns, exec printing ${outputChars} chars each turn${baseUrl ? `, model ${modelId} at ${baseUrl}` : ", offline mock model"}`);
-const ledger = await runEngine("context-ledger", "context-ledger");
-const legacy = await runEngine("legacy", "legacy");
-await staged.cleanup();
-console.log(table([...ledger, ...legacy].sort((a, b) => a.turn - b.turn || a.engine.localeCompare(b.engine))));
-const total = (rows: DemoRow[]) => rows.reduce((s, r) => s + r.promptTokens, 0);
-console.log(`\nprompt tokens sent in total: context-ledger ${total(ledger)}, legacy ${total(legacy)}; resets: context-ledger ${ledger.reduce((s, r) => s + r.resets, 0)}, legacy ${legacy.reduce((s, r) => s + r.resets, 0)}`);
-const report = path.join(os.tmpdir(), `context-ledger-demo-${new Date().toISOString().replace(/[:.]/g, "-")}.html`);
-writeFileSync(report, renderDemoReport({ hostVersion, contextWindow, turns, outputChars, ledger, legacy, seconds: Math.round((Date.now() - started) / 1000) }));
-console.log(`report: ${report}`);
+const stamp = () => `[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s]`;
+let lastLine = Date.now();
+const say = (line: string) => {
+  lastLine = Date.now();
+  console.log(`${stamp()} ${line}`);
+};
+
+// Everything temporary (host state, staged plugin, the host's own temp files) lives in one folder.
+const tempRoot = mkdtempSync(path.join(os.tmpdir(), "context-ledger-demo-"));
+process.env.TMPDIR = tempRoot;
+// Host processes cache their compiled code in <tmpdir>/node-compile-cache by default, and every host
+// env has a fresh TMPDIR: point them at one cache under .cache/ so each gateway and CLI call after
+// the first run skips recompiling the host's modules.
+process.env.NODE_COMPILE_CACHE ??= path.join(REPO_ROOT, ".cache", "node-compile-cache");
+// The harness's env.cleanup() keeps each host state when this is set.
+if (options.keepTemp) process.env.CONTEXT_LEDGER_KEEP_HOST_TMP = "1";
+const cleanups: (() => Promise<void>)[] = [];
+let stopping = false;
+let tsc: ChildProcess | undefined;
+
+async function cleanupAll(): Promise<void> {
+  for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
+  await stopAllGroups();
+  if (options.keepTemp) console.log(`temporary host state kept in ${tempRoot}`);
+  else rmSync(tempRoot, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) {
+      // A second Ctrl-C: kill what is left at once.
+      for (const pid of liveGroupPids()) {
+        try {
+          process.kill(-pid, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+      rmSync(tempRoot, { recursive: true, force: true });
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    }
+    stopping = true;
+    console.log(`\n${stamp()} ${signal}: stopping every process the demo started and removing ${tempRoot} ...`);
+    tsc?.kill("SIGTERM");
+    void cleanupAll().finally(() => {
+      console.log(`${stamp()} stopped; nothing left behind`);
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    });
+  });
+}
+
+// Say what is being waited on whenever 10 s pass without a line.
+const busy = new Map<string, { what: string; since: number }>();
+const ticker = setInterval(() => {
+  if (stopping || Date.now() - lastLine < 10_000 || busy.size === 0) return;
+  say(`... ${[...busy].map(([who, b]) => `${who}: ${b.what} (${Math.round((Date.now() - b.since) / 1000)} s)`).join("; ")}`);
+}, 1_000);
+ticker.unref();
+
+function build(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    busy.set("build", { what: "tsc", since: Date.now() });
+    tsc = spawn(path.join(NODE_BIN_DIR, "tsc"), ["-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    tsc.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+    tsc.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+    tsc.once("close", (code) => {
+      busy.delete("build");
+      if (code === 0) resolve();
+      else reject(new Error(`Expected the build (tsc -p tsconfig.build.json) to pass, got exit ${String(code)}:\n${out.slice(-3000)}`));
+    });
+  });
+}
+
+/** True when dist/index.js is newer than index.ts, every src/ file, the tsconfigs and package.json. */
+function distIsCurrent(): boolean {
+  const built = path.join(REPO_ROOT, "dist", "index.js");
+  if (!existsSync(built)) return false;
+  const builtAt = statSync(built).mtimeMs;
+  const sources = ["index.ts", "package.json", "tsconfig.json", "tsconfig.build.json", "openclaw.plugin.json", ...readdirSync(path.join(REPO_ROOT, "src"), { recursive: true }).map((f) => path.join("src", String(f)))];
+  return sources.every((f) => {
+    const full = path.join(REPO_ROOT, f);
+    return !existsSync(full) || statSync(full).mtimeMs <= builtAt;
+  });
+}
+
+async function main(): Promise<void> {
+  say(`context-ledger demo: OpenClaw ${options.host}, ${options.turns} turn${options.turns === 1 ? "" : "s"}, window ${options.window.toLocaleString("en-US")} tokens, exec printing ${options.output.toLocaleString("en-US")} chars + a ${options.answer.toLocaleString("en-US")}-char answer each turn${options.baseUrl ? `, model ${options.model} at ${options.baseUrl}` : ", offline mock model"} (--help for options)`);
+  if (options.build && distIsCurrent()) say("dist/ is newer than every source file: no build needed");
+  else if (options.build) {
+    say("building the plugin (tsc) ...");
+    await build();
+    say("built dist/");
+  }
+  let host: DemoHost = options.host;
+  if (!existsSync(path.join(hostPackageDir(host as HostVersion), "package.json"))) say(`installing OpenClaw ${host} into .cache/ (first time only: ~1 min, ~650 MB) ...`);
+  busy.set("host", { what: `installing OpenClaw ${host}`, since: Date.now() });
+  const installed = await ensureHost(host as HostVersion).catch((error: unknown) => {
+    if (process.argv.includes("--host")) throw error;
+    say(`could not install OpenClaw ${host} (${error instanceof Error ? error.message : String(error)}); running the current host 2026.9.6 instead`);
+    host = "2026.9.6";
+    return ensureHost(host);
+  });
+  busy.delete("host");
+  // 2026.4.24 names its staging folder after the REAL path of its package (sha256 of the realpath);
+  // ensureHost fences the path as given, which differs when .cache/openclaw-* is a symlink. Without a
+  // package.json there, its `npm install` walks up to this project's package.json and rewrites node_modules.
+  const installRoot = installed.stageDir ? await fenceStageInstallRoot(installed.stageDir, realpathSync(installed.packageDir), host) : undefined;
+  options.host = host;
+  say(`OpenClaw ${host} ready (${path.relative(REPO_ROOT, installed.packageDir) || installed.packageDir})`);
+  // Transcripts and requests repeat the same texts turn after turn: count each distinct text once.
+  const exact = await loadTokenCounter();
+  const seen = new Map<string, number>();
+  const counter = (text: string): number => {
+    let n = seen.get(text);
+    if (n === undefined) seen.set(text, (n = exact(text)));
+    return n;
+  };
+  const staged = await stagePlugin();
+  if (!options.keepTemp) cleanups.push(() => staged.cleanup());
+
+  // 2026.4.24 stages bundled-plugin dependencies at the first gateway start: let one gateway do it alone.
+  const firstStage = installRoot !== undefined && !existsSync(path.join(installRoot, "node_modules"));
+  if (firstStage) say("first run on this host line: the first gateway stages its bundled plugins (one time, ~1 min); the second starts after it");
+  let releaseSecond: () => void = () => undefined;
+  const firstUp = new Promise<void>((resolve) => (releaseSecond = resolve));
+  const serialGate = options.serial ? undefined : firstStage ? firstUp : undefined;
+
+  const engines = ["context-ledger", "legacy"] as const;
+  const runOne = async (engine: (typeof engines)[number], index: number): Promise<EngineRun> => {
+    const who = engine.padEnd(14);
+    if (index === 1 && serialGate) await serialGate;
+    const run = await runEngine({
+      options,
+      engine,
+      ledgerDir: staged.dir,
+      counter,
+      say: (line) => say(`${who} ${line}`),
+      busy: (what) => (what ? busy.set(engine, { what, since: Date.now() }) : busy.delete(engine)),
+      gatewayUp: () => releaseSecond(),
+      onCleanup: (fn) => cleanups.push(fn),
+      stopping: () => stopping,
+    });
+    busy.delete(engine);
+    return run;
+  };
+  let runs: EngineRun[];
+  if (options.serial) {
+    const first = await runOne("context-ledger", 0);
+    runs = [first, await runOne("legacy", 1)];
+  } else {
+    const settled = await Promise.allSettled(engines.map((e, i) => runOne(e, i)));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
+    runs = settled.map((s) => (s as PromiseFulfilledResult<EngineRun>).value);
+  }
+  if (stopping) return;
+  const budget = runs[0]?.promptBudget ?? options.window;
+  fillDebt(runs, budget);
+  const seconds = Math.round((Date.now() - started) / 1000);
+
+  console.log(`\n${formatTable(runs.flatMap((r) => r.rows))}\n`);
+  for (const line of headline({ engines: runs, contextWindow: options.window })) console.log(line);
+  console.log("");
+  for (const line of formatCost(runs, options.prices)) console.log(`cost  ${line}`);
+  const out = path.resolve(options.out);
+  mkdirSync(path.dirname(out), { recursive: true });
+  const input = {
+    hostVersion: host,
+    contextWindow: options.window,
+    maxTokens: options.maxTokens,
+    turns: options.turns,
+    outputChars: options.output,
+    answerChars: options.answer,
+    promptBudget: budget,
+    prices: options.prices,
+    engines: runs.map((r) => ({ engine: r.engine, rows: r.rows, cost: r.cost })),
+    seconds,
+    schedule: options.serial ? "one after the other" : "at the same time",
+  };
+  writeFileSync(out, renderDemoReport(input));
+  writeFileSync(out.replace(/\.html?$/i, "") + ".json", `${JSON.stringify({ ...input, gatewayStartMs: runs.map((r) => r.gatewayStartMs) }, null, 2)}\n`);
+  console.log(`\nreport: ${path.relative(process.cwd(), out) || out}  (open it in a browser)  —  ${seconds} s in all`);
+}
+
+try {
+  await main();
+  await cleanupAll();
+  process.exit(0);
+} catch (error) {
+  if (!stopping) {
+    console.error(`${stamp()} demo failed: ${error instanceof Error ? error.message : String(error)}`);
+    console.error("rerun with --keep-temp to keep the host state and logs for a look");
+    await cleanupAll();
+    process.exit(1);
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * One engine's half of the demo: a mock model, an isolated host state and one gateway,
+ * driven turn by turn through `chat.send`; each turn is measured from outside the
+ * host (requests as the model received them, the host's log and stored transcript,
+ * context-ledger's artifact store) and reported as soon as it completes.
+ */
+import { startGateway } from "../test/host/gateway.js";
+import { createHostEnv, type EngineChoice, type HostEnv } from "../test/host/host-env.js";
+import { NODE_BINARY, type HostVersion } from "../test/host/host-install.js";
+import { countHostLogSignals, readHostLog, readPluginEvents, type HostLogSignals } from "../test/host/logs.js";
+import { startMockModel, type MockModel, type MockReply } from "../test/host/mock-model.js";
+import { execTurnScript } from "../test/host/mock-scripts.js";
+import { countMessageTokens, type TokenCounter } from "../test/host/token-count.js";
+import type { DemoOptions } from "./demo-cli.js";
+import { costTotals, memoCounter, requestCost, type CostTotals, type RequestCost } from "./demo-cost.js";
+import type { DemoRow } from "./demo-report.js";
+import { measureArtifacts, measureTranscript } from "./demo-transcript.js";
+
+/** The session the demo drives. */
+export const DEMO_SESSION = "agent:main:main";
+
+/** Everything one engine's run produced. */
+export interface EngineRun {
+  engine: string;
+  rows: DemoRow[];
+  cost: CostTotals;
+  gatewayStartMs: number;
+  /** The prompt budget context-ledger read from the host (its last assemble), when known. */
+  promptBudget: number | null;
+}
+
+/** What {@link runEngine} needs from the caller. */
+export interface EngineRunContext {
+  options: DemoOptions;
+  engine: EngineChoice & string;
+  /** Folder of the staged plugin (a copy of dist/ the host loads). */
+  ledgerDir: string;
+  counter: TokenCounter;
+  /** Progress line for this engine (the caller prefixes time and engine). */
+  say(line: string): void;
+  /** What the engine is waiting on now (empty: nothing), for the progress ticker. */
+  busy(what: string): void;
+  /** Called once this engine's gateway answers (the caller may then start the other one). */
+  gatewayUp(): void;
+  /** Registers cleanup to run on Ctrl-C and at the end. */
+  onCleanup(fn: () => Promise<void>): void;
+  /** True once the user asked to stop. */
+  stopping(): boolean;
+}
+
+const signalDelta = (now: HostLogSignals, before: HostLogSignals, key: keyof HostLogSignals) => now[key] - before[key];
+
+/** Runs `options.turns` turns of the reset-loop workload with one engine and measures each. */
+export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
+  const { options, counter } = ctx;
+  const label = ctx.engine;
+  const replies = new Map<number, MockReply>();
+  const base = execTurnScript({ outputChars: options.output, answerChars: options.answer, nodePath: NODE_BINARY });
+  let mock: MockModel | undefined;
+  if (!options.baseUrl) {
+    mock = await startMockModel({
+      script: (request) => {
+        const reply = base(request);
+        replies.set(request.index, reply);
+        return reply;
+      },
+    });
+    const m = mock;
+    ctx.onCleanup(() => m.close());
+  }
+  const env: HostEnv = await createHostEnv({
+    version: options.host as HostVersion,
+    baseUrl: options.baseUrl ?? (mock as MockModel).baseUrl,
+    modelId: options.model,
+    contextWindow: options.window,
+    maxTokens: options.maxTokens,
+    engine: ctx.engine,
+    ledgerDir: ctx.ledgerDir,
+    ...(options.baseUrl ? { extraConfig: { models: { providers: { mock: { apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "none" } } } } } : {}),
+  });
+  ctx.onCleanup(() => env.cleanup());
+  ctx.say(`starting the gateway (OpenClaw ${options.host}) ...`);
+  ctx.busy("gateway start");
+  const gateway = await startGateway(env).finally(() => ctx.gatewayUp());
+  ctx.onCleanup(() => gateway.stop());
+  ctx.say(`gateway up in ${(gateway.startMs / 1000).toFixed(1)} s`);
+
+  const count = memoCounter((m) => countMessageTokens([m], counter));
+  const replyTokens = (reply: MockReply | undefined): number => {
+    if (!reply) return 8;
+    const calls = "toolCalls" in reply ? JSON.stringify(reply.toolCalls) : "";
+    return counter(`${reply.text ?? ""}${calls}`);
+  };
+  const costs: RequestCost[] = [];
+  let previous: readonly unknown[] | undefined;
+  let signalsBefore = countHostLogSignals("");
+  let eventsSeen = 0;
+  let promptBudget: number | null = null;
+  const rows: DemoRow[] = [];
+
+  for (let turn = 1; turn <= options.turns && !ctx.stopping(); turn++) {
+    const before = mock?.requests.length ?? 0;
+    ctx.busy(`turn ${turn}`);
+    const sent = await gateway.chatSend(DEMO_SESSION, `Turn ${turn}: run the nightly report command again and summarize what changed.`);
+    const requests = mock ? mock.requests.slice(before) : [];
+    const turnCosts = requests.map((r) => {
+      const c = requestCost(r, previous, count, replyTokens(replies.get(r.index)));
+      previous = r.messages;
+      return c;
+    });
+    costs.push(...turnCosts);
+    const signals = countHostLogSignals(await readHostLog(env));
+    const events = await readPluginEvents(env).catch(() => []);
+    const fresh = events.slice(eventsSeen);
+    eventsSeen = events.length;
+    for (const e of fresh) if (e.op === "assemble" && typeof (e.debt as { promptBudget?: unknown } | undefined)?.promptBudget === "number") promptBudget = (e.debt as { promptBudget: number }).promptBudget;
+    const transcript = await measureTranscript(env.stateDir, DEMO_SESSION, counter);
+    const artifacts = await measureArtifacts(env.stateDir);
+
+    const resets = Math.max(signalDelta(signals, signalsBefore, "sessionRestarted"), signalDelta(signals, signalsBefore, "resetReply"));
+    const overflow = signalDelta(signals, signalsBefore, "overflowDetected");
+    const failed = signalDelta(signals, signalsBefore, "compactionFailed");
+    const hostCompacted = signalDelta(signals, signalsBefore, "compactionSucceeded");
+    const ledgerCompacted = fresh.filter((e) => (e.op === "compact" && e.compacted === true) || (e.op === "paydown" && e.changed === true)).length;
+    const summaryRequests = turnCosts.filter((c) => c.noTools).length;
+    if (process.env.CONTEXT_LEDGER_DEMO_DEBUG === "1") {
+      for (const r of requests.filter((q) => q.toolNames.length === 0)) ctx.say(`turn ${turn}: request without tools, last message: ${JSON.stringify(r.lastMessage).slice(0, 300)}`);
+    }
+    const allowances = turnCosts.map((c) => c.allowance).filter((a): a is number => a !== null);
+    const clamped = allowances.filter((a) => a < options.maxTokens);
+    signalsBefore = signals;
+
+    const notes: string[] = [];
+    if (resets > 0) notes.push(`session reset ×${resets}${requests.length === 0 ? " (no model call: the reply was the host's reset notice)" : ""}`);
+    if (overflow > 0) notes.push(`${overflow} overflow retr${overflow === 1 ? "y" : "ies"}`);
+    if (failed > 0) notes.push("host compaction failed");
+    if (hostCompacted > 0) notes.push(`host compacted ×${hostCompacted}`);
+    // Requests without tools are the host asking for a compaction summary ("a structured context checkpoint summary" on 2026.4.24).
+    if (summaryRequests > 0) notes.push(`${summaryRequests} compaction summary request${summaryRequests === 1 ? "" : "s"}`);
+    if (ledgerCompacted > 0) notes.push(`transcript paid down ×${ledgerCompacted}`);
+    if (clamped.length > 0) notes.push(`${clamped.length} request${clamped.length === 1 ? "" : "s"} clamped (min ${Math.min(...clamped).toLocaleString("en-US")} of ${options.maxTokens.toLocaleString("en-US")} output tokens)`);
+    const row: DemoRow = {
+      engine: label,
+      turn,
+      status: String(sent.wait.status ?? "unknown"),
+      promptTokens: turnCosts.length ? Math.max(...turnCosts.map((c) => c.promptTokens)) : 0,
+      requests: requests.length,
+      clamped: clamped.length,
+      rawBytes: transcript.bytes,
+      rawTokens: transcript.store === "none" ? null : transcript.tokens,
+      debtTokens: null,
+      artifacts: artifacts.count,
+      resets,
+      // The host's own compaction work (context-ledger's transcript paydown is maintenance, listed in notes).
+      compactions: overflow + hostCompacted + (overflow + hostCompacted === 0 ? summaryRequests : 0),
+      notes,
+      ms: Math.round(sent.ms),
+    };
+    rows.push(row);
+    ctx.say(
+      `turn ${turn}/${options.turns}: ${row.status}, largest prompt ${row.promptTokens.toLocaleString("en-US")} tokens in ${row.requests} request${row.requests === 1 ? "" : "s"}, ` +
+        `transcript ${Math.round(row.rawBytes / 1024).toLocaleString("en-US")} KB, ${(row.ms / 1000).toFixed(1)} s${notes.length ? ` — ${notes.join(", ")}` : ""}`,
+    );
+  }
+  return { engine: label, rows, cost: costTotals(costs, options.prices), gatewayStartMs: gateway.startMs, promptBudget };
+}
+
+/** Fills each row's debt: raw transcript tokens over the prompt budget (the same rule for every engine). */
+export function fillDebt(runs: readonly EngineRun[], budget: number): void {
+  for (const run of runs) for (const row of run.rows) row.debtTokens = row.rawTokens === null ? null : Math.max(0, row.rawTokens - budget);
+}

@@ -1,0 +1,222 @@
+/**
+ * `npm run demo` without a host: its command line (help, unknown flags, bad values),
+ * the cost accounting, and what the report shows given rows with a reset, a
+ * compaction and clamped requests (annotations, round ticks, thousands separators).
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import zlib from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { DEMO_DEFAULTS, DEMO_HELP, DEMO_HOSTS, parseDemoArgs } from "../../scripts/demo-cli.js";
+import { niceTicks } from "../../scripts/demo-chart.js";
+import { commonPrefixLength, costTotals, memoCounter, requestCost } from "../../scripts/demo-cost.js";
+import { formatCost, formatTable, headline, renderDemoReport, type DemoRow, type EngineSummary } from "../../scripts/demo-report.js";
+import { measureTranscript } from "../../scripts/demo-transcript.js";
+import { HOST_LINES } from "../host/host-install.js";
+
+describe("demo command line", () => {
+  it("--help and -h ask for help, whatever else is passed", () => {
+    expect(parseDemoArgs(["--help"])).toEqual({ kind: "help" });
+    expect(parseDemoArgs(["--turns", "3", "-h"])).toEqual({ kind: "help" });
+    for (const flag of ["--turns", "--host", "--window", "--output", "--answer", "--max-tokens", "--out", "--price", "--serial", "--no-build", "--keep-temp", "--base-url", "--model", "--api-key"]) {
+      expect(DEMO_HELP).toContain(flag);
+    }
+  });
+
+  it("defaults to the reset-loop workload on 2026.4.24", () => {
+    const parsed = parseDemoArgs([]);
+    expect(parsed.kind).toBe("run");
+    if (parsed.kind !== "run") return;
+    expect(parsed.options).toMatchObject({ turns: 6, host: "2026.4.24", window: 32_000, output: 150_000, answer: 12_000, maxTokens: 4_096, serial: false, build: true, out: DEMO_DEFAULTS.out });
+  });
+
+  it("knows every host line the harness knows", () => {
+    expect([...DEMO_HOSTS]).toEqual([...HOST_LINES]);
+  });
+
+  it("parses every option", () => {
+    const parsed = parseDemoArgs(["--turns", "3", "--host", "2026.9.6", "--window", "64,000", "--output", "0", "--out", "x/r.html", "--price", "3,0.3,15", "--serial", "--no-build", "--keep-temp"]);
+    expect(parsed).toMatchObject({ kind: "run", options: { turns: 3, host: "2026.9.6", window: 64_000, output: 0, out: "x/r.html", prices: { input: 3, cachedInput: 0.3, output: 15 }, serial: true, build: false, keepTemp: true } });
+  });
+
+  it.each([
+    [["--bogus"], /Unknown option '--bogus'.*--help/],
+    [["extra"], /Unexpected argument 'extra'/],
+    [["--turns", "0"], /--turns: expected a whole number from 1 to 100, got "0"/],
+    [["--turns", "2.5"], /--turns: expected a whole number .* got "2.5"/],
+    [["--window", "big"], /--window: expected a whole number .* got "big"/],
+    [["--host", "2025.1.1"], /--host: expected one of 2026\.4\.24, .* got "2025\.1\.1"/],
+    [["--price", "1,2"], /--price: expected three non-negative numbers IN,CACHED,OUT .* got "1,2"/],
+    [["--base-url", "http://127.0.0.1:9/v1"], /--base-url: also pass --model/],
+    [["--base-url", "ftp://x"], /--base-url: expected an http\(s\) URL/],
+    [["--turns"], /--turns/],
+  ])("rejects %j with a clear message", (argv, message) => {
+    const parsed = parseDemoArgs(argv);
+    expect(parsed.kind).toBe("error");
+    if (parsed.kind === "error") expect(parsed.message).toMatch(message);
+  });
+});
+
+describe("demo cost accounting", () => {
+  const count = (m: unknown) => JSON.stringify(m).length;
+  it("counts the leading messages identical to the previous request's as cached", () => {
+    const a = [{ role: "system", content: "sys" }, { role: "user", content: "hi" }];
+    const b = [...a, { role: "assistant", content: "hello" }];
+    const c = [{ role: "system", content: "sys" }, { role: "user", content: "changed" }];
+    expect(commonPrefixLength(a, b)).toBe(2);
+    expect(commonPrefixLength(b, c)).toBe(1);
+    const first = requestCost({ messages: a, body: { max_completion_tokens: 4096 }, toolNames: ["exec"] }, undefined, count, 10);
+    const second = requestCost({ messages: b, body: { max_tokens: 900 }, toolNames: [] }, a, count, 20);
+    expect(first).toEqual({ promptTokens: count(a[0]) + count(a[1]), cachedTokens: 0, allowance: 4096, outputTokens: 10, noTools: false });
+    expect(second.cachedTokens).toBe(count(a[0]) + count(a[1]));
+    expect(second.allowance).toBe(900);
+    expect(second.noTools).toBe(true);
+    const totals = costTotals([first, second], { input: 2, cachedInput: 0.5, output: 8 });
+    expect(totals.uncachedTokens).toBe(totals.promptTokens - totals.cachedTokens);
+    expect(totals.dollars).toBeCloseTo((totals.uncachedTokens * 2 + totals.cachedTokens * 0.5 + 30 * 8) / 1e6, 12);
+  });
+
+  it("memoCounter counts each distinct message once", () => {
+    let calls = 0;
+    const memo = memoCounter((m) => {
+      calls++;
+      return count(m);
+    });
+    memo({ a: 1 });
+    memo({ a: 1 });
+    memo({ a: 2 });
+    expect(calls).toBe(2);
+  });
+});
+
+describe("demo report", () => {
+  const row = (engine: string, turn: number, over: Partial<DemoRow> = {}): DemoRow => ({
+    engine,
+    turn,
+    status: "ok",
+    promptTokens: 9_000 + turn * 1_000,
+    requests: 2,
+    clamped: 0,
+    rawBytes: turn * 180_000,
+    rawTokens: turn * 45_000,
+    debtTokens: turn * 13_000,
+    artifacts: turn,
+    resets: 0,
+    compactions: 0,
+    notes: [],
+    ms: 4_200,
+    ...over,
+  });
+  const ledger: EngineSummary = { engine: "context-ledger", rows: [1, 2, 3].map((t) => row("context-ledger", t)), cost: costTotals([], { input: 2, cachedInput: 0.5, output: 8 }) };
+  const legacy: EngineSummary = {
+    engine: "legacy",
+    rows: [
+      row("legacy", 1, { promptTokens: 21_345 }),
+      row("legacy", 2, { promptTokens: 38_765, clamped: 2, notes: ["2 requests clamped (min 812 of 4,096 output tokens)"], compactions: 1 }),
+      row("legacy", 3, { promptTokens: 1_234, resets: 1, compactions: 3, notes: ["session reset ×1", "3 overflow retries"] }),
+    ],
+    cost: { requests: 6, promptTokens: 1_234_567, cachedTokens: 1_000_000, uncachedTokens: 234_567, outputTokens: 12_345, dollars: 1.067 },
+  };
+  const input = { hostVersion: "2026.4.24", contextWindow: 32_000, maxTokens: 4_096, turns: 3, outputChars: 150_000, answerChars: 12_000, promptBudget: 32_000, prices: { input: 2, cachedInput: 0.5, output: 8 }, engines: [ledger, legacy], seconds: 95, schedule: "at the same time" };
+
+  it("ticks are round numbers from 0 that cover the maximum", () => {
+    for (const max of [1, 7, 17_485, 33_280, 40_704, 123_456, 999_999]) {
+      const ticks = niceTicks(max);
+      expect(ticks[0]).toBe(0);
+      expect(ticks.at(-1)).toBeGreaterThanOrEqual(max);
+      const step = (ticks[1] ?? 0) - (ticks[0] ?? 0);
+      const mantissa = step / 10 ** Math.floor(Math.log10(step));
+      expect([1, 2, 2.5, 5]).toContain(Number(mantissa.toPrecision(6)));
+      expect(ticks.length).toBeLessThanOrEqual(7);
+    }
+    expect(niceTicks(40_704)).toEqual([0, 10_000, 20_000, 30_000, 40_000, 50_000]);
+  });
+
+  it("annotates resets, compactions and clamped output in the chart, with units and separators", () => {
+    const html = renderDemoReport(input);
+    expect(html).toContain("prompt tokens (exact o200k_base count)");
+    expect(html).toContain("raw transcript (tokens of its messages)");
+    expect(html).toContain("window 32,000 tokens");
+    expect(html).toContain("over the window");
+    expect(html).toMatch(/<title>legacy, turn 3: session reset ×1, 3 overflow retries<\/title>.*>session reset<\/text>/s);
+    expect(html).toMatch(/>compaction<\/text>/);
+    expect(html).toMatch(/<title>legacy, turn 2: 2 requests clamped \(min 812 of 4,096 output tokens\)<\/title>.*>output clamped<\/text>/s);
+    // y ticks are round: 0, 10,000 ... 40,000 for a 38,765-token peak
+    for (const t of ["10,000", "20,000", "30,000", "40,000"]) expect(html).toContain(`>${t}</text>`);
+    expect(html).not.toMatch(/>\d{5,}</);
+    expect(html).toContain("<td>38,765</td>");
+    expect(html).toContain("1,234,567 prompt tokens");
+  });
+
+  it("prints a table with thousands separators, a headline with the reset turn, and a cost line", () => {
+    const table = formatTable([...ledger.rows, ...legacy.rows]);
+    expect(table.split("\n")[0]).toMatch(/turn \| engine +\| prompt tokens \| requests \| clamped \| transcript \| raw tokens \| +debt \| artifacts/);
+    expect(table).toContain("38,765");
+    expect(table).toContain("527 KB");
+    expect(table).not.toMatch(/\d{4,}(?![\d,])/);
+    const lines = headline(input);
+    expect(lines[1]).toMatch(/^legacy: 1 session reset \(turn 3\), 4 compactions, largest prompt 38,765 tokens \(121% of the 32,000-token window\)/);
+    expect(lines[0]).toMatch(/^context-ledger: 0 session resets, 0 compactions/);
+    const cost = formatCost([legacy], input.prices);
+    expect(cost[0]).toBe("legacy: 1,234,567 prompt tokens in 6 requests (1,000,000 cached, 234,567 uncached) + 12,345 output = $1.07");
+    expect(cost[1]).toMatch(/US\$ 2 per million uncached input tokens, 0.5 cached, 8 output/);
+  });
+});
+
+describe("demo transcript measurement (no host)", () => {
+  const count = (text: string) => text.length;
+  const event = (role: string, text: string) => JSON.stringify({ type: "message", message: { role, content: [{ type: "text", text }] } });
+
+  it("reads the active session's JSONL (2026.4.24 layout)", async () => {
+    const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
+    try {
+      const dir = path.join(state, "agents", "main", "sessions");
+      await mkdir(dir, { recursive: true });
+      const lines = [JSON.stringify({ type: "session", id: "s2" }), event("user", "hello"), event("toolResult", "x".repeat(100))];
+      await writeFile(path.join(dir, "s1.jsonl"), `${event("user", "old session before the reset")}\n`);
+      await writeFile(path.join(dir, "s2.jsonl"), `${lines.join("\n")}\n`);
+      await writeFile(path.join(dir, "sessions.json"), JSON.stringify({ "agent:main:main": { sessionId: "s2" } }));
+      const size = await measureTranscript(state, "agent:main:main", count);
+      expect(size).toEqual({ store: "jsonl", bytes: Buffer.byteLength(`${lines.join("\n")}\n`), messages: 2, tokens: 5 + 4 + 100 + 4 });
+    } finally {
+      await rm(state, { recursive: true, force: true });
+    }
+  });
+
+  it("reads the active session window's transcript_events, zstd rows included (2026.9.x layout)", async () => {
+    const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
+    try {
+      const dir = path.join(state, "agents", "main", "agent");
+      await mkdir(dir, { recursive: true });
+      const db = new DatabaseSync(path.join(dir, "openclaw-agent.sqlite"));
+      db.exec("CREATE TABLE session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, created_at INTEGER NOT NULL)");
+      db.exec("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, PRIMARY KEY (session_id, seq))");
+      db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("old", "agent:main:main", 1);
+      db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("new", "agent:main:main", 2);
+      db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("memo", "agent:main:internal-session-effects:1", 3);
+      const plain = event("user", "hi");
+      const big = event("tool", "y".repeat(1_000));
+      const insert = db.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, ?, ?, ?)");
+      insert.run("old", 1, event("user", "before the reset"), 1, null, null);
+      insert.run("new", 1, plain, 2, null, null);
+      insert.run("new", 2, null, 2, zlib.zstdCompressSync(Buffer.from(big)), Buffer.byteLength(big));
+      insert.run("memo", 1, event("user", "internal"), 3, null, null);
+      db.close();
+      const size = await measureTranscript(state, "agent:main:main", count);
+      expect(size).toEqual({ store: "sqlite", bytes: Buffer.byteLength(plain) + Buffer.byteLength(big), messages: 2, tokens: 2 + 4 + 1_000 + 4 });
+    } finally {
+      await rm(state, { recursive: true, force: true });
+    }
+  });
+
+  it("reads as empty, not an error, when there is no transcript yet", async () => {
+    const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
+    try {
+      expect(await measureTranscript(state, "agent:main:main", count)).toEqual({ bytes: 0, tokens: 0, messages: 0, store: "none" });
+    } finally {
+      await rm(state, { recursive: true, force: true });
+    }
+  });
+});
