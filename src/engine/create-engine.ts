@@ -21,14 +21,14 @@ const label = (v: unknown): string => (typeof v === "string" ? v : safeJson(v).s
  * params through `host/`, delegates to one operation, and goes through the
  * boundary so that no exception reaches the host.
  */
-export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
-  const host: HostContext = normalizeFactoryContext(factoryContext);
+export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtimeVersion?: string) {
+  const host: HostContext = normalizeFactoryContext(factoryContext, runtimeVersion);
   const who = (p: Params) => resolveSessionIdentity(p, host);
   const ctx = (op: string, p: Params) => {
     const id = who(p);
     return { agent: id.agentId, session: id.sessionKey, host: host.generation, op };
   };
-  void rt.events.write({ op: "factory", host: host.generation, agentId: host.agentId ?? null });
+  void rt.events.write({ op: "factory", host: host.generation, hostVersion: host.version ?? null, versionSource: host.versionSource, agentId: host.agentId ?? null });
 
   return {
     info: ENGINE_INFO,
@@ -113,7 +113,18 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
         const settings = rt.settings(id.agentId);
         const started = performance.now();
         const view = settings.enabled
-          ? await assembleView(rt, settings, { identity: id, messages: p.messages, tokenBudget: p.tokenBudget, model: p.model, generation: host.generation })
+          ? await assembleView(rt, settings, {
+              identity: id,
+              messages: p.messages,
+              tokenBudget: p.tokenBudget,
+              model: p.model,
+              generation: host.generation,
+              semantics: host.semantics,
+              hostConfig: host.config,
+              prompt: p.prompt,
+              runtimeSettings: p.runtimeSettings,
+              overhead: rt.requestOverhead.get(id.agentId),
+            })
           : passThroughView(rt, settings, p.messages, p.model);
         void rt.events.write({
           op: "assemble",
@@ -125,7 +136,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
           messagesOut: view.messages.length,
           estimatedTokens: view.estimatedTokens,
           ms: Math.round((performance.now() - started) * 100) / 100,
-          ...(view.ledger ? { debt: view.ledger.debt, plan: view.ledger.plan, offloaded: view.ledger.offloaded, summary: view.ledger.summaryInjected } : {}),
+          ...(view.ledger ? { debt: view.ledger.debt, plan: view.ledger.plan, hostBudget: view.ledger.host, offloaded: view.ledger.offloaded, summary: view.ledger.summaryInjected } : {}),
         });
         if (view.ledger && view.ledger.debt.debtTokens > 0) {
           const d = view.ledger.debt;
@@ -143,7 +154,13 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
         const id = who(p);
         const settings = rt.settings(id.agentId);
         const result = settings.enabled
-          ? await compactSession(rt, settings, { identity: id, tokenBudget: hostPromptBudget(host.generation, p.tokenBudget), force: p.force, currentTokenCount: p.currentTokenCount })
+          ? await compactSession(rt, settings, {
+              identity: id,
+              tokenBudget: hostPromptBudget(host.generation, p.tokenBudget),
+              force: p.force,
+              currentTokenCount: p.currentTokenCount,
+              skipReasonText: host.semantics.preflight?.skipReasonText,
+            })
           : { ok: true, compacted: false, reason: "disabled" };
         void rt.events.write({ op: "compact", agentId: id.agentId, sessionKey: id.sessionKey, force: p.force === true, compacted: result.compacted, reason: result.reason ?? null });
         return result;
