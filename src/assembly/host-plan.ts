@@ -54,7 +54,8 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
   const rsLimits = (input.runtimeSettings as { limits?: { maxOutputTokens?: unknown } } | undefined)?.limits;
   const wholeWindow = semantics.tokenBudget === "whole-window" ? posInt(input.tokenBudget) : undefined;
   const contextWindow = limits.contextWindow ?? wholeWindow;
-  const maxOutputTokens = posInt(rsLimits?.maxOutputTokens) ?? limits.maxTokens ?? (contextWindow ? Math.min(8_192, Math.floor(contextWindow / 8)) : undefined);
+  // The transport asks for the model's configured maxTokens; runtimeSettings carry a generic default on some passes (8000 seen).
+  const maxOutputTokens = limits.maxTokens ?? posInt(rsLimits?.maxOutputTokens) ?? (contextWindow ? Math.min(8_192, Math.floor(contextWindow / 8)) : undefined);
   // Measured by the host (`llm_input`) when granted, else the line's bare-agent figure.
   const overhead = input.overhead ?? semantics.defaultOverhead;
   const livePromptChars = semantics.appendsLivePrompt && typeof input.prompt === "string" ? hostChars(input.prompt) : 0;

@@ -4,6 +4,8 @@ import { hostPromptBudget, normalizeFactoryContext, resolveSessionIdentity, type
 import { fingerprintMessage, safeJson } from "../host/messages.js";
 import { compactSession } from "../maintenance/compact.js";
 import { payDownDebt } from "../maintenance/paydown.js";
+import { locateSqliteTranscript } from "../maintenance/transcript-sqlite.js";
+import { forgetInternalSessions, isInternalSessionKey } from "../runtime/internal-sessions.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { endSubagentContext, prepareSubagentContext } from "../subagents/subagent-context.js";
 import { afterTurnKey, commitTurnMessages } from "../turns/commit-turn.js";
@@ -23,7 +25,13 @@ const label = (v: unknown): string => (typeof v === "string" ? v : safeJson(v).s
  */
 export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtimeVersion?: string) {
   const host: HostContext = normalizeFactoryContext(factoryContext, runtimeVersion);
-  const who = (p: Params) => resolveSessionIdentity(p, host);
+  // Host-internal one-shot sessions this instance served; their state goes at dispose.
+  const internal = new Map<string, { agentId: string; sessionKey: string }>();
+  const who = (p: Params) => {
+    const id = resolveSessionIdentity(p, host);
+    if (isInternalSessionKey(id.sessionKey)) internal.set(`${id.agentId}\u0000${id.sessionKey}`, { agentId: id.agentId, sessionKey: id.sessionKey });
+    return id;
+  };
   const ctx = (op: string, p: Params) => {
     const id = who(p);
     return { agent: id.agentId, session: id.sessionKey, host: host.generation, op };
@@ -46,11 +54,23 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       const p = asParams(raw);
       return guard(rt, "maintain", ctx("maintain", p), async () => {
         const id = who(p);
+        const target = asParams(p.sessionTarget ?? asParams(p.runtimeContext).sessionTarget);
+        const sqlite =
+          host.semantics.transcriptStore === "sqlite"
+            ? locateSqliteTranscript({
+                sessionId: typeof target.sessionId === "string" ? target.sessionId : id.sessionId,
+                storePath: target.storePath,
+                agentDir: host.agentDir,
+                agentId: id.agentId,
+                stateDir: process.env.OPENCLAW_STATE_DIR,
+              })
+            : undefined;
         const result = await payDownDebt(rt, rt.settings(id.agentId), {
           identity: id,
           sessionFile: p.sessionFile,
           runtimeContext: p.runtimeContext,
           abortSignal: p.abortSignal instanceof AbortSignal ? p.abortSignal : undefined,
+          ...(sqlite ? { sqlite } : {}),
         });
         void rt.events.write({ op: "maintain", agentId: id.agentId, sessionKey: id.sessionKey, ...result });
         return result;
@@ -181,7 +201,9 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
     async dispose() {
       await guard(rt, "dispose", {}, async () => {
         await rt.sessions.flush();
-        void rt.events.write({ op: "dispose", host: host.generation });
+        const forgotten = internal.size > 0 ? await forgetInternalSessions(rt, internal.values()) : 0;
+        internal.clear();
+        void rt.events.write({ op: "dispose", host: host.generation, ...(forgotten > 0 ? { internalSessionsForgotten: forgotten } : {}) });
         await rt.events.flush();
       }, () => undefined);
     },

@@ -7,6 +7,7 @@ import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { buildStub } from "../results/stub.js";
 import { estimateRawTokens } from "./raw-tally.js";
 import { readActiveBranch, type TranscriptEntry } from "./transcript-jsonl.js";
+import { readSqliteActiveBranch, type SqliteTranscriptLocator } from "./transcript-sqlite.js";
 
 /** What maintain() reports to the host (its TranscriptRewriteResult). */
 export interface PaydownResult {
@@ -22,6 +23,8 @@ export interface PaydownInput {
   sessionFile: unknown;
   runtimeContext: unknown;
   abortSignal?: AbortSignal;
+  /** 2026.8.x onwards: the session's SQLite transcript (the engine reads entry ids there; the host rewrites). */
+  sqlite?: SqliteTranscriptLocator;
 }
 
 /** Raw history the paydown aims at, as a share of the host's prompt budget (room for system prompt and the new turn). */
@@ -40,9 +43,9 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
   const rewrite = rewriteCapability(input.runtimeContext);
   if (!rewrite) return nothing("rewrite_unavailable");
   const locator = locateTranscript(input.sessionFile);
-  // 2026.9.x keeps transcripts in SQLite and gives no entry ids to engines; the assembled view already leaves payloads out.
-  if (locator.kind !== "jsonl") return nothing("entry_ids_unavailable");
-  const entries = await readActiveBranch(locator.file);
+  // 2026.8.x onwards keep transcripts in SQLite and pass no entry ids: they are read from the store's active branch.
+  const entries = locator.kind === "jsonl" ? await readActiveBranch(locator.file) : input.sqlite ? await readSqliteActiveBranch(input.sqlite) : undefined;
+  if (!entries) return nothing("entry_ids_unavailable");
   const { identity } = input;
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;

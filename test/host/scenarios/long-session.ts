@@ -13,6 +13,7 @@ import { countMessageTokens, loadTokenCounter } from "../token-count.js";
 import { turnMessage } from "../workloads.js";
 import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
+import { requestOverhead } from "./reset-loop.js";
 import { isFinalAnswerRequest, isHostNotice, lastAssistantText, outputAllowance, recordFigures, transcriptSize } from "./turn-figures.js";
 
 /** Turns and per-turn tool output of the long session. */
@@ -80,6 +81,7 @@ export const longSessionScenario: HostScenario = {
         turnStarts: firstOfTurn.length,
       },
       transcript: await transcriptSize(session),
+      requestOverhead: requestOverhead(all[0]),
       wallMs: perTurn.reduce((s, t) => s + t.ms, 0),
       perTurn,
       perRequest,

@@ -91,6 +91,8 @@ export interface TranscriptSize {
   bytes: number;
   /** Transcript entries (JSONL lines or `transcript_events` rows). */
   entries: number;
+  /** SQLite: bytes of the active branch only (`session_transcript_active_events`), what the host replays. */
+  activeBytes?: number;
 }
 
 /**
@@ -132,7 +134,18 @@ async function sqliteTranscriptSize(file: string, sessionKey: string): Promise<T
     const row = db
       .prepare("SELECT COUNT(*) AS n, COALESCE(SUM(COALESCE(event_utf8_bytes, LENGTH(CAST(event_json AS BLOB)))), 0) AS bytes FROM transcript_events WHERE session_id = ?")
       .get(node.id) as { n: number; bytes: number };
-    return { store: "sqlite", bytes: Number(row.bytes), entries: Number(row.n) };
+    let activeBytes: number | undefined;
+    try {
+      const active = db
+        .prepare(
+          "SELECT COALESCE(SUM(COALESCE(e.event_utf8_bytes, LENGTH(CAST(e.event_json AS BLOB)))), 0) AS bytes FROM session_transcript_active_events a JOIN transcript_events e ON e.session_id = a.session_id AND e.seq = a.event_seq WHERE a.session_id = ?",
+        )
+        .get(node.id) as { bytes: number };
+      activeBytes = Number(active.bytes);
+    } catch {
+      activeBytes = undefined;
+    }
+    return { store: "sqlite", bytes: Number(row.bytes), entries: Number(row.n), ...(activeBytes !== undefined ? { activeBytes } : {}) };
   } catch {
     return undefined;
   } finally {
