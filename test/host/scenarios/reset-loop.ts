@@ -88,8 +88,12 @@ export const resetLoopScenario: HostScenario = {
     expect(figures.minOutputAllowance ?? SCENARIO_MODEL.maxTokens).toBeGreaterThanOrEqual(SCENARIO_MODEL.maxTokens);
     expect(figures.resets).toBe(0);
     expect(transcript.store).not.toBe("none");
+    // Bounded: the active branch the host replays stays under one turn's raw exec output per turn.
+    const active = transcript.activeBytes ?? transcript.bytes;
+    expect(active).toBeLessThan(RESET_LOOP_TURNS * RESET_LOOP_WORKLOAD.outputChars);
     const legacy = await readFigures("reset-loop", session.version, "legacy");
-    const legacyBytes = (legacy?.transcript as { bytes?: number } | undefined)?.bytes;
-    if (typeof legacyBytes === "number" && legacyBytes > 0) expect(transcript.bytes).toBeLessThan(legacyBytes);
+    const legacyTranscript = legacy?.transcript as { bytes?: number; activeBytes?: number } | undefined;
+    const legacyActive = legacyTranscript?.activeBytes ?? legacyTranscript?.bytes;
+    if (typeof legacyActive === "number" && legacyActive > 0) expect(active).toBeLessThan(legacyActive);
   },
 };

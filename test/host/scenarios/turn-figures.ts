@@ -91,7 +91,7 @@ export interface TranscriptSize {
   bytes: number;
   /** Transcript entries (JSONL lines or `transcript_events` rows). */
   entries: number;
-  /** SQLite: bytes of the active branch only (`session_transcript_active_events`), what the host replays. */
+  /** Bytes of the active branch only (what the host replays; rewrites leave the old branch behind in the store). */
   activeBytes?: number;
 }
 
@@ -114,12 +114,43 @@ export async function transcriptSize(session: ScenarioSession): Promise<Transcri
     const file = entry?.sessionFile ?? (entry?.sessionId ? path.join(agentDir, "sessions", `${entry.sessionId}.jsonl`) : undefined);
     if (file) {
       const text = await fsp.readFile(file, "utf8").catch(() => "");
-      return { store: "jsonl", bytes: await fileSize(file), entries: text.split("\n").filter((l) => l.trim()).length };
+      const lines = text.split("\n").filter((l) => l.trim());
+      return { store: "jsonl", bytes: await fileSize(file), entries: lines.length, activeBytes: jsonlActiveBytes(lines) };
     }
   } catch {
     // no JSONL store on this line
   }
   return { store: "none", bytes: 0, entries: 0 };
+}
+
+/** UTF-8 bytes of the JSONL lines on the parent chain of the last entry (the active branch). */
+export function jsonlActiveBytes(lines: readonly string[]): number {
+  const byId = new Map<string, { parentId: string | null; bytes: number }>();
+  let last: string | undefined;
+  let header = 0;
+  for (const line of lines) {
+    try {
+      const e = JSON.parse(line) as { id?: unknown; parentId?: unknown };
+      if (typeof e.id !== "string") {
+        header += Buffer.byteLength(line) + 1;
+        continue;
+      }
+      byId.set(e.id, { parentId: typeof e.parentId === "string" ? e.parentId : null, bytes: Buffer.byteLength(line) + 1 });
+      last = e.id;
+    } catch {
+      // a torn line belongs to no branch
+    }
+  }
+  let bytes = header;
+  const seen = new Set<string>();
+  for (let id = last; id !== undefined && !seen.has(id); ) {
+    seen.add(id);
+    const e = byId.get(id);
+    if (!e) break;
+    bytes += e.bytes;
+    id = e.parentId ?? undefined;
+  }
+  return bytes;
 }
 
 async function sqliteTranscriptSize(file: string, sessionKey: string): Promise<TranscriptSize | undefined> {
