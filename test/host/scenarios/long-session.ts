@@ -14,7 +14,7 @@ import { turnMessage } from "../workloads.js";
 import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
 import { requestOverhead } from "./reset-loop.js";
-import { isFinalAnswerRequest, isHostNotice, lastAssistantText, outputAllowance, recordFigures, transcriptSize } from "./turn-figures.js";
+import { answeredByModel, assistantTextsAfter, isFinalAnswerRequest, outputAllowance, recordFigures, transcriptSize } from "./turn-figures.js";
 
 /** Turns and per-turn tool output of the long session. */
 export const LONG_SESSION = { turns: 20, outputChars: 40_000, answerChars: 2_000 } as const;
@@ -46,10 +46,11 @@ export const longSessionScenario: HostScenario = {
       const before = session.requests().length;
       const result = await session.chatSend(turnMessage(n));
       const requests = session.requests().slice(before);
-      const shown = await lastAssistantText(session).catch(() => "");
+      const shownAll = await assistantTextsAfter(session, turnMessage(n)).catch(() => [] as string[]);
+      const shown = shownAll.find((t) => t.startsWith("Answer ")) ?? shownAll.at(-1) ?? "";
       perTurn.push({
         turn: n,
-        answered: requests.some(isFinalAnswerRequest) && shown.startsWith("Answer ") && !isHostNotice(shown),
+        answered: requests.some(isFinalAnswerRequest) && answeredByModel(shownAll),
         shown: shown.slice(0, 80),
         requests: requests.length,
         ms: result.ms,

@@ -13,7 +13,7 @@ import { execTurnScript } from "../mock-scripts.js";
 import { RESET_LOOP_WORKLOAD, turnMessage } from "../workloads.js";
 import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
-import { isFinalAnswerRequest, isHostNotice, lastAssistantText, outputAllowance, readFigures, recordFigures, transcriptSize } from "./turn-figures.js";
+import { answeredByModel, assistantTextsAfter, isFinalAnswerRequest, outputAllowance, readFigures, recordFigures, transcriptSize } from "./turn-figures.js";
 
 /** Turns of the workload (issue 15's measurement). */
 export const RESET_LOOP_TURNS = 6;
@@ -52,8 +52,9 @@ export const resetLoopScenario: HostScenario = {
       const before = session.requests().length;
       const result = await session.chatSend(turnMessage(n));
       const requests = session.requests().slice(before);
-      const shown = await lastAssistantText(session).catch(() => "");
-      const modelAnswer = requests.some(isFinalAnswerRequest) && shown.startsWith("Answer ") && !isHostNotice(shown);
+      const shownAll = await assistantTextsAfter(session, turnMessage(n)).catch(() => [] as string[]);
+      const shown = shownAll.find((t) => t.startsWith("Answer ")) ?? shownAll.at(-1) ?? "";
+      const modelAnswer = requests.some(isFinalAnswerRequest) && answeredByModel(shownAll);
       const allowances = requests.map(outputAllowance).filter((v): v is number => v !== undefined);
       turns.push({
         turn: n,

@@ -56,6 +56,34 @@ export async function lastAssistantText(session: ScenarioSession): Promise<strin
   return "";
 }
 
+/**
+ * Assistant texts shown after the user message `userText` (the newest one with that
+ * text) in the session's `chat.history`: what the user saw for that turn, including
+ * replies of host-internal runs the host appended (memory flush).
+ */
+export async function assistantTextsAfter(session: ScenarioSession, userText: string): Promise<string[]> {
+  const history = (await session.call("chat.history", { sessionKey: session.sessionKey, limit: 60 }, 120_000)) as Record<string, unknown> | undefined;
+  const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
+  let from = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown } | undefined;
+    if (m?.role === "user" && textOf(m).includes(userText)) {
+      from = i;
+      break;
+    }
+  }
+  return messages
+    .slice(from + 1)
+    .filter((m) => (m as { role?: unknown } | undefined)?.role === "assistant")
+    .map(textOf)
+    .filter((t) => t.trim().length > 0);
+}
+
+/** A turn was answered by the model: one of its shown texts is the model's answer and none is a give-up notice. */
+export function answeredByModel(shown: readonly string[], answerPrefix = "Answer "): boolean {
+  return shown.some((t) => t.startsWith(answerPrefix)) && !shown.some(isHostNotice);
+}
+
 /** True when `text` is a host notice rather than a model answer. */
 export function isHostNotice(text: string): boolean {
   return HOST_NOTICE_PATTERNS.some((p) => p.test(text));
