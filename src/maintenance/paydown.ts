@@ -1,7 +1,7 @@
 import type { AgentSettings } from "../config/schema.js";
 import { createCaptureIndex } from "../capture/capture-index.js";
 import { LedgerError } from "../errors.js";
-import { blocksOf, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
+import { blocksOf, isGenuineUserMessage, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { locateTranscript, rewriteCapability, type SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { buildStub } from "../results/stub.js";
@@ -90,8 +90,14 @@ function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings): Tr
   const min = settings.maintenance.minEntryChars;
   const tools: TranscriptEntry[] = [];
   const answers: TranscriptEntry[] = [];
-  for (const entry of entries) {
+  // The newest turn's answers stay verbatim: it is the reply the user just read (the client's history shows it) and the next turn builds on it.
+  let newestUser = -1;
+  entries.forEach((e, i) => {
+    if (isGenuineUserMessage(e.message)) newestUser = i;
+  });
+  for (const [i, entry] of entries.entries()) {
     const role = roleOf(entry.message);
+    if (role === "assistant" && i > newestUser) continue;
     const big = blocksOf(entry.message).some((b) => typeof b.text === "string" && b.text.length > min && !b.text.startsWith(LEDGER_MARKER));
     const aggregated = (entry.message.details as Record<string, unknown> | undefined)?.aggregated;
     if (role === "toolResult" && (big || (typeof aggregated === "string" && aggregated.length > min))) tools.push(entry);
