@@ -28,6 +28,15 @@ describe("resolveHostPlan", () => {
     expect(plan.host.rule).toBe("none");
   });
 
+  it("on 2026.9 keeps room for the current turn's tool result the host appends after assemble", () => {
+    const base = { config, model: "m", tokenBudget: 21_000, prompt: "", runtimeSettings: undefined, overhead: { systemChars: 20_000, toolsChars: 9_000 }, summaryChars: 0 };
+    const on9 = resolveHostPlan({ ...base, semantics: HOST_LINES["2026.9"] });
+    const on6 = resolveHostPlan({ ...base, semantics: HOST_LINES["2026.6"] });
+    expect(on9.host.messageUnits).toBe(Math.floor((32_000 - 4_096 - 1) / 1.25 - (29_000 + 16_000 + 1_500) / 4));
+    // 2026.6 passes the current turn through assemble (no reserve); its precheck binds there.
+    expect(on6.host).toEqual({ rule: "precheck", messageUnits: Math.floor((32_000 - 16_384) / 1.2 - 8 - 20_000 / 4) });
+  });
+
   it("hostEstimateOf counts what the host will for the engine's part: the view and its addition, /4, × the binding factor", () => {
     const plan = resolveHostPlan({
       semantics: HOST_LINES["2026.9"], config, model: "m", tokenBudget: 20_000, prompt: "p".repeat(40),

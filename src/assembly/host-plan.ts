@@ -5,7 +5,7 @@
  * view: system prompt, tool schemas, the live user turn, the summary addition).
  */
 import { hostChars, hostMessageBudget, hostMessageChars, type HostBudget } from "../host/host-estimate.js";
-import type { HostLineSemantics } from "../host/host-lines.js";
+import { currentTurnReserveChars, type HostLineSemantics } from "../host/host-lines.js";
 import { modelLimitsFromConfig } from "../host/normalize.js";
 
 /** System prompt and tool schemas the host sends around the view, in chars. */
@@ -62,12 +62,14 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
   const fixedChars = overhead.systemChars + overhead.toolsChars + livePromptChars + input.summaryChars;
   const exactCeiling = wholeWindow && maxOutputTokens && semantics.line !== "2026.4" ? Math.max(1, wholeWindow - maxOutputTokens) : undefined;
   if (!contextWindow || !maxOutputTokens) return { contextWindow, maxOutputTokens, exactCeiling, host: { messageUnits: undefined, rule: "none" }, fixedChars, factor: 1 };
+  // The live prompt and (2026.8.x onwards) the current turn's tool result arrive after assemble: both count.
+  const appendedChars = livePromptChars + currentTurnReserveChars(semantics, contextWindow);
   const host = hostMessageBudget(semantics, {
     contextWindow,
     maxOutputTokens,
     systemChars: overhead.systemChars + input.summaryChars,
     toolsChars: overhead.toolsChars,
-    livePromptChars,
+    livePromptChars: appendedChars,
   });
   const factor = host.rule === "output-clamp" ? (semantics.outputClamp?.safetyMargin ?? 1) : host.rule === "precheck" ? (semantics.precheck?.safetyMargin ?? 1) : 1;
   return { contextWindow, maxOutputTokens, exactCeiling, host, fixedChars, factor };

@@ -54,6 +54,12 @@ export interface HostLineSemantics {
   transcriptStore: "jsonl" | "sqlite";
   /** The host appends the live user turn after assemble (assemble sees history only). */
   appendsLivePrompt: boolean;
+  /**
+   * The host appends the current turn's tool calls and results after assemble too
+   * (2026.8.x onwards: every assemble of a tool turn sees history only), each result
+   * cut to min(window × 0.3 × 4 chars, 16,000) plus its notice: room for one is kept.
+   */
+  appendsCurrentTurnResults: boolean;
   /** The generic precheck over the assembled view, or undefined when it does not size the view (skipped for `ownsCompaction: true`, or sized on raw history). */
   precheck: PrecheckRule | undefined;
   /** 2026.4.24's precheck sizes the raw transcript, not the view: maintain() pays it down, the view plans under its admitted budget. */
@@ -89,41 +95,53 @@ const PREFLIGHT: PreflightRule = { reserveFloorTokens: 20_000, softThresholdToke
 export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.freeze({
   "2026.4": {
     defaultOverhead: { systemChars: 20_000, toolsChars: 40_000 },
+    appendsCurrentTurnResults: false,
     line: "2026.4", tokenBudget: "whole-window", factoryArgument: false, ingestion: "afterTurn", transcriptStore: "jsonl",
     appendsLivePrompt: true, precheck: undefined, rawPrecheck: PRECHECK_424, outputClamp: undefined, preflight: undefined,
     honoursPromptAuthority: false, captureMiddleware: true, rewriteWithEntryIds: true,
   },
   "2026.5": {
     defaultOverhead: OVERHEAD_5X,
+    appendsCurrentTurnResults: false,
     line: "2026.5", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl",
     appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
     honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
   },
   "2026.6": {
     defaultOverhead: OVERHEAD_5X,
+    appendsCurrentTurnResults: false,
     line: "2026.6", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl",
     appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
     honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
   },
   "2026.7": {
     defaultOverhead: OVERHEAD_5X,
+    appendsCurrentTurnResults: false,
     line: "2026.7", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl",
     appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
     honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
   },
   "2026.8": {
     defaultOverhead: OVERHEAD_5X,
+    appendsCurrentTurnResults: true,
     line: "2026.8", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite",
     appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: undefined,
     honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
   },
   "2026.9": {
     defaultOverhead: OVERHEAD_9X,
+    appendsCurrentTurnResults: true,
     line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite",
     appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: undefined,
     honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
   },
 });
+
+/** Chars kept for one current-turn tool result the host appends after assemble (its per-result cap, the call's JSON, the notice). */
+export function currentTurnReserveChars(line: HostLineSemantics, contextWindow: number): number {
+  if (!line.appendsCurrentTurnResults) return 0;
+  return Math.min(Math.floor(contextWindow * 0.3 * 4), 16_000) + 1_500;
+}
 
 /** The line of a host version string (`2026.7.35` → `2026.7`); versions past the table map to its newest row. */
 export function hostLineOf(version: string | undefined): HostLine | undefined {
