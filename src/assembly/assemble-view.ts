@@ -16,6 +16,9 @@ import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
 import { injectSummary } from "./inject-summary.js";
 
+/** Below this share of the exact message budget the host's budget is not planned for (nothing useful would fit). */
+export const HOST_MIN_VIABLE_SHARE = 0.1;
+
 /** Inputs of {@link assembleView}. */
 export interface AssembleViewInput {
   identity: SessionIdentity;
@@ -86,7 +89,12 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   const summaryReserve = settings.summary.enabled ? Math.ceil(settings.summary.maxInjectedChars / 3) + 16 : 0;
   const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve - REPLY_PRIMING_TOKENS);
   // The host's units left for messages, less the same safety share the exact budget keeps.
-  const hostUnits = hostPlan.host.messageUnits === undefined ? undefined : Math.floor(hostPlan.host.messageUnits * (1 - settings.budget.safetyMarginRatio));
+  const rawHostUnits = hostPlan.host.messageUnits === undefined ? undefined : Math.floor(hostPlan.host.messageUnits * (1 - settings.budget.safetyMarginRatio));
+  // When the host's own overhead leaves (almost) nothing for the conversation (2026.8.2 at 32k: system prompt,
+  // 56k chars of tool schemas and an appended tool result), no view can avoid its clamp: plan by exact count,
+  // so the turn keeps its question and tool results, and say so in the host reading.
+  const hostViable = rawHostUnits !== undefined && rawHostUnits >= HOST_MIN_VIABLE_SHARE * messageBudget;
+  const hostUnits = hostViable ? rawHostUnits : undefined;
 
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   let view = messages;
@@ -176,8 +184,8 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
       budget,
       plan: { start: plan.start, reason: plan.reason, replanned: plan.replanned, overBudget: plan.overBudget, kept: keptIdx.length, excluded: plan.excluded.length },
       host: {
-        rule: hostPlan.host.rule,
-        messageUnits: hostUnits ?? null,
+        rule: rawHostUnits !== undefined && !hostViable ? `${hostPlan.host.rule}:unviable` : hostPlan.host.rule,
+        messageUnits: rawHostUnits ?? null,
         estimate: hostEstimate,
         exactTokens,
         contextWindow: hostPlan.contextWindow ?? null,

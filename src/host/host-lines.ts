@@ -86,8 +86,9 @@ const PRECHECK_5X: PrecheckRule = { reserveTokens: 16_384, minPromptTokens: 8_00
 const CLAMP: OutputClampRule = { safetyMargin: 1.25, nonLatinWeight: 4 };
 // Measured 2026-11-23 (reset-loop scenario, first request): 2026.5.28 sent 16,006 system + 43,793 tool-schema chars,
 // 2026.6.11 20,136 + 50,590, 2026.7.35 17,733 + 35,526, 2026.9.6 21,150 + 9,051 (plugin tools behind tool search).
-// 2026.8.x was not measured: it gets the larger 5.x-7.x figure.
+// 2026.8.2 17,830 + 56,705.
 const OVERHEAD_5X = { systemChars: 21_000, toolsChars: 52_000 };
+const OVERHEAD_8X = { systemChars: 18_000, toolsChars: 57_000 };
 const OVERHEAD_9X = { systemChars: 22_000, toolsChars: 10_000 };
 const PREFLIGHT: PreflightRule = { reserveFloorTokens: 20_000, softThresholdTokens: 4_000, skipReasonText: "nothing to compact" };
 
@@ -122,7 +123,7 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
   },
   "2026.8": {
-    defaultOverhead: OVERHEAD_5X,
+    defaultOverhead: OVERHEAD_8X,
     appendsCurrentTurnResults: true,
     line: "2026.8", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite",
     appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: undefined,
