@@ -5,6 +5,8 @@ import { parseConfig } from "./config/parse-config.js";
 import { createEngine } from "./engine/create-engine.js";
 import { ENGINE_ID } from "./engine/info.js";
 import { registerChatCommand } from "./chat/register-chat-command.js";
+import { runtimeVersionOf } from "./host/detect-host.js";
+import { registerRequestOverheadProbe } from "./host/request-overhead.js";
 import { registerHostCli } from "./cli/host-cli.js";
 import { createLedgerRuntime, type LedgerRuntime } from "./runtime/ledger-runtime.js";
 import { createLedgerToolFactory } from "./retrieval/tools.js";
@@ -31,7 +33,9 @@ function runtimeFor(api: OpenClawPluginApi): LedgerRuntime {
 function register(api: OpenClawPluginApi): void {
   const rt = runtimeFor(api);
   void rt.events.write({ op: "register", mode: String((api as { registrationMode?: unknown }).registrationMode ?? "unknown") });
-  api.registerContextEngine(ENGINE_ID, (ctx?: unknown) => createEngine(rt, ctx) as never);
+  const hostVersion = runtimeVersionOf(api);
+  api.registerContextEngine(ENGINE_ID, (ctx?: unknown) => createEngine(rt, ctx, hostVersion) as never);
+  registerRequestOverheadProbe(api, rt.requestOverhead);
   if (typeof api.registerTool === "function") {
     api.registerTool(
       createLedgerToolFactory({

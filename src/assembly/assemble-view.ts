@@ -3,7 +3,12 @@ import { planWindow, type WindowPlan } from "../budget/planner.js";
 import type { AgentSettings } from "../config/schema.js";
 import { isLedgerError } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";
+import { dualCurrencyCount } from "../budget/dual-currency.js";
+import { hostChars } from "../host/host-estimate.js";
+import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
 import { hostPromptBudget, normalizeBudget, type HostGeneration, type NormalizedBudget, type SessionIdentity } from "../host/normalize.js";
+import { hostEstimateOf, hostUnitsOf, resolveHostPlan, type RequestOverhead } from "./host-plan.js";
+import { startAtUserTurn } from "./valid-start.js";
 import { advanceTally } from "../maintenance/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordDebt, type DebtReading } from "../state/session-state.js";
@@ -12,14 +17,27 @@ import { reduceNewestUserTurn } from "./reduce-user-turn.js";
 import { injectSummary } from "./inject-summary.js";
 import { recordViewSnapshot } from "./view-snapshot.js";
 
+/** Below this share of the exact message budget the host's budget is not planned for (nothing useful would fit). */
+export const HOST_MIN_VIABLE_SHARE = 0.1;
+
 /** Inputs of {@link assembleView}. */
 export interface AssembleViewInput {
   identity: SessionIdentity;
   messages: unknown;
   tokenBudget: unknown;
   model?: unknown;
-  /** Which host generation is calling (its budget means different things). */
+  /** Which host line is calling (its budget means different things). */
   generation?: HostGeneration;
+  /** The line's semantics; defaults to the row of `generation`. */
+  semantics?: HostLineSemantics;
+  /** The host config handed to the factory (model limits). */
+  hostConfig?: unknown;
+  /** The live user turn the host appends after the view (assemble's `prompt`). */
+  prompt?: unknown;
+  /** assemble's `runtimeSettings`. */
+  runtimeSettings?: unknown;
+  /** System prompt and tool schemas measured on the previous request, when known. */
+  overhead?: RequestOverhead;
 }
 
 /** What assemble returns to the host, plus the ledger's own reading. */
@@ -33,6 +51,8 @@ export interface AssembledView {
     debt: DebtReading;
     budget: NormalizedBudget;
     plan: Pick<WindowPlan, "start" | "reason" | "replanned" | "overBudget"> & { kept: number; excluded: number };
+    /** The host's own budget for this view: which estimator binds, its room, and what it will count. */
+    host: { rule: string; messageUnits: number | null; estimate: number; exactTokens: number; contextWindow: number | null; maxOutputTokens: number | null };
     offloaded: number;
     summaryInjected: boolean;
   };
@@ -49,18 +69,43 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   const messages = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
   const modelId = typeof input.model === "string" ? input.model : undefined;
   const counter = rt.counter(settings, modelId);
-  const budget = normalizeBudget(hostPromptBudget(input.generation ?? "2026.9", input.tokenBudget), {
+  const generation = input.generation ?? "2026.9";
+  const semantics = input.semantics ?? HOST_LINES[generation];
+  const hostPlan = resolveHostPlan({
+    semantics,
+    config: input.hostConfig,
+    model: input.model,
+    tokenBudget: input.tokenBudget,
+    prompt: input.prompt,
+    runtimeSettings: input.runtimeSettings,
+    overhead: input.overhead,
+    summaryChars: settings.summary.enabled ? settings.summary.maxInjectedChars : 0,
+  });
+  const budget = normalizeBudget(hostPromptBudget(generation, input.tokenBudget), {
     fallbackTokens: settings.budget.fallbackBudgetTokens,
     minTokens: settings.budget.minBudgetTokens,
+    ...(hostPlan.exactCeiling !== undefined ? { maxTokens: hostPlan.exactCeiling } : {}),
   });
   const margin = Math.ceil(budget.tokens * settings.budget.safetyMarginRatio) + settings.budget.safetyMarginTokens;
   const summaryReserve = settings.summary.enabled ? Math.ceil(settings.summary.maxInjectedChars / 3) + 16 : 0;
   const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve - REPLY_PRIMING_TOKENS);
+  // The host's units left for messages, less the same safety share the exact budget keeps.
+  const rawHostUnits = hostPlan.host.messageUnits === undefined ? undefined : Math.floor(hostPlan.host.messageUnits * (1 - settings.budget.safetyMarginRatio));
+  // When the host's own overhead leaves (almost) nothing for the conversation (2026.8.2 at 32k: system prompt,
+  // 56k chars of tool schemas and an appended tool result), no view can avoid its clamp: plan by exact count,
+  // so the turn keeps its question and tool results, and say so in the host reading.
+  const hostViable = rawHostUnits !== undefined && rawHostUnits >= HOST_MIN_VIABLE_SHARE * messageBudget;
+  const hostUnits = hostViable ? rawHostUnits : undefined;
 
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   let view = messages;
   let shaper = createShaper(rt, settings, identity, view);
-  const count = (i: number) => counter.countMessage(shaper.shape(i));
+  const count = dualCurrencyCount({
+    exact: (i) => counter.countMessage(shaper.shape(i)),
+    host: (i) => hostUnitsOf(shaper.shape(i)),
+    exactBudget: messageBudget,
+    hostBudget: hostUnits,
+  });
   let plan = planWindow({
     messages: view,
     budget: messageBudget,
@@ -75,7 +120,8 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     plan = planWindow({ messages: view, budget: messageBudget, count, fingerprint: (i) => fingerprintMessage(view[i]), refillRatio: settings.budget.refillRatio });
   }
 
-  let kept = plan.kept.map((i) => shaper.shape(i));
+  let keptIdx = startAtUserTurn(view, plan.kept);
+  let kept = keptIdx.map((i) => shaper.shape(i));
   let storedBytes = 0;
   try {
     storedBytes = await shaper.flush(settings.limits.maxSessionBytes - (state.artifactBytes ?? 0));
@@ -86,24 +132,29 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     void rt.events.write({ op: "offload:refused", agentId: identity.agentId, sessionKey: identity.sessionKey, reason: err.message });
     shaper = createShaper(rt, { ...settings, offload: { ...settings.offload, enabled: false } }, identity, view);
     plan = planWindow({ messages: view, budget: messageBudget, count, fingerprint: (i) => fingerprintMessage(view[i]), refillRatio: settings.budget.refillRatio });
-    kept = plan.kept.map((i) => shaper.shape(i));
+    keptIdx = startAtUserTurn(view, plan.kept);
+    kept = keptIdx.map((i) => shaper.shape(i));
   }
+  const keptTokens = keptIdx.reduce((sum, i) => sum + counter.countMessage(shaper.shape(i)), 0);
   const summary = await injectSummary(rt, settings, identity, {
     messages: view,
     plan,
-    budgetLeft: budget.tokens - margin - plan.tokens - REPLY_PRIMING_TOKENS,
+    budgetLeft: budget.tokens - margin - keptTokens - REPLY_PRIMING_TOKENS,
     counter,
   });
-  // Framing included: what the counter says the returned list costs (reply priming once).
-  const estimatedTokens = plan.tokens + summary.tokens + REPLY_PRIMING_TOKENS;
+  // Exact count of the returned list (framing, reply priming once), and what the host will count:
+  // the larger is reported, so the host's own estimate never exceeds what the engine said.
+  const exactTokens = keptTokens + summary.tokens + REPLY_PRIMING_TOKENS;
+  const hostEstimate = hostEstimateOf(hostPlan, kept, summary.text ? hostChars(summary.text) : 0);
+  const estimatedTokens = Math.max(exactTokens, hostPlan.host.rule === "none" ? 0 : hostEstimate);
 
   rememberView(rt, identity, {
     messages: view,
     shape: shaper.shape,
     budgetTokens: budget.tokens,
     messageBudget,
-    tokens: estimatedTokens,
-    start: plan.start,
+    tokens: exactTokens,
+    start: keptIdx[0] ?? plan.start,
     handles: shaper.handles(),
   });
 
@@ -111,7 +162,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   const debt: DebtReading = {
     at: new Date().toISOString(),
     rawHistoryTokens: tally.tokens,
-    assembledTokens: estimatedTokens,
+    assembledTokens: exactTokens,
     promptBudget: budget.tokens,
     debtTokens: Math.max(0, tally.tokens - budget.tokens),
     reducibleChars: tally.reducibleChars,
@@ -134,7 +185,15 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     ledger: {
       debt,
       budget,
-      plan: { start: plan.start, reason: plan.reason, replanned: plan.replanned, overBudget: plan.overBudget, kept: plan.kept.length, excluded: plan.excluded.length },
+      plan: { start: plan.start, reason: plan.reason, replanned: plan.replanned, overBudget: plan.overBudget, kept: keptIdx.length, excluded: plan.excluded.length },
+      host: {
+        rule: rawHostUnits !== undefined && !hostViable ? `${hostPlan.host.rule}:unviable` : hostPlan.host.rule,
+        messageUnits: rawHostUnits ?? null,
+        estimate: hostEstimate,
+        exactTokens,
+        contextWindow: hostPlan.contextWindow ?? null,
+        maxOutputTokens: hostPlan.maxOutputTokens ?? null,
+      },
       offloaded: shaper.offloaded(),
       summaryInjected: summary.text !== undefined,
     },

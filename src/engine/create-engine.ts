@@ -4,6 +4,8 @@ import { hostPromptBudget, normalizeFactoryContext, resolveSessionIdentity, type
 import { fingerprintMessage, safeJson } from "../host/messages.js";
 import { compactSession } from "../maintenance/compact.js";
 import { payDownDebt } from "../maintenance/paydown.js";
+import { locateSqliteTranscript } from "../maintenance/transcript-sqlite.js";
+import { forgetInternalSessions, isInternalSessionKey } from "../runtime/internal-sessions.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { endSubagentContext, prepareSubagentContext } from "../subagents/subagent-context.js";
 import { afterTurnKey, commitTurnMessages } from "../turns/commit-turn.js";
@@ -22,14 +24,20 @@ const label = (v: unknown): string => (typeof v === "string" ? v : safeJson(v).s
  * params through `host/`, delegates to one operation, and goes through the
  * boundary so that no exception reaches the host.
  */
-export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
-  const host: HostContext = normalizeFactoryContext(factoryContext);
-  const who = (p: Params) => resolveSessionIdentity(p, host);
+export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtimeVersion?: string) {
+  const host: HostContext = normalizeFactoryContext(factoryContext, runtimeVersion);
+  // Host-internal one-shot sessions this instance served; their state goes at dispose.
+  const internal = new Map<string, { agentId: string; sessionKey: string }>();
+  const who = (p: Params) => {
+    const id = resolveSessionIdentity(p, host);
+    if (isInternalSessionKey(id.sessionKey)) internal.set(`${id.agentId}\u0000${id.sessionKey}`, { agentId: id.agentId, sessionKey: id.sessionKey });
+    return id;
+  };
   const ctx = (op: string, p: Params) => {
     const id = who(p);
     return { agent: id.agentId, session: id.sessionKey, host: host.generation, op };
   };
-  void rt.events.write({ op: "factory", host: host.generation, agentId: host.agentId ?? null });
+  void rt.events.write({ op: "factory", host: host.generation, hostVersion: host.version ?? null, versionSource: host.versionSource, agentId: host.agentId ?? null });
 
   return {
     info: ENGINE_INFO,
@@ -47,11 +55,23 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
       const p = asParams(raw);
       return guard(rt, "maintain", ctx("maintain", p), async () => {
         const id = who(p);
+        const target = asParams(p.sessionTarget ?? asParams(p.runtimeContext).sessionTarget);
+        const sqlite =
+          host.semantics.transcriptStore === "sqlite"
+            ? locateSqliteTranscript({
+                sessionId: typeof target.sessionId === "string" ? target.sessionId : id.sessionId,
+                storePath: target.storePath,
+                agentDir: host.agentDir,
+                agentId: id.agentId,
+                stateDir: process.env.OPENCLAW_STATE_DIR,
+              })
+            : undefined;
         const result = await payDownDebt(rt, rt.settings(id.agentId), {
           identity: id,
           sessionFile: p.sessionFile,
           runtimeContext: p.runtimeContext,
           abortSignal: p.abortSignal instanceof AbortSignal ? p.abortSignal : undefined,
+          ...(sqlite ? { sqlite } : {}),
         });
         void rt.events.write({ op: "maintain", agentId: id.agentId, sessionKey: id.sessionKey, ...result });
         return result;
@@ -114,7 +134,18 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
         const settings = rt.settings(id.agentId);
         const started = performance.now();
         const view = settings.enabled
-          ? await assembleView(rt, settings, { identity: id, messages: p.messages, tokenBudget: p.tokenBudget, model: p.model, generation: host.generation })
+          ? await assembleView(rt, settings, {
+              identity: id,
+              messages: p.messages,
+              tokenBudget: p.tokenBudget,
+              model: p.model,
+              generation: host.generation,
+              semantics: host.semantics,
+              hostConfig: host.config,
+              prompt: p.prompt,
+              runtimeSettings: p.runtimeSettings,
+              overhead: rt.requestOverhead.get(id.agentId),
+            })
           : passThroughView(rt, settings, p.messages, p.model);
         void rt.events.write({
           op: "assemble",
@@ -126,7 +157,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
           messagesOut: view.messages.length,
           estimatedTokens: view.estimatedTokens,
           ms: Math.round((performance.now() - started) * 100) / 100,
-          ...(view.ledger ? { debt: view.ledger.debt, plan: view.ledger.plan, offloaded: view.ledger.offloaded, summary: view.ledger.summaryInjected } : {}),
+          ...(view.ledger ? { debt: view.ledger.debt, plan: view.ledger.plan, hostBudget: view.ledger.host, offloaded: view.ledger.offloaded, summary: view.ledger.summaryInjected } : {}),
         });
         if (view.ledger && view.ledger.debt.debtTokens > 0) {
           const d = view.ledger.debt;
@@ -144,7 +175,13 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
         const id = who(p);
         const settings = rt.settings(id.agentId);
         const result = settings.enabled
-          ? await compactSession(rt, settings, { identity: id, tokenBudget: hostPromptBudget(host.generation, p.tokenBudget), force: p.force, currentTokenCount: p.currentTokenCount })
+          ? await compactSession(rt, settings, {
+              identity: id,
+              tokenBudget: hostPromptBudget(host.generation, p.tokenBudget),
+              force: p.force,
+              currentTokenCount: p.currentTokenCount,
+              skipReasonText: host.semantics.preflight?.skipReasonText,
+            })
           : { ok: true, compacted: false, reason: "disabled" };
         void rt.events.write({ op: "compact", agentId: id.agentId, sessionKey: id.sessionKey, force: p.force === true, compacted: result.compacted, reason: result.reason ?? null });
         return result;
@@ -166,7 +203,9 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown) {
       await guard(rt, "dispose", {}, async () => {
         await rt.sessions.flush();
         await flushViewRecords();
-        void rt.events.write({ op: "dispose", host: host.generation });
+        const forgotten = internal.size > 0 ? await forgetInternalSessions(rt, internal.values()) : 0;
+        internal.clear();
+        void rt.events.write({ op: "dispose", host: host.generation, ...(forgotten > 0 ? { internalSessionsForgotten: forgotten } : {}) });
         await rt.events.flush();
       }, () => undefined);
     },

@@ -1,35 +1,83 @@
 /**
- * The one place that knows how the two host generations call the engine.
+ * The one place that normalises how the host lines call the engine.
  *
- * 2026.4.24 calls the factory with no argument, passes the model's whole
- * window as `tokenBudget`, a JSONL path as `sessionFile`, and ingests through
- * `afterTurn`. 2026.9.x passes `{ config, agentDir, workspaceDir }`, the prompt
- * budget after reserves (1 in one retry path), the session key as `sessionFile`,
- * and ingests through `commitTurn`. This module normalises; it does not decide.
+ * Which line is calling comes from {@link detectHost} (the runtime's version, else
+ * the installed package); what each line means by its numbers from the table in
+ * `host-lines.ts`. 2026.4.24 calls the factory with no argument, passes the
+ * model's whole window as `tokenBudget` and a JSONL path as `sessionFile`;
+ * 2026.5.28 onwards pass `{ config, agentDir, workspaceDir }`; 2026.8.x onwards
+ * pass the prompt budget after reserves and the session key as `sessionFile`.
+ * This module normalises; it does not decide.
  */
 import path from "node:path";
+import { detectHost } from "./detect-host.js";
+import { HOST_LINES, type HostLine, type HostLineSemantics } from "./host-lines.js";
 
-/** Which host generation is calling, as far as can be told. */
-export type HostGeneration = "2026.4" | "2026.9";
+/** Which host line is calling (kept under its old name: the lines were once two generations). */
+export type HostGeneration = HostLine;
 
 /** What the factory learnt about its host. */
 export interface HostContext {
   generation: HostGeneration;
+  /** The line's semantics (budget meaning, estimators, capabilities). */
+  semantics: HostLineSemantics;
+  /** The host version, when known, and how it was learnt. */
+  version: string | undefined;
+  versionSource: "runtime" | "package" | "factory-shape";
+  /** The host config handed to the factory (2026.5.28 onwards), for model limits. */
+  config: unknown;
   /** Agent id derived from `agentDir` (`<state>/agents/<id>/agent`), when given. */
   agentId: string | undefined;
   agentDir: string | undefined;
   workspaceDir: string | undefined;
 }
 
-/** Normalises the factory argument: absent on 2026.4.24, an object on 2026.9.x. */
-export function normalizeFactoryContext(ctx: unknown): HostContext {
+/**
+ * Normalises the factory argument (absent on 2026.4.x, an object from 2026.5.28)
+ * together with the host version register() read from `api.runtime.version`.
+ */
+export function normalizeFactoryContext(ctx: unknown, runtimeVersion?: string): HostContext {
+  const detected = detectHost(runtimeVersion, ctx);
+  const base = { generation: detected.line, semantics: HOST_LINES[detected.line], version: detected.version, versionSource: detected.source };
   if (!ctx || typeof ctx !== "object") {
-    return { generation: "2026.4", agentId: undefined, agentDir: undefined, workspaceDir: undefined };
+    return { ...base, config: undefined, agentId: undefined, agentDir: undefined, workspaceDir: undefined };
   }
   const rec = ctx as Record<string, unknown>;
   const agentDir = typeof rec.agentDir === "string" ? rec.agentDir : undefined;
   const workspaceDir = typeof rec.workspaceDir === "string" ? rec.workspaceDir : undefined;
-  return { generation: "2026.9", agentId: agentIdFromAgentDir(agentDir), agentDir, workspaceDir };
+  return { ...base, config: rec.config, agentId: agentIdFromAgentDir(agentDir), agentDir, workspaceDir };
+}
+
+/** The model's limits as the host config declares them. */
+export interface ModelLimits {
+  contextWindow: number | undefined;
+  maxTokens: number | undefined;
+}
+
+const posInt = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined);
+
+/**
+ * `models.providers.<p>.models[]` entry for `model` (`<provider>/<id>` or a bare id):
+ * its `contextWindow` (or `contextTokens`) and `maxTokens`. Unknown → undefined fields.
+ */
+export function modelLimitsFromConfig(config: unknown, model: unknown): ModelLimits {
+  const none: ModelLimits = { contextWindow: undefined, maxTokens: undefined };
+  if (!config || typeof config !== "object" || typeof model !== "string" || model.length === 0) return none;
+  try {
+    const providers = ((config as { models?: { providers?: unknown } }).models?.providers ?? {}) as Record<string, unknown>;
+    for (const [providerId, provider] of Object.entries(providers)) {
+      const models = (provider as { models?: unknown } | undefined)?.models;
+      if (!Array.isArray(models)) continue;
+      for (const m of models as Record<string, unknown>[]) {
+        const id = typeof m?.id === "string" ? m.id : undefined;
+        if (!id || (model !== id && model !== `${providerId}/${id}`)) continue;
+        return { contextWindow: posInt(m.contextTokens) ?? posInt(m.contextWindow), maxTokens: posInt(m.maxTokens) };
+      }
+    }
+  } catch {
+    // a hostile config getter: no limits known
+  }
+  return none;
 }
 
 function agentIdFromAgentDir(agentDir: string | undefined): string | undefined {
@@ -126,15 +174,17 @@ export function rewriteCapability(
 }
 
 /** 2026.4.24's compaction reserve (OpenClaw's floor over pi's 16,384 default). */
-export const HOST_424_RESERVE_TOKENS = 20_000;
+export const HOST_424_RESERVE_TOKENS = HOST_LINES["2026.4"].rawPrecheck?.reserveTokens ?? 20_000;
 /** 2026.4.24's precheck multiplies its chars/4 estimate by this. */
-export const HOST_424_SAFETY_MARGIN = 1.2;
+export const HOST_424_SAFETY_MARGIN = HOST_LINES["2026.4"].rawPrecheck?.safetyMargin ?? 1.2;
 
 /**
- * The prompt budget the host will really admit. 2026.9.x passes it. 2026.4.24
- * passes the whole context window, but its precheck admits only the window
- * minus the reserve (never below min(8000, window/2)), sized as chars/4 × 1.2;
- * a view planned for the whole window would be compacted and reset there.
+ * The prompt budget (exact tokens) the host will really admit, from what it passed.
+ * 2026.8.x onwards pass it. 2026.4.24 passes the whole context window, but its
+ * precheck (sized on the raw transcript) admits only the window minus the reserve
+ * (never below min(8000, window/2)), sized as chars/4 × 1.2. 2026.5.x-2026.7.x pass
+ * the whole window; their own estimators are applied in the host's currency
+ * (`host-estimate.ts`), the output allowance is reserved by the caller.
  */
 export function hostPromptBudget(generation: HostGeneration, requested: unknown): unknown {
   if (generation !== "2026.4" || typeof requested !== "number" || !Number.isFinite(requested) || requested <= 0) return requested;

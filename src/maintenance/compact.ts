@@ -34,6 +34,12 @@ export interface CompactInput {
   tokenBudget?: unknown;
   force?: unknown;
   currentTokenCount?: unknown;
+  /**
+   * Words the calling line reads as "nothing to do, run the model" in a compact()
+   * reason (2026.5.28-2026.7.x: "nothing to compact"); any other reason for a
+   * compaction it required makes the host skip the model.
+   */
+  skipReasonText?: string;
 }
 
 /**
@@ -53,7 +59,7 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   }).tokens;
   const tokensBefore = view.tokens;
   if (!force && tokensBefore <= budget * settings.summary.injectAtShare) {
-    return { ok: true, compacted: false, reason: "within_budget", result: { tokensBefore } };
+    return { ok: true, compacted: false, reason: "within_budget: already under target", result: { tokensBefore } };
   }
   const counter = rt.counter(settings);
   const messages = view.messages;
@@ -66,7 +72,9 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
     refillRatio: force ? FORCED_REFILL : 0.75,
   });
   if (plan.start <= view.start || plan.kept.length === 0) {
-    return { ok: true, compacted: false, reason: "nothing_reducible", result: { tokensBefore } };
+    // Literally true: the view holds only what the turn needs; the raw transcript is paid down by maintain().
+    const reason = input.skipReasonText ? `nothing_reducible: ${input.skipReasonText} beyond the current turn` : "nothing_reducible";
+    return { ok: true, compacted: false, reason, result: { tokensBefore } };
   }
   const epoch = conversationEpoch(messages);
   const file = summaryPath(rt, identity, epoch);
@@ -86,7 +94,10 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   const text = renderSummary(summary, { maxChars: settings.summary.maxInjectedChars, checkpointHandle: handle, redact: (t) => rt.redact(settings, t) });
   const tokensAfter = plan.tokens + counter.countText(text);
   // Report not-smaller before anything is written: a compaction that says "no" changes nothing (summary, checkpoints, frontier).
-  if (tokensAfter >= tokensBefore) return { ok: true, compacted: false, reason: "not_smaller", result: { tokensBefore, tokensAfter } };
+  if (tokensAfter >= tokensBefore) {
+    const reason = input.skipReasonText ? `not_smaller: ${input.skipReasonText} that would shrink the view` : "not_smaller";
+    return { ok: true, compacted: false, reason, result: { tokensBefore, tokensAfter } };
+  }
   const stored = await store.stash(sealed.pack, { kind: "checkpoint", format: "json", origin: { agentId: identity.agentId, sessionKey: identity.sessionKey } });
   if (stored.handle !== handle) throw new LedgerError("artifact_corrupt", `Expected the checkpoint pack to store as ${handle}, got ${stored.handle}`);
   await saveSummary(file, summary);

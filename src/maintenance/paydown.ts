@@ -1,7 +1,7 @@
 import type { AgentSettings } from "../config/schema.js";
 import { createCaptureIndex } from "../capture/capture-index.js";
 import { LedgerError } from "../errors.js";
-import { blocksOf, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
+import { blocksOf, isGenuineUserMessage, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { locateTranscript, rewriteCapability, type SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { buildStub } from "../results/stub.js";
@@ -9,6 +9,7 @@ import { agentRoot } from "../state/paths.js";
 import { recordTranscriptReferences } from "../state/reference-index.js";
 import { estimateRawTokens } from "./raw-tally.js";
 import { readActiveBranch, type TranscriptEntry } from "./transcript-jsonl.js";
+import { readSqliteActiveBranch, type SqliteTranscriptLocator } from "./transcript-sqlite.js";
 
 /** What maintain() reports to the host (its TranscriptRewriteResult). */
 export interface PaydownResult {
@@ -24,6 +25,8 @@ export interface PaydownInput {
   sessionFile: unknown;
   runtimeContext: unknown;
   abortSignal?: AbortSignal;
+  /** 2026.8.x onwards: the session's SQLite transcript (the engine reads entry ids there; the host rewrites). */
+  sqlite?: SqliteTranscriptLocator;
 }
 
 /** Raw history the paydown aims at, as a share of the host's prompt budget (room for system prompt and the new turn). */
@@ -44,9 +47,9 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
   const rewrite = rewriteCapability(input.runtimeContext);
   if (!rewrite) return nothing("rewrite_unavailable");
   const locator = locateTranscript(input.sessionFile);
-  // 2026.9.x keeps transcripts in SQLite and gives no entry ids to engines; the assembled view already leaves payloads out.
-  if (locator.kind !== "jsonl") return nothing("entry_ids_unavailable");
-  const entries = await readActiveBranch(locator.file);
+  // 2026.8.x onwards keep transcripts in SQLite and pass no entry ids: they are read from the store's active branch.
+  const entries = locator.kind === "jsonl" ? await readActiveBranch(locator.file) : input.sqlite ? await readSqliteActiveBranch(input.sqlite) : undefined;
+  if (!entries) return nothing("entry_ids_unavailable");
   const { identity } = input;
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;
@@ -71,7 +74,8 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
   }
   if (replacements.length === 0) return nothing("nothing_reducible");
   // Write-ahead: gc must know the transcript cites these handles before the host rewrites it.
-  await recordTranscriptReferences(agentRoot(rt.root, identity.agentId), locator.file, replacements.flatMap((r) => [...JSON.stringify(r.message).matchAll(HANDLE_IN_TEXT)].map((m) => m[0])));
+  const transcriptFile = locator.kind === "jsonl" ? locator.file : (input.sqlite?.file ?? "");
+  await recordTranscriptReferences(agentRoot(rt.root, identity.agentId), transcriptFile, replacements.flatMap((r) => [...JSON.stringify(r.message).matchAll(HANDLE_IN_TEXT)].map((m) => m[0])));
   const result = (await rewrite({ replacements })) as Partial<PaydownResult> | undefined;
   const out: PaydownResult = {
     changed: result?.changed === true,
@@ -93,8 +97,14 @@ function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings): Tr
   const min = settings.maintenance.minEntryChars;
   const tools: TranscriptEntry[] = [];
   const answers: TranscriptEntry[] = [];
-  for (const entry of entries) {
+  // The newest turn's answers stay verbatim: it is the reply the user just read (the client's history shows it) and the next turn builds on it.
+  let newestUser = -1;
+  entries.forEach((e, i) => {
+    if (isGenuineUserMessage(e.message)) newestUser = i;
+  });
+  for (const [i, entry] of entries.entries()) {
     const role = roleOf(entry.message);
+    if (role === "assistant" && i > newestUser) continue;
     const big = blocksOf(entry.message).some((b) => typeof b.text === "string" && b.text.length > min && !b.text.startsWith(LEDGER_MARKER));
     const aggregated = (entry.message.details as Record<string, unknown> | undefined)?.aggregated;
     if (role === "toolResult" && (big || (typeof aggregated === "string" && aggregated.length > min))) tools.push(entry);

@@ -45,6 +45,8 @@ export interface LedgerRuntime {
   readonly sessions: SessionCache;
   /** Last assembled view per `agentId + NUL + sessionKey` (bounded). */
   readonly lastViews: Map<string, LastView>;
+  /** System prompt and tool-schema chars of the agent's last model request, when the host reported it (`llm_input`). */
+  readonly requestOverhead: Map<string, { systemChars: number; toolsChars: number }>;
   /** Effective settings of an agent (global config with its overrides). */
   settings(agentId: string): AgentSettings;
   /** The artifact store of an agent (created on first use). */
@@ -78,6 +80,7 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
       void events.write({ op: "state:problem", code: p.code, file: p.file, ...(p.keptAs ? { keptAs: p.keptAs } : {}) });
     }),
     lastViews: new Map(),
+    requestOverhead: new Map(),
     settings(agentId) {
       let s = settingsCache.get(agentId);
       if (!s) {

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { dualCurrencyCount } from "../budget/dual-currency.js";
+import { HOST_LINES } from "../host/host-lines.js";
+import { hostEstimateOf, resolveHostPlan } from "./host-plan.js";
+import { startAtUserTurn } from "./valid-start.js";
+
+const config = { models: { providers: { mock: { models: [{ id: "m", contextWindow: 32_000, maxTokens: 4_096 }] } } } };
+
+describe("resolveHostPlan", () => {
+  it("on a whole-window line (2026.6) reserves the output allowance off the exact budget and applies the host's estimators", () => {
+    const plan = resolveHostPlan({
+      semantics: HOST_LINES["2026.6"], config, model: "mock/m", tokenBudget: 32_000, prompt: "Turn 2: go",
+      runtimeSettings: undefined, overhead: { systemChars: 20_000, toolsChars: 50_000 }, summaryChars: 4_000,
+    });
+    expect(plan.exactCeiling).toBe(32_000 - 4_096);
+    expect(plan.host.rule).toBe("output-clamp");
+    expect(plan.host.messageUnits).toBe(Math.floor((32_000 - 4_096 - 1) / 1.25 - (74_000 + 10) / 4));
+    expect(plan.factor).toBe(1.25);
+  });
+
+  it("on 2026.9 takes maxOutputTokens from runtimeSettings and the window from the config (tokenBudget is already a prompt budget)", () => {
+    const plan = resolveHostPlan({
+      semantics: HOST_LINES["2026.9"], config: {}, model: "x", tokenBudget: 21_947, prompt: undefined,
+      runtimeSettings: { limits: { maxOutputTokens: 2_000 } }, overhead: undefined, summaryChars: 0,
+    });
+    expect(plan.exactCeiling).toBeUndefined();
+    expect(plan.contextWindow).toBeUndefined();
+    expect(plan.host.rule).toBe("none");
+  });
+
+  it("on 2026.9 keeps room for the current turn's tool result the host appends after assemble", () => {
+    const base = { config, model: "m", tokenBudget: 21_000, prompt: "", runtimeSettings: undefined, overhead: { systemChars: 20_000, toolsChars: 9_000 }, summaryChars: 0 };
+    const on9 = resolveHostPlan({ ...base, semantics: HOST_LINES["2026.9"] });
+    const on6 = resolveHostPlan({ ...base, semantics: HOST_LINES["2026.6"] });
+    expect(on9.host.messageUnits).toBe(Math.floor((32_000 - 4_096 - 1) / 1.25 - (29_000 + 16_000 + 1_500) / 4));
+    // 2026.6 passes the current turn through assemble (no reserve); its precheck binds there.
+    expect(on6.host).toEqual({ rule: "precheck", messageUnits: Math.floor((32_000 - 16_384) / 1.2 - 8 - 20_000 / 4) });
+  });
+
+  it("hostEstimateOf counts what the host will for the engine's part: the view and its addition, /4, × the binding factor", () => {
+    const plan = resolveHostPlan({
+      semantics: HOST_LINES["2026.9"], config, model: "m", tokenBudget: 20_000, prompt: "p".repeat(40),
+      runtimeSettings: undefined, overhead: { systemChars: 400, toolsChars: 0 }, summaryChars: 0,
+    });
+    expect(hostEstimateOf(plan, [{ role: "user", content: "x".repeat(160) }], 40)).toBe(Math.ceil(((160 + 40) / 4) * 1.25));
+  });
+});
+
+describe("dualCurrencyCount", () => {
+  it("charges each message the larger of its exact cost and its scaled host cost, so both sums fit", () => {
+    const exact = [100, 10, 50];
+    const host = [20, 80, 50];
+    const count = dualCurrencyCount({ exact: (i) => exact[i] ?? 0, host: (i) => host[i] ?? 0, exactBudget: 200, hostBudget: 100 });
+    expect([0, 1, 2].map(count)).toEqual([100, 160, 100]);
+    const none = dualCurrencyCount({ exact: (i) => exact[i] ?? 0, host: () => 1e9, exactBudget: 200, hostBudget: undefined });
+    expect(none(0)).toBe(100);
+    const full = dualCurrencyCount({ exact: () => 1, host: () => 0, exactBudget: 200, hostBudget: 0 });
+    expect(full(0)).toBe(201);
+  });
+});
+
+describe("startAtUserTurn", () => {
+  const m = (role: string) => ({ role, content: role });
+  const msgs = [m("user"), m("assistant"), m("toolResult"), m("assistant"), m("user"), m("assistant")];
+  it("drops leading assistant/tool messages up to the first kept user turn", () => {
+    expect(startAtUserTurn(msgs, [1, 2, 3, 4, 5])).toEqual([4, 5]);
+    expect(startAtUserTurn(msgs, [0, 1])).toEqual([0, 1]);
+  });
+  it("puts the turn's own user message back when the window kept none", () => {
+    expect(startAtUserTurn(msgs, [3])).toEqual([0, 3]);
+    expect(startAtUserTurn(msgs, [5])).toEqual([4, 5]);
+    expect(startAtUserTurn([m("assistant")], [0])).toEqual([0]);
+    expect(startAtUserTurn(msgs, [])).toEqual([]);
+  });
+});

@@ -1,0 +1,28 @@
+/**
+ * Planning in two currencies at once. The view must fit the exact BPE budget and the
+ * host's own chars/4 budget. Scaling the host's units onto the BPE budget and charging
+ * each message the larger of the two costs keeps one budget for the planner: when the
+ * charged sum fits, both sums fit (each cost is at most what was charged).
+ */
+
+/** Options for {@link dualCurrencyCount}. */
+export interface DualCurrencyOptions {
+  /** Exact BPE tokens of message `i`. */
+  exact: (i: number) => number;
+  /** The host's units (weighted chars / 4) of message `i`. */
+  host: (i: number) => number;
+  /** The planner's budget (exact tokens). */
+  exactBudget: number;
+  /** Host units the messages may take; undefined when no host estimator binds. */
+  hostBudget: number | undefined;
+}
+
+/** A per-message cost for the planner that respects both budgets. */
+export function dualCurrencyCount(options: DualCurrencyOptions): (i: number) => number {
+  const { exact, host, exactBudget, hostBudget } = options;
+  if (hostBudget === undefined) return exact;
+  // No room at all in the host's currency: every message costs more than the whole budget.
+  if (hostBudget <= 0) return (i) => Math.max(exact(i), exactBudget + 1);
+  const scale = exactBudget / hostBudget;
+  return (i) => Math.max(exact(i), Math.ceil(host(i) * scale));
+}

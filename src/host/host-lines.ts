@@ -1,0 +1,159 @@
+/**
+ * What each OpenClaw host line means by the numbers it hands the engine, and how it
+ * sizes the prompt before it lets the model answer. Filled by reading each line's
+ * dist (see docs/host-lines.md for the file and function behind every number).
+ * Data only: `host/` describes the host, the engine decides what to do with it.
+ */
+
+/** The host lines context-ledger knows, oldest first. */
+export const HOST_LINE_IDS = ["2026.4", "2026.5", "2026.6", "2026.7", "2026.8", "2026.9"] as const;
+
+/** One host line (year.month of the release). */
+export type HostLine = (typeof HOST_LINE_IDS)[number];
+
+/** The host's pre-prompt overflow precheck (`shouldPreemptivelyCompactBeforePrompt`). */
+export interface PrecheckRule {
+  /** Tokens reserved off the window (`reserveTokens`; 2026.4.24 floors it at 20,000). */
+  reserveTokens: number;
+  /** The prompt budget never drops below min(this, window × {@link minPromptRatio}). */
+  minPromptTokens: number;
+  minPromptRatio: number;
+  /** The chars/4 estimate is multiplied by this (`SAFETY_MARGIN`). */
+  safetyMargin: number;
+  /** Tokens added per message boundary (system prompt and the live prompt each get one). */
+  boundaryTokens: number;
+}
+
+/** The OpenAI-completions transport's output clamp (`estimateOpenAICompletionsInputTokens`). */
+export interface OutputClampRule {
+  /** The chars/4 estimate of the whole request is multiplied by this. */
+  safetyMargin: number;
+  /** A non-Latin character counts this many chars. */
+  nonLatinWeight: number;
+}
+
+/** The reply runner's preflight compaction (`runPreflightCompactionIfNeeded`). */
+export interface PreflightRule {
+  /** Fires when last usage (prompt + output) + the new prompt ≥ window − reserveFloor − softThreshold. */
+  reserveFloorTokens: number;
+  softThresholdTokens: number;
+  /** compact() reasons the host treats as "skip, run the model" (`isPreflightCompactionSkipReason`); other failures skip the model. */
+  skipReasonText: string | undefined;
+}
+
+/** Per-line semantics of the engine contract. */
+export interface HostLineSemantics {
+  line: HostLine;
+  /** `whole-window`: tokenBudget is the model's context window; `prompt-budget`: already net of the host's reserves. */
+  tokenBudget: "whole-window" | "prompt-budget";
+  /** Factory called with `{ config, agentDir, workspaceDir }` (else with no argument). */
+  factoryArgument: boolean;
+  /** How finished turns reach the engine. */
+  ingestion: "afterTurn" | "commitTurn";
+  /** Where the raw transcript lives and what `sessionFile` is. */
+  transcriptStore: "jsonl" | "sqlite";
+  /** The host appends the live user turn after assemble (assemble sees history only). */
+  appendsLivePrompt: boolean;
+  /**
+   * The host appends the current turn's tool calls and results after assemble too
+   * (2026.8.x onwards: every assemble of a tool turn sees history only), each result
+   * cut to min(window × 0.3 × 4 chars, 16,000) plus its notice: room for one is kept.
+   */
+  appendsCurrentTurnResults: boolean;
+  /** The generic precheck over the assembled view, or undefined when it does not size the view (skipped for `ownsCompaction: true`, or sized on raw history). */
+  precheck: PrecheckRule | undefined;
+  /** 2026.4.24's precheck sizes the raw transcript, not the view: maintain() pays it down, the view plans under its admitted budget. */
+  rawPrecheck: PrecheckRule | undefined;
+  /** The transport's output clamp, or undefined when the line has none. */
+  outputClamp: OutputClampRule | undefined;
+  /** Preflight compaction before each reply, or undefined. */
+  preflight: PreflightRule | undefined;
+  /** Whether the host reads `promptAuthority` from assemble's result. */
+  honoursPromptAuthority: boolean;
+  /** `registerAgentToolResultMiddleware` accepted from a non-bundled plugin. */
+  captureMiddleware: boolean;
+  /** `rewriteTranscriptEntries` in maintain's runtimeContext, with entry ids the engine can learn. */
+  rewriteWithEntryIds: boolean;
+  /**
+   * System prompt and tool-schema chars of a bare agent's request on this line (measured
+   * through the mock model); used until the host reports the real ones (`llm_input`).
+   */
+  defaultOverhead: { systemChars: number; toolsChars: number };
+}
+
+const PRECHECK_424: PrecheckRule = { reserveTokens: 20_000, minPromptTokens: 8_000, minPromptRatio: 0.5, safetyMargin: 1.2, boundaryTokens: 0 };
+const PRECHECK_5X: PrecheckRule = { reserveTokens: 16_384, minPromptTokens: 8_000, minPromptRatio: 0.5, safetyMargin: 1.2, boundaryTokens: 4 };
+const CLAMP: OutputClampRule = { safetyMargin: 1.25, nonLatinWeight: 4 };
+// Measured 2026-11-23 (reset-loop scenario, first request): 2026.5.28 sent 16,006 system + 43,793 tool-schema chars,
+// 2026.6.11 20,136 + 50,590, 2026.7.35 17,733 + 35,526, 2026.9.6 21,150 + 9,051 (plugin tools behind tool search).
+// 2026.8.2 17,830 + 56,705.
+const OVERHEAD_5X = { systemChars: 21_000, toolsChars: 52_000 };
+const OVERHEAD_8X = { systemChars: 18_000, toolsChars: 57_000 };
+const OVERHEAD_9X = { systemChars: 22_000, toolsChars: 10_000 };
+const PREFLIGHT: PreflightRule = { reserveFloorTokens: 20_000, softThresholdTokens: 4_000, skipReasonText: "nothing to compact" };
+
+/** The table: one row per host line. */
+export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.freeze({
+  "2026.4": {
+    defaultOverhead: { systemChars: 20_000, toolsChars: 40_000 },
+    appendsCurrentTurnResults: false,
+    line: "2026.4", tokenBudget: "whole-window", factoryArgument: false, ingestion: "afterTurn", transcriptStore: "jsonl",
+    appendsLivePrompt: true, precheck: undefined, rawPrecheck: PRECHECK_424, outputClamp: undefined, preflight: undefined,
+    honoursPromptAuthority: false, captureMiddleware: true, rewriteWithEntryIds: true,
+  },
+  "2026.5": {
+    defaultOverhead: OVERHEAD_5X,
+    appendsCurrentTurnResults: false,
+    line: "2026.5", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl",
+    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
+    honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
+  },
+  "2026.6": {
+    defaultOverhead: OVERHEAD_5X,
+    appendsCurrentTurnResults: false,
+    line: "2026.6", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl",
+    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
+    honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
+  },
+  "2026.7": {
+    defaultOverhead: OVERHEAD_5X,
+    appendsCurrentTurnResults: false,
+    line: "2026.7", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl",
+    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
+    honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
+  },
+  "2026.8": {
+    defaultOverhead: OVERHEAD_8X,
+    appendsCurrentTurnResults: true,
+    line: "2026.8", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite",
+    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: undefined,
+    honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
+  },
+  "2026.9": {
+    defaultOverhead: OVERHEAD_9X,
+    appendsCurrentTurnResults: true,
+    line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite",
+    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: undefined,
+    honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
+  },
+});
+
+/** Chars kept for one current-turn tool result the host appends after assemble (its per-result cap, the call's JSON, the notice). */
+export function currentTurnReserveChars(line: HostLineSemantics, contextWindow: number): number {
+  if (!line.appendsCurrentTurnResults) return 0;
+  return Math.min(Math.floor(contextWindow * 0.3 * 4), 16_000) + 1_500;
+}
+
+/** The line of a host version string (`2026.7.35` → `2026.7`); versions past the table map to its newest row. */
+export function hostLineOf(version: string | undefined): HostLine | undefined {
+  const m = /^(\d{4})\.(\d{1,2})(?:\.|$|-)/.exec(version?.trim() ?? "");
+  if (!m) return undefined;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const newest = HOST_LINE_IDS[HOST_LINE_IDS.length - 1] as HostLine;
+  const key = `${year}.${month}`;
+  if ((HOST_LINE_IDS as readonly string[]).includes(key)) return key as HostLine;
+  if (year > 2026 || (year === 2026 && month > 9)) return newest;
+  if (year === 2026 && month < 4) return "2026.4";
+  return undefined;
+}

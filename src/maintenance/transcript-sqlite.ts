@@ -1,0 +1,83 @@
+/**
+ * 2026.8.x onwards keep the transcript in SQLite (`openclaw-agent.sqlite`, table
+ * `transcript_events`, rows as JSON or zstd-compressed JSON; the active branch in
+ * `session_transcript_active_events`) and pass the session key as `sessionFile`. The
+ * engine reads the active branch read-only (WAL lets a reader run beside the host's
+ * writer) to learn entry ids; every change still goes through the host's
+ * `rewriteTranscriptEntries`, under the host's own session lock.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import type { TranscriptEntry } from "./transcript-jsonl.js";
+
+/** Where a session's SQLite transcript is. */
+export interface SqliteTranscriptLocator {
+  file: string;
+  sessionId: string;
+}
+
+/**
+ * The agent database: `storePath` when it names a `.sqlite` file, else
+ * `<agentDir>/openclaw-agent.sqlite`, else `<stateDir>/agents/<agentId>/agent/openclaw-agent.sqlite`.
+ */
+export function locateSqliteTranscript(options: {
+  sessionId: string | undefined;
+  storePath?: unknown;
+  agentDir?: string;
+  agentId: string;
+  stateDir?: string;
+}): SqliteTranscriptLocator | undefined {
+  const { sessionId } = options;
+  if (!sessionId) return undefined;
+  const candidates: string[] = [];
+  if (typeof options.storePath === "string" && options.storePath.endsWith(".sqlite")) candidates.push(options.storePath);
+  if (options.agentDir) candidates.push(path.join(options.agentDir, "openclaw-agent.sqlite"));
+  if (options.stateDir) candidates.push(path.join(options.stateDir, "agents", options.agentId, "agent", "openclaw-agent.sqlite"));
+  const file = candidates.find((f) => existsSync(f));
+  return file ? { file, sessionId } : undefined;
+}
+
+type Zstd = (buf: Uint8Array) => Buffer;
+
+function decodeEvent(json: unknown, zstd: unknown): Record<string, unknown> | undefined {
+  try {
+    if (typeof json === "string") return JSON.parse(json) as Record<string, unknown>;
+    const decompress = (zlib as unknown as { zstdDecompressSync?: Zstd }).zstdDecompressSync;
+    if (zstd instanceof Uint8Array && decompress) return JSON.parse(decompress(zstd).toString("utf8")) as Record<string, unknown>;
+  } catch {
+    // a row this reader cannot decode is left alone
+  }
+  return undefined;
+}
+
+/**
+ * The message entries of the session's active branch, oldest first; undefined when the
+ * database or its tables are not there (another line, another layout).
+ */
+export async function readSqliteActiveBranch(locator: SqliteTranscriptLocator): Promise<TranscriptEntry[] | undefined> {
+  const { DatabaseSync } = (await import("node:sqlite")) as typeof import("node:sqlite");
+  let db: import("node:sqlite").DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(locator.file, { readOnly: true });
+    db.exec("PRAGMA busy_timeout = 2000");
+    const rows = db
+      .prepare(
+        "SELECT e.event_json AS json, e.event_zstd AS zstd FROM session_transcript_active_events a JOIN transcript_events e ON e.session_id = a.session_id AND e.seq = a.event_seq WHERE a.session_id = ? ORDER BY a.active_position",
+      )
+      .all(locator.sessionId) as { json: unknown; zstd: unknown }[];
+    const out: TranscriptEntry[] = [];
+    for (const row of rows) {
+      const event = decodeEvent(row.json, row.zstd);
+      if (!event || event.type !== "message" || typeof event.id !== "string") continue;
+      const message = event.message;
+      if (!message || typeof message !== "object") continue;
+      out.push({ id: event.id, parentId: typeof event.parentId === "string" ? event.parentId : null, message: message as Record<string, unknown> });
+    }
+    return out;
+  } catch {
+    return undefined;
+  } finally {
+    db?.close();
+  }
+}

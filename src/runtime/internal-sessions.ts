@@ -1,0 +1,31 @@
+import { promises as fsp } from "node:fs";
+import type { LedgerRuntime } from "./ledger-runtime.js";
+
+/**
+ * Sessions the host runs for itself (2026.9.x pre-compaction memory flush:
+ * `agent:<id>:internal-session-effects:<uuid>`). They are one-shot: nothing the
+ * ledger learns there is worth keeping, and a state folder per flush would pile up.
+ */
+export const INTERNAL_SESSION_KEY = /^agent:[^:]+:internal-session-effects:/;
+
+/** True for a host-internal, one-shot session key. */
+export function isInternalSessionKey(sessionKey: string): boolean {
+  return INTERNAL_SESSION_KEY.test(sessionKey);
+}
+
+/**
+ * Forgets internal sessions an engine instance served: pending writes are flushed
+ * first, then their state folders and in-process views are removed. Artifacts they
+ * stashed stay in the content-addressed store (shared, collected by `store gc`).
+ */
+export async function forgetInternalSessions(rt: LedgerRuntime, sessions: Iterable<{ agentId: string; sessionKey: string }>): Promise<number> {
+  await rt.sessions.flush();
+  let removed = 0;
+  for (const { agentId, sessionKey } of sessions) {
+    if (!isInternalSessionKey(sessionKey)) continue;
+    rt.lastViews.delete(`${agentId}\u0000${sessionKey}`);
+    await fsp.rm(rt.sessions.dir(agentId, sessionKey), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}

@@ -1,0 +1,95 @@
+/**
+ * Issue 15 on 2026.9.6: a 20-turn tool-heavy session (each turn an `exec` printing
+ * 40,000 chars, window 32,000, maxTokens 4,096). Every turn is answered by the model
+ * and no request goes out with an output allowance below maxTokens (the host's
+ * OpenAI-completions transport clamps it to window − its chars/4 × 1.25 estimate − 1).
+ * Records per-request budget use and cache stability (is each request's message list
+ * a pure extension of the previous request's?) for the report.
+ */
+import { expect } from "vitest";
+import type { MockRequest } from "../mock-model.js";
+import { execTurnScript } from "../mock-scripts.js";
+import { countMessageTokens, loadTokenCounter } from "../token-count.js";
+import { turnMessage } from "../workloads.js";
+import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
+import { grantCliScopes } from "./cli-scopes.js";
+import { requestOverhead } from "./reset-loop.js";
+import { answeredByModel, assistantTextsAfter, isFinalAnswerRequest, outputAllowance, recordFigures, transcriptSize } from "./turn-figures.js";
+
+/** Turns and per-turn tool output of the long session. */
+export const LONG_SESSION = { turns: 20, outputChars: 40_000, answerChars: 2_000 } as const;
+
+/** The host transport's own estimate of a request (2026.9.6 `estimateOpenAICompletionsInputTokens`): chars/4 × 1.25, non-Latin chars count 4. */
+export function hostTransportEstimate(request: MockRequest): number {
+  const { messages, tools } = request.body as { messages?: unknown; tools?: unknown };
+  const text = JSON.stringify(messages ?? []) + JSON.stringify(tools ?? []);
+  let units = 0;
+  for (const ch of text) units += (ch.codePointAt(0) ?? 0) > 0x24f ? 4 : 1;
+  return Math.ceil((units / 4) * 1.25);
+}
+
+function isPureExtension(previous: unknown[], next: unknown[]): boolean {
+  if (next.length < previous.length) return false;
+  return previous.every((m, i) => JSON.stringify(m) === JSON.stringify(next[i]));
+}
+
+export const longSessionScenario: HostScenario = {
+  name: "long-session",
+  lines: ["2026.9.6"],
+  engines: ["context-ledger", "legacy"],
+  async run(session) {
+    await grantCliScopes(session.env);
+    session.setScript(execTurnScript({ outputChars: LONG_SESSION.outputChars, answerChars: LONG_SESSION.answerChars }));
+    const counter = await loadTokenCounter();
+    const perTurn: { turn: number; answered: boolean; shown: string; requests: number; ms: number }[] = [];
+    for (let n = 1; n <= LONG_SESSION.turns; n++) {
+      const before = session.requests().length;
+      const result = await session.chatSend(turnMessage(n));
+      const requests = session.requests().slice(before);
+      const shownAll = await assistantTextsAfter(session, turnMessage(n)).catch(() => [] as string[]);
+      const shown = shownAll.find((t) => t.startsWith("Answer ")) ?? shownAll.at(-1) ?? "";
+      perTurn.push({
+        turn: n,
+        answered: requests.some(isFinalAnswerRequest) && answeredByModel(shownAll),
+        shown: shown.slice(0, 80),
+        requests: requests.length,
+        ms: result.ms,
+      });
+    }
+    const all = session.requests().filter((r) => r.toolNames.length > 0);
+    const perRequest = all.map((r, i) => ({
+      turn: r.turn,
+      indexInTurn: r.indexInTurn,
+      outputAllowance: outputAllowance(r) ?? null,
+      hostEstimate: hostTransportEstimate(r),
+      messageTokens: countMessageTokens(r.messages, counter),
+      budgetUse: Math.round((hostTransportEstimate(r) / SCENARIO_MODEL.contextWindow) * 1000) / 1000,
+      extendsPrevious: i > 0 ? isPureExtension(all[i - 1]?.messages ?? [], r.messages) : null,
+    }));
+    const firstOfTurn = perRequest.filter((r, i) => i > 0 && r.indexInTurn === 0);
+    const allowances = perRequest.map((r) => r.outputAllowance).filter((v): v is number => v !== null);
+    const figures = {
+      answered: perTurn.filter((t) => t.answered).length,
+      turns: perTurn.length,
+      minOutputAllowance: allowances.length > 0 ? Math.min(...allowances) : null,
+      requestsBelowMaxTokens: allowances.filter((v) => v < SCENARIO_MODEL.maxTokens).length,
+      maxHostEstimate: Math.max(...perRequest.map((r) => r.hostEstimate)),
+      maxMessageTokens: Math.max(...perRequest.map((r) => r.messageTokens)),
+      cacheStability: {
+        pureExtensions: perRequest.filter((r) => r.extendsPrevious === true).length,
+        comparedRequests: perRequest.length - 1,
+        turnStartsExtendingPreviousTurn: firstOfTurn.filter((r) => r.extendsPrevious === true).length,
+        turnStarts: firstOfTurn.length,
+      },
+      transcript: await transcriptSize(session),
+      requestOverhead: requestOverhead(all[0]),
+      wallMs: perTurn.reduce((s, t) => s + t.ms, 0),
+      perTurn,
+      perRequest,
+    };
+    await recordFigures("long-session", session, figures);
+    if (session.engineId !== "context-ledger") return;
+    expect(perTurn.map((t) => (t.answered ? "model" : `notice: ${t.shown}`))).toEqual(perTurn.map(() => "model"));
+    expect(figures.requestsBelowMaxTokens).toBe(0);
+  },
+};

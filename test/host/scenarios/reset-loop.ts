@@ -1,0 +1,100 @@
+/**
+ * Issue 15: the reset-loop workload on every host line. Each turn an `exec` prints
+ * 150,000 chars and the model answers 12,000 chars, 6 turns, window 32,000,
+ * maxTokens 4,096. For context-ledger: every turn's final answer is the model's
+ * text (not a host notice), no request asks for less than maxTokens, no reset, and
+ * the raw transcript stays smaller than legacy's (legacy's run writes its figures).
+ */
+import { expect } from "vitest";
+import { HOST_LINES } from "../host-install.js";
+import type { MockRequest } from "../mock-model.js";
+import { countHostLogSignals, readHostLog } from "../logs.js";
+import { execTurnScript } from "../mock-scripts.js";
+import { RESET_LOOP_WORKLOAD, turnMessage } from "../workloads.js";
+import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
+import { grantCliScopes } from "./cli-scopes.js";
+import { answeredByModel, assistantTextsAfter, isFinalAnswerRequest, outputAllowance, readFigures, recordFigures, transcriptSize } from "./turn-figures.js";
+
+/** Turns of the workload (issue 15's measurement). */
+export const RESET_LOOP_TURNS = 6;
+
+/** One turn as the user saw it. */
+export interface ResetLoopTurn {
+  turn: number;
+  status: string;
+  ms: number;
+  requests: number;
+  /** The model produced the turn's final answer and the user's client shows it. */
+  answeredByModel: boolean;
+  /** First 80 chars of what the client shows. */
+  shown: string;
+  minOutputAllowance: number | null;
+}
+
+/** System prompt and tool-schema chars of a request (what the host adds around the engine's view). */
+export function requestOverhead(request: MockRequest | undefined): { systemChars: number; toolsChars: number } | null {
+  if (!request) return null;
+  const system = request.messages.find((m) => (m as { role?: unknown }).role === "system" || (m as { role?: unknown }).role === "developer");
+  const content = (system as { content?: unknown } | undefined)?.content;
+  const systemChars = typeof content === "string" ? content.length : JSON.stringify(content ?? "").length;
+  return { systemChars, toolsChars: JSON.stringify(request.body.tools ?? []).length };
+}
+
+export const resetLoopScenario: HostScenario = {
+  name: "reset-loop",
+  lines: HOST_LINES,
+  engines: ["context-ledger", "legacy"],
+  async run(session) {
+    await grantCliScopes(session.env);
+    session.setScript(execTurnScript({ outputChars: RESET_LOOP_WORKLOAD.outputChars, answerChars: RESET_LOOP_WORKLOAD.answerChars }));
+    const turns: ResetLoopTurn[] = [];
+    for (let n = 1; n <= RESET_LOOP_TURNS; n++) {
+      const before = session.requests().length;
+      const result = await session.chatSend(turnMessage(n));
+      const requests = session.requests().slice(before);
+      const shownAll = await assistantTextsAfter(session, turnMessage(n)).catch(() => [] as string[]);
+      const shown = shownAll.find((t) => t.startsWith("Answer ")) ?? shownAll.at(-1) ?? "";
+      const modelAnswer = requests.some(isFinalAnswerRequest) && answeredByModel(shownAll);
+      const allowances = requests.map(outputAllowance).filter((v): v is number => v !== undefined);
+      turns.push({
+        turn: n,
+        status: String(result.wait.status ?? "unknown"),
+        ms: result.ms,
+        requests: requests.length,
+        answeredByModel: modelAnswer,
+        shown: shown.slice(0, 80),
+        minOutputAllowance: allowances.length > 0 ? Math.min(...allowances) : null,
+      });
+    }
+    const signals = countHostLogSignals(await readHostLog(session.env));
+    const transcript = await transcriptSize(session);
+    const allowances = turns.map((t) => t.minOutputAllowance).filter((v): v is number => v !== null);
+    const figures = {
+      answered: turns.filter((t) => t.answeredByModel).length,
+      turns: turns.length,
+      minOutputAllowance: allowances.length > 0 ? Math.min(...allowances) : null,
+      resets: signals.sessionRestarted + signals.resetReply,
+      transcript,
+      wallMs: turns.reduce((s, t) => s + t.ms, 0),
+      requestOverhead: requestOverhead(session.requests()[0]),
+      perTurn: turns,
+    };
+    await recordFigures("reset-loop", session, figures);
+    if (session.engineId !== "context-ledger") {
+      // Controls: legacy's run must reach the model at least once, or the workload proves nothing.
+      expect(turns.some((t) => t.requests > 0), "legacy made no model request at all").toBe(true);
+      return;
+    }
+    expect(turns.map((t) => (t.answeredByModel ? "model" : `notice: ${t.shown}`))).toEqual(turns.map(() => "model"));
+    expect(figures.minOutputAllowance ?? SCENARIO_MODEL.maxTokens).toBeGreaterThanOrEqual(SCENARIO_MODEL.maxTokens);
+    expect(figures.resets).toBe(0);
+    expect(transcript.store).not.toBe("none");
+    // Bounded: the active branch the host replays stays under one turn's raw exec output per turn.
+    const active = transcript.activeBytes ?? transcript.bytes;
+    expect(active).toBeLessThan(RESET_LOOP_TURNS * RESET_LOOP_WORKLOAD.outputChars);
+    const legacy = await readFigures("reset-loop", session.version, "legacy");
+    const legacyTranscript = legacy?.transcript as { bytes?: number; activeBytes?: number } | undefined;
+    const legacyActive = legacyTranscript?.activeBytes ?? legacyTranscript?.bytes;
+    if (typeof legacyActive === "number" && legacyActive > 0) expect(active).toBeLessThan(legacyActive);
+  },
+};

@@ -1,0 +1,233 @@
+/**
+ * What a user sees of a scenario's turns, measured from outside the host: the final
+ * answer text, each request's output allowance, and the size of the host's own
+ * transcript for the scenario's session (JSONL on 2026.4.24-2026.7.x, SQLite
+ * `transcript_events` on 2026.8.x and later).
+ */
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import type { MockRequest } from "../mock-model.js";
+import { isInternalContextMessage } from "../mock-wire.js";
+import type { ScenarioSession } from "./scenario.js";
+
+/** Host notices that stand in for a model answer when the host gives up on a turn. */
+export const HOST_NOTICE_PATTERNS: readonly RegExp[] = [
+  /Context is too large/i,
+  /Context limit exceeded/i,
+  /could not recover this turn/i,
+  /I've reset our conversation/i,
+  /Preflight compaction required but failed/i,
+];
+
+/** The output allowance a request asked for (`max_completion_tokens` or `max_tokens`), when it set one. */
+export function outputAllowance(request: MockRequest): number | undefined {
+  const body = request.body;
+  const v = body.max_completion_tokens ?? body.max_tokens;
+  return typeof v === "number" ? v : undefined;
+}
+
+/** Requests that answered the turn with the final text (a tool result of the turn precedes them). */
+export function isFinalAnswerRequest(request: MockRequest): boolean {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const m = request.messages[i] as { role?: unknown } | undefined;
+    if (m?.role === "tool") return true;
+    if (m?.role === "user" && !isInternalContextMessage(m)) return false;
+  }
+  return false;
+}
+
+function textOf(message: unknown): string {
+  const content = (message as { content?: unknown } | undefined)?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => (b && typeof b === "object" && typeof (b as { text?: unknown }).text === "string" ? (b as { text: string }).text : "")).join("");
+}
+
+/** The newest assistant text in the session's `chat.history` (what the user's client shows). */
+export async function lastAssistantText(session: ScenarioSession): Promise<string> {
+  const history = (await session.call("chat.history", { sessionKey: session.sessionKey, limit: 20 }, 120_000)) as Record<string, unknown> | undefined;
+  const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown } | undefined;
+    if (m?.role !== "assistant") continue;
+    const text = textOf(m);
+    if (text.trim().length > 0) return text;
+  }
+  return "";
+}
+
+/**
+ * Assistant texts shown after the user message `userText` (the newest one with that
+ * text) in the session's `chat.history`: what the user saw for that turn, including
+ * replies of host-internal runs the host appended (memory flush).
+ */
+export async function assistantTextsAfter(session: ScenarioSession, userText: string): Promise<string[]> {
+  const history = (await session.call("chat.history", { sessionKey: session.sessionKey, limit: 60 }, 120_000)) as Record<string, unknown> | undefined;
+  const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
+  let from = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown } | undefined;
+    if (m?.role === "user" && textOf(m).includes(userText)) {
+      from = i;
+      break;
+    }
+  }
+  return messages
+    .slice(from + 1)
+    .filter((m) => (m as { role?: unknown } | undefined)?.role === "assistant")
+    .map(textOf)
+    .filter((t) => t.trim().length > 0);
+}
+
+/** A turn was answered by the model: one of its shown texts is the model's answer and none is a give-up notice. */
+export function answeredByModel(shown: readonly string[], answerPrefix = "Answer "): boolean {
+  return shown.some((t) => t.startsWith(answerPrefix)) && !shown.some(isHostNotice);
+}
+
+/** True when `text` is a host notice rather than a model answer. */
+export function isHostNotice(text: string): boolean {
+  return HOST_NOTICE_PATTERNS.some((p) => p.test(text));
+}
+
+async function fileSize(file: string): Promise<number> {
+  try {
+    return (await fsp.stat(file)).size;
+  } catch {
+    return 0;
+  }
+}
+
+async function walk(dir: string, match: (name: string) => boolean, out: string[] = []): Promise<string[]> {
+  let entries: import("node:fs").Dirent[] = [];
+  try {
+    entries = await fsp.readdir(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) await walk(full, match, out);
+    else if (match(e.name)) out.push(full);
+  }
+  return out;
+}
+
+/** Where a session's transcript lives and how big it is. */
+export interface TranscriptSize {
+  store: "jsonl" | "sqlite" | "none";
+  /** UTF-8 bytes of the session's current transcript (uncompressed for SQLite rows). */
+  bytes: number;
+  /** Transcript entries (JSONL lines or `transcript_events` rows). */
+  entries: number;
+  /** Bytes of the active branch only (what the host replays; rewrites leave the old branch behind in the store). */
+  activeBytes?: number;
+}
+
+/**
+ * Size of the session's current transcript. JSONL: the file named by the host's
+ * `sessions.json` for the key. SQLite: the uncompressed size of the session's
+ * `transcript_events` rows (`event_utf8_bytes`, else `length(event_json)`).
+ */
+export async function transcriptSize(session: ScenarioSession): Promise<TranscriptSize> {
+  const agentDir = path.join(session.env.stateDir, "agents", "main");
+  const dbs = await walk(agentDir, (n) => n.endsWith(".sqlite"));
+  for (const db of dbs) {
+    const size = await sqliteTranscriptSize(db, session.sessionKey);
+    if (size) return size;
+  }
+  const storeFile = path.join(agentDir, "sessions", "sessions.json");
+  try {
+    const store = JSON.parse(await fsp.readFile(storeFile, "utf8")) as Record<string, { sessionId?: string; sessionFile?: string }>;
+    const entry = store[session.sessionKey] ?? store[session.sessionKey.toLowerCase()];
+    const file = entry?.sessionFile ?? (entry?.sessionId ? path.join(agentDir, "sessions", `${entry.sessionId}.jsonl`) : undefined);
+    if (file) {
+      const text = await fsp.readFile(file, "utf8").catch(() => "");
+      const lines = text.split("\n").filter((l) => l.trim());
+      return { store: "jsonl", bytes: await fileSize(file), entries: lines.length, activeBytes: jsonlActiveBytes(lines) };
+    }
+  } catch {
+    // no JSONL store on this line
+  }
+  return { store: "none", bytes: 0, entries: 0 };
+}
+
+/** UTF-8 bytes of the JSONL lines on the parent chain of the last entry (the active branch). */
+export function jsonlActiveBytes(lines: readonly string[]): number {
+  const byId = new Map<string, { parentId: string | null; bytes: number }>();
+  let last: string | undefined;
+  let header = 0;
+  for (const line of lines) {
+    try {
+      const e = JSON.parse(line) as { id?: unknown; parentId?: unknown };
+      if (typeof e.id !== "string") {
+        header += Buffer.byteLength(line) + 1;
+        continue;
+      }
+      byId.set(e.id, { parentId: typeof e.parentId === "string" ? e.parentId : null, bytes: Buffer.byteLength(line) + 1 });
+      last = e.id;
+    } catch {
+      // a torn line belongs to no branch
+    }
+  }
+  let bytes = header;
+  const seen = new Set<string>();
+  for (let id = last; id !== undefined && !seen.has(id); ) {
+    seen.add(id);
+    const e = byId.get(id);
+    if (!e) break;
+    bytes += e.bytes;
+    id = e.parentId ?? undefined;
+  }
+  return bytes;
+}
+
+async function sqliteTranscriptSize(file: string, sessionKey: string): Promise<TranscriptSize | undefined> {
+  const { DatabaseSync } = (await import("node:sqlite")) as typeof import("node:sqlite");
+  let db: import("node:sqlite").DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(file, { readOnly: true });
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name IN ('transcript_events','session_nodes')").all() as { name: string }[];
+    if (tables.length < 2) return undefined;
+    const node = db.prepare("SELECT current_session_id AS id FROM session_nodes WHERE session_key = ?").get(sessionKey) as { id?: string } | undefined;
+    if (!node?.id) return undefined;
+    const row = db
+      .prepare("SELECT COUNT(*) AS n, COALESCE(SUM(COALESCE(event_utf8_bytes, LENGTH(CAST(event_json AS BLOB)))), 0) AS bytes FROM transcript_events WHERE session_id = ?")
+      .get(node.id) as { n: number; bytes: number };
+    let activeBytes: number | undefined;
+    try {
+      const active = db
+        .prepare(
+          "SELECT COALESCE(SUM(COALESCE(e.event_utf8_bytes, LENGTH(CAST(e.event_json AS BLOB)))), 0) AS bytes FROM session_transcript_active_events a JOIN transcript_events e ON e.session_id = a.session_id AND e.seq = a.event_seq WHERE a.session_id = ?",
+        )
+        .get(node.id) as { bytes: number };
+      activeBytes = Number(active.bytes);
+    } catch {
+      activeBytes = undefined;
+    }
+    return { store: "sqlite", bytes: Number(row.bytes), entries: Number(row.n), ...(activeBytes !== undefined ? { activeBytes } : {}) };
+  } catch {
+    return undefined;
+  } finally {
+    db?.close();
+  }
+}
+
+/** Where scenario figures are written for other runs (legacy's comparison) and helpers to read. */
+export const FIGURES_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../../../.cache/scenario-figures");
+
+/** Writes one run's figures as JSON (`<scenario>-<version>-<engine>.json`) and prints them. */
+export async function recordFigures(name: string, session: ScenarioSession, figures: Record<string, unknown>): Promise<void> {
+  await fsp.mkdir(FIGURES_DIR, { recursive: true });
+  const file = path.join(FIGURES_DIR, `${name}-${session.version}-${session.engineId}.json`);
+  await fsp.writeFile(file, `${JSON.stringify(figures, null, 2)}\n`);
+  console.log(`[${name}] ${session.version} ${session.engineId} ${JSON.stringify(figures)}`);
+}
+
+/** Figures written by {@link recordFigures} for another engine, if that run happened. */
+export async function readFigures(name: string, version: string, engineId: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    return JSON.parse(await fsp.readFile(path.join(FIGURES_DIR, `${name}-${version}-${engineId}.json`), "utf8")) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
