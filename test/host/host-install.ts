@@ -114,18 +114,24 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
  * 2026.4.24 stages bundled-plugin dependencies by running `npm install <specs>` in
  * `<stage>/openclaw-<version>-<sha256(package dir)[0..12]>` without a package.json
  * there, so npm walks up to the nearest package.json, which under `.cache/` is the
- * project's own: it rewrote the repo's node_modules (seen here). A package.json in
- * that folder keeps npm inside it.
+ * project's own: it rewrote the repo's node_modules (seen here, twice: the second time
+ * because the host hashes the package dir's real path and `.cache/openclaw-<v>` was a
+ * symlink). A package.json in the folder of both hashes (as given and real path), and one
+ * at the stage root as a catch-all, keep npm inside the stage folder.
  */
 export async function fenceStageInstallRoot(stageDir: string, packageDir: string, version: string): Promise<string> {
-  const hash = createHash("sha256").update(path.resolve(packageDir)).digest("hex").slice(0, 12);
-  const installRoot = path.join(stageDir, `openclaw-${version}-${hash}`);
-  await fsp.mkdir(installRoot, { recursive: true });
-  const pkg = path.join(installRoot, "package.json");
-  if (!existsSync(pkg)) {
-    await fsp.writeFile(pkg, `${JSON.stringify({ name: "openclaw-runtime-deps-install", private: true }, null, 2)}\n`);
+  await fsp.mkdir(stageDir, { recursive: true });
+  const roots = new Set([path.resolve(packageDir), await fsp.realpath(packageDir).catch(() => path.resolve(packageDir))]);
+  const installRoots = [...roots].map((dir) => path.join(stageDir, `openclaw-${version}-${createHash("sha256").update(dir).digest("hex").slice(0, 12)}`));
+  for (const dir of [stageDir, ...installRoots]) {
+    await fsp.mkdir(dir, { recursive: true });
+    const pkg = path.join(dir, "package.json");
+    if (!existsSync(pkg)) {
+      await fsp.writeFile(pkg, `${JSON.stringify({ name: "openclaw-runtime-deps-install", private: true }, null, 2)}\n`);
+    }
   }
-  return installRoot;
+  // The real path is the one the host uses (Node resolves the entry's symlinks).
+  return installRoots.at(-1) ?? stageDir;
 }
 
 /** Ids of a release's bundled plugins (from each `dist/extensions/<dir>/openclaw.plugin.json`). */
