@@ -4,6 +4,7 @@ import { existsSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import lockfile from "proper-lockfile";
 
 const execFileAsync = promisify(execFile);
 
@@ -79,13 +80,28 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
   const host: InstalledHost = { version, packageDir, entry: path.join(packageDir, "openclaw.mjs") };
   // Only 2026.4.24 stages bundled-plugin dependencies at run time (HOST-FACTS).
   if (version === RESET_LOOP_HOST) host.stageDir = path.join(CACHE_DIR, `openclaw-${version}-stage`);
-  if ((await installedVersion(packageDir)) === version && existsSync(host.entry)) {
-    if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
-    return host;
-  }
   if (version === CURRENT_HOST) {
+    if ((await installedVersion(packageDir)) === version && existsSync(host.entry)) return host;
     throw new Error(`Expected openclaw@${version} in ${packageDir} (dev dependency); run npm install first`);
   }
+  // One installer per release across processes (the host project's global setup starts
+  // installs while unit tests run; a test file that needs the release waits here).
+  await fsp.mkdir(CACHE_DIR, { recursive: true });
+  const release = await lockfile.lock(CACHE_DIR, {
+    realpath: false,
+    lockfilePath: path.join(CACHE_DIR, `openclaw-${version}.install.lock`),
+    retries: { retries: 1_200, minTimeout: 1_000, maxTimeout: 1_000 },
+  });
+  try {
+    if ((await installedVersion(packageDir)) !== version || !existsSync(host.entry)) await npmInstallHost(version, packageDir);
+  } finally {
+    await release();
+  }
+  if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
+  return host;
+}
+
+async function npmInstallHost(version: HostVersion, packageDir: string): Promise<void> {
   const dir = path.join(CACHE_DIR, `openclaw-${version}`);
   await fsp.mkdir(dir, { recursive: true });
   await fsp.writeFile(
@@ -106,8 +122,6 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
   }
   const got = await installedVersion(packageDir);
   if (got !== version) throw new Error(`Expected openclaw@${version} in ${packageDir} after install, got ${String(got)}`);
-  if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
-  return host;
 }
 
 /**

@@ -1,0 +1,82 @@
+/**
+ * Real-host smoke on every host line: the working tree's context-ledger registers its
+ * engine (`openclaw plugins inspect` on 2026.4.24 and 2026.9.6), and three tool turns (`exec` printing 4,000
+ * chars, a 600-char answer) run through it, never degraded to legacy, never
+ * quarantined, with the lifecycle of the line: `afterTurn` on 2026.4.24 - 2026.7.35,
+ * `commitTurn` (and nothing else ingesting) on 2026.8.2+.
+ */
+import { expect } from "vitest";
+import { LEDGER_ID } from "../host-env.js";
+import { HOST_LINES, NODE_BINARY, type HostVersion } from "../host-install.js";
+import { assertWorded } from "../log-wording.js";
+import { countHostLogSignals, lifecycleSummary, type PluginEvent } from "../logs.js";
+import { execTurnScript } from "../mock-scripts.js";
+import { inspectedContextEngineIds, pluginsInspect } from "../openclaw-cli.js";
+import { turnMessage } from "../workloads.js";
+import type { HostScenario, ScenarioSession } from "./scenario.js";
+import { opAfter, waitForEvents } from "./settle.js";
+
+const TURNS = 3;
+
+/** How the line ingests a finished turn (read from each line's dist: `commitTurn` exists from 2026.8.2 on). */
+export function ingestOp(version: HostVersion): "afterTurn" | "commitTurn" {
+  return HOST_LINES.indexOf(version) >= HOST_LINES.indexOf("2026.8.2") ? "commitTurn" : "afterTurn";
+}
+
+export const smoke: HostScenario = {
+  name: "smoke",
+  lines: HOST_LINES,
+  engines: ["context-ledger"],
+  async run(session: ScenarioSession) {
+    const tag = `[smoke ${session.version}]`;
+    // The operator's view of registration, on the two lines the suite always had it on
+    // (a CLI process, ~10-30 s); on every line the engine's own events below prove it ran.
+    if (session.version === "2026.4.24" || session.version === "2026.9.6") {
+      const inspect = await pluginsInspect(session.env, LEDGER_ID);
+      console.log(`${tag} plugins inspect ${(inspect.result.ms / 1000).toFixed(1)}s`);
+      expect(inspectedContextEngineIds(inspect.json)).toContain("context-ledger");
+    }
+
+    session.setScript(execTurnScript({ outputChars: 4_000, answerChars: 600, nodePath: NODE_BINARY }));
+    const ingest = ingestOp(session.version);
+    const turnEvents: PluginEvent[][] = [];
+    const turnMs: number[] = [];
+    for (let turn = 1; turn <= TURNS; turn++) {
+      const before = (await session.pluginEvents()).length;
+      const sent = await session.chatSend(turnMessage(turn));
+      expect(sent.wait.status, JSON.stringify(sent.wait)).toBe("ok");
+      turnMs.push(sent.ms);
+      const events = await waitForEvents(
+        async () => (await session.pluginEvents()).slice(before),
+        (e) => opAfter(e, "maintain", ingest),
+      );
+      turnEvents.push(events);
+      console.log(`${tag} turn ${turn} ${(sent.ms / 1000).toFixed(1)}s: ${lifecycleSummary(events)}`);
+    }
+    console.log(`${tag} turns ${turnMs.map((ms) => (ms / 1000).toFixed(1)).join("/")}s`);
+
+    const signals = countHostLogSignals(await session.hostLog());
+    // Lines without a degrade or quarantine path word neither (a zero there would be vacuous).
+    if (ingest === "commitTurn") {
+      assertWorded("degradedToLegacy", session.version);
+      expect(signals.degradedToLegacy).toBe(0);
+    }
+    if (session.version !== "2026.4.24") {
+      assertWorded("quarantined", session.version);
+      expect(signals.quarantined).toBe(0);
+    }
+    assertWorded("engineFailed", session.version);
+    expect(signals.engineFailed).toBe(0);
+    expect(turnEvents).toHaveLength(TURNS);
+    turnEvents.forEach((events, i) => {
+      const ops = new Set(events.map((e) => e.op));
+      const expected = ["factory", "assemble", ingest, "maintain", ...(session.version === "2026.9.6" && i > 0 ? ["bootstrap"] : [])];
+      for (const op of expected) expect(ops, `turn ${i + 1} ops: ${[...ops].join(",")}`).toContain(op);
+      // Exactly one way of ingesting per line.
+      const others = ["afterTurn", "commitTurn", "ingest", "ingestBatch"].filter((op) => op !== ingest);
+      expect(others.filter((op) => ops.has(op)), `turn ${i + 1} ops: ${[...ops].join(",")}`).toEqual([]);
+    });
+    // Each turn made at least the tool call and the answer.
+    expect(session.requests().length).toBeGreaterThanOrEqual(2 * TURNS);
+  },
+};
