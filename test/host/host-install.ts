@@ -85,17 +85,27 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
     throw new Error(`Expected openclaw@${version} in ${packageDir} (dev dependency); run npm install first`);
   }
   // One installer per release across processes (the host project's global setup starts
-  // installs while unit tests run; a test file that needs the release waits here).
-  await fsp.mkdir(CACHE_DIR, { recursive: true });
-  const release = await lockfile.lock(CACHE_DIR, {
-    realpath: false,
-    lockfilePath: path.join(CACHE_DIR, `openclaw-${version}.install.lock`),
-    retries: { retries: 1_200, minTimeout: 1_000, maxTimeout: 1_000 },
-  });
-  try {
-    if ((await installedVersion(packageDir)) !== version || !existsSync(host.entry)) await npmInstallHost(version, packageDir);
-  } finally {
-    await release();
+  // installs while unit tests run; a test file that needs the release waits here). An
+  // install in progress holds the lock folder, so "installed" also means "no lock".
+  const lockPath = path.join(CACHE_DIR, `openclaw-${version}.install.lock`);
+  const installed = async (): Promise<boolean> => (await installedVersion(packageDir)) === version && existsSync(host.entry);
+  if (!(await installed()) || existsSync(lockPath)) {
+    await fsp.mkdir(CACHE_DIR, { recursive: true });
+    const release = await lockfile.lock(CACHE_DIR, {
+      realpath: false,
+      lockfilePath: lockPath,
+      // Refreshed every 5 s while held; a loaded machine can delay that by seconds, and a
+      // lock left by a killed run must not block the next one for long.
+      stale: 60_000,
+      update: 5_000,
+      retries: { retries: 1_200, minTimeout: 1_000, maxTimeout: 1_000 },
+      onCompromised: () => undefined,
+    });
+    try {
+      if (!(await installed())) await npmInstallHost(version, packageDir);
+    } finally {
+      await release().catch(() => undefined);
+    }
   }
   if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
   return host;
