@@ -86,6 +86,8 @@ export interface TurnRecord {
   signals: HostLogSignals;
   /** Reset replies stored in JSONL transcripts after this turn (cumulative; 2026.4.24). */
   resetReplies: number;
+  /** The host queued the message behind running work (see `ChatTurn.queued`). */
+  queued?: boolean;
 }
 
 /** Options for {@link runChatTurns}. */
@@ -129,6 +131,6 @@ export function formatTurn(r: TurnRecord): string {
   return (
     `turn ${r.turn}: ${r.status} ${(r.ms / 1000).toFixed(1)}s requests=${r.requests.length} ` +
     `messageBytes=[${bytes.join(",")}] precheck=${r.signals.precheck} overflow=${r.signals.overflowDetected} ` +
-    `compactionFailed=${r.signals.compactionFailed} restarts=${r.signals.sessionRestarted} resetReplies=${r.resetReplies}`
+    `compactionFailed=${r.signals.compactionFailed} restarts=${r.signals.sessionRestarted} resetReplies=${r.resetReplies}${r.queued ? " (queued behind running work)" : ""}`
   );
 }

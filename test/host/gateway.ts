@@ -22,6 +22,12 @@ export interface ChatTurn {
   wait: Record<string, unknown>;
   /** Wall time from send to settled, in milliseconds. */
   ms: number;
+  /**
+   * The host queued the message behind work still running in the session (2026.4.24's
+   * post-turn maintenance) instead of starting a run for it: `wait` is the queued
+   * run's, and the turn settled when the follow-up run that took the message ended.
+   */
+  queued?: boolean;
 }
 
 /** A running `openclaw gateway run` on loopback, driven over one WebSocket from the test process. */
@@ -158,6 +164,22 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
   }
   const startMs = Date.now() - started;
 
+  // agent.wait resolves when the run ends (the host's own completion signal): no quiet periods.
+  const waitRun = async (runId: string, deadline: number): Promise<Record<string, unknown>> => {
+    for (;;) {
+      let wait: Record<string, unknown> | undefined;
+      const slice = Math.max(1_000, Math.min(120_000, deadline - Date.now()));
+      try {
+        wait = (await call("agent.wait", { runId, timeoutMs: slice }, slice + 30_000)) as Record<string, unknown> | undefined;
+      } catch (error) {
+        if (!retryable(error) || Date.now() > deadline) throw error;
+        await sleep(500);
+        continue;
+      }
+      if ((wait?.status !== "timeout" && wait?.status !== "pending") || Date.now() > deadline) return wait ?? {};
+    }
+  };
+
   return {
     port,
     pid,
@@ -178,32 +200,29 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
       const deadline = t0 + timeoutMs;
       // One idempotency key for every retry: the gateway dedupes, so a resent message never runs twice.
       const params = { sessionKey, message, idempotencyKey: randomUUID() };
-      let ack: { runId?: string } | undefined;
-      for (;;) {
-        try {
-          ack = (await call("chat.send", params, 60_000)) as { runId?: string } | undefined;
-          break;
-        } catch (error) {
-          if (!retryable(error) || Date.now() > deadline) throw error;
-          await sleep(500);
+      const runs = watchRuns(await client(), sessionKey);
+      try {
+        let ack: { runId?: string } | undefined;
+        for (;;) {
+          try {
+            ack = (await call("chat.send", params, 60_000)) as { runId?: string } | undefined;
+            break;
+          } catch (error) {
+            if (!retryable(error) || Date.now() > deadline) throw error;
+            await sleep(500);
+          }
         }
-      }
-      const runId = ack?.runId;
-      if (!runId) throw new Error(`Expected chat.send to answer a runId, got ${JSON.stringify(ack)}`);
-      // agent.wait resolves when the run ends (the host's own completion signal): no quiet periods.
-      for (;;) {
-        let wait: Record<string, unknown> | undefined;
-        const slice = Math.max(1_000, Math.min(120_000, deadline - Date.now()));
-        try {
-          wait = (await call("agent.wait", { runId, timeoutMs: slice }, slice + 30_000)) as Record<string, unknown> | undefined;
-        } catch (error) {
-          if (!retryable(error) || Date.now() > deadline) throw error;
-          await sleep(500);
-          continue;
-        }
-        if ((wait?.status !== "timeout" && wait?.status !== "pending") || Date.now() > deadline) {
-          return { runId, wait: wait ?? {}, ms: Date.now() - t0 };
-        }
+        const runId = ack?.runId;
+        if (!runId) throw new Error(`Expected chat.send to answer a runId, got ${JSON.stringify(ack)}`);
+        const wait = await waitRun(runId, deadline);
+        if (runs.started.has(runId) || Date.now() > deadline) return { runId, wait, ms: Date.now() - t0 };
+        // No run of its own started: the host queued the message as a follow-up of the
+        // session's running work. The turn is over when a run that started after the send ends.
+        const followUp = await runs.nextEnd(runId, deadline);
+        const settled = followUp ? await waitRun(followUp, deadline) : wait;
+        return { runId, wait: settled, ms: Date.now() - t0, queued: true };
+      } finally {
+        runs.stop();
       }
     },
     sessionsCompact: (key) => call("sessions.compact", { key }, 300_000),
@@ -216,4 +235,45 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
 function retryable(error: unknown): boolean {
   if (!(error instanceof GatewayRequestError)) return error instanceof Error && /socket|connect/i.test(error.message);
   return error.code === "SOCKET_CLOSED" || error.code === "CLIENT_TIMEOUT" || error.code === "UNAVAILABLE";
+}
+
+interface RunWatch {
+  /** Run ids whose lifecycle started in the session since the watch began. */
+  started: Set<string>;
+  /** Resolves with the id of the first run other than `except` that started and then ended (undefined at the deadline). */
+  nextEnd(except: string, deadline: number): Promise<string | undefined>;
+  stop(): void;
+}
+
+/** Watches a session's agent lifecycle events (`stream: "lifecycle"`, phase start / end / error), every host line. */
+function watchRuns(socket: GatewayClient, sessionKey: string): RunWatch {
+  const started = new Set<string>();
+  const ended: string[] = [];
+  let notify: (() => void) | undefined;
+  const off = socket.onEvent((e) => {
+    if (e.event !== "agent") return;
+    const p = e.payload as { runId?: string; sessionKey?: string; stream?: string; data?: { phase?: string } } | undefined;
+    if (!p?.runId || p.sessionKey !== sessionKey || p.stream !== "lifecycle") return;
+    if (p.data?.phase === "start") started.add(p.runId);
+    if ((p.data?.phase === "end" || p.data?.phase === "error") && started.has(p.runId)) {
+      ended.push(p.runId);
+      notify?.();
+    }
+  });
+  return {
+    started,
+    async nextEnd(except, deadline) {
+      for (;;) {
+        const id = ended.find((r) => r !== except);
+        if (id) return id;
+        const left = deadline - Date.now();
+        if (left <= 0) return undefined;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, Math.min(left, 5_000));
+          notify = () => (clearTimeout(t), resolve());
+        });
+      }
+    },
+    stop: off,
+  };
 }

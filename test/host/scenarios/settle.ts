@@ -26,10 +26,3 @@ export async function waitForEvents(
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
   }
 }
-
-/** True when `op` occurs after the last occurrence of `after` (or `after` is absent and `op` present). */
-export function opAfter(events: readonly PluginEvent[], op: string, after: string): boolean {
-  const ops = events.map((e) => e.op);
-  const last = ops.lastIndexOf(after);
-  return ops.indexOf(op, last + 1) !== -1;
-}

@@ -37,6 +37,7 @@ export async function runScenarioTurns(session: ScenarioSession, options: RunSce
       requests: session.requests().slice(before),
       signals: countHostLogSignals(await session.hostLog()),
       resetReplies: files.resetReplies(),
+      ...(result.queued ? { queued: true } : {}),
     };
     records.push(record);
     options.onTurn?.(record);
