@@ -164,6 +164,21 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
   }
   const startMs = Date.now() - started;
 
+  // The session's `status` in `sessions.list` ("running" while the host works on it).
+  const waitIdle = async (sessionKey: string, deadline: number): Promise<void> => {
+    for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
+      let list: { sessions?: { key?: string; status?: string }[] } | undefined;
+      try {
+        list = (await call("sessions.list", {}, 30_000)) as typeof list;
+      } catch {
+        return; // A line without the method: fall back to the follow-up detection below.
+      }
+      const entry = list?.sessions?.find((s) => s.key === sessionKey);
+      if (entry?.status !== "running") return;
+      await sleep(delay);
+    }
+  };
+
   // agent.wait resolves when the run ends (the host's own completion signal): no quiet periods.
   const waitRun = async (runId: string, deadline: number): Promise<Record<string, unknown>> => {
     for (;;) {
@@ -200,6 +215,10 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
       const deadline = t0 + timeoutMs;
       // One idempotency key for every retry: the gateway dedupes, so a resent message never runs twice.
       const params = { sessionKey, message, idempotencyKey: randomUUID() };
+      // A message sent while the session still works on the last turn (4.24: post-turn
+      // maintenance after agent.wait answered) is queued as a follow-up, not run: wait
+      // until the host reports the session idle.
+      await waitIdle(sessionKey, deadline);
       const runs = watchRuns(await client(), sessionKey);
       try {
         let ack: { runId?: string } | undefined;

@@ -9,7 +9,12 @@ import { ensureHost, HOST_LINES } from "./host-install.js";
 let installs: Promise<unknown> | undefined;
 
 export function setup(): void {
-  installs = Promise.allSettled(HOST_LINES.map((version) => ensureHost(version)));
+  const t0 = Date.now();
+  installs = Promise.allSettled(HOST_LINES.map((version) => ensureHost(version))).then((results) => {
+    const failed = results.filter((r) => r.status === "rejected").length;
+    console.log(`[host setup] ${HOST_LINES.length - failed}/${HOST_LINES.length} host lines ready in .cache/ after ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+    return results;
+  });
 }
 
 export async function teardown(): Promise<void> {
