@@ -26,3 +26,14 @@ export async function waitForEvents(
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
   }
 }
+
+/**
+ * The engine's work on the turn is over: `maintain` or `dispose` logged after the last
+ * `afterTurn` / `commitTurn`. (2026.4.24 keeps the session busy with this after
+ * `agent.wait` answers; a message sent meanwhile is queued as a follow-up.)
+ */
+export function engineTurnSettled(events: readonly PluginEvent[]): boolean {
+  const ops = events.map((e) => e.op);
+  const last = Math.max(ops.lastIndexOf("afterTurn"), ops.lastIndexOf("commitTurn"));
+  return last >= 0 && ops.slice(last + 1).some((op) => op === "maintain" || op === "dispose");
+}

@@ -3,6 +3,7 @@ import { countHostLogSignals } from "../logs.js";
 import { SessionFiles } from "../transcripts.js";
 import { turnMessage } from "../workloads.js";
 import type { ScenarioSession } from "./scenario.js";
+import { engineTurnSettled, waitForEvents } from "./settle.js";
 
 /** Options for {@link runScenarioTurns}. */
 export interface RunScenarioTurnsOptions {
@@ -26,9 +27,14 @@ export interface RunScenarioTurnsOptions {
 export async function runScenarioTurns(session: ScenarioSession, options: RunScenarioTurnsOptions): Promise<TurnRecord[]> {
   const files = options.files ?? new SessionFiles(session.env, session.sessionKey);
   const records: TurnRecord[] = [];
+  // Engines that log their lifecycle (context-ledger, the test engines) tell when their
+  // post-turn work is done; the next message waits for it, as a person reading the answer would.
+  const logsEvents = session.engineId !== "legacy";
   for (let turn = 1; turn <= options.turns; turn++) {
     const before = session.requests().length;
+    const eventsBefore = logsEvents ? (await session.pluginEvents()).length : 0;
     const result = await session.chatSend((options.message ?? turnMessage)(turn));
+    if (logsEvents) await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
     await files.refresh();
     const record: TurnRecord = {
       turn,
