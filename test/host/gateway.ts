@@ -165,7 +165,8 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
   const startMs = Date.now() - started;
 
   // The session's `status` in `sessions.list` ("running" while the host works on it).
-  const waitIdle = async (sessionKey: string, deadline: number): Promise<void> => {
+  const waitIdle = async (sessionKey: string, deadline: number, firstDelayMs = 0): Promise<void> => {
+    if (firstDelayMs > 0) await sleep(firstDelayMs);
     for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
       let list: { sessions?: { key?: string; status?: string }[] } | undefined;
       try {
@@ -236,9 +237,10 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
         const wait = await waitRun(runId, deadline);
         if (runs.started.has(runId) || Date.now() > deadline) return { runId, wait, ms: Date.now() - t0 };
         // No run of its own started: the host queued the message as a follow-up of the
-        // session's running work. The turn is over when a run that started after the send ends.
-        const followUp = await runs.nextEnd(runId, deadline);
-        const settled = followUp ? await waitRun(followUp, deadline) : wait;
+        // session's running work. The turn is over when a run that started after the send
+        // ends (or, as a backstop, when the host reports the session idle again).
+        const followUp = await Promise.race([runs.nextEnd(runId, deadline), waitIdle(sessionKey, deadline, 2_000).then(() => undefined)]);
+        const settled = followUp && !runs.chatEnded.has(followUp) ? await waitRun(followUp, deadline) : wait;
         return { runId, wait: settled, ms: Date.now() - t0, queued: true };
       } finally {
         runs.stop();
@@ -261,15 +263,28 @@ interface RunWatch {
   started: Set<string>;
   /** Resolves with the id of the first run other than `except` that started and then ended (undefined at the deadline). */
   nextEnd(except: string, deadline: number): Promise<string | undefined>;
+  /** Runs whose end was seen only as a chat reply (no agent run to wait on). */
+  chatEnded: Set<string>;
   stop(): void;
 }
 
 /** Watches a session's agent lifecycle events (`stream: "lifecycle"`, phase start / end / error), every host line. */
 function watchRuns(socket: GatewayClient, sessionKey: string): RunWatch {
   const started = new Set<string>();
+  const chatEnded = new Set<string>();
   const ended: string[] = [];
   let notify: (() => void) | undefined;
   const off = socket.onEvent((e) => {
+    if (e.event === "chat") {
+      // A reply the host sends without a run (2026.4.24's reset notice) ends the turn too.
+      const c = e.payload as { runId?: string; sessionKey?: string; state?: string } | undefined;
+      if (c?.runId && c.sessionKey === sessionKey && (c.state === "final" || c.state === "error" || c.state === "aborted")) {
+        chatEnded.add(c.runId);
+        ended.push(c.runId);
+        notify?.();
+      }
+      return;
+    }
     if (e.event !== "agent") return;
     const p = e.payload as { runId?: string; sessionKey?: string; stream?: string; data?: { phase?: string } } | undefined;
     if (!p?.runId || p.sessionKey !== sessionKey || p.stream !== "lifecycle") return;
@@ -281,6 +296,7 @@ function watchRuns(socket: GatewayClient, sessionKey: string): RunWatch {
   });
   return {
     started,
+    chatEnded,
     async nextEnd(except, deadline) {
       for (;;) {
         const id = ended.find((r) => r !== except);
