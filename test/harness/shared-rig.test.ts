@@ -1,15 +1,15 @@
 /** The shared-gateway harness, checked in-process (no host needed): routing, registry, log patterns. */
 import { afterEach, describe, expect, it } from "vitest";
-import { portWasTaken } from "./gateway.js";
-import { HOST_LINES } from "./host-install.js";
-import { HOST_LOG_WORDING, assertWorded, wordingsOn, type HostLogSignal } from "./log-wording.js";
-import { countHostLogSignals, HOST_LOG_PATTERNS } from "./logs.js";
-import { startMockModel, type MockModel } from "./mock-model.js";
-import { allScenarios, plansFor, engineKey } from "./scenarios/registry.js";
-import { scenarioOfText, taggedMessage } from "./scenarios/shared-rig.js";
+import { portWasTaken } from "../host/gateway.js";
+import { HOST_LINES } from "../host/host-install.js";
+import { HOST_LOG_WORDING, assertWorded, wordingsOn, type HostLogSignal } from "../host/log-wording.js";
+import { countHostLogSignals, HOST_LOG_PATTERNS } from "../host/logs.js";
+import { startMockModel, type MockModel } from "../host/mock-model.js";
+import { allScenarios, plansFor, engineKey } from "../host/scenarios/registry.js";
+import { scenarioOfText, taggedMessage } from "../host/scenarios/shared-rig.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { REPO_ROOT } from "./host-install.js";
+import { REPO_ROOT } from "../host/host-install.js";
 
 let mock: MockModel | undefined;
 afterEach(async () => {
