@@ -1,36 +1,54 @@
 import { defineConfig } from "vitest/config";
 
-// Three projects: `unit` (fast, in-process), `soak` (long multi-process runs) and `host`
-// (real OpenClaw processes). `npm test` runs all three; `npm run test:unit` only the first.
+// Three projects: `unit` (fast, in-process), `soak` (long or multi-process runs: the
+// 10,000-call hostile-input fuzz, the SIGKILL crash test, `*.soak.test.ts`) and `host`
+// (real OpenClaw processes: one file per host line, `test/host/line-<version>.test.ts`,
+// each starting one gateway per engine that serves every scenario of the line, plus the
+// install path and tests that load a host's own modules, `*.host.test.ts`). `npm test`
+// runs all three, unit and soak together, then host (`sequence.groupOrder`);
+// `npm run test:unit` the first only. Two workers: the machine has 2 cores.
+// The wall-time reporter prints each project's and each host file's wall time at the end.
+// Every test under test/host/ drives a real host (other helpers' scenario files too); the
+// harness's in-process checks live in test/harness/.
+const HOST_FILES = ["test/host/**/*.test.ts", "**/*.host.test.ts"];
+const SOAK_FILES = ["test/**/*.soak.test.ts", "test/reliability/hostile-input.test.ts", "test/reliability/crash.test.ts"];
+
 export default defineConfig({
   test: {
+    reporters: ["default", "./test/reporters/wall-time.ts"],
+    maxWorkers: 2,
     projects: [
       {
         test: {
           name: "unit",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: ["test/host/**", "node_modules/**", "**/*.soak.test.ts"],
+          exclude: [...HOST_FILES, ...SOAK_FILES, "node_modules/**"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
           name: "soak",
-          include: ["test/**/*.soak.test.ts"],
+          include: SOAK_FILES,
           testTimeout: 300_000,
           hookTimeout: 300_000,
-          fileParallelism: false,
+          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
           name: "host",
-          include: ["test/host/**/*.test.ts"],
+          include: HOST_FILES,
+          exclude: ["node_modules/**"],
           testTimeout: 900_000,
           hookTimeout: 900_000,
-          fileParallelism: false,
           pool: "forks",
+          maxWorkers: 2,
+          // Installs missing host lines into .cache/ while the unit tests run.
+          globalSetup: ["./test/host/global-setup.ts"],
+          sequence: { groupOrder: 1 },
         },
       },
     ],

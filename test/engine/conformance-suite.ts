@@ -18,6 +18,8 @@ export interface ConformanceTarget {
   };
   /** A new engine on the same state (a process restart). */
   restart(): ConformanceTarget["engine"];
+  /** The turns the engine's durable state holds for a session key, oldest first (each with the messages it ingested). */
+  committedTurns(sessionKey: string): Promise<{ key: string; messages: number }[]>;
   cleanup(): Promise<void>;
 }
 
@@ -139,8 +141,24 @@ export function describeEngineConformance(name: string, make: () => Promise<Conf
     it("afterTurn (2026.4.24 ingestion) commits once per turn", async () => {
       const t = await make();
       const messages = [user("a"), call("c1", "exec"), result("c1", "exec", "ok"), assistant("done")];
+      expect(await t.committedTurns(session.sessionKey)).toEqual([]);
       await t.engine.afterTurn({ ...session, sessionFile: "/tmp/x.jsonl", messages, prePromptMessageCount: 0 });
+      const once = await t.committedTurns(session.sessionKey);
+      expect(once).toHaveLength(1);
+      expect(once[0]?.messages).toBe(4);
+      // The host calls afterTurn again with the same transcript (a retry, the next tool-loop step): no second commit.
       await t.engine.afterTurn({ ...session, sessionFile: "/tmp/x.jsonl", messages, prePromptMessageCount: 0 });
+      expect(await t.committedTurns(session.sessionKey)).toEqual(once);
+      // Across a restart too.
+      await t.restart().afterTurn({ ...session, sessionFile: "/tmp/x.jsonl", messages, prePromptMessageCount: 0 });
+      expect(await t.committedTurns(session.sessionKey)).toEqual(once);
+      // The next turn's messages commit as one more turn, only what is new.
+      const next = [...messages, user("b"), assistant("done again")];
+      await t.engine.afterTurn({ ...session, sessionFile: "/tmp/x.jsonl", messages: next, prePromptMessageCount: 4 });
+      const twice = await t.committedTurns(session.sessionKey);
+      expect(twice).toHaveLength(2);
+      expect(twice[1]?.messages).toBe(2);
+      // ingestBatch is a separate path (used only without afterTurn): it dedupes its own batches.
       const dup = await t.engine.ingestBatch({ ...session, messages });
       const dup2 = await t.engine.ingestBatch({ ...session, messages });
       expect(dup.ingestedCount).toBe(4);

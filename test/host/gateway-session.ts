@@ -2,7 +2,7 @@ import { startGateway, type Gateway } from "./gateway.js";
 import { createHostEnv, type EngineChoice, type HostEnv } from "./host-env.js";
 import type { HostVersion } from "./host-install.js";
 import { countHostLogSignals, countResetRepliesInTranscripts, readHostLog, type HostLogSignals } from "./logs.js";
-import { startMockModel, type MockModel, type MockRequest, type MockScript } from "./mock-model.js";
+import { startMockModel, type MockModel, type MockModelOptions, type MockRequest, type MockScript } from "./mock-model.js";
 import { stopAllGroups } from "./processes.js";
 import { turnMessage } from "./workloads.js";
 
@@ -21,6 +21,10 @@ export interface HostRigOptions {
   engine: EngineChoice;
   script: MockScript;
   contextWindow: number;
+  /** The model's `maxTokens`. @default 4096 */
+  maxTokens?: number;
+  /** Further mock model options (request caps, partitioning). */
+  mock?: Omit<MockModelOptions, "script">;
   /** `plugins.entries["context-ledger"].config`. */
   ledgerConfig?: Record<string, unknown>;
   extraConfig?: Record<string, unknown>;
@@ -32,7 +36,7 @@ export interface HostRigOptions {
  * failed start everything already started is stopped before the error propagates.
  */
 export async function startHostRig(options: HostRigOptions): Promise<HostRig> {
-  const mock = await startMockModel({ script: options.script });
+  const mock = await startMockModel({ ...options.mock, script: options.script });
   let env: HostEnv | undefined;
   try {
     env = await createHostEnv({
@@ -41,6 +45,7 @@ export async function startHostRig(options: HostRigOptions): Promise<HostRig> {
       modelId: mock.modelId,
       engine: options.engine,
       contextWindow: options.contextWindow,
+      maxTokens: options.maxTokens,
       ledgerConfig: options.ledgerConfig,
       extraConfig: options.extraConfig,
     });
@@ -81,6 +86,8 @@ export interface TurnRecord {
   signals: HostLogSignals;
   /** Reset replies stored in JSONL transcripts after this turn (cumulative; 2026.4.24). */
   resetReplies: number;
+  /** The host queued the message behind running work (see `ChatTurn.queued`). */
+  queued?: boolean;
 }
 
 /** Options for {@link runChatTurns}. */
@@ -124,6 +131,6 @@ export function formatTurn(r: TurnRecord): string {
   return (
     `turn ${r.turn}: ${r.status} ${(r.ms / 1000).toFixed(1)}s requests=${r.requests.length} ` +
     `messageBytes=[${bytes.join(",")}] precheck=${r.signals.precheck} overflow=${r.signals.overflowDetected} ` +
-    `compactionFailed=${r.signals.compactionFailed} restarts=${r.signals.sessionRestarted} resetReplies=${r.resetReplies}`
+    `compactionFailed=${r.signals.compactionFailed} restarts=${r.signals.sessionRestarted} resetReplies=${r.resetReplies}${r.queued ? " (queued behind running work)" : ""}`
   );
 }

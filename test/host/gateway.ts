@@ -1,15 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
+import { promises as fsp } from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { connectGateway, GatewayRequestError, type GatewayClient } from "./gateway-ws.js";
 import type { HostEnv } from "./host-env.js";
 import { NODE_BINARY } from "./host-install.js";
-import { extractJson, runOpenclaw, type CliResult } from "./openclaw-cli.js";
+import { extractJson, runOpenclaw } from "./openclaw-cli.js";
 import { spawnGroup, stopGroup } from "./processes.js";
 
 /** Options for {@link startGateway}. */
 export interface StartGatewayOptions {
-  /** Give up waiting for the port after this long. @default 180000 */
+  /** Give up waiting for the gateway to answer `health` after this long. @default 300000 */
   readyTimeoutMs?: number;
 }
 
@@ -20,9 +22,15 @@ export interface ChatTurn {
   wait: Record<string, unknown>;
   /** Wall time from send to settled, in milliseconds. */
   ms: number;
+  /**
+   * The host queued the message behind work still running in the session (2026.4.24's
+   * post-turn maintenance) instead of starting a run for it: `wait` is the queued
+   * run's, and the turn settled when the follow-up run that took the message ended.
+   */
+  queued?: boolean;
 }
 
-/** A running `openclaw gateway run` on loopback. */
+/** A running `openclaw gateway run` on loopback, driven over one WebSocket from the test process. */
 export interface Gateway {
   port: number;
   pid: number;
@@ -30,29 +38,26 @@ export interface Gateway {
   startMs: number;
   /** Gateway stdout and stderr, as written so far. */
   outputPath: string;
-  /** `openclaw gateway call <method> --params <json> --json`, parsed (throws on a non-zero exit). */
+  /** The socket every call goes through (reconnected when it drops). */
+  client(): Promise<GatewayClient>;
+  /** One gateway method over the socket; resolves with its payload (throws on `ok: false`). */
   call(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<unknown>;
+  /** The same method through `openclaw gateway call` (a CLI process): for comparing with what a user's CLI sees. */
+  cliCall(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<unknown>;
   /** Sends one user message with `chat.send` and waits for the run to settle (`agent.wait`). */
   chatSend(sessionKey: string, message: string, timeoutMs?: number): Promise<ChatTurn>;
   /** `sessions.compact` for a session key. */
   sessionsCompact(key: string): Promise<unknown>;
-  /** SIGTERM, then SIGKILL the gateway's process group. Idempotent. */
+  /** True while the gateway process runs. */
+  running(): boolean;
+  /** Closes the socket, then SIGTERM/SIGKILL the gateway's process group. Idempotent. */
   stop(): Promise<void>;
 }
 
-/** Retries `attempt` (a gateway call whose connection can fail while the gateway is busy) until `deadline`. */
-async function retryCall<T>(attempt: () => Promise<T>, deadline: number): Promise<T> {
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-  }
-}
-
-/** A free TCP port on 127.0.0.1. */
+/**
+ * A free TCP port on 127.0.0.1. Another process can take it between this call and
+ * the bind: {@link startGateway} retries on EADDRINUSE rather than trusting it.
+ */
 export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
@@ -61,26 +66,39 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: "127.0.0.1" });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** True when the gateway's output says its port was taken (so another port is worth a try). */
+export function portWasTaken(output: string): boolean {
+  return /EADDRINUSE|address already in use|already listening|port \d+ is (already )?in use/i.test(output);
 }
 
 /**
  * Starts `openclaw gateway run --auth token --bind loopback --allow-unconfigured` on a
- * free port with the env's token, and waits until it answers `health`. The caller must
- * `stop()` it in `afterAll` / `finally`; the harness also tracks it for `stopAllGroups()`.
+ * free port with the env's token and waits until it answers `health` over the socket
+ * (retrying while it refuses or answers `UNAVAILABLE` during start-up: 2026.4.24 blocks
+ * its event loop for a while "starting channels and sidecars"). If the port was taken
+ * between choosing and binding, starts again on another (3 attempts). The caller must
+ * `stop()` it; the harness also tracks the process group for `stopAllGroups()`.
  */
 export async function startGateway(env: HostEnv, options: StartGatewayOptions = {}): Promise<Gateway> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startGatewayOnce(env, options);
+    } catch (error) {
+      const output = await fsp.readFile(path.join(env.root, "logs", "gateway.out.log"), "utf8").catch(() => "");
+      if (attempt >= 3 || !(error instanceof PortTakenError) || !portWasTaken(output)) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Promise<Gateway> {
   const port = await freePort();
   const started = Date.now();
   const outputPath = path.join(env.root, "logs", "gateway.out.log");
+  await fsp.mkdir(path.dirname(outputPath), { recursive: true });
   const out = createWriteStream(outputPath, { flags: "a", mode: 0o600 });
   const args = [env.host.entry, "gateway", "run", "--auth", "token", "--bind", "loopback", "--allow-unconfigured", "--port", String(port)];
   const child = spawnGroup(NODE_BINARY, args, { env: { ...env.env, OPENCLAW_GATEWAY_PORT: String(port) }, cwd: env.root });
@@ -92,73 +110,205 @@ export async function startGateway(env: HostEnv, options: StartGatewayOptions = 
   child.once("exit", () => {
     exited = true;
   });
+  let socket: GatewayClient | undefined;
+  let connecting: Promise<GatewayClient> | undefined;
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
+    socket?.close();
     await stopGroup(pid);
     out.end();
   };
 
-  const cli = async (args: string[], timeoutMs: number): Promise<CliResult> =>
-    runOpenclaw(env, [...args, "--url", `ws://127.0.0.1:${port}`, "--token", env.gatewayToken], { timeoutMs: timeoutMs + 30_000 });
-
-  const call = async (method: string, params: Record<string, unknown> = {}, timeoutMs = 60_000): Promise<unknown> => {
-    const result = await cli(["gateway", "call", method, "--params", JSON.stringify(params), "--json", "--timeout", String(timeoutMs)], timeoutMs);
-    const json = extractJson(result.stdout) ?? extractJson(result.stderr);
-    if (result.code !== 0) {
-      throw new Error(`Expected gateway call ${method} to succeed, got exit ${String(result.code)}\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`);
-    }
-    return json;
+  const client = (): Promise<GatewayClient> => {
+    if (socket?.open) return Promise.resolve(socket);
+    if (stopped) return Promise.reject(new Error(`Expected the gateway on ${port} to be running, but it was stopped`));
+    connecting ??= connectGateway({ port, token: env.gatewayToken }).then(
+      (c) => {
+        socket = c;
+        connecting = undefined;
+        return c;
+      },
+      (error: unknown) => {
+        connecting = undefined;
+        throw error;
+      },
+    );
+    return connecting;
   };
 
-  const deadline = started + (options.readyTimeoutMs ?? 180_000);
+  const call = async (method: string, params: Record<string, unknown> = {}, timeoutMs = 60_000): Promise<unknown> =>
+    (await client()).request(method, params, timeoutMs);
+
+  const deadline = started + (options.readyTimeoutMs ?? 300_000);
   try {
-    while (!(await canConnect(port))) {
-      if (exited) throw new Error(`Expected the gateway to listen on ${port}, but it exited; see ${outputPath}`);
-      if (Date.now() > deadline) throw new Error(`Expected the gateway to listen on ${port} within the timeout; see ${outputPath}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    for (;;) {
+      try {
+        await call("health", {}, 30_000);
+        break;
+      } catch (error) {
+        if (exited) {
+          const taken = portWasTaken(await fsp.readFile(outputPath, "utf8").catch(() => ""));
+          const message = `Expected the gateway to answer on ${port}, but it exited; see ${outputPath}`;
+          throw taken ? new PortTakenError(message) : new Error(message, { cause: error });
+        }
+        if (Date.now() > deadline) throw new Error(`Expected the gateway to answer health on ${port} within the timeout; see ${outputPath}`, { cause: error });
+        const retryAfter = error instanceof GatewayRequestError ? error.retryAfterMs : undefined;
+        await sleep(Math.min(Math.max(retryAfter ?? 250, 100), 2_000));
+      }
     }
-    // 2026.4.24 blocks its event loop for a while after listening ("starting channels
-    // and sidecars", 70 s on a loaded 2-core box): retry until the handshake goes through.
-    await retryCall(() => call("health", {}, 30_000), deadline);
   } catch (error) {
     await stop();
     throw error;
   }
   const startMs = Date.now() - started;
 
+  // The session's `status` in `sessions.list` ("running" while the host works on it).
+  const waitIdle = async (sessionKey: string, deadline: number, firstDelayMs = 0): Promise<void> => {
+    if (firstDelayMs > 0) await sleep(firstDelayMs);
+    for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
+      let list: { sessions?: { key?: string; status?: string }[] } | undefined;
+      try {
+        list = (await call("sessions.list", {}, 30_000)) as typeof list;
+      } catch {
+        return; // A line without the method: fall back to the follow-up detection below.
+      }
+      const entry = list?.sessions?.find((s) => s.key === sessionKey);
+      if (entry?.status !== "running") return;
+      await sleep(delay);
+    }
+  };
+
+  // agent.wait resolves when the run ends (the host's own completion signal): no quiet periods.
+  const waitRun = async (runId: string, deadline: number): Promise<Record<string, unknown>> => {
+    for (;;) {
+      let wait: Record<string, unknown> | undefined;
+      const slice = Math.max(1_000, Math.min(120_000, deadline - Date.now()));
+      try {
+        wait = (await call("agent.wait", { runId, timeoutMs: slice }, slice + 30_000)) as Record<string, unknown> | undefined;
+      } catch (error) {
+        if (!retryable(error) || Date.now() > deadline) throw error;
+        await sleep(500);
+        continue;
+      }
+      if ((wait?.status !== "timeout" && wait?.status !== "pending") || Date.now() > deadline) return wait ?? {};
+    }
+  };
+
   return {
     port,
     pid,
     startMs,
     outputPath,
+    client,
     call,
+    async cliCall(method, params = {}, timeoutMs = 60_000) {
+      const args = ["gateway", "call", method, "--params", JSON.stringify(params), "--json", "--timeout", String(timeoutMs)];
+      const result = await runOpenclaw(env, [...args, "--url", `ws://127.0.0.1:${port}`, "--token", env.gatewayToken], { timeoutMs: timeoutMs + 30_000 });
+      if (result.code !== 0) {
+        throw new Error(`Expected gateway call ${method} to succeed, got exit ${String(result.code)}\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`);
+      }
+      return extractJson(result.stdout) ?? extractJson(result.stderr);
+    },
     async chatSend(sessionKey, message, timeoutMs = 600_000) {
       const t0 = Date.now();
-      // Same idempotency key on every retry: the gateway dedupes, so a retried send never runs twice.
-      const params = { sessionKey, message, idempotencyKey: randomUUID() };
-      const ack = (await retryCall(() => call("chat.send", params), t0 + timeoutMs)) as { runId?: string } | undefined;
-      const runId = ack?.runId;
-      if (!runId) throw new Error(`Expected chat.send to answer a runId, got ${JSON.stringify(ack)}`);
-      // A busy gateway (a turn with a big tool output on 2 cores) can miss the CLI's
-      // 10 s handshake window: wait in short slices and retry failed connections.
       const deadline = t0 + timeoutMs;
-      for (;;) {
-        let wait: Record<string, unknown> | undefined;
-        try {
-          wait = (await call("agent.wait", { runId, timeoutMs: 60_000 }, 60_000)) as Record<string, unknown> | undefined;
-        } catch (error) {
-          if (Date.now() > deadline) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 1_000));
-          continue;
+      // One idempotency key for every retry: the gateway dedupes, so a resent message never runs twice.
+      const params = { sessionKey, message, idempotencyKey: randomUUID() };
+      // A message sent while the session still works on the last turn (4.24: post-turn
+      // maintenance after agent.wait answered) is queued as a follow-up, not run: wait
+      // until the host reports the session idle.
+      await waitIdle(sessionKey, deadline);
+      const runs = watchRuns(await client(), sessionKey);
+      try {
+        let ack: { runId?: string } | undefined;
+        for (;;) {
+          try {
+            ack = (await call("chat.send", params, 60_000)) as { runId?: string } | undefined;
+            break;
+          } catch (error) {
+            if (!retryable(error) || Date.now() > deadline) throw error;
+            await sleep(500);
+          }
         }
-        if ((wait?.status !== "timeout" && wait?.status !== "pending") || Date.now() > deadline) {
-          return { runId, wait: wait ?? {}, ms: Date.now() - t0 };
-        }
+        const runId = ack?.runId;
+        if (!runId) throw new Error(`Expected chat.send to answer a runId, got ${JSON.stringify(ack)}`);
+        const wait = await waitRun(runId, deadline);
+        if (runs.started.has(runId) || Date.now() > deadline) return { runId, wait, ms: Date.now() - t0 };
+        // No run of its own started: the host queued the message as a follow-up of the
+        // session's running work. The turn is over when a run that started after the send
+        // ends (or, as a backstop, when the host reports the session idle again).
+        const followUp = await Promise.race([runs.nextEnd(runId, deadline), waitIdle(sessionKey, deadline, 2_000).then(() => undefined)]);
+        const settled = followUp && !runs.chatEnded.has(followUp) ? await waitRun(followUp, deadline) : wait;
+        return { runId, wait: settled, ms: Date.now() - t0, queued: true };
+      } finally {
+        runs.stop();
       }
     },
     sessionsCompact: (key) => call("sessions.compact", { key }, 300_000),
+    running: () => !exited && !stopped,
     stop,
+  };
+}
+
+/** A dropped socket or a busy gateway: worth one more try on a fresh connection. */
+function retryable(error: unknown): boolean {
+  if (!(error instanceof GatewayRequestError)) return error instanceof Error && /socket|connect/i.test(error.message);
+  return error.code === "SOCKET_CLOSED" || error.code === "CLIENT_TIMEOUT" || error.code === "UNAVAILABLE";
+}
+
+interface RunWatch {
+  /** Run ids whose lifecycle started in the session since the watch began. */
+  started: Set<string>;
+  /** Resolves with the id of the first run other than `except` that started and then ended (undefined at the deadline). */
+  nextEnd(except: string, deadline: number): Promise<string | undefined>;
+  /** Runs whose end was seen only as a chat reply (no agent run to wait on). */
+  chatEnded: Set<string>;
+  stop(): void;
+}
+
+/** Watches a session's agent lifecycle events (`stream: "lifecycle"`, phase start / end / error), every host line. */
+function watchRuns(socket: GatewayClient, sessionKey: string): RunWatch {
+  const started = new Set<string>();
+  const chatEnded = new Set<string>();
+  const ended: string[] = [];
+  let notify: (() => void) | undefined;
+  const off = socket.onEvent((e) => {
+    if (e.event === "chat") {
+      // A reply the host sends without a run (2026.4.24's reset notice) ends the turn too.
+      const c = e.payload as { runId?: string; sessionKey?: string; state?: string } | undefined;
+      if (c?.runId && c.sessionKey === sessionKey && (c.state === "final" || c.state === "error" || c.state === "aborted")) {
+        chatEnded.add(c.runId);
+        ended.push(c.runId);
+        notify?.();
+      }
+      return;
+    }
+    if (e.event !== "agent") return;
+    const p = e.payload as { runId?: string; sessionKey?: string; stream?: string; data?: { phase?: string } } | undefined;
+    if (!p?.runId || p.sessionKey !== sessionKey || p.stream !== "lifecycle") return;
+    if (p.data?.phase === "start") started.add(p.runId);
+    if ((p.data?.phase === "end" || p.data?.phase === "error") && started.has(p.runId)) {
+      ended.push(p.runId);
+      notify?.();
+    }
+  });
+  return {
+    started,
+    chatEnded,
+    async nextEnd(except, deadline) {
+      for (;;) {
+        const id = ended.find((r) => r !== except);
+        if (id) return id;
+        const left = deadline - Date.now();
+        if (left <= 0) return undefined;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, Math.min(left, 5_000));
+          notify = () => (clearTimeout(t), resolve());
+        });
+      }
+    },
+    stop: off,
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { promises as fsp } from "node:fs";
+import { existsSync, promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { writeTestEnginePlugin, TEST_ENGINE_ID, type TestEngineMode } from "./fixtures-plugin.js";
@@ -192,6 +192,9 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
  * source capture does not follow a package root that holds the whole repo.
  */
 export async function stageLedgerPlugin(dir: string): Promise<string> {
+  if (!existsSync(path.join(REPO_ROOT, "dist", "index.js"))) {
+    throw new Error(`Expected the built plugin at ${path.join(REPO_ROOT, "dist", "index.js")}; run \`npm run build\` first (npm test does)`);
+  }
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   for (const file of ["package.json", "openclaw.plugin.json"]) await fsp.copyFile(path.join(REPO_ROOT, file), path.join(dir, file));
   await fsp.cp(path.join(REPO_ROOT, "dist"), path.join(dir, "dist"), { recursive: true });

@@ -4,6 +4,7 @@ import { existsSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import lockfile from "proper-lockfile";
 
 const execFileAsync = promisify(execFile);
 
@@ -79,13 +80,38 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
   const host: InstalledHost = { version, packageDir, entry: path.join(packageDir, "openclaw.mjs") };
   // Only 2026.4.24 stages bundled-plugin dependencies at run time (HOST-FACTS).
   if (version === RESET_LOOP_HOST) host.stageDir = path.join(CACHE_DIR, `openclaw-${version}-stage`);
-  if ((await installedVersion(packageDir)) === version && existsSync(host.entry)) {
-    if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
-    return host;
-  }
   if (version === CURRENT_HOST) {
+    if ((await installedVersion(packageDir)) === version && existsSync(host.entry)) return host;
     throw new Error(`Expected openclaw@${version} in ${packageDir} (dev dependency); run npm install first`);
   }
+  // One installer per release across processes (the host project's global setup starts
+  // installs while unit tests run; a test file that needs the release waits here). An
+  // install in progress holds the lock folder, so "installed" also means "no lock".
+  const lockPath = path.join(CACHE_DIR, `openclaw-${version}.install.lock`);
+  const installed = async (): Promise<boolean> => (await installedVersion(packageDir)) === version && existsSync(host.entry);
+  if (!(await installed()) || existsSync(lockPath)) {
+    await fsp.mkdir(CACHE_DIR, { recursive: true });
+    const release = await lockfile.lock(CACHE_DIR, {
+      realpath: false,
+      lockfilePath: lockPath,
+      // Refreshed every 5 s while held; a loaded machine can delay that by seconds, and a
+      // lock left by a killed run must not block the next one for long.
+      stale: 60_000,
+      update: 5_000,
+      retries: { retries: 1_200, minTimeout: 1_000, maxTimeout: 1_000 },
+      onCompromised: () => undefined,
+    });
+    try {
+      if (!(await installed())) await npmInstallHost(version, packageDir);
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+  if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
+  return host;
+}
+
+async function npmInstallHost(version: HostVersion, packageDir: string): Promise<void> {
   const dir = path.join(CACHE_DIR, `openclaw-${version}`);
   await fsp.mkdir(dir, { recursive: true });
   await fsp.writeFile(
@@ -106,26 +132,30 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
   }
   const got = await installedVersion(packageDir);
   if (got !== version) throw new Error(`Expected openclaw@${version} in ${packageDir} after install, got ${String(got)}`);
-  if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
-  return host;
 }
 
 /**
  * 2026.4.24 stages bundled-plugin dependencies by running `npm install <specs>` in
  * `<stage>/openclaw-<version>-<sha256(package dir)[0..12]>` without a package.json
  * there, so npm walks up to the nearest package.json, which under `.cache/` is the
- * project's own: it rewrote the repo's node_modules (seen here). A package.json in
- * that folder keeps npm inside it.
+ * project's own: it rewrote the repo's node_modules (seen here, twice: the second time
+ * because the host hashes the package dir's real path and `.cache/openclaw-<v>` was a
+ * symlink). A package.json in the folder of both hashes (as given and real path), and one
+ * at the stage root as a catch-all, keep npm inside the stage folder.
  */
 export async function fenceStageInstallRoot(stageDir: string, packageDir: string, version: string): Promise<string> {
-  const hash = createHash("sha256").update(path.resolve(packageDir)).digest("hex").slice(0, 12);
-  const installRoot = path.join(stageDir, `openclaw-${version}-${hash}`);
-  await fsp.mkdir(installRoot, { recursive: true });
-  const pkg = path.join(installRoot, "package.json");
-  if (!existsSync(pkg)) {
-    await fsp.writeFile(pkg, `${JSON.stringify({ name: "openclaw-runtime-deps-install", private: true }, null, 2)}\n`);
+  await fsp.mkdir(stageDir, { recursive: true });
+  const roots = new Set([path.resolve(packageDir), await fsp.realpath(packageDir).catch(() => path.resolve(packageDir))]);
+  const installRoots = [...roots].map((dir) => path.join(stageDir, `openclaw-${version}-${createHash("sha256").update(dir).digest("hex").slice(0, 12)}`));
+  for (const dir of [stageDir, ...installRoots]) {
+    await fsp.mkdir(dir, { recursive: true });
+    const pkg = path.join(dir, "package.json");
+    if (!existsSync(pkg)) {
+      await fsp.writeFile(pkg, `${JSON.stringify({ name: "openclaw-runtime-deps-install", private: true }, null, 2)}\n`);
+    }
   }
-  return installRoot;
+  // The real path is the one the host uses (Node resolves the entry's symlinks).
+  return installRoots.at(-1) ?? stageDir;
 }
 
 /** Ids of a release's bundled plugins (from each `dist/extensions/<dir>/openclaw.plugin.json`). */

@@ -15,7 +15,7 @@ import { startMockModel, type MockModel } from "./mock-model.js";
 import { execTurnScript } from "./mock-scripts.js";
 import { agentLocal, pluginsInstall } from "./openclaw-cli.js";
 
-describe.skipIf(!existsSync(path.join(REPO_ROOT, "dist", "index.js")))("install path on 2026.9.6: npm pack → openclaw plugins install → a turn", () => {
+describe("install path on 2026.9.6: npm pack → openclaw plugins install → a turn", () => {
   let env: HostEnv | undefined;
   let mock: MockModel | undefined;
   const packDir = mkdtempSync(path.join(os.tmpdir(), "cl-pack-"));
@@ -27,6 +27,8 @@ describe.skipIf(!existsSync(path.join(REPO_ROOT, "dist", "index.js")))("install 
   });
 
   it("installs the packed tarball and the engine serves a tool turn", async () => {
+    // No silent skip: the tarball packs dist/, which `npm run build` makes (npm test does).
+    expect(existsSync(path.join(REPO_ROOT, "dist", "index.js")), "dist/index.js missing: run `npm run build`").toBe(true);
     const out = execFileSync("npm", ["pack", "--json", "--pack-destination", packDir], { cwd: REPO_ROOT, encoding: "utf8", env: { ...process.env, npm_config_ignore_scripts: "true" } });
     const tarball = path.join(packDir, (JSON.parse(out) as { filename: string }[])[0]?.filename ?? "");
     expect(existsSync(tarball)).toBe(true);

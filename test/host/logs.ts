@@ -5,27 +5,69 @@ import type { HostEnv } from "./host-env.js";
 /** The host's reply when it resets a session after failed overflow recovery. */
 export const RESET_REPLY = "I've reset our conversation";
 
-/** Patterns of the host log lines the suite asserts on. */
+/**
+ * Patterns of the host log lines the suite asserts on. Each must match the wording of
+ * every host line it is counted on: `log-wording.ts` pairs each with the literal text
+ * of the host's source on each line (checked in every line file), so a zero count
+ * cannot pass because the host reworded the line.
+ */
 export const HOST_LOG_PATTERNS = {
-  precheck: /\[context-overflow-precheck\] sessionKey=/g,
-  overflowDetected: /context overflow detected \(attempt \d+\/\d+\)/g,
+  // 5.28+ also (8.2+ only) word it "pre-prompt check sessionKey=".
+  precheck: /\[context-overflow-precheck\] (?:pre-prompt check )?sessionKey=/g,
+  // 9.6 words the first part by cause ("predicted context pressure" on preflight).
+  overflowDetected: /(?:context overflow|predicted context pressure) detected \(attempt \d+\/\d+\)/g,
   compactionFailed: /Auto-compaction failed/g,
   sessionRestarted: /Restarting session \S+ -> \S+/g,
   compactionSucceeded: /auto-compaction succeeded/g,
-  degradedToLegacy: /degraded to legacy/g,
+  // `Context engine "<id>" degraded to "<fallback>" for this logical turn` (8.2+).
+  degradedToLegacy: /Context engine "[^"]+" degraded to "[^"]+"/g,
   resetReply: /I've reset our conversation/g,
-  quarantined: /quarantin/gi,
+  // `[context-engine] Context engine "<id>" failed during <op>: ...; quarantining it for this process ...` (5.28+).
+  quarantined: /quarantining it for this process/g,
+  // A context-engine method that threw (every line; 4.24 has no quarantine and fails the turn instead).
+  engineFailed: /context engine (?:assemble|afterTurn|bootstrap|ingest|maintain \([^)]*\)) failed|\[context-engine\] .*falling back to default engine/g,
 } as const;
 
 /** Count of each {@link HOST_LOG_PATTERNS} entry. */
 export type HostLogSignals = Record<keyof typeof HOST_LOG_PATTERNS, number>;
 
-async function readIfExists(file: string): Promise<string> {
+async function readIfExists(file: string, fromByte = 0): Promise<string> {
   try {
-    return await fsp.readFile(file, "utf8");
+    if (fromByte <= 0) return await fsp.readFile(file, "utf8");
+    const handle = await fsp.open(file, "r");
+    try {
+      const { size } = await handle.stat();
+      if (size <= fromByte) return "";
+      const buffer = Buffer.alloc(size - fromByte);
+      await handle.read(buffer, 0, buffer.length, fromByte);
+      return buffer.toString("utf8");
+    } finally {
+      await handle.close();
+    }
   } catch {
     return "";
   }
+}
+
+async function sizeOf(file: string): Promise<number> {
+  return (await fsp.stat(file).catch(() => undefined))?.size ?? 0;
+}
+
+/** Where the env's logs end now: pass it to {@link readHostLog} / {@link readPluginEvents} to read only what follows. */
+export interface LogMark {
+  gatewayOut: number;
+  hostLog: number;
+  events: number;
+}
+
+/** The current end of the env's gateway output, host log and plugin events. */
+export async function markLogs(env: HostEnv): Promise<LogMark> {
+  const [gatewayOut, hostLog, events] = await Promise.all([
+    sizeOf(path.join(env.root, "logs", "gateway.out.log")),
+    sizeOf(env.hostLogPath),
+    sizeOf(env.eventLogPath),
+  ]);
+  return { gatewayOut, hostLog, events };
 }
 
 /**
@@ -34,8 +76,11 @@ async function readIfExists(file: string): Promise<string> {
  * to the shared `/tmp/openclaw/openclaw-<date>.log`) plus the `logging.file` that
  * 2026.9.6 honours. Pass CLI output (`agent --local` stdout/stderr) as `extra`.
  */
-export async function readHostLog(env: HostEnv, extra: string[] = []): Promise<string> {
-  const parts = await Promise.all([readIfExists(path.join(env.root, "logs", "gateway.out.log")), readIfExists(env.hostLogPath)]);
+export async function readHostLog(env: HostEnv, extra: string[] = [], since?: LogMark): Promise<string> {
+  const parts = await Promise.all([
+    readIfExists(path.join(env.root, "logs", "gateway.out.log"), since?.gatewayOut),
+    readIfExists(env.hostLogPath, since?.hostLog),
+  ]);
   return [...parts, ...extra].join("\n");
 }
 
@@ -63,9 +108,9 @@ export interface PluginEvent {
   [field: string]: unknown;
 }
 
-/** The engine plugin's events.jsonl (context-ledger or the test engine); [] when absent. */
-export async function readPluginEvents(env: HostEnv): Promise<PluginEvent[]> {
-  const text = await readIfExists(env.eventLogPath);
+/** The engine plugin's events.jsonl (context-ledger or the test engine), from `since` on; [] when absent. */
+export async function readPluginEvents(env: HostEnv, since?: LogMark): Promise<PluginEvent[]> {
+  const text = await readIfExists(env.eventLogPath, since?.events);
   const events: PluginEvent[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;

@@ -28,6 +28,8 @@ export interface MockRequest {
   messageBytes: number;
   /** True when the reply was forced to plain text by a request cap. */
   capped: boolean;
+  /** The partition (scenario) the request was routed to; `turn`/`indexInTurn` count within it. "" when unpartitioned. */
+  partition: string;
 }
 
 /** Chooses the reply for one request. */
@@ -45,6 +47,12 @@ export interface MockModelOptions {
   maxRequestsTotal?: number;
   /** Prompt tokens reported in `usage`. @default ceil(message bytes / 4) */
   promptTokens?: (request: MockRequest) => number;
+  /**
+   * Routes a request to a partition (one scenario on a shared gateway) from the newest
+   * genuine user message's text (undefined when there is none); turns are counted per
+   * partition. @default everything in one partition ""
+   */
+  partition?: (userText: string | undefined) => string;
 }
 
 /** A running mock model. */
@@ -78,8 +86,9 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
   const total = options.maxRequestsTotal ?? 400;
   let script: MockScript = options.script ?? (() => ({ text: "OK." }));
   const requests: MockRequest[] = [];
-  const turnOf = new Map<string, number>();
-  const countInTurn = new Map<number, number>();
+  // Per partition: turn of each distinct user text, and requests so far in each turn.
+  const turnOf = new Map<string, Map<string, number>>();
+  const countInTurn = new Map<string, Map<number, number>>();
 
   const handleChat = (raw: Buffer, res: http.ServerResponse): void => {
     let body: Record<string, unknown>;
@@ -91,13 +100,18 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     }
     const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : [];
     const userText = newestGenuineUserText(messages);
+    const partition = options.partition?.(userText) ?? "";
+    const turns = turnOf.get(partition) ?? new Map<string, number>();
+    turnOf.set(partition, turns);
     let turn = 0;
     if (userText !== undefined) {
-      turn = turnOf.get(userText) ?? turnOf.size + 1;
-      turnOf.set(userText, turn);
+      turn = turns.get(userText) ?? turns.size + 1;
+      turns.set(userText, turn);
     }
-    const indexInTurn = countInTurn.get(turn) ?? 0;
-    countInTurn.set(turn, indexInTurn + 1);
+    const counts = countInTurn.get(partition) ?? new Map<number, number>();
+    countInTurn.set(partition, counts);
+    const indexInTurn = counts.get(turn) ?? 0;
+    counts.set(turn, indexInTurn + 1);
     const tools = Array.isArray(body.tools) ? (body.tools as { function?: { name?: string } }[]) : [];
     const request: MockRequest = {
       index: requests.length,
@@ -111,6 +125,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       bytes: raw.length,
       messageBytes: Buffer.byteLength(JSON.stringify(messages)),
       capped: indexInTurn >= perTurn || requests.length >= total,
+      partition,
     };
     requests.push(request);
     let reply: MockReply;

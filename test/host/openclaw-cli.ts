@@ -112,3 +112,18 @@ export async function pluginsInstall(env: HostEnv, source: string, options: { li
   if (env.host.version === "2026.9.6") args.push("--force", "--accept-capabilities");
   return runOpenclawOk(env, args, { timeoutMs: 300_000 });
 }
+
+/** Engine ids a `plugins inspect --json` answer reports (both hosts' shapes). */
+export function inspectedContextEngineIds(json: unknown): string[] {
+  const ids = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!node || typeof node !== "object") return;
+    const obj = node as Record<string, unknown>;
+    if (Array.isArray(obj.contextEngineIds)) for (const id of obj.contextEngineIds) ids.add(String(id));
+    if (obj.kind === "context-engine" && Array.isArray(obj.ids)) for (const id of obj.ids) ids.add(String(id));
+    Object.values(obj).forEach(walk);
+  };
+  walk(json);
+  return [...ids];
+}

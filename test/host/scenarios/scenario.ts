@@ -7,6 +7,7 @@
 import type { ChatTurn } from "../gateway.js";
 import type { EngineChoice, HostEnv } from "../host-env.js";
 import type { HostVersion } from "../host-install.js";
+import type { PluginEvent } from "../logs.js";
 import type { MockRequest, MockScript } from "../mock-model.js";
 
 /** One scenario's session on a running gateway. */
@@ -29,6 +30,14 @@ export interface ScenarioSession {
   chatSend(message: string, timeoutMs?: number): Promise<ChatTurn>;
   /** Any other gateway method (`sessions.compact`, `sessions.reset`, ...). */
   call(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<unknown>;
+  /**
+   * The host log written since this scenario's session opened (gateway output and the
+   * host's log file). Scenarios run one after another on a gateway, so this is this
+   * scenario's, plus whatever the host did in the background meanwhile.
+   */
+  hostLog(): Promise<string>;
+  /** The engine plugin's events written since this scenario's session opened. */
+  pluginEvents(): Promise<PluginEvent[]>;
 }
 
 /** A user-visible behaviour, checked in a real host. */

@@ -1,10 +1,10 @@
 /** The harness's mock model and helpers, checked in-process (no host needed). */
 import { afterEach, describe, expect, it } from "vitest";
-import { startMockModel, type MockModel } from "./mock-model.js";
-import { execTurnScript, printedChars, printCharsCommand } from "./mock-scripts.js";
-import { INTERNAL_CONTEXT_MARKER } from "./mock-wire.js";
-import { extractJson } from "./openclaw-cli.js";
-import { countMessageTokens, loadTokenCounter, splitForCounting } from "./token-count.js";
+import { startMockModel, type MockModel } from "../host/mock-model.js";
+import { execTurnScript, printedChars, printCharsCommand } from "../host/mock-scripts.js";
+import { INTERNAL_CONTEXT_MARKER } from "../host/mock-wire.js";
+import { extractJson } from "../host/openclaw-cli.js";
+import { countMessageTokens, loadTokenCounter, splitForCounting } from "../host/token-count.js";
 import { execFileSync } from "node:child_process";
 
 let mock: MockModel | undefined;

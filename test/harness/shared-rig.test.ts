@@ -1,0 +1,99 @@
+/** The shared-gateway harness, checked in-process (no host needed): routing, registry, log patterns. */
+import { afterEach, describe, expect, it } from "vitest";
+import { portWasTaken } from "../host/gateway.js";
+import { HOST_LINES } from "../host/host-install.js";
+import { HOST_LOG_WORDING, assertWorded, wordingsOn, type HostLogSignal } from "../host/log-wording.js";
+import { countHostLogSignals, HOST_LOG_PATTERNS } from "../host/logs.js";
+import { startMockModel, type MockModel } from "../host/mock-model.js";
+import { allScenarios, plansFor, engineKey } from "../host/scenarios/registry.js";
+import { scenarioOfText, taggedMessage } from "../host/scenarios/shared-rig.js";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { REPO_ROOT } from "../host/host-install.js";
+
+let mock: MockModel | undefined;
+afterEach(async () => {
+  await mock?.close();
+  mock = undefined;
+});
+
+async function post(body: unknown): Promise<void> {
+  await (await fetch(`${mock?.baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify(body) })).text();
+}
+
+describe("scenario routing on a shared gateway", () => {
+  it("tags a message with its scenario and reads the tag back; slash commands go untagged", () => {
+    const sent = taggedMessage("fetch-back", "Turn 1: run it.");
+    expect(sent).toContain("Turn 1: run it.");
+    expect(scenarioOfText(`[Mon 2026-11-23 10:00 UTC] ${sent}`)).toBe("fetch-back");
+    expect(taggedMessage("fetch-back", "/reset")).toBe("/reset");
+    expect(scenarioOfText("no tag here")).toBeUndefined();
+  });
+
+  it("the mock numbers turns per scenario and routes untagged requests to the fallback", async () => {
+    let active = "b";
+    mock = await startMockModel({ partition: (text) => scenarioOfText(text) ?? active });
+    const u = (name: string, n: number) => ({ role: "user", content: taggedMessage(name, `Turn ${n}`) });
+    await post({ messages: [u("a", 1)] });
+    await post({ messages: [u("b", 1)] });
+    await post({ messages: [u("a", 1), { role: "assistant", content: "x" }, u("a", 2)] });
+    await post({ messages: [u("a", 1), { role: "assistant", content: "x" }, u("a", 2)] });
+    active = "a";
+    await post({ messages: [{ role: "system", content: "summarize" }] });
+    expect(mock.requests.map((r) => [r.partition, r.turn, r.indexInTurn])).toEqual([
+      ["a", 1, 0],
+      ["b", 1, 0],
+      ["a", 2, 0],
+      ["a", 2, 1],
+      ["a", 0, 0],
+    ]);
+  });
+});
+
+describe("scenario registry", () => {
+  it("every registered scenario has a unique kebab-case name, and each host line has a plan", () => {
+    const all = allScenarios();
+    expect(new Set(all.map((s) => s.name)).size).toBe(all.length);
+    for (const version of HOST_LINES) {
+      const plans = plansFor(version, all);
+      expect(plans.length, version).toBeGreaterThanOrEqual(1);
+      expect(plans.map((p) => engineKey(p.engine)).sort()).toEqual([...new Set(plans.map((p) => engineKey(p.engine)))].sort());
+    }
+  });
+
+  it("index.ts lists one module per line, sorted, so parallel additions merge", () => {
+    const lines = readFileSync(path.join(REPO_ROOT, "test/host/scenarios/index.ts"), "utf8").split("\n").filter((l) => l.startsWith("export"));
+    expect(lines.every((l) => /^export \* as \w+ from "\.\/[a-z0-9-]+\.js";$/.test(l)), lines.join("\n")).toBe(true);
+    const files = lines.map((l) => /"\.\/(.*)\.js"/.exec(l)?.[1] ?? "");
+    expect(files).toEqual([...files].sort());
+  });
+});
+
+describe("host log patterns (positive controls, without a host)", () => {
+  it("each pattern matches its recorded or rendered host line, and only its own", () => {
+    for (const [signal, wordings] of Object.entries(HOST_LOG_WORDING) as [HostLogSignal, (typeof HOST_LOG_WORDING)[HostLogSignal]][]) {
+      for (const w of wordings) expect(countHostLogSignals(w.sample)[signal], `${signal}: ${w.sample}`).toBeGreaterThanOrEqual(1);
+    }
+    // The recorded 2026.4.24 reset loop shows every signal the reset-loop checks count.
+    const recorded = readFileSync(path.join(REPO_ROOT, "fixtures/host/2026.4.24-reset-loop-host.log"), "utf8");
+    const counts = countHostLogSignals(recorded);
+    for (const signal of ["precheck", "overflowDetected", "compactionFailed", "sessionRestarted", "compactionSucceeded"] as const) {
+      expect(counts[signal], signal).toBeGreaterThanOrEqual(1);
+    }
+    expect(countHostLogSignals("all quiet").engineFailed).toBe(0);
+    expect(Object.keys(HOST_LOG_WORDING).sort()).toEqual(Object.keys(HOST_LOG_PATTERNS).sort());
+  });
+
+  it("refuses a zero check where the line has no wording for the signal", () => {
+    expect(wordingsOn("degradedToLegacy", "2026.4.24")).toEqual([]);
+    expect(() => assertWorded("degradedToLegacy", "2026.4.24")).toThrow(/proves nothing/);
+    expect(() => assertWorded("degradedToLegacy", "2026.9.6")).not.toThrow();
+  });
+});
+
+describe("gateway start", () => {
+  it("recognises a taken port in the gateway's output", () => {
+    expect(portWasTaken("Error: listen EADDRINUSE: address already in use 127.0.0.1:41234")).toBe(true);
+    expect(portWasTaken("[gateway] ready (0 plugins, 2.4s)")).toBe(false);
+  });
+});

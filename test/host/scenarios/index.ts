@@ -1,0 +1,10 @@
+/**
+ * The registry of real-host scenarios: one line per scenario module, sorted by file
+ * name (two branches adding lines merge by keeping both). Every `HostScenario` a module
+ * exports, under any name, runs in the line files `test/host/line-<version>.test.ts`
+ * on each host line and engine it lists (see `registry.ts`).
+ */
+export * as fixHolds424 from "./fix-holds-424.js";
+export * as fixHolds96 from "./fix-holds-96.js";
+export * as resetLoopBites from "./reset-loop-bites.js";
+export * as smoke from "./smoke.js";

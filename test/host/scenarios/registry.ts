@@ -1,0 +1,59 @@
+import type { EngineChoice } from "../host-env.js";
+import type { HostVersion } from "../host-install.js";
+import * as modules from "./index.js";
+import type { HostScenario } from "./scenario.js";
+
+/** True for a value shaped like a {@link HostScenario}. */
+export function isHostScenario(value: unknown): value is HostScenario {
+  const s = value as Partial<HostScenario> | undefined;
+  return typeof s === "object" && s !== null && typeof s.name === "string" && Array.isArray(s.lines) && Array.isArray(s.engines) && typeof s.run === "function";
+}
+
+/**
+ * Every scenario the registry (`index.ts`) exports, checked: names unique and kebab-case
+ * (a name is also a session key and the mock's routing tag), at least one line and engine.
+ */
+export function allScenarios(): HostScenario[] {
+  const found: HostScenario[] = [];
+  for (const [moduleName, exported] of Object.entries(modules)) {
+    const scenarios = Object.values(exported as Record<string, unknown>).filter(isHostScenario);
+    if (scenarios.length === 0) throw new Error(`Expected scenarios/index.ts entry "${moduleName}" to export a HostScenario, got none`);
+    found.push(...scenarios);
+  }
+  const seen = new Set<string>();
+  for (const s of found) {
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(s.name)) throw new Error(`Expected a kebab-case scenario name, got "${s.name}"`);
+    if (seen.has(s.name)) throw new Error(`Expected unique scenario names, got "${s.name}" twice`);
+    if (s.lines.length === 0 || s.engines.length === 0) throw new Error(`Expected scenario "${s.name}" to list at least one host line and one engine`);
+    seen.add(s.name);
+  }
+  return found;
+}
+
+/** A stable key per engine choice (`context-ledger`, `legacy`, `test-naive`). */
+export function engineKey(engine: EngineChoice): string {
+  return typeof engine === "string" ? engine : `test-${engine.testEngine}`;
+}
+
+/** One gateway's worth of scenarios: a host line, an engine, and the scenarios that run on both. */
+export interface RigPlan {
+  version: HostVersion;
+  engine: EngineChoice;
+  scenarios: HostScenario[];
+}
+
+/** The gateways a host line needs (one per engine, context-ledger first) and what each serves. */
+export function plansFor(version: HostVersion, scenarios: readonly HostScenario[] = allScenarios()): RigPlan[] {
+  const plans = new Map<string, RigPlan>();
+  for (const s of scenarios) {
+    if (!s.lines.includes(version)) continue;
+    for (const engine of s.engines) {
+      const key = engineKey(engine);
+      const plan = plans.get(key) ?? { version, engine, scenarios: [] };
+      plan.scenarios.push(s);
+      plans.set(key, plan);
+    }
+  }
+  const order = (p: RigPlan): number => (engineKey(p.engine) === "context-ledger" ? 0 : engineKey(p.engine) === "legacy" ? 1 : 2);
+  return [...plans.values()].sort((a, b) => order(a) - order(b));
+}

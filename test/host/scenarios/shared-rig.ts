@@ -1,0 +1,104 @@
+/**
+ * One gateway per (host line, engine) serving every scenario of the suite, each in its
+ * own session `agent:main:<name>`. One mock model sits behind it and routes each
+ * request to the scenario it belongs to by a tag that every user message sent through
+ * that scenario's `chatSend` carries (`[scenario <name>]`; the newest genuine user
+ * message is always in a request), and numbers `turn`/`indexInTurn` per scenario.
+ */
+import type { ChatTurn } from "../gateway.js";
+import { startHostRig, type HostRig } from "../gateway-session.js";
+import type { EngineChoice } from "../host-env.js";
+import type { HostVersion } from "../host-install.js";
+import { markLogs, readHostLog, readPluginEvents } from "../logs.js";
+import type { MockScript } from "../mock-model.js";
+import { SCENARIO_MODEL, type ScenarioSession } from "./scenario.js";
+
+/** Options for {@link startSharedRig}. */
+export interface SharedRigOptions {
+  version: HostVersion;
+  engine: EngineChoice;
+  /** `plugins.entries["context-ledger"].config`. */
+  ledgerConfig?: Record<string, unknown>;
+}
+
+/** A running gateway that hands out scenario sessions. */
+export interface SharedRig {
+  rig: HostRig;
+  /** Opens the session of scenario `name` (its tag, its script, its requests). */
+  open(name: string): Promise<ScenarioSession>;
+  close(): Promise<void>;
+}
+
+/** The tag that routes a user message (and every model request of its turn) to scenario `name`. */
+export function scenarioTag(name: string): string {
+  return `[scenario ${name}]`;
+}
+
+const TAG = /\[scenario ([a-z0-9][a-z0-9-]*)\]/;
+
+/** The scenario a user message belongs to, from its tag. */
+export function scenarioOfText(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : TAG.exec(text)?.[1];
+}
+
+/**
+ * The message a scenario's `chatSend` sends: the text, then the tag on a line of its
+ * own. Slash commands (`/reset`, `/new`) go as they are: the host parses them, and a
+ * request they cause is routed to the scenario that sent last.
+ */
+export function taggedMessage(name: string, message: string): string {
+  return message.trimStart().startsWith("/") ? message : `${message}\n\n${scenarioTag(name)}`;
+}
+
+/**
+ * Starts the mock model and one gateway for `version` and `engine` (with the scenario
+ * model shape, {@link SCENARIO_MODEL}). Requests without a tag (none seen so far; the
+ * host's own summaries keep the user's message) go to the scenario that sent last.
+ */
+export async function startSharedRig(options: SharedRigOptions): Promise<SharedRig> {
+  const scripts = new Map<string, MockScript>();
+  let active = "";
+  const fallback: MockScript = () => ({ text: "OK." });
+  const rig = await startHostRig({
+    version: options.version,
+    engine: options.engine,
+    contextWindow: SCENARIO_MODEL.contextWindow,
+    maxTokens: SCENARIO_MODEL.maxTokens,
+    ledgerConfig: options.ledgerConfig,
+    mock: {
+      maxRequestsTotal: 100_000,
+      partition: (userText) => {
+        const name = scenarioOfText(userText);
+        return name !== undefined && scripts.has(name) ? name : active;
+      },
+    },
+    script: (request) => (scripts.get(request.partition) ?? fallback)(request),
+  });
+  return {
+    rig,
+    async open(name) {
+      if (scripts.has(name)) throw new Error(`Expected scenario names to be unique on a gateway, got "${name}" twice`);
+      scripts.set(name, fallback);
+      const sessionKey = `agent:main:${name}`;
+      const mark = await markLogs(rig.env);
+      return {
+        version: options.version,
+        engineId: rig.env.engineId,
+        sessionKey,
+        env: rig.env,
+        setScript(script) {
+          scripts.set(name, script);
+        },
+        requests: () => rig.mock.requests.filter((r) => r.partition === name),
+        chatSend(message, timeoutMs): Promise<ChatTurn> {
+          active = name;
+          return rig.gateway.chatSend(sessionKey, taggedMessage(name, message), timeoutMs);
+        },
+        call: (method, params, timeoutMs) => rig.gateway.call(method, params, timeoutMs),
+        hostLog: () => readHostLog(rig.env, [], mark),
+        pluginEvents: () => readPluginEvents(rig.env, mark),
+      };
+    },
+    close: () => rig.close(),
+  };
+}
