@@ -10,6 +10,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createTokenCounter } from "../dist/src/budget/count-message.js";
 import { parseConfig } from "../dist/src/config/parse-config.js";
+import { createShaper } from "../dist/src/assembly/shaper.js";
 import { createEngine } from "../dist/src/engine/create-engine.js";
 import { hostPromptBudget } from "../dist/src/host/normalize.js";
 import { createLedgerRuntime } from "../dist/src/runtime/ledger-runtime.js";
@@ -46,9 +47,9 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
   const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-replay-"));
   const rt = createLedgerRuntime({ config: parseConfig({ ...config, stateDir: dir }), hostLogger: quiet });
   const engine = createEngine(rt, pattern.generation === "2026.4" ? undefined : { agentDir: path.join(dir, "agents", "main", "agent") });
-  const viewKey = `main\u0000${IDS.sessionKey}`;
-  const shapedTokens = new WeakMap();
   const history = [];
+  // The history as the engine could send it: every tool output shaped with the configured (default) thresholds.
+  const probe = createShaper(rt, rt.settings("main"), { agentId: "main", sessionKey: IDS.sessionKey, sessionId: IDS.sessionId }, history);
   const calls = [];
   const mains = [];
   let shapedHistory = 0;
@@ -56,16 +57,7 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
   const measure = (view) => counter.countMessages(view.messages) + (view.systemPromptAddition ? counter.countText(view.systemPromptAddition) : 0);
   // Tokens of the history as the engine could send it (every message shaped): the denominator of "history exceeds the budget".
   const sendable = () => {
-    const last = rt.lastViews.get(viewKey);
-    for (; counted < history.length; counted++) {
-      const m = history[counted];
-      let n = shapedTokens.get(m);
-      if (n === undefined) {
-        n = counter.countMessage(last ? last.shape(counted) : m);
-        shapedTokens.set(m, n);
-      }
-      shapedHistory += n;
-    }
+    for (; counted < history.length; counted++) shapedHistory += counter.countMessage(probe.shape(counted));
     return shapedHistory;
   };
   const started = performance.now();
@@ -80,7 +72,7 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
           const requested = budgets[k];
           const view = await engine.assemble({ ...IDS, messages: history.slice(), tokenBudget: requested, model: "gpt-4o" });
           const budget = Number(hostPromptBudget(pattern.generation, requested));
-          const call = { turn: t, role: k === pattern.main ? "main" : "loop", budget, tokens: measure(view), historyTokens: sendable(), first: view.messages[0]?.role, replanned: view.ledger?.plan.replanned ?? null };
+          const call = { turn: t, role: k === pattern.main ? "main" : "loop", budget, tokens: measure(view), historyTokens: sendable(), first: view.messages[0]?.role, replanned: view.ledger?.plan.replanned ?? null, reason: view.ledger?.plan.reason, kept: view.messages.length, summary: view.systemPromptAddition ? counter.countText(view.systemPromptAddition) : 0 };
           calls.push(call);
           if (k === pattern.main) mains.push({ ...call, messages: view.messages });
         }
@@ -99,6 +91,7 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
     await engine.dispose();
     await rm(dir, { recursive: true, force: true });
   }
+  if (process.env.REPLAY_DEBUG) for (const c of calls.filter((c) => c.historyTokens > c.budget).sort((a, b) => a.tokens / a.budget - b.tokens / b.budget).slice(0, 8)) console.log("  low fill", JSON.stringify(c));
   const fill = fillStats(calls);
   const fillMain = fillStats(calls.filter((c) => c.role === "main"));
   const cache = cacheStability(mains.map((m) => m.messages));

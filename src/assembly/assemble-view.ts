@@ -1,5 +1,8 @@
 import { REPLY_PRIMING_TOKENS } from "../budget/count-projection.js";
 import { planWindow, type WindowPlan } from "../budget/planner.js";
+import { newestUserIndex } from "../budget/units.js";
+import { recordWindow } from "../budget/window-anchors.js";
+import { capInlineOutputs } from "../budget/inline-cap.js";
 import type { AgentSettings } from "../config/schema.js";
 import { isLedgerError } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";
@@ -7,6 +10,8 @@ import { hostPromptBudget, normalizeBudget, type HostGeneration, type Normalized
 import { advanceTally } from "../maintenance/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordDebt, type DebtReading } from "../state/session-state.js";
+import { createClearingShaper } from "./cleared-shaper.js";
+import { planElasticWindow } from "../budget/elastic-window.js";
 import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
 import { injectSummary } from "./inject-summary.js";
@@ -58,34 +63,36 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
 
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   let view = messages;
-  let shaper = createShaper(rt, settings, identity, view);
-  const count = (i: number) => counter.countMessage(shaper.shape(i));
-  let plan = planWindow({
-    messages: view,
-    budget: messageBudget,
-    count,
-    fingerprint: (i) => fingerprintMessage(view[i]),
-    previous: state.frontier && state.frontier.total <= view.length ? state.frontier : null,
-    refillRatio: settings.budget.refillRatio,
-  });
-  if (plan.overBudget && plan.newestUser >= 0) {
-    view = await reduceNewestUserTurn(rt, settings, identity, view, plan.newestUser, messageBudget, counter);
-    shaper = createShaper(rt, settings, identity, view);
-    plan = planWindow({ messages: view, budget: messageBudget, count, fingerprint: (i) => fingerprintMessage(view[i]), refillRatio: settings.budget.refillRatio });
+  const shaping = capInlineOutputs(settings, messageBudget);
+  let shaper = createShaper(rt, shaping, identity, view);
+  // An oversized newest user message is reduced (losslessly) before the one plan, not after a failed one.
+  const newestUser = newestUserIndex(view);
+  if (newestUser >= 0 && counter.countMessage(shaper.shape(newestUser)) > messageBudget) {
+    view = await reduceNewestUserTurn(rt, settings, identity, view, newestUser, messageBudget, counter);
+    shaper = createShaper(rt, shaping, identity, view);
   }
+  let clearing = createClearingShaper(rt, shaping, identity, view, shaper);
+  const windows = planElasticWindow(state, settings, { messages: view, hostBudget: budget.tokens, messageBudget, newestUser, count: (i, clearBefore) => counter.countMessage(clearing.shapeAt(i, clearBefore)) });
+  let { plan } = windows;
+  let clearBefore = windows.clearBefore;
 
-  let kept = plan.kept.map((i) => shaper.shape(i));
+  const shapeKept = (i: number) => clearing.shapeAt(i, clearBefore);
+  let kept = plan.kept.map(shapeKept);
   let storedBytes = 0;
   try {
     storedBytes = await shaper.flush(settings.limits.maxSessionBytes - (state.artifactBytes ?? 0));
+    storedBytes += await clearing.flush(settings.limits.maxSessionBytes - (state.artifactBytes ?? 0) - storedBytes);
   } catch (err) {
     if (!isLedgerError(err, "store_full")) throw err;
     // No handle may reach the prompt unless its original is stored: keep outputs inline this turn, re-planned by exact count.
     rt.logger.warn(`offload refused session=${identity.sessionKey}: ${err.code}: ${err.message}; tool outputs stay inline this turn`);
     void rt.events.write({ op: "offload:refused", agentId: identity.agentId, sessionKey: identity.sessionKey, reason: err.message });
-    shaper = createShaper(rt, { ...settings, offload: { ...settings.offload, enabled: false } }, identity, view);
-    plan = planWindow({ messages: view, budget: messageBudget, count, fingerprint: (i) => fingerprintMessage(view[i]), refillRatio: settings.budget.refillRatio });
-    kept = plan.kept.map((i) => shaper.shape(i));
+    const inline = { ...settings, offload: { ...settings.offload, enabled: false }, clearing: { ...settings.clearing, enabled: false } };
+    shaper = createShaper(rt, inline, identity, view);
+    clearing = createClearingShaper(rt, inline, identity, view, shaper);
+    clearBefore = -1;
+    plan = planWindow({ messages: view, budget: messageBudget, count: (i) => counter.countMessage(shaper.shape(i)), fingerprint: (i) => fingerprintMessage(view[i]), target: windows.target });
+    kept = plan.kept.map(shapeKept);
   }
   const summary = await injectSummary(rt, settings, identity, {
     messages: view,
@@ -98,12 +105,12 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
 
   rememberView(rt, identity, {
     messages: view,
-    shape: shaper.shape,
+    shape: shapeKept,
     budgetTokens: budget.tokens,
     messageBudget,
     tokens: estimatedTokens,
     start: plan.start,
-    handles: shaper.handles(),
+    handles: new Set([...shaper.handles(), ...clearing.handles()]),
   });
 
   const { tally } = advanceTally(state.raw, messages, settings.maintenance.minEntryChars);
@@ -115,10 +122,12 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     debtTokens: Math.max(0, tally.tokens - budget.tokens),
     reducibleChars: tally.reducibleChars,
   };
+  const anchors = recordWindow(windows.anchors, windows.previous, { plan, budget: messageBudget, total: view.length, clearBefore, fingerprint: (i) => fingerprintMessage(view[i]) });
   const frontier = plan.kept.length > 0 ? { start: plan.start, anchor: fingerprintMessage(view[plan.start]), total: view.length } : null;
   rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
     s.raw = tally;
     s.frontier = frontier;
+    s.windows = anchors;
     s.sessionId = identity.sessionId;
     s.artifactBytes = (s.artifactBytes ?? 0) + storedBytes;
     recordDebt(s, debt);
