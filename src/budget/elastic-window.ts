@@ -63,7 +63,7 @@ export function planElasticWindow(state: SessionState, settings: AgentSettings, 
     fingerprint: (i) => fingerprintMessage(messages[i]),
     previous: previous ?? null,
     target,
-    lowWater: messageBudget > 0 ? floor / messageBudget : 0,
+    lowWater: messageBudget > 0 && !previous?.pinned ? floor / messageBudget : 0,
   });
   return { plan, clearBefore: plan.recounted ? freshClear : stableClear, target, anchors, previous };
 }
@@ -77,5 +77,5 @@ function anchorsOf(state: SessionState, messageBudget: number, total: number): W
   const windows = (state.windows ?? []).filter((a) => a.total <= total);
   const f = state.frontier;
   if (!f || f.total > total || windows.some((a) => a.start === f.start && a.anchor === f.anchor)) return windows;
-  return [{ start: f.start, anchor: f.anchor, budget: messageBudget, total: f.total, tokens: 0, clearBefore: -1, growth: windows.reduce((m, a) => Math.max(m, a.growth), 0), used: 0 }];
+  return [{ start: f.start, anchor: f.anchor, budget: messageBudget, total: f.total, tokens: 0, clearBefore: -1, growth: windows.reduce((m, a) => Math.max(m, a.growth), 0), used: 0, pinned: true }];
 }

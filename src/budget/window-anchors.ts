@@ -21,6 +21,8 @@ export interface WindowAnchor extends PlanAnchor {
   growth: number;
   /** Use counter, for evicting the least recently used class. */
   used: number;
+  /** Set by a compaction: the window is not refilled upward until it has to be re-planned. */
+  pinned?: boolean;
 }
 
 /** Budgets within this factor of each other share a window. */
@@ -104,6 +106,7 @@ export function recordWindow(anchors: readonly WindowAnchor[], previous: WindowA
     clearBefore: input.clearBefore,
     growth,
     used,
+    ...(previous?.pinned && !plan.replanned ? { pinned: true } : {}),
   };
   const next = [...others, anchor];
   if (next.length > MAX_WINDOW_CLASSES) next.sort((a, b) => b.used - a.used).splice(MAX_WINDOW_CLASSES);
