@@ -4,7 +4,7 @@
 // exceeds the budget), how many main prompts purely extend the previous one
 // (provider prompt cache) and the tokens sent.
 // Alone: node --import ./scripts/register-ts.mjs bench/budget-replay.mjs  (after npm run build)
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -15,7 +15,7 @@ import { createEngine } from "../dist/src/engine/create-engine.js";
 import { hostPromptBudget } from "../dist/src/host/normalize.js";
 import { createLedgerRuntime } from "../dist/src/runtime/ledger-runtime.js";
 import { cacheStability, fillStats } from "../test/support/budget-metrics.ts";
-import { generateToolSession } from "./lib/synthetic-session.mjs";
+import { generateToolSession, SESSION_SEED } from "./lib/synthetic-session.mjs";
 import { check, round } from "./lib/stats.mjs";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
@@ -132,7 +132,8 @@ export async function runBudgetReplayBench(options = {}) {
     if (gated.cache) targets[`cache_${key}`] = check(r.cache.share * 100, ">=", CACHE_TARGET * 100, "%");
     targets[`over_${key}`] = check(r.overBudget, "<=", 0, "prompts");
   }
-  return { name: "budget-replay", session: { turns, seed: "SESSION_SEED" }, patterns, targets };
+  const baseline = await readFile(new URL("./budget-replay-baseline.json", import.meta.url), "utf8").then(JSON.parse, () => undefined);
+  return { name: "budget-replay", session: { turns, seed: SESSION_SEED }, patterns, targets, ...(baseline && turns === 160 ? { baseline } : {}) };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -1,10 +1,11 @@
 // `npm run bench`: runs every benchmark in one process (children only where a
 // fresh process is the point), writes bench/results/<date>.json and rewrites
 // docs/benchmarks.md with its SVG charts. Needs `npm run build` first.
-// Options: --only tokens,latency,counting,store,memory,continuity   --quick (smaller, for a smoke run)
+// Options: --only tokens,latency,counting,store,memory,continuity,replay   --quick (smaller, for a smoke run)
 //          --report-only <results.json> (rewrite docs from saved results)
 import { cpus, loadavg, totalmem } from "node:os";
 import { mkdir, writeFile } from "node:fs/promises";
+import { runBudgetReplayBench } from "./budget-replay.mjs";
 import { runContinuityBench } from "./continuity.mjs";
 import { runCountingBench } from "./counting.mjs";
 import { runLatencyBench } from "./latency.mjs";
@@ -45,6 +46,7 @@ const steps = [
   ["store", "5 artifact store", () => runStoreBench({ gcArtifacts: quick ? 10_000 : 100_000, stashReps: quick ? 10 : 40, fetchReps: quick ? 5 : 15, log: log("store") })],
   ["memory", "6 memory", () => runMemoryBench({ turns: quick ? 40 : 200, log: log("memory") })],
   ["continuity", "7 continuity", () => runContinuityBench({ log: log("continuity") })],
+  ["replay", "8 budget replay (host budget patterns)", () => runBudgetReplayBench({ turns: quick ? 40 : 160, log: log("replay") })],
 ];
 
 for (const [key, label, run] of steps) {
