@@ -75,6 +75,7 @@ if (only) {
     for (const key of Object.keys(saved)) if (!(key in results) || (steps.some(([k]) => k === key) && !wanted(key))) results[key] = saved[key];
     results.durationMs = saved.durationMs;
     results.partialRerun = [...only];
+    results.carriedFrom = saved.carriedFrom ?? saved.date;
   }
 }
 await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
