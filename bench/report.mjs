@@ -139,7 +139,7 @@ export function derivedFindings(r) {
   if (t && (!t.targets.cacheStability128k.pass || !t.targets.cacheStability32k.pass)) {
     const c128 = t.cacheStability["context-ledger @128k"];
     const c32 = t.cacheStability["context-ledger @32k"];
-    notes.push(`Prompt-cache stability: every miss is a re-plan (${c128.replans} of ${c128.messages.compared} prompts at 128k, ${c32.replans} at 32k). A re-plan refills the window to 90% of the budget (\`refillRatio: 0.9\` in src/assembly/assemble-view.ts), leaving 10% for growth; each model call of this tool-heavy session adds a tool call and a stub, so the headroom is gone after a few calls once the history is larger than the budget.`);
+    notes.push(`Prompt-cache stability: every miss is a re-plan (${c128.replans} of ${c128.messages.compared} prompts at 128k, ${c32.replans} at 32k). A re-plan leaves room for \`budget.headroomCalls\` model calls at the session's observed growth per call (at least \`clearing.clearAtLeastTokens\`), bounded by \`budget.lowWaterRatio\` (src/budget/elastic-window.ts); when each call adds more than that room allows, re-plans come sooner.`);
   }
   const st = r.store;
   if (st && !st.targets.fetchWorstSelectorP50Ms.pass) {

@@ -1,4 +1,4 @@
-import { clearToolResult, stripThinking, textChars, toolMatcher, toolNameOf } from "../budget/clear-tool-results.js";
+import { clearToolResult, stripThinking, stubSummaryOf, textChars, toolMatcher, toolNameOf } from "../budget/clear-tool-results.js";
 import type { AgentSettings } from "../config/schema.js";
 import { blocksOf, roleOf } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
@@ -41,14 +41,14 @@ export function createClearingShaper(rt: LedgerRuntime, settings: AgentSettings,
     if (roleOf(message) === "toolResult") {
       const name = toolNameOf(message);
       if (!excluded(name) && resolveToolPolicy(name, settings.offload.tools) !== "full" && textChars(shaped) > MIN_CLEARED_CHARS) {
-        let handle = handleIn(shaped);
-        if (!handle) {
+        let stub = stubIn(shaped);
+        if (!stub) {
           forced ??= createShaper(rt, forcedSettings, identity, messages);
-          handle = handleIn(forced.shape(index));
+          stub = stubIn(forced.shape(index));
         }
-        if (handle) {
-          handles.add(handle);
-          result = clearToolResult(shaped, handle, textChars(message));
+        if (stub) {
+          handles.add(stub.handle);
+          result = clearToolResult(shaped, stub.handle, textChars(message), stubSummaryOf(stub.text));
         }
       }
     } else if (clearing.clearThinking) {
@@ -65,10 +65,10 @@ export function createClearingShaper(rt: LedgerRuntime, settings: AgentSettings,
   };
 }
 
-function handleIn(message: unknown): string | undefined {
+function stubIn(message: unknown): { handle: string; text: string } | undefined {
   for (const block of blocksOf(message)) {
     const m = typeof block.text === "string" ? HANDLE.exec(block.text) : null;
-    if (m) return m[0];
+    if (m) return { handle: m[0], text: block.text as string };
   }
   return undefined;
 }

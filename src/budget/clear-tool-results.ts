@@ -42,22 +42,37 @@ export function toolNameOf(message: unknown): string {
   return typeof name === "string" && name ? name : "unknown";
 }
 
-/** Text of the placeholder a cleared tool result carries. */
-export function clearedResultText(toolName: string, originalChars: number, handle: string | undefined): string {
+/** Chars of a stub's summary kept in a placeholder at most. */
+export const CLEARED_SUMMARY_CHARS = 400;
+
+/** Text of the placeholder a cleared tool result carries: what it was, its stub's summary, and where the original is. */
+export function clearedResultText(toolName: string, originalChars: number, handle: string | undefined, summary = ""): string {
   const size = `${originalChars.toLocaleString("en-US")} chars`;
+  const gist = summary ? `\n${summary.length > CLEARED_SUMMARY_CHARS ? `${summary.slice(0, CLEARED_SUMMARY_CHARS)}…` : summary}` : "";
   return handle
-    ? `${LEDGER_MARKER} cleared] Older ${toolName} result (${size}) cleared from the prompt; stored losslessly as ${handle}. Fetch slices: ledger_fetch {"handle":"${handle}"}.`
-    : `${LEDGER_MARKER} cleared] Older ${toolName} result (${size}) cleared from the prompt.`;
+    ? `${LEDGER_MARKER} cleared] Older ${toolName} result (${size}) cleared from the prompt, stored losslessly.${gist}\nFetch slices: ledger_fetch {"handle":"${handle}"}`
+    : `${LEDGER_MARKER} cleared] Older ${toolName} result (${size}) cleared from the prompt.${gist}`;
+}
+
+/** The summary lines of an artifact stub (between its first line and the preview or fetch hint), or "". */
+export function stubSummaryOf(stubText: string): string {
+  const lines = stubText.split("\n");
+  const out: string[] = [];
+  for (const line of lines.slice(1)) {
+    if (line.startsWith("--- preview") || line.startsWith("Full output stored")) break;
+    out.push(line);
+  }
+  return out.join("\n").trim();
 }
 
 /**
  * The message with its text replaced by {@link clearedResultText}; role, ids,
  * tool name and details stay, so the pairing with its call is unchanged.
  */
-export function clearToolResult(message: unknown, handle: string | undefined, originalChars: number): unknown {
+export function clearToolResult(message: unknown, handle: string | undefined, originalChars: number, summary = ""): unknown {
   if (!message || typeof message !== "object" || roleOf(message) !== "toolResult") return message;
   const rec = message as Record<string, unknown>;
-  return { ...rec, content: [{ type: "text", text: clearedResultText(toolNameOf(message), originalChars, handle) }] };
+  return { ...rec, content: [{ type: "text", text: clearedResultText(toolNameOf(message), originalChars, handle, summary) }] };
 }
 
 /** The assistant message without its thinking blocks (unchanged when it has none, or nothing else). */
