@@ -67,11 +67,15 @@ export interface CacheStability {
 
 /**
  * Cache stability of a sequence of main prompts (one per model request, in
- * order): the share that purely extend the prompt before them.
+ * order): the share that purely extend the prompt before them. With
+ * `systems` (the system prompt of each request), it must be unchanged too.
  */
-export function cacheStability(prompts: readonly (readonly unknown[])[]): CacheStability {
+export function cacheStability(prompts: readonly (readonly unknown[])[], systems?: readonly (string | undefined)[]): CacheStability {
   let stable = 0;
-  for (let i = 1; i < prompts.length; i++) if (isPureExtension(prompts[i - 1] as unknown[], prompts[i] as unknown[])) stable++;
+  for (let i = 1; i < prompts.length; i++) {
+    const system = systems ? { previous: systems[i - 1], next: systems[i] } : undefined;
+    if (isPureExtension(prompts[i - 1] as unknown[], prompts[i] as unknown[], system)) stable++;
+  }
   const compared = Math.max(0, prompts.length - 1);
   return { compared, stable, share: compared ? stable / compared : 1 };
 }
