@@ -49,7 +49,7 @@ export function planElasticWindow(state: SessionState, settings: AgentSettings, 
     ceiling: Math.max(floor, settings.budget.refillRatio * messageBudget),
     growth,
     horizonCalls: settings.budget.headroomCalls,
-    minHeadroom: settings.clearing.enabled ? settings.clearing.clearAtLeastTokens : 0,
+    minHeadroom: settings.clearing.clearAtLeastTokens,
   });
   const stableClear = previous?.clearBefore ?? -1;
   const freshClear = settings.clearing.enabled
