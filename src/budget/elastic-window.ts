@@ -52,20 +52,23 @@ export function planElasticWindow(state: SessionState, settings: AgentSettings, 
     minHeadroom: settings.clearing.clearAtLeastTokens,
   });
   const stableClear = previous?.clearBefore ?? -1;
-  const freshClear = settings.clearing.enabled
-    ? clearBoundary(messages, { keepToolResults: settings.clearing.keepToolResults, excluded: toolMatcher(settings.clearing.excludeTools), newestUser })
-    : -1;
+  // Only a re-plan needs the fresh boundary (a chat without tool results would walk its whole history).
+  let freshClear: number | undefined;
+  const fresh = (): number =>
+    (freshClear ??= settings.clearing.enabled
+      ? clearBoundary(messages, { keepToolResults: settings.clearing.keepToolResults, excluded: toolMatcher(settings.clearing.excludeTools), newestUser })
+      : -1);
   const plan = planWindow({
     messages,
     budget: messageBudget,
     count: (i) => input.count(i, stableClear),
-    replanCount: freshClear === stableClear ? undefined : (i) => input.count(i, freshClear),
+    replanCount: (i) => input.count(i, fresh()),
     fingerprint: (i) => fingerprintMessage(messages[i]),
     previous: previous ?? null,
     target,
     lowWater: messageBudget > 0 && !previous?.pinned ? floor / messageBudget : 0,
   });
-  return { plan, clearBefore: plan.recounted ? freshClear : stableClear, target, anchors, previous };
+  return { plan, clearBefore: plan.recounted ? fresh() : stableClear, target, anchors, previous };
 }
 
 /**
