@@ -71,7 +71,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     view = await reduceNewestUserTurn(rt, settings, identity, view, newestUser, messageBudget, counter);
     shaper = createShaper(rt, shaping, identity, view);
   }
-  let clearing = createClearingShaper(rt, shaping, identity, view, shaper);
+  let clearing = createClearingShaper(rt, shaping, view, shaper);
   const windows = planElasticWindow(state, settings, { messages: view, hostBudget: budget.tokens, messageBudget, newestUser, count: (i, clearBefore) => counter.countMessage(clearing.shapeAt(i, clearBefore)) });
   let { plan } = windows;
   let clearBefore = windows.clearBefore;
@@ -81,7 +81,6 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   let storedBytes = 0;
   try {
     storedBytes = await shaper.flush(settings.limits.maxSessionBytes - (state.artifactBytes ?? 0));
-    storedBytes += await clearing.flush(settings.limits.maxSessionBytes - (state.artifactBytes ?? 0) - storedBytes);
   } catch (err) {
     if (!isLedgerError(err, "store_full")) throw err;
     // No handle may reach the prompt unless its original is stored: keep outputs inline this turn, re-planned by exact count.
@@ -89,7 +88,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     void rt.events.write({ op: "offload:refused", agentId: identity.agentId, sessionKey: identity.sessionKey, reason: err.message });
     const inline = { ...settings, offload: { ...settings.offload, enabled: false }, clearing: { ...settings.clearing, enabled: false } };
     shaper = createShaper(rt, inline, identity, view);
-    clearing = createClearingShaper(rt, inline, identity, view, shaper);
+    clearing = createClearingShaper(rt, inline, view, shaper);
     clearBefore = -1;
     plan = planWindow({ messages: view, budget: messageBudget, count: (i) => counter.countMessage(shaper.shape(i)), fingerprint: (i) => fingerprintMessage(view[i]), target: windows.target });
     kept = plan.kept.map(shapeKept);

@@ -3,7 +3,8 @@
  * `clear_tool_uses` and Claude Code's clearing): at a re-plan, which breaks the
  * provider's prompt cache anyway, tool results older than the last N are
  * replaced in one step by a short placeholder that keeps the artifact handle
- * (lossless: the model fetches the original with `ledger_fetch`), and old
+ * of an offloaded output (the model fetches the original with `ledger_fetch`)
+ * or says a small inline one can be rerun, and old
  * thinking blocks are dropped. The boundary then stays fixed until the next
  * re-plan, so every prompt in between is a pure extension of the one before.
  */
@@ -51,7 +52,7 @@ export function clearedResultText(toolName: string, originalChars: number, handl
   const gist = summary ? `\n${summary.length > CLEARED_SUMMARY_CHARS ? `${summary.slice(0, CLEARED_SUMMARY_CHARS)}…` : summary}` : "";
   return handle
     ? `${LEDGER_MARKER} cleared] Older ${toolName} result (${size}) cleared from the prompt, stored losslessly.${gist}\nFetch slices: ledger_fetch {"handle":"${handle}"}`
-    : `${LEDGER_MARKER} cleared] Older ${toolName} result (${size}) cleared from the prompt.${gist}`;
+    : `${LEDGER_MARKER} cleared] Older ${toolName} result (${size}) cleared from the prompt; rerun the tool if you need it again.${gist}`;
 }
 
 /** The summary lines of an artifact stub (between its first line and the preview or fetch hint), or "". */
