@@ -65,7 +65,7 @@ const budgetSchema = z
 const clearingSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe("Clear old tool results from the prompt when the window is re-planned (the prompt cache is lost then anyway); placeholders keep the artifact handle."),
-    keepToolResults: z.int().min(0).max(1_000).default(12).describe("The newest tool results kept in full; older ones are cleared at the next re-plan."),
+    keepToolResults: z.int().min(0).max(1_000).default(16).describe("The newest tool results kept in full; older ones are cleared at the next re-plan."),
     clearAtLeastTokens: z
       .int()
       .min(0)
@@ -75,7 +75,7 @@ const clearingSchema = z
     excludeTools: z.array(z.string().min(1)).default([]).describe("Tools (names or globs `*`, `?`) whose results are never cleared; tools with the `full` offload policy never are either."),
     clearThinking: z.boolean().default(true).describe("Drop thinking blocks from assistant messages in the cleared part of the window."),
   })
-  .default({ enabled: true, keepToolResults: 12, clearAtLeastTokens: 4_000, excludeTools: [], clearThinking: true });
+  .default({ enabled: true, keepToolResults: 16, clearAtLeastTokens: 4_000, excludeTools: [], clearThinking: true });
 
 const offloadSchema = z
   .strictObject({
