@@ -6,6 +6,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { runBudgetReplayBench } from "./budget-replay.mjs";
 import { runContinuityBench } from "./continuity.mjs";
 import { runCountingBench } from "./counting.mjs";
 import { runLatencyBench } from "./latency.mjs";
@@ -24,6 +25,7 @@ const steps = [
   ["store", "5 artifact store", (quick) => runStoreBench({ gcArtifacts: quick ? 10_000 : 100_000, stashReps: quick ? 10 : 40, fetchReps: quick ? 5 : 15, log: log("store") })],
   ["memory", "6 memory", (quick) => runMemoryBench({ turns: quick ? 40 : 200, log: log("memory") })],
   ["continuity", "7 continuity", () => runContinuityBench({ log: log("continuity") })],
+  ["replay", "8 budget replay (host budget patterns)", (quick) => runBudgetReplayBench({ turns: quick ? 40 : 160, log: log("replay") })],
 ];
 
 const HELP = `npm run bench [-- OPTIONS]      (runs \`npm run build\` first; or node --import ./scripts/register-ts.mjs bench/run.mjs)
@@ -126,6 +128,7 @@ if (only) {
     for (const key of Object.keys(saved)) if (!(key in results) || (keys.includes(key) && !wanted(key))) results[key] = saved[key];
     results.durationMs = saved.durationMs;
     results.partialRerun = [...only];
+    results.carriedFrom = saved.carriedFrom ?? saved.date;
   }
 }
 await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);

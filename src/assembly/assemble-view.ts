@@ -1,9 +1,13 @@
 import { REPLY_PRIMING_TOKENS } from "../budget/count-projection.js";
 import { planWindow, type WindowPlan } from "../budget/planner.js";
+import { newestUserIndex } from "../budget/units.js";
+import { recordWindow } from "../budget/window-anchors.js";
+import { capInlineOutputs } from "../budget/inline-cap.js";
+import { planElasticWindow } from "../budget/elastic-window.js";
 import type { AgentSettings } from "../config/schema.js";
 import { isLedgerError } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";
-import { dualCurrencyCount } from "../budget/dual-currency.js";
+import { dualCurrencyCharge } from "../budget/dual-currency.js";
 import { hostChars } from "../host/host-estimate.js";
 import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
 import { hostPromptBudget, normalizeBudget, type HostGeneration, type NormalizedBudget, type SessionIdentity } from "../host/normalize.js";
@@ -12,6 +16,7 @@ import { startAtUserTurn } from "./valid-start.js";
 import { advanceTally } from "../maintenance/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordDebt, type DebtReading } from "../state/session-state.js";
+import { createClearingShaper } from "./cleared-shaper.js";
 import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
 import { injectSummary } from "./inject-summary.js";
@@ -99,43 +104,42 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
 
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   let view = messages;
-  let shaper = createShaper(rt, settings, identity, view);
-  const count = dualCurrencyCount({
-    exact: (i) => counter.countMessage(shaper.shape(i)),
-    host: (i) => hostUnitsOf(shaper.shape(i)),
-    exactBudget: messageBudget,
-    hostBudget: hostUnits,
-  });
-  let plan = planWindow({
-    messages: view,
-    budget: messageBudget,
-    count,
-    fingerprint: (i) => fingerprintMessage(view[i]),
-    previous: state.frontier && state.frontier.total <= view.length ? state.frontier : null,
-    refillRatio: settings.budget.refillRatio,
-  });
-  if (plan.overBudget && plan.newestUser >= 0) {
-    view = await reduceNewestUserTurn(rt, settings, identity, view, plan.newestUser, messageBudget, counter);
-    shaper = createShaper(rt, settings, identity, view);
-    plan = planWindow({ messages: view, budget: messageBudget, count, fingerprint: (i) => fingerprintMessage(view[i]), refillRatio: settings.budget.refillRatio });
+  const shaping = capInlineOutputs(settings, messageBudget);
+  let shaper = createShaper(rt, shaping, identity, view);
+  // An oversized newest user message is reduced (losslessly) before the one plan, not after a failed one.
+  const newestUser = newestUserIndex(view);
+  if (newestUser >= 0 && counter.countMessage(shaper.shape(newestUser)) > messageBudget) {
+    view = await reduceNewestUserTurn(rt, settings, identity, view, newestUser, messageBudget, counter);
+    shaper = createShaper(rt, shaping, identity, view);
   }
+  // Each message is charged the larger of its exact tokens and its share of the host's own units.
+  const charge = dualCurrencyCharge(messageBudget, hostUnits);
+  const costOf = (message: unknown): number => charge(counter.countMessage(message), () => hostUnitsOf(message));
+  let clearing = createClearingShaper(rt, shaping, view, shaper);
+  const windows = planElasticWindow(state, settings, { messages: view, hostBudget: budget.tokens, messageBudget, newestUser, count: (i, clearBefore) => costOf(clearing.shapeAt(i, clearBefore)) });
+  let { plan } = windows;
+  let clearBefore = windows.clearBefore;
+  const shapeKept = (i: number): unknown => clearing.shapeAt(i, clearBefore);
 
   let keptIdx = startAtUserTurn(view, plan.kept);
-  let kept = keptIdx.map((i) => shaper.shape(i));
+  let kept = keptIdx.map(shapeKept);
   let storedBytes = 0;
   try {
     storedBytes = await shaper.flush(settings.limits.maxSessionBytes - (state.artifactBytes ?? 0));
   } catch (err) {
     if (!isLedgerError(err, "store_full")) throw err;
-    // No handle may reach the prompt unless its original is stored: keep outputs inline this turn, re-planned by exact count.
+    // No handle may reach the prompt unless its original is stored: keep outputs inline this turn, re-planned.
     rt.logger.warn(`offload refused session=${identity.sessionKey}: ${err.code}: ${err.message}; tool outputs stay inline this turn`);
     void rt.events.write({ op: "offload:refused", agentId: identity.agentId, sessionKey: identity.sessionKey, reason: err.message });
-    shaper = createShaper(rt, { ...settings, offload: { ...settings.offload, enabled: false } }, identity, view);
-    plan = planWindow({ messages: view, budget: messageBudget, count, fingerprint: (i) => fingerprintMessage(view[i]), refillRatio: settings.budget.refillRatio });
+    const inline = { ...settings, offload: { ...settings.offload, enabled: false }, clearing: { ...settings.clearing, enabled: false } };
+    shaper = createShaper(rt, inline, identity, view);
+    clearing = createClearingShaper(rt, inline, view, shaper);
+    clearBefore = -1;
+    plan = planWindow({ messages: view, budget: messageBudget, count: (i) => costOf(shaper.shape(i)), fingerprint: (i) => fingerprintMessage(view[i]), target: windows.target });
     keptIdx = startAtUserTurn(view, plan.kept);
-    kept = keptIdx.map((i) => shaper.shape(i));
+    kept = keptIdx.map(shapeKept);
   }
-  const keptTokens = keptIdx.reduce((sum, i) => sum + counter.countMessage(shaper.shape(i)), 0);
+  const keptTokens = kept.reduce<number>((sum, m) => sum + counter.countMessage(m), 0);
   const summary = await injectSummary(rt, settings, identity, {
     messages: view,
     plan,
@@ -150,12 +154,12 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
 
   rememberView(rt, identity, {
     messages: view,
-    shape: shaper.shape,
+    shape: shapeKept,
     budgetTokens: budget.tokens,
     messageBudget,
     tokens: exactTokens,
     start: keptIdx[0] ?? plan.start,
-    handles: shaper.handles(),
+    handles: new Set([...shaper.handles(), ...clearing.handles()]),
   });
 
   const { tally } = advanceTally(state.raw, messages, settings.maintenance.minEntryChars);
@@ -168,11 +172,13 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     reducibleChars: tally.reducibleChars,
   };
   // What `context-ledger view` and `/ledger view` show: written in the background, flushed on dispose.
-  recordViewSnapshot(rt, settings, identity, { turn: state.turns + 1, kept, keptIndexes: plan.kept, tokensOf: count, total: view.length, budget: { tokens: budget.tokens, messageBudget }, estimatedTokens, plan: { start: plan.start, reason: plan.reason, replanned: plan.replanned, overBudget: plan.overBudget, excluded: plan.excluded.length }, summary: { text: summary.text, tokens: summary.tokens }, debt, handles: shaper.handles() });
+  recordViewSnapshot(rt, settings, identity, { turn: state.turns + 1, kept, keptIndexes: keptIdx, tokensOf: (i) => counter.countMessage(shapeKept(i)), total: view.length, budget: { tokens: budget.tokens, messageBudget }, estimatedTokens, plan: { start: plan.start, reason: plan.reason, replanned: plan.replanned, overBudget: plan.overBudget, excluded: plan.excluded.length }, summary: { text: summary.text, tokens: summary.tokens }, debt, handles: new Set([...shaper.handles(), ...clearing.handles()]) });
+  const anchors = recordWindow(windows.anchors, windows.previous, { plan, budget: messageBudget, total: view.length, clearBefore, fingerprint: (i) => fingerprintMessage(view[i]) });
   const frontier = plan.kept.length > 0 ? { start: plan.start, anchor: fingerprintMessage(view[plan.start]), total: view.length } : null;
   rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
     s.raw = tally;
     s.frontier = frontier;
+    s.windows = anchors;
     s.sessionId = identity.sessionId;
     s.artifactBytes = (s.artifactBytes ?? 0) + storedBytes;
     recordDebt(s, debt);

@@ -26,3 +26,14 @@ export function dualCurrencyCount(options: DualCurrencyOptions): (i: number) => 
   const scale = exactBudget / hostBudget;
   return (i) => Math.max(exact(i), Math.ceil(host(i) * scale));
 }
+
+/**
+ * The same rule as {@link dualCurrencyCount} for one message whose exact tokens are known:
+ * `hostUnits` is only called when a host estimator binds.
+ */
+export function dualCurrencyCharge(exactBudget: number, hostBudget: number | undefined): (exact: number, hostUnits: () => number) => number {
+  if (hostBudget === undefined) return (exact) => exact;
+  if (hostBudget <= 0) return (exact) => Math.max(exact, exactBudget + 1);
+  const scale = exactBudget / hostBudget;
+  return (exact, hostUnits) => Math.max(exact, Math.ceil(hostUnits() * scale));
+}

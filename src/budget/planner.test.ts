@@ -92,7 +92,7 @@ describe("planWindow invariants (property-based)", () => {
         const first = plan(messages, budget);
         if (first.kept.length === 0 || first.reason === "mandatory-only") return;
         const next = [...messages, ...build([extra])];
-        const anchor = { start: first.start, anchor: fingerprintMessage(messages[first.start]) };
+        const anchor = { start: first.start, anchor: fingerprintMessage(messages[first.start]), resume: first.resume, resumeAnchor: fingerprintMessage(messages[first.resume]) };
         const second = plan(next, budget, anchor);
         if (second.reason === "stable") {
           expect(second.kept.slice(0, first.kept.length)).toEqual(first.kept);

@@ -13,7 +13,7 @@ export function parseConfig(input: unknown): LedgerConfig {
   throw new LedgerError("config_invalid", `Invalid context-ledger config:\n${lines.join("\n")}`, { cause: result.error });
 }
 
-const SECTIONS = ["tokenizer", "budget", "offload", "schemaStrip", "retrieval", "summary", "maintenance", "limits", "redaction"] as const;
+const SECTIONS = ["tokenizer", "budget", "clearing", "offload", "schemaStrip", "retrieval", "summary", "maintenance", "limits", "redaction"] as const;
 
 // zod fills section defaults even inside a partial override; an agent override
 // must carry only the keys the operator wrote, or it would reset global settings.

@@ -46,9 +46,36 @@ const budgetSchema = z
       .min(0.5)
       .max(1)
       .default(0.9)
-      .describe("Share of the budget a re-plan fills; the rest is headroom for appending turns without re-planning (prompt-cache stability) — lower it for tool-heavy sessions with large turns."),
+      .describe("Most of the message budget a re-plan fills; below it, the room left follows the session's observed growth per model call (see `headroomCalls`)."),
+    lowWaterRatio: z
+      .number()
+      .min(0.3)
+      .max(0.95)
+      .default(0.65)
+      .describe("Fewest tokens a window may hold, as a share of the host's budget, while older history could fill it: a re-plan never fills less, and a kept window below it (planned under a smaller budget) is re-planned upward."),
+    headroomCalls: z
+      .int()
+      .min(1)
+      .max(200)
+      .default(16)
+      .describe("Model calls a re-plan leaves room for at the session's observed growth per call, so they append to a cached prompt without another re-plan."),
   })
-  .default({ safetyMarginRatio: 0.02, safetyMarginTokens: 64, fallbackBudgetTokens: 128_000, minBudgetTokens: 512, refillRatio: 0.9 });
+  .default({ safetyMarginRatio: 0.02, safetyMarginTokens: 64, fallbackBudgetTokens: 128_000, minBudgetTokens: 512, refillRatio: 0.9, lowWaterRatio: 0.65, headroomCalls: 16 });
+
+const clearingSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe("Clear old tool results from the prompt when the window is re-planned (the prompt cache is lost then anyway); placeholders keep the artifact handle."),
+    keepToolResults: z.int().min(0).max(1_000).default(16).describe("The newest tool results kept in full; older ones are cleared at the next re-plan."),
+    clearAtLeastTokens: z
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .default(4_000)
+      .describe("A re-plan frees at least this many tokens of room at once (whether or not results are cleared), so many turns append before the next one; never below `budget.lowWaterRatio`."),
+    excludeTools: z.array(z.string().min(1)).default([]).describe("Tools (names or globs `*`, `?`) whose results are never cleared; tools with the `full` offload policy never are either."),
+    clearThinking: z.boolean().default(true).describe("Drop thinking blocks from assistant messages in the cleared part of the window."),
+  })
+  .default({ enabled: true, keepToolResults: 16, clearAtLeastTokens: 4_000, excludeTools: [], clearThinking: true });
 
 const offloadSchema = z
   .strictObject({
@@ -128,6 +155,7 @@ const redactionSchema = z
 const sectionShape = {
   tokenizer: tokenizerSchema,
   budget: budgetSchema,
+  clearing: clearingSchema,
   offload: offloadSchema,
   schemaStrip: schemaStripSchema,
   retrieval: retrievalSchema,
@@ -142,6 +170,7 @@ export const agentOverrideSchema = z.strictObject({
   enabled: z.boolean().optional().describe("false gives this agent an honest pass-through."),
   tokenizer: tokenizerSchema.unwrap().partial().optional(),
   budget: budgetSchema.unwrap().partial().optional(),
+  clearing: clearingSchema.unwrap().partial().optional(),
   offload: offloadSchema.unwrap().partial().optional(),
   schemaStrip: schemaStripSchema.unwrap().partial().optional(),
   retrieval: retrievalSchema.unwrap().partial().optional(),

@@ -2,6 +2,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { isLedgerError, LedgerError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import type { WindowAnchor } from "../budget/window-anchors.js";
 import { withFileLock } from "../fs/lock.js";
 
 /** Schema tag of the per-session state file. */
@@ -73,6 +74,8 @@ export interface SessionState {
   recentTurns: TurnRecord[];
   raw: RawTally;
   frontier: Frontier | null;
+  /** Kept window per budget class (src/budget/window-anchors.ts); absent in states written before them. */
+  windows?: WindowAnchor[];
   lastDebt: DebtReading | null;
   debtHistory: DebtReading[];
   compactions: number;

@@ -10,7 +10,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createHostEnv, type HostEnv } from "./host-env.js";
 import { CURRENT_HOST, NODE_BINARY, REPO_ROOT } from "./host-install.js";
 import { extractJson, runOpenclaw } from "./openclaw-cli.js";
-import { pluginIsBuilt } from "./smoke-run.js";
 
 interface Finding {
   check: string;
@@ -18,7 +17,7 @@ interface Finding {
   message: string;
 }
 
-describe.skipIf(!pluginIsBuilt())(`doctor on openclaw ${CURRENT_HOST}`, () => {
+describe(`doctor on openclaw ${CURRENT_HOST}`, () => {
   let env: HostEnv | undefined;
   afterAll(async () => env?.cleanup());
 

@@ -42,7 +42,7 @@ export interface RigPlan {
   scenarios: HostScenario[];
 }
 
-/** The gateways a host line needs (one per engine, context-ledger first) and what each serves. */
+/** The gateways a host line needs (one per engine, legacy first) and what each serves. */
 export function plansFor(version: HostVersion, scenarios: readonly HostScenario[] = allScenarios()): RigPlan[] {
   const plans = new Map<string, RigPlan>();
   for (const s of scenarios) {
@@ -54,6 +54,7 @@ export function plansFor(version: HostVersion, scenarios: readonly HostScenario[
       plans.set(key, plan);
     }
   }
-  const order = (p: RigPlan): number => (engineKey(p.engine) === "context-ledger" ? 0 : engineKey(p.engine) === "legacy" ? 1 : 2);
+  // Legacy first: context-ledger's scenarios compare their figures with legacy's run of the same line.
+  const order = (p: RigPlan): number => (engineKey(p.engine) === "legacy" ? 0 : engineKey(p.engine) === "context-ledger" ? 1 : 2);
   return [...plans.values()].sort((a, b) => order(a) - order(b));
 }

@@ -219,14 +219,18 @@ export const FIGURES_DIR = path.resolve(path.dirname(new URL(import.meta.url).pa
 export async function recordFigures(name: string, session: ScenarioSession, figures: Record<string, unknown>): Promise<void> {
   await fsp.mkdir(FIGURES_DIR, { recursive: true });
   const file = path.join(FIGURES_DIR, `${name}-${session.version}-${session.engineId}.json`);
-  await fsp.writeFile(file, `${JSON.stringify(figures, null, 2)}\n`);
+  await fsp.writeFile(file, `${JSON.stringify({ ...figures, runId: RUN_ID }, null, 2)}\n`);
   console.log(`[${name}] ${session.version} ${session.engineId} ${JSON.stringify(figures)}`);
 }
 
-/** Figures written by {@link recordFigures} for another engine, if that run happened. */
+/** One test process: a comparison reads only figures this run wrote (never a stale file of an earlier run). */
+const RUN_ID = `${process.pid}-${Date.now()}`;
+
+/** Figures written by {@link recordFigures} for another engine in this test process, if that run happened. */
 export async function readFigures(name: string, version: string, engineId: string): Promise<Record<string, unknown> | undefined> {
   try {
-    return JSON.parse(await fsp.readFile(path.join(FIGURES_DIR, `${name}-${version}-${engineId}.json`), "utf8")) as Record<string, unknown>;
+    const figures = JSON.parse(await fsp.readFile(path.join(FIGURES_DIR, `${name}-${version}-${engineId}.json`), "utf8")) as Record<string, unknown>;
+    return figures.runId === RUN_ID ? figures : undefined;
   } catch {
     return undefined;
   }

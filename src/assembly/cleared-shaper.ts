@@ -1,0 +1,79 @@
+import { clearToolResult, stripThinking, stubSummaryOf, textChars, toolMatcher, toolNameOf } from "../budget/clear-tool-results.js";
+import type { AgentSettings } from "../config/schema.js";
+import { blocksOf, roleOf, textOf } from "../host/messages.js";
+import { summarizeOutput } from "../results/summarize-output.js";
+import { resolveToolPolicy } from "../results/tool-policy.js";
+import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { Shaper } from "./shaper.js";
+
+/** Shapes messages with old tool results cleared before a boundary. */
+export interface ClearingShaper {
+  /** Message `i` as the prompt carries it when results before `clearBefore` are cleared (-1: none). */
+  shapeAt(index: number, clearBefore: number): unknown;
+  /** Handles the cleared placeholders point at. */
+  handles(): Set<string>;
+}
+
+// A cleared result shorter than this stays as it is: its placeholder would save little.
+const MIN_CLEARED_CHARS = 400;
+const HANDLE = /ledger:v1:sha256:[0-9a-f]{64}/;
+
+// Cleared forms per message object and settings, across calls: a standing window re-counts
+// the same objects (the counter's identity cache), and nothing is rebuilt per call.
+const clearedCache = new WeakMap<object, Map<string, unknown>>();
+
+/**
+ * Clearing on top of the usual shaper. A result that was offloaded keeps its
+ * handle (the original stays fetchable with `ledger_fetch`); an inline one
+ * (under the offload thresholds, so small) keeps a one-line summary and the
+ * note that the tool can be rerun, as Anthropic's `clear_tool_uses` does: no
+ * store write on the prompt path. Its original stays in the host transcript.
+ */
+export function createClearingShaper(rt: LedgerRuntime, settings: AgentSettings, messages: readonly unknown[], shaper: Shaper): ClearingShaper {
+  const { clearing } = settings;
+  const excluded = toolMatcher(clearing.excludeTools);
+  const handles = new Set<string>();
+  const cacheKey = `${rt.root}\u0000${JSON.stringify([settings.offload, settings.clearing, settings.redaction])}`;
+
+  const clearedOf = (index: number): unknown => {
+    const message = messages[index];
+    const shaped = shaper.shape(index);
+    if (roleOf(message) === "toolResult") {
+      const name = toolNameOf(message);
+      if (excluded(name) || resolveToolPolicy(name, settings.offload.tools) === "full" || textChars(shaped) <= MIN_CLEARED_CHARS) return shaped;
+      const stub = stubIn(shaped);
+      if (stub) return clearToolResult(shaped, stub.handle, textChars(message), stubSummaryOf(stub.text));
+      const gist = summarizeOutput(textOf(message), { toolName: name });
+      return clearToolResult(shaped, undefined, textChars(message), rt.redact(settings, gist));
+    }
+    return clearing.clearThinking ? stripThinking(shaped) : shaped;
+  };
+
+  const cleared = (index: number): unknown => {
+    const message = messages[index];
+    const key = message !== null && typeof message === "object" ? (message as object) : undefined;
+    let result: unknown;
+    const perMessage = key ? clearedCache.get(key) : undefined;
+    if (perMessage?.has(cacheKey)) result = perMessage.get(cacheKey);
+    else {
+      result = clearedOf(index);
+      if (key) clearedCache.set(key, (perMessage ?? new Map()).set(cacheKey, result));
+    }
+    const handle = roleOf(result) === "toolResult" ? HANDLE.exec(textOf(result))?.[0] : undefined;
+    if (handle && result !== shaper.shape(index)) handles.add(handle);
+    return result;
+  };
+
+  return {
+    shapeAt: (index, clearBefore) => (clearing.enabled && index < clearBefore ? cleared(index) : shaper.shape(index)),
+    handles: () => handles,
+  };
+}
+
+function stubIn(message: unknown): { handle: string; text: string } | undefined {
+  for (const block of blocksOf(message)) {
+    const m = typeof block.text === "string" ? HANDLE.exec(block.text) : null;
+    if (m) return { handle: m[0], text: block.text as string };
+  }
+  return undefined;
+}

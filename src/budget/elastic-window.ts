@@ -1,0 +1,84 @@
+/**
+ * The window of one assemble call: picks the anchor of the call's budget
+ * class, sizes a re-plan from the session's observed growth, fixes where old
+ * tool results are cleared, and plans once. Pure: state and settings in, plan out.
+ */
+import type { AgentSettings } from "../config/schema.js";
+import { fingerprintMessage } from "../host/messages.js";
+import type { SessionState } from "../state/session-state.js";
+import { clearBoundary, toolMatcher } from "./clear-tool-results.js";
+import { planWindow, type WindowPlan } from "./planner.js";
+import { pickAnchor, replanTarget, type WindowAnchor } from "./window-anchors.js";
+
+/** Inputs of {@link planElasticWindow}. */
+export interface ElasticWindowInput {
+  messages: readonly unknown[];
+  /** The host's prompt budget (what the low-water mark is a share of). */
+  hostBudget: number;
+  /** Tokens available for messages. */
+  messageBudget: number;
+  /** Index of the newest genuine user message, or -1. */
+  newestUser: number;
+  /** Tokens of message `i` when tool results before `clearBefore` are cleared (-1: none). */
+  count: (index: number, clearBefore: number) => number;
+}
+
+/** The plan and what to remember of it. */
+export interface ElasticWindow {
+  plan: WindowPlan;
+  /** Tool results before this index are cleared in the returned view (-1: none). */
+  clearBefore: number;
+  /** Tokens a re-plan filled to. */
+  target: number;
+  /** The session's anchors as read (legacy frontier or compaction adopted). */
+  anchors: WindowAnchor[];
+  /** The anchor of this call's class, if one was used. */
+  previous: WindowAnchor | undefined;
+}
+
+/** Plans the window of one assemble call (see the module comment). */
+export function planElasticWindow(state: SessionState, settings: AgentSettings, input: ElasticWindowInput): ElasticWindow {
+  const { messages, messageBudget, newestUser } = input;
+  const anchors = anchorsOf(state, messageBudget, messages.length);
+  const previous = pickAnchor(anchors, messageBudget, messages.length);
+  const floor = Math.min(messageBudget, Math.ceil(settings.budget.lowWaterRatio * input.hostBudget));
+  const growth = previous?.growth ?? anchors.reduce((m, a) => Math.max(m, a.growth), 0);
+  const target = replanTarget({
+    budget: messageBudget,
+    floor,
+    ceiling: Math.max(floor, settings.budget.refillRatio * messageBudget),
+    growth,
+    horizonCalls: settings.budget.headroomCalls,
+    minHeadroom: settings.clearing.clearAtLeastTokens,
+  });
+  const stableClear = previous?.clearBefore ?? -1;
+  // Only a re-plan needs the fresh boundary (a chat without tool results would walk its whole history).
+  let freshClear: number | undefined;
+  const fresh = (): number =>
+    (freshClear ??= settings.clearing.enabled
+      ? clearBoundary(messages, { keepToolResults: settings.clearing.keepToolResults, excluded: toolMatcher(settings.clearing.excludeTools), newestUser })
+      : -1);
+  const plan = planWindow({
+    messages,
+    budget: messageBudget,
+    count: (i) => input.count(i, stableClear),
+    replanCount: (i) => input.count(i, fresh()),
+    fingerprint: (i) => fingerprintMessage(messages[i]),
+    previous: previous ?? null,
+    target,
+    lowWater: messageBudget > 0 && !previous?.pinned ? floor / messageBudget : 0,
+  });
+  return { plan, clearBefore: plan.recounted ? fresh() : stableClear, target, anchors, previous };
+}
+
+/**
+ * The anchors to plan with. A frontier no anchor matches was moved by someone
+ * else (compaction, or a state written before budget classes): it becomes the
+ * only anchor, adopted by this call's class.
+ */
+function anchorsOf(state: SessionState, messageBudget: number, total: number): WindowAnchor[] {
+  const windows = (state.windows ?? []).filter((a) => a.total <= total);
+  const f = state.frontier;
+  if (!f || f.total > total || windows.some((a) => a.start === f.start && a.anchor === f.anchor)) return windows;
+  return [{ start: f.start, anchor: f.anchor, budget: messageBudget, total: f.total, tokens: 0, clearBefore: -1, growth: windows.reduce((m, a) => Math.max(m, a.growth), 0), used: 0, pinned: true }];
+}

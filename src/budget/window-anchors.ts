@@ -1,0 +1,114 @@
+/**
+ * One kept window per budget class. Hosts assemble the same history under
+ * very different budgets (2026.9.6's tool loop: 17,055 / 31,950 / 6,871 in one
+ * request); with a single anchor the smallest call re-plans the window and the
+ * main call inherits it. Each class keeps its own anchor, so each stays
+ * append-stable and full for its own budget. Pure data in, data out.
+ */
+import type { PlanAnchor, WindowPlan } from "./planner.js";
+
+/** A kept window of one budget class, persisted in the session state. */
+export interface WindowAnchor extends PlanAnchor {
+  /** Message budget the window was planned for. */
+  budget: number;
+  /** Transcript length when the window was last used. */
+  total: number;
+  /** Tokens of the window when last used. */
+  tokens: number;
+  /** Tool results before this index are cleared while the window stands (-1: none). */
+  clearBefore: number;
+  /** Observed growth of the window per call, in tokens (moving average); 0 while unknown. */
+  growth: number;
+  /** Use counter, for evicting the least recently used class. */
+  used: number;
+  /** Set by a compaction: the window is not refilled upward until it has to be re-planned. */
+  pinned?: boolean;
+}
+
+/** Budgets within this factor of each other share a window. */
+export const BUDGET_CLASS_FACTOR = 1.25;
+/** Budget classes remembered per session. */
+export const MAX_WINDOW_CLASSES = 4;
+
+/** The anchor of the class `budget` belongs to, if any is usable for a transcript of `total` messages. */
+export function pickAnchor(anchors: readonly WindowAnchor[], budget: number, total: number): WindowAnchor | undefined {
+  let best: WindowAnchor | undefined;
+  let bestDistance = Math.log(BUDGET_CLASS_FACTOR);
+  for (const a of anchors) {
+    if (a.total > total || a.budget <= 0 || budget <= 0) continue;
+    const distance = Math.abs(Math.log(budget / a.budget));
+    if (distance <= bestDistance) {
+      best = a;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** Inputs of {@link replanTarget}. */
+export interface ReplanTargetOptions {
+  /** Message budget of this call. */
+  budget: number;
+  /** Fewest tokens a re-plan may fill (the low-water mark), at most `budget`. */
+  floor: number;
+  /** Most tokens a re-plan fills (`refillRatio` of the budget). */
+  ceiling: number;
+  /** Observed growth per call (tokens). */
+  growth: number;
+  /** Model calls a re-plan should leave room for. */
+  horizonCalls: number;
+  /** Tokens a re-plan frees at least. */
+  minHeadroom: number;
+}
+
+/**
+ * Tokens a re-plan fills: room for `horizonCalls` calls at the observed
+ * growth (at least `minHeadroom`), never below the floor nor above the ceiling.
+ */
+export function replanTarget(o: ReplanTargetOptions): number {
+  const headroom = Math.max(o.minHeadroom, o.growth * o.horizonCalls);
+  const floor = Math.min(o.floor, o.budget);
+  return Math.round(Math.max(floor, Math.min(o.ceiling, o.budget - headroom)));
+}
+
+/** What {@link recordWindow} needs to know about the call. */
+export interface RecordWindowInput {
+  plan: WindowPlan;
+  budget: number;
+  total: number;
+  clearBefore: number;
+  /** Fingerprint of message `i` of the current transcript. */
+  fingerprint: (index: number) => string;
+}
+
+/**
+ * The anchors after this call: the call's class updated (or added, evicting
+ * the least recently used), its growth averaged over stable calls.
+ */
+export function recordWindow(anchors: readonly WindowAnchor[], previous: WindowAnchor | undefined, input: RecordWindowInput): WindowAnchor[] {
+  const { plan, budget, total } = input;
+  const others = anchors.filter((a) => a !== previous);
+  const used = anchors.reduce((m, a) => Math.max(m, a.used), 0) + 1;
+  if (plan.kept.length === 0) return others;
+  // Growth is a property of the session, not of the class: a new class starts from what the others saw.
+  let growth = previous?.growth ?? others.reduce((m, a) => Math.max(m, a.growth), 0);
+  if (previous && !plan.replanned && total > previous.total) {
+    const delta = Math.max(0, plan.tokens - previous.tokens);
+    growth = growth > 0 ? Math.round(0.7 * growth + 0.3 * delta) : delta;
+  }
+  const anchor: WindowAnchor = {
+    start: plan.start,
+    anchor: input.fingerprint(plan.start),
+    ...(plan.resume > plan.start ? { resume: plan.resume, resumeAnchor: input.fingerprint(plan.resume) } : {}),
+    budget: previous && !plan.replanned ? previous.budget : budget,
+    total,
+    tokens: plan.tokens,
+    clearBefore: input.clearBefore,
+    growth,
+    used,
+    ...(previous?.pinned && !plan.replanned ? { pinned: true } : {}),
+  };
+  const next = [...others, anchor];
+  if (next.length > MAX_WINDOW_CLASSES) next.sort((a, b) => b.used - a.used).splice(MAX_WINDOW_CLASSES);
+  return next;
+}

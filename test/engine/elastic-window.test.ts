@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createTokenCounter } from "../../src/budget/count-message.js";
+import { textOf } from "../../src/host/messages.js";
+import { cacheStability, fillStats } from "../support/budget-metrics.js";
+import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
+
+const counter = createTokenCounter({ encoding: "o200k_base" });
+const HANDLE = /ledger:v1:sha256:[0-9a-f]{64}/;
+
+/** A tool-heavy history: `turns` turns of a question, two tool rounds (one `read`) and an answer. */
+function history(turns: number, chars = 3_000) {
+  const out: unknown[] = [];
+  for (let t = 0; t < turns; t++) {
+    out.push(user(`Turn ${t}: check shard ${t} and summarise the failures you see in it.`));
+    out.push(call(`call_${t}_a-x`, "exec", { command: `run ${t}` }), result(`call_${t}_a-x`, "exec", logText(chars, t * 100)));
+    out.push(call(`call_${t}_b-x`, "read", { path: `shard-${t}.md` }), result(`call_${t}_b-x`, "read", logText(900, t * 100 + 50)));
+    out.push(assistant(`Shard ${t}: ${"nothing failed in this batch. ".repeat(20)}`));
+  }
+  return out;
+}
+
+describe("elastic, cache-aware windows", () => {
+  let t: Awaited<ReturnType<typeof createTestEngine>> | undefined;
+  afterEach(async () => t?.cleanup());
+
+  it("keeps one window per budget class: the small in-loop call does not shrink the main call's window", async () => {
+    t = await createTestEngine();
+    const session = { sessionId: "s", sessionKey: "agent:main:triple" };
+    const all = history(60);
+    const mains: unknown[][] = [];
+    const calls = [];
+    for (let n = 120; n <= all.length; n += 6) {
+      const messages = all.slice(0, n);
+      for (const budget of [17_055, 31_950, 6_871]) {
+        const out = await t.engine.assemble({ ...session, messages, tokenBudget: budget });
+        const tokens = counter.countMessages(out.messages) + (out.systemPromptAddition ? counter.countText(out.systemPromptAddition) : 0);
+        calls.push({ tokens, budget, historyTokens: Number.POSITIVE_INFINITY });
+        if (budget === 31_950) mains.push(out.messages);
+      }
+    }
+    const fill = fillStats(calls);
+    expect(fill.worst).toBeGreaterThanOrEqual(0.6);
+    expect(cacheStability(mains).share).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it("re-plans upward when the budget grows past the class of the kept window", async () => {
+    t = await createTestEngine();
+    const session = { sessionId: "s", sessionKey: "agent:main:grow" };
+    const messages = history(80);
+    const small = await t.engine.assemble({ ...session, messages, tokenBudget: 8_000 });
+    const big = await t.engine.assemble({ ...session, messages: [...messages, user("and now?")], tokenBudget: 64_000 });
+    expect(big.estimatedTokens).toBeGreaterThan(0.65 * 64_000);
+    expect(big.messages.length).toBeGreaterThan(small.messages.length);
+  });
+
+  it("clears old tool results at a re-plan, keeping the newest N, excluded tools and the current turn; offloaded ones stay fetchable", async () => {
+    t = await createTestEngine({ clearing: { keepToolResults: 3, excludeTools: ["re?d"] } });
+    const session = { sessionId: "s", sessionKey: "agent:main:clear" };
+    // Every 4th exec output is over the offload threshold (a stub with a handle); the others stay inline.
+    const base = history(40);
+    const messages = base.map((m) => {
+      const r = m as { role: string; toolName?: string; toolCallId?: string };
+      const n = Number(r.toolCallId?.split("_")[1]);
+      return r.role === "toolResult" && r.toolName === "exec" && n % 4 === 0 ? result(r.toolCallId!, "exec", logText(20_000, n)) : m;
+    });
+    messages.push(user("Last question: which shard failed?"), call("call_z-x", "exec", { command: "z" }), result("call_z-x", "exec", logText(3_000, 9)));
+    const out = await t.engine.assemble({ ...session, messages, tokenBudget: 32_000 });
+    const results = out.messages.filter((m) => (m as { role: string }).role === "toolResult") as { toolName: string; toolCallId: string }[];
+    const cleared = results.filter((m) => textOf(m).startsWith("[context-ledger cleared]"));
+    expect(cleared.length).toBeGreaterThan(0);
+    expect(cleared.every((m) => m.toolName === "exec")).toBe(true);
+    const execResults = results.filter((m) => m.toolName === "exec");
+    for (const m of execResults.slice(-3)) expect(textOf(m).startsWith("[context-ledger cleared]")).toBe(false);
+    const withHandle = cleared.filter((m) => HANDLE.test(textOf(m)));
+    expect(withHandle.length).toBeGreaterThan(0);
+    for (const m of withHandle) {
+      const original = messages.find((x) => (x as { toolCallId?: string }).toolCallId === m.toolCallId);
+      expect(await t.rt.store("main").readText(HANDLE.exec(textOf(m))![0])).toBe(textOf(original));
+    }
+    for (const m of cleared.filter((c) => !HANDLE.test(textOf(c)))) expect(textOf(m)).toContain("rerun the tool");
+  });
+
+  it("keeps the clearing boundary while the window stands, so later prompts extend the earlier one", async () => {
+    t = await createTestEngine({ clearing: { keepToolResults: 2 } });
+    const session = { sessionId: "s", sessionKey: "agent:main:stable" };
+    const all = history(70);
+    const prompts: unknown[][] = [];
+    for (let n = 300; n <= 330; n += 3) prompts.push((await t.engine.assemble({ ...session, messages: all.slice(0, n), tokenBudget: 32_000 })).messages);
+    const c = cacheStability(prompts);
+    expect(c.stable).toBeGreaterThanOrEqual(c.compared - 1);
+  });
+});
