@@ -13,7 +13,7 @@ import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
 import { hostPromptBudget, normalizeBudget, type HostGeneration, type NormalizedBudget, type SessionIdentity } from "../host/normalize.js";
 import { hostEstimateOf, hostUnitsOf, resolveHostPlan, type RequestOverhead } from "./host-plan.js";
 import { startAtUserTurn } from "./valid-start.js";
-import { advanceTally } from "../maintenance/raw-tally.js";
+import { advanceTally } from "../host/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordDebt, type DebtReading } from "../state/session-state.js";
 import { createClearingShaper } from "./cleared-shaper.js";

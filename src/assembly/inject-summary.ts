@@ -1,5 +1,4 @@
 import { stat } from "node:fs/promises";
-import path from "node:path";
 import type { TokenCounter } from "../budget/count-message.js";
 import type { WindowPlan } from "../budget/planner.js";
 import type { AgentSettings } from "../config/schema.js";
@@ -13,6 +12,7 @@ import { restoreFromCheckpointPack, sealCheckpoint } from "../summary/checkpoint
 import { isLedgerError } from "../errors.js";
 import { countProblem } from "../state/session-state.js";
 import { loadSummary, saveSummary } from "../summary/sidecar.js";
+import { conversationEpoch, summaryPath } from "../summary/summary-epoch.js";
 import { createSummaryState, type SummaryState } from "../summary/summary-state.js";
 
 interface CachedSummary {
@@ -70,23 +70,6 @@ export interface InjectSummaryInput {
 }
 
 /**
- * The conversation's identity: its first genuine user message. It changes on
- * `/new` and `/reset` even where the host keeps the session id, so nothing from
- * before a reset leaks into the new conversation's summary.
- */
-export function conversationEpoch(messages: readonly unknown[]): string {
-  for (let i = 0; i < messages.length && i < 64; i++) {
-    if (isGenuineUserMessage(messages[i])) return fingerprintMessage(messages[i]).slice(0, 16);
-  }
-  return "empty";
-}
-
-/** Sidecar file of one conversation epoch. */
-export function summaryPath(rt: LedgerRuntime, identity: SessionIdentity, epoch: string): string {
-  return path.join(rt.sessions.dir(identity.agentId, identity.sessionKey), `summary-${epoch}.json`);
-}
-
-/**
  * Brings the summary up to the window's start and renders it when history
  * was trimmed or the window is under pressure. Its tokens always count inside
  * the budget: the rendering shrinks until it fits the room left, or is skipped.
@@ -100,7 +83,7 @@ export async function injectSummary(
   if (!settings.summary.enabled) return { tokens: 0 };
   const { messages, plan } = input;
   const epoch = conversationEpoch(messages);
-  const file = summaryPath(rt, identity, epoch);
+  const file = summaryPath(rt.sessions.dir(identity.agentId, identity.sessionKey), epoch);
   const cache = cacheOf(rt);
   const mtimeMs = await stat(file).then((st) => st.mtimeMs, () => -1);
   const cached = cache.get(file);

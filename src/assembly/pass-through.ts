@@ -1,7 +1,7 @@
 import type { AgentSettings } from "../config/schema.js";
 import { planWindow } from "../budget/planner.js";
 import { fingerprintMessage } from "../host/messages.js";
-import { estimateRawTokens } from "../maintenance/raw-tally.js";
+import { estimateRawTokens } from "../host/raw-tally.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 
 /** A view without ledger metadata (pass-through or fallback). */

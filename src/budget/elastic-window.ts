@@ -5,7 +5,6 @@
  */
 import type { AgentSettings } from "../config/schema.js";
 import { fingerprintMessage } from "../host/messages.js";
-import type { SessionState } from "../state/session-state.js";
 import { clearBoundary, toolMatcher } from "./clear-tool-results.js";
 import { planWindow, type WindowPlan } from "./planner.js";
 import { pickAnchor, replanTarget, type WindowAnchor } from "./window-anchors.js";
@@ -36,8 +35,14 @@ export interface ElasticWindow {
   previous: WindowAnchor | undefined;
 }
 
+/** What a session remembers of its windows (the session state satisfies it; budget/ stays free of state/). */
+export interface WindowState {
+  windows?: readonly WindowAnchor[];
+  frontier: { start: number; anchor: string; total: number } | null;
+}
+
 /** Plans the window of one assemble call (see the module comment). */
-export function planElasticWindow(state: SessionState, settings: AgentSettings, input: ElasticWindowInput): ElasticWindow {
+export function planElasticWindow(state: WindowState, settings: AgentSettings, input: ElasticWindowInput): ElasticWindow {
   const { messages, messageBudget, newestUser } = input;
   const anchors = anchorsOf(state, messageBudget, messages.length);
   const previous = pickAnchor(anchors, messageBudget, messages.length);
@@ -76,7 +81,7 @@ export function planElasticWindow(state: SessionState, settings: AgentSettings, 
  * else (compaction, or a state written before budget classes): it becomes the
  * only anchor, adopted by this call's class.
  */
-function anchorsOf(state: SessionState, messageBudget: number, total: number): WindowAnchor[] {
+function anchorsOf(state: WindowState, messageBudget: number, total: number): WindowAnchor[] {
   const windows = (state.windows ?? []).filter((a) => a.total <= total);
   const f = state.frontier;
   if (!f || f.total > total || windows.some((a) => a.start === f.start && a.anchor === f.anchor)) return windows;

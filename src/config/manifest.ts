@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { ENGINE_ID } from "../engine/info.js";
-import { PLUGIN_VERSION } from "../version.js";
+import { ENGINE_ID, PLUGIN_VERSION } from "../version.js";
 import { configSchema } from "./schema.js";
 
 /** UI labels for the options operators touch most. */

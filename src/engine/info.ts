@@ -1,7 +1,6 @@
-import { PLUGIN_VERSION } from "../version.js";
+import { ENGINE_ID, PLUGIN_VERSION } from "../version.js";
 
-/** The engine and plugin id. */
-export const ENGINE_ID = "context-ledger";
+export { ENGINE_ID };
 
 /**
  * What the engine declares to the host. `transcriptSemantics` with both fences

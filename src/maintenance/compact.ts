@@ -5,7 +5,7 @@ import { LedgerError } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { normalizeBudget, type SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
-import { conversationEpoch, summaryPath } from "../assembly/inject-summary.js";
+import { conversationEpoch, summaryPath } from "../summary/summary-epoch.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { extendSummary } from "../summary/extend-summary.js";
 import { reconcileSummary } from "../summary/reconcile.js";
@@ -77,7 +77,7 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
     return { ok: true, compacted: false, reason, result: { tokensBefore } };
   }
   const epoch = conversationEpoch(messages);
-  const file = summaryPath(rt, identity, epoch);
+  const file = summaryPath(rt.sessions.dir(identity.agentId, identity.sessionKey), epoch);
   let summary = reconcileSummary((await tryLoadSummary(file)) ?? createSummaryState(epoch), messages).state;
   if (plan.start > summary.coveredCount) summary = extendSummary(summary, messages, plan.start);
   const store = rt.store(identity.agentId);

@@ -7,7 +7,7 @@ import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { buildStub } from "../results/stub.js";
 import { agentRoot } from "../state/paths.js";
 import { recordTranscriptReferences } from "../state/reference-index.js";
-import { estimateRawTokens } from "./raw-tally.js";
+import { estimateRawTokens } from "../host/raw-tally.js";
 import { readActiveBranch, type TranscriptEntry } from "./transcript-jsonl.js";
 import { readSqliteActiveBranch, type SqliteTranscriptLocator } from "./transcript-sqlite.js";
 

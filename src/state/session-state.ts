@@ -3,6 +3,7 @@ import path from "node:path";
 import { isLedgerError, LedgerError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import type { WindowAnchor } from "../budget/window-anchors.js";
+import type { RawTally } from "../host/raw-tally.js";
 import { withFileLock } from "../fs/lock.js";
 
 /** Schema tag of the per-session state file. */
@@ -28,17 +29,7 @@ export interface DebtReading {
   reducibleChars: number;
 }
 
-/** Incremental raw-history tally: what has been counted so far. */
-export interface RawTally {
-  /** Messages counted from the start of the transcript. */
-  count: number;
-  /** Fingerprint of message `count - 1`, to detect rewinds and rewrites. */
-  lastFingerprint: string | null;
-  /** Sum of their tokens. */
-  tokens: number;
-  /** Sum of reducible tool-result chars among them. */
-  reducibleChars: number;
-}
+export type { RawTally } from "../host/raw-tally.js";
 
 /** The window the planner kept last time (append-stability anchor). */
 export interface Frontier {

@@ -6,7 +6,7 @@ import type { SessionIdentity } from "../host/normalize.js";
 import { fingerprintMessage } from "../host/messages.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { rememberKey } from "../state/session-state.js";
-import { estimateRawTokens } from "../maintenance/raw-tally.js";
+import { estimateRawTokens } from "../host/raw-tally.js";
 
 /** Most turn records kept in the session state. */
 const MAX_RECENT_TURNS = 200;

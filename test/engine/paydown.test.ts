@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostPromptBudget } from "../../src/host/normalize.js";
-import { estimateRawTokens } from "../../src/maintenance/raw-tally.js";
+import { estimateRawTokens } from "../../src/host/raw-tally.js";
 import { readActiveBranch } from "../../src/maintenance/transcript-jsonl.js";
 import { parseStubHandle } from "../../src/results/stub.js";
 import { bloatedSession } from "../cli/cli-fixtures.js";

@@ -8,7 +8,7 @@
  * min(8000, window/2)); over budget → compaction (then reset after 3 tries).
  * 2026.9.x: the assembled estimate only, and engines with ownsCompaction skip it.
  */
-import { estimateRawTokens } from "../../src/maintenance/raw-tally.js";
+import { estimateRawTokens } from "../../src/host/raw-tally.js";
 
 /** 2026.4.24 `SAFETY_MARGIN`. */
 export const SAFETY_MARGIN_424 = 1.2;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { estimateRawTokens } from "../../src/maintenance/raw-tally.js";
+import { estimateRawTokens } from "../../src/host/raw-tally.js";
 import { createTestEngine } from "../support/engine-harness.js";
 import { syntheticSession } from "../support/synthetic-session.js";
 import { precheck424, precheck96 } from "./precheck-reference.js";

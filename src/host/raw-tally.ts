@@ -5,8 +5,19 @@
  * own rule is linear in the number of blocks and predicts what the precheck
  * will see, which is what maintenance debt is about.
  */
-import { blocksOf, fingerprintMessage, roleOf, safeJson } from "../host/messages.js";
-import type { RawTally } from "../state/session-state.js";
+import { blocksOf, fingerprintMessage, roleOf, safeJson } from "./messages.js";
+
+/** Incremental raw-history tally: what has been counted so far. */
+export interface RawTally {
+  /** Messages counted from the start of the transcript. */
+  count: number;
+  /** Fingerprint of message `count - 1`, to detect rewinds and rewrites. */
+  lastFingerprint: string | null;
+  /** Sum of their tokens. */
+  tokens: number;
+  /** Sum of reducible tool-result chars among them. */
+  reducibleChars: number;
+}
 
 /** Chars the host charges for one image block. */
 export const IMAGE_CHARS = 4_800;
