@@ -1,5 +1,5 @@
 import type { AgentSettings } from "../config/schema.js";
-import { createCaptureIndex } from "../capture/capture-index.js";
+import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
 import { LedgerError } from "../errors.js";
 import { blocksOf, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { locateTranscript, rewriteCapability, type SessionIdentity } from "../host/normalize.js";
@@ -116,7 +116,7 @@ async function stubEntry(
     if (typeof block.text !== "string" || block.text.startsWith(LEDGER_MARKER)) continue;
     const full = role === "toolResult" && typeof details?.aggregated === "string" && details.aggregated.length >= block.text.length ? details.aggregated : block.text;
     if (full.length <= settings.maintenance.minEntryChars) continue;
-    const captured = callId ? captures.lookup(callId) : undefined;
+    const captured = callId ? captures.resolve({ hostId: callId, hostText: block.text, session: captureSessionOf(identity) }) : undefined;
     const { handle, meta } =
       captured && captured.chars >= full.length
         ? { handle: captured.handle, meta: await store.readMeta(captured.handle) }
