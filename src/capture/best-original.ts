@@ -37,8 +37,10 @@ export async function bestOriginal(result: unknown, textSource: string, options:
   const details = (result as { details?: unknown } | null)?.details;
   const d = details && typeof details === "object" ? (details as Record<string, unknown>) : {};
   const body = bodyOf(text);
-  // The host may have cut the text (head, tail, notice) or shown a tail with a footer.
-  const contains = (candidate: string): boolean => matchHostCopy(text, candidate) !== "none" || (candidate.length >= body.length && candidate.includes(body));
+  // The host may have cut the text (head, tail, notice in a form we know or not) or shown a tail with a footer.
+  const head = body.slice(0, Math.min(1_024, Math.ceil(body.length / 2)));
+  const contains = (candidate: string): boolean =>
+    candidate.length >= head.length && (matchHostCopy(text, candidate) !== "none" || candidate.includes(body) || (head.length > 0 && candidate.startsWith(head)));
   if (typeof d.fullOutputPath === "string") {
     const spill = await readHostSpillFile(d.fullOutputPath, options);
     if ("text" in spill && contains(spill.text)) return { text: spill.text, source: "spill-file" };
@@ -46,5 +48,5 @@ export async function bestOriginal(result: unknown, textSource: string, options:
   if (typeof d.aggregated === "string" && d.aggregated.length > text.length && contains(d.aggregated)) return { text: d.aggregated, source: "aggregated" };
   if (text.length === 0) return undefined;
   const cap = options.textCap;
-  return cap !== undefined && text.length >= cap ? { text, source: textSource, partial: `the host passes plugins at most ${cap.toLocaleString("en-US")} chars of a tool result` } : { text, source: textSource };
+  return cap !== undefined && text.length >= cap ? { text, source: textSource, partial: `the host hands plugins at most ${cap.toLocaleString("en-US")} chars of a tool result; the rest was not captured` } : { text, source: textSource };
 }

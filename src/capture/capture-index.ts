@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { sha256Hex } from "../artifacts/handle.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
 import { readArtifactTextSync } from "./read-sync.js";
@@ -23,6 +24,8 @@ export interface CaptureRecord {
   source: string;
   /** Set when the capturer knows the capture is not the whole output (why). */
   partial?: string;
+  /** SHA-256 of the host's text of this very result, when captured from the stored message (its spill file, `details.aggregated`). */
+  hostTextSha256?: string;
 }
 
 /** The session a capture or a lookup belongs to. */
@@ -115,8 +118,10 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
           if (rec && sameSession(rec, query.session) && toolCallIdsMatch(rec.toolCallId, query.hostId)) candidates.push(rec);
         }
       }
-      // Exact matches only: the host copy must be this capture's own truncation (or the capture itself).
+      // Exact matches only: captured from this very message, or the host copy is this capture's own truncation.
+      const hostHash = candidates.some((rec) => rec.hostTextSha256) ? sha256Hex(query.hostText) : undefined;
       const exact = candidates.filter((rec) => {
+        if (rec.hostTextSha256 && rec.hostTextSha256 === hostHash) return originalOf(rec.handle) !== undefined;
         const original = originalOf(rec.handle);
         return original !== undefined && matchHostCopy(query.hostText, original) === "exact";
       });

@@ -53,11 +53,12 @@ export async function captureToolCall(
 }
 
 /**
- * Captures raw tool output before the host truncates it: tool-result
- * middleware (2026.8.x-9.x; it sees at most 100,000 chars of a text block) and
- * the `after_tool_call` hook (the tool's own result). Both capture only, never
- * change a result. 2026.5.28 refuses the middleware for non-bundled plugins;
- * the hook and `commitTurn`/`afterTurn` (spill file, `details.aggregated`) remain.
+ * Captures raw tool output before the host truncates it, through tool-result
+ * middleware (it sees at most 100,000 chars of a text block; capture only, the
+ * result is never changed). 2026.5.28 refuses it for non-bundled plugins; there
+ * `commitTurn`/`afterTurn` capture what the message holds (spill file,
+ * `details.aggregated`, text). The `after_tool_call` hook is not used: on
+ * 2026.9.6 its result is cut to ~8,000 chars ("…(truncated)…").
  */
 export function registerCapture(api: OpenClawPluginApi, rt: LedgerRuntime, captures: (agentId: string) => CaptureIndex): void {
   if (typeof api.registerAgentToolResultMiddleware === "function") {
@@ -72,11 +73,5 @@ export function registerCapture(api: OpenClawPluginApi, rt: LedgerRuntime, captu
     } catch (err) {
       rt.logger.warn(`tool-result middleware not registered: ${(err as Error).message}`);
     }
-  }
-  if (typeof api.on === "function") {
-    api.on("after_tool_call", async (event, ctx) => {
-      if (!event.toolCallId) return;
-      await captureToolCall(rt, captures, { toolCallId: event.toolCallId, toolName: event.toolName, result: event.result, source: "after-tool-call" }, ctx);
-    });
   }
 }

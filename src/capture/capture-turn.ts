@@ -1,3 +1,4 @@
+import { sha256Hex } from "../artifacts/handle.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
 import { countLines } from "../artifacts/meta.js";
 import type { AgentSettings } from "../config/schema.js";
@@ -60,6 +61,7 @@ export async function captureTurnOutputs(options: CaptureTurnOptions): Promise<s
       lines: countLines(original.text),
       source: original.source,
       ...(partial ? { partial } : {}),
+      ...(original.source !== "result-text" ? { hostTextSha256: sha256Hex(hostText) } : {}),
     });
     handles.push(handle);
   }
