@@ -40,3 +40,15 @@ describe("stub text", () => {
     expect(fetchCallExamples(HANDLE, 1200, 1210).viaToolCall).toBe(`tool_call {"id":"ledger_fetch","args":{"handle":"${HANDLE}","lines":"1200-1210"}}`);
   });
 });
+
+describe("self-ingest guard", () => {
+  it("recognises a ledger_fetch answer wrapped in Tool Search's tool_call envelope", async () => {
+    const { isLedgerBlock } = await import("./stub.js");
+    const answer = `[context-ledger fetch ${HANDLE} · lines 1-2 of 9 shown]\n${"x".repeat(9_000)}`;
+    const envelope = JSON.stringify({ tool: { id: "ledger_fetch", name: "ledger_fetch", source: "plugin" }, result: { content: [{ type: "text", text: answer }], details: {} } }, null, 2);
+    expect(isLedgerBlock(envelope)).toBe(true);
+    const other = JSON.stringify({ tool: { id: "exec", name: "exec" }, result: { content: [{ type: "text", text: answer }] } });
+    expect(isLedgerBlock(other)).toBe(false);
+    expect(isLedgerBlock('{"ledger_fetch": 1')).toBe(false);
+  });
+});

@@ -110,10 +110,29 @@ function stubSummary(options: BuildStubOptions): string {
 
 /**
  * Self-ingest guard: true for anything context-ledger wrote (stubs, summaries,
- * checkpoints, fetch answers), which is never stashed or offloaded again.
+ * checkpoints, fetch answers), which is never stashed or offloaded again. A
+ * fetch answer that came back through Tool Search is a `tool_call` JSON
+ * envelope (2026.9.x) and counts too.
  */
 export function isLedgerBlock(text: unknown): boolean {
-  return typeof text === "string" && text.trimStart().startsWith(LEDGER_MARKER);
+  if (typeof text !== "string") return false;
+  const start = text.trimStart();
+  return start.startsWith(LEDGER_MARKER) || (start.startsWith("{") && isLedgerToolEnvelope(start));
+}
+
+/** Largest `tool_call` envelope parsed to tell whether it wraps a ledger tool's answer. */
+const MAX_ENVELOPE_CHARS = 256 * 1024;
+
+function isLedgerToolEnvelope(text: string): boolean {
+  if (text.length > MAX_ENVELOPE_CHARS || !text.includes("ledger_")) return false;
+  try {
+    const e = JSON.parse(text) as { tool?: { name?: unknown }; result?: { content?: { text?: unknown }[] } };
+    const name = e.tool?.name;
+    const first = e.result?.content?.[0]?.text;
+    return (name === "ledger_fetch" || name === "ledger_peek") && typeof first === "string" && first.startsWith(LEDGER_MARKER);
+  } catch {
+    return false;
+  }
 }
 
 /** The handle an artifact stub points at, or undefined when `text` is not a stub. */

@@ -1,6 +1,7 @@
 /**
  * Fetch-back on every host line we claim, each on a gateway of its own (until the shared
- * rig runs the scenarios): `FETCH_BACK_LINES=2026.9.6,2026.8.2` picks lines.
+ * rig runs the scenarios): `FETCH_BACK_LINES=2026.9.6,2026.8.2` picks lines,
+ * `FETCH_BACK_LEDGER_CONFIG='{"offload":{"capture":false}}'` overrides the plugin config.
  */
 import { describe, it } from "vitest";
 import { HOST_LINES, type HostVersion } from "./host-install.js";

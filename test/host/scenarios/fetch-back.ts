@@ -12,7 +12,42 @@ import { expect } from "vitest";
 import type { MockRequest, MockReply } from "../mock-model.js";
 import { textOfMessage } from "../mock-wire.js";
 import { hasToolResultInCurrentTurn } from "../mock-scripts.js";
+import type { HostEnv } from "../host-env.js";
+import { runOpenclaw } from "../openclaw-cli.js";
 import type { HostScenario, ScenarioSession } from "./scenario.js";
+
+/**
+ * 2026.5.28 never approves a device's scope upgrade silently (its gateway
+ * `message-handler`: `silent: reason === "scope-upgrade" ? false : ...`), so the
+ * CLI's `chat.send` after a read-scoped call waits for approval forever. Until the
+ * shared rig handles it, this approves pending requests of the isolated state dir
+ * with `openclaw devices approve <id>` (local fallback) while a turn runs.
+ */
+export function approvePendingPairings(env: HostEnv): { stop(): Promise<void> } {
+  let stopped = false;
+  const seen = new Set<string>();
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const pending = JSON.parse(await fsp.readFile(path.join(env.stateDir, "devices", "pending.json"), "utf8")) as Record<string, unknown>;
+        for (const id of Object.keys(pending)) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+          await runOpenclaw(env, ["devices", "approve", id, "--json"], { timeoutMs: 60_000 });
+        }
+      } catch {
+        // No pending file yet.
+      }
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
 
 /** Lines of the printed file. */
 export const FILE_LINES = 2_500;
@@ -127,11 +162,17 @@ async function runFetchBack(session: ScenarioSession, options: FetchBackOptions)
   };
   session.setScript(script);
 
-  await session.chatSend("Turn 1: print the numbered file with exec.");
-  await session.chatSend("Turn 2: anything notable so far? Answer briefly.");
-  const before = session.requests().length;
-  await session.chatSend("Turn 3: fetch lines 1200-1210 of that output.");
-  const turn3 = session.requests().slice(before);
+  const pairing = session.version === "2026.5.28" ? approvePendingPairings(session.env) : undefined;
+  let turn3: MockRequest[];
+  try {
+    await session.chatSend("Turn 1: print the numbered file with exec.");
+    await session.chatSend("Turn 2: anything notable so far? Answer briefly.");
+    const before = session.requests().length;
+    await session.chatSend("Turn 3: fetch lines 1200-1210 of that output.");
+    turn3 = session.requests().slice(before);
+  } finally {
+    await pairing?.stop();
+  }
 
   expect(shown, "the turn-3 prompt shows a stub with a handle").toBeDefined();
   const { handle, stub } = shown as { handle: string; stub: string };
