@@ -66,7 +66,8 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
         handles.add(captured.handle);
         offloaded++;
         const coverage = { chars: captured.chars, lines: captured.lines, ...(captured.partial ? { partial: captured.partial } : {}) };
-        const text = stubForText(captured.handle, block.text, { toolName, origin, exitCode, limits, coverage, redact: settings.redaction.enabled, redactPatterns: settings.redaction.patterns });
+        // Summary and preview from the captured original, so they agree with the size the stub states.
+        const text = stubForText(captured.handle, captures.textOf(captured) ?? block.text, { toolName, origin, exitCode, limits, coverage, redact: settings.redaction.enabled, redactPatterns: settings.redaction.patterns });
         return { type: "text", text };
       }
       for (const s of plan.stashes) pending.set(s.handle, s);

@@ -57,6 +57,8 @@ export interface CaptureIndex {
   resolve(query: CaptureQuery): CaptureRecord | undefined;
   /** Persists a record (atomic; one file per session, call and content). */
   record(rec: Omit<CaptureRecord, "schema">): Promise<void>;
+  /** The verified text behind a record (memoised), for the stub's summary and preview. */
+  textOf(rec: CaptureRecord): string | undefined;
 }
 
 // What the host normaliser answers when a call names no session: never a scope.
@@ -137,6 +139,7 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
       verified.sort((a, b) => Number(b.sessionId === query.session.sessionId) - Number(a.sessionId === query.session.sessionId) || b.chars - a.chars);
       return verified[0];
     },
+    textOf: (rec) => originalOf(rec.handle),
     async record(rec) {
       const full: CaptureRecord = { schema: "context-ledger.capture.v2", ...rec };
       const scope = rec.sessionKey ?? rec.sessionId;
