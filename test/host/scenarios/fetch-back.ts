@@ -13,30 +13,38 @@ import type { MockRequest, MockReply } from "../mock-model.js";
 import { textOfMessage } from "../mock-wire.js";
 import { hasToolResultInCurrentTurn } from "../mock-scripts.js";
 import type { HostEnv } from "../host-env.js";
-import { runOpenclaw } from "../openclaw-cli.js";
 import type { HostScenario, ScenarioSession } from "./scenario.js";
 
 /**
  * 2026.5.28 never approves a device's scope upgrade silently (its gateway
- * `message-handler`: `silent: reason === "scope-upgrade" ? false : ...`), so the
- * CLI's `chat.send` after a read-scoped call waits for approval forever. Until the
- * shared rig handles it, this approves pending requests of the isolated state dir
- * with `openclaw devices approve <id>` (local fallback) while a turn runs.
+ * `message-handler`: `silent: reason === "scope-upgrade" ? false : ...`): the CLI device
+ * the rig pairs read-only during start-up then waits forever for `chat.send`'s write
+ * scope, and `openclaw devices approve` cannot help (each of its own connects files a new
+ * request that supersedes the one it approves). Until the shared rig handles it, this
+ * grants the operator scopes in the isolated state dir's `devices/paired.json` (the
+ * gateway reads it on every connect) whenever a scope upgrade is pending.
  */
 export function approvePendingPairings(env: HostEnv): { stop(): Promise<void> } {
+  const dir = path.join(env.stateDir, "devices");
+  const want = ["operator.read", "operator.write", "operator.pairing", "operator.approvals", "operator.admin"];
+  const union = (a: unknown): string[] => [...new Set([...(Array.isArray(a) ? (a as string[]) : []), ...want])];
   let stopped = false;
-  const seen = new Set<string>();
   const loop = (async () => {
     while (!stopped) {
       try {
-        const pending = JSON.parse(await fsp.readFile(path.join(env.stateDir, "devices", "pending.json"), "utf8")) as Record<string, unknown>;
-        for (const id of Object.keys(pending)) {
-          if (seen.has(id)) continue;
-          seen.add(id);
-          await runOpenclaw(env, ["devices", "approve", id, "--json"], { timeoutMs: 60_000 });
+        const pending = JSON.parse(await fsp.readFile(path.join(dir, "pending.json"), "utf8")) as Record<string, unknown>;
+        if (Object.keys(pending).length > 0) {
+          const paired = JSON.parse(await fsp.readFile(path.join(dir, "paired.json"), "utf8")) as Record<string, Record<string, unknown>>;
+          for (const device of Object.values(paired)) {
+            device.scopes = union(device.scopes);
+            device.approvedScopes = union(device.approvedScopes);
+            for (const token of Object.values((device.tokens ?? {}) as Record<string, Record<string, unknown>>)) token.scopes = union(token.scopes);
+          }
+          await fsp.writeFile(path.join(dir, "paired.json"), JSON.stringify(paired, null, 2), { mode: 0o600 });
+          await fsp.writeFile(path.join(dir, "pending.json"), "{}", { mode: 0o600 });
         }
       } catch {
-        // No pending file yet.
+        // No pairing files yet.
       }
       await new Promise((r) => setTimeout(r, 1_000));
     }
