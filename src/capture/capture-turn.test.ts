@@ -75,3 +75,14 @@ describe("captureTurnOutputs", () => {
     expect(await store.readText(h2 as string)).toBe(evil.content[0]?.text);
   });
 });
+
+describe("captureTurnOutputs on hosts that cap what plugins see", () => {
+  it("says a 100,000-char result text is not the whole output", async () => {
+    const capped = output("C").padEnd(150_000, "z").slice(0, 100_000);
+    const message = { role: "toolResult", toolCallId: "call_c", toolName: "exec", content: [{ type: "text", text: capped }] };
+    await capture([message], "agent:main:c");
+    const rec = captures.resolve({ hostId: "call_c", hostText: capped, session: { sessionKey: "agent:main:c" } });
+    expect(rec?.chars).toBe(100_000);
+    expect(rec?.partial).toBe("the host hands plugins at most 100,000 chars of a tool result; the rest was not captured");
+  });
+});

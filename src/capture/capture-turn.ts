@@ -4,7 +4,7 @@ import { countLines } from "../artifacts/meta.js";
 import type { AgentSettings } from "../config/schema.js";
 import { LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { isOversized } from "../assembly/shape-limits.js";
-import { bestOriginal } from "./best-original.js";
+import { bestOriginal, MIDDLEWARE_TEXT_CAP } from "./best-original.js";
 import { captureSessionOf, type CaptureIndex } from "./capture-index.js";
 import { parseHostCopy } from "./host-copy.js";
 import type { ReadSpillOptions } from "./spill-file.js";
@@ -43,7 +43,8 @@ export async function captureTurnOutputs(options: CaptureTurnOptions): Promise<s
       handles.push(existing.handle);
       continue;
     }
-    const original = await bestOriginal(message, "result-text", options.spill);
+    // 2026.6.11-2026.8.x cut what plugins see of a tool result to 100,000 chars without a notice.
+    const original = await bestOriginal(message, "result-text", { ...options.spill, textCap: MIDDLEWARE_TEXT_CAP });
     if (!original || !isOversized(original.text, options.settings)) continue;
     const toolName = String((message as Record<string, unknown>).toolName ?? "unknown");
     const cut = original.source === "result-text" ? parseHostCopy(original.text) : undefined;
