@@ -16,7 +16,7 @@ import type { HostEnv } from "../host-env.js";
 import type { HostScenario, ScenarioSession } from "./scenario.js";
 
 /**
- * 2026.5.28 never approves a device's scope upgrade silently (its gateway
+ * 2026.5.28 (and 2026.6.11) never approve a device's scope upgrade silently (its gateway
  * `message-handler`: `silent: reason === "scope-upgrade" ? false : ...`): the CLI device
  * the rig pairs read-only during start-up then waits forever for `chat.send`'s write
  * scope, and `openclaw devices approve` cannot help (each of its own connects files a new
@@ -170,7 +170,8 @@ async function runFetchBack(session: ScenarioSession, options: FetchBackOptions)
   };
   session.setScript(script);
 
-  const pairing = session.version === "2026.5.28" ? approvePendingPairings(session.env) : undefined;
+  // 2026.5.28 and 2026.6.11 at least; it acts only when a scope upgrade is pending.
+  const pairing = session.version === "2026.9.6" ? undefined : approvePendingPairings(session.env);
   let turn3: MockRequest[];
   try {
     await session.chatSend("Turn 1: print the numbered file with exec.");
