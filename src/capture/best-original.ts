@@ -48,5 +48,5 @@ export async function bestOriginal(result: unknown, textSource: string, options:
   if (typeof d.aggregated === "string" && d.aggregated.length > text.length && contains(d.aggregated)) return { text: d.aggregated, source: "aggregated" };
   if (text.length === 0) return undefined;
   const cap = options.textCap;
-  return cap !== undefined && text.length >= cap ? { text, source: textSource, partial: `the host hands plugins at most ${cap.toLocaleString("en-US")} chars of a tool result; the rest was not captured` } : { text, source: textSource };
+  return cap !== undefined && text.length === cap ? { text, source: textSource, partial: `the host hands plugins at most ${cap.toLocaleString("en-US")} chars of a tool result; the rest was not captured` } : { text, source: textSource };
 }
