@@ -50,7 +50,7 @@ function register(api: OpenClawPluginApi): void {
       { names: ["ledger_fetch", "ledger_peek"] },
     );
   }
-  if (rt.config.offload.capture && typeof api.registerAgentToolResultMiddleware === "function") {
+  if (rt.config.offload.capture) {
     registerCapture(api, rt, (agentId) => createCaptureIndex(rt.root, agentId));
   }
   if (typeof api.registerCli === "function") registerHostCli(api);

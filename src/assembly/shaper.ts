@@ -1,4 +1,4 @@
-import { createCaptureIndex } from "../capture/capture-index.js";
+import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
 import type { AgentSettings } from "../config/schema.js";
 import { LedgerError } from "../errors.js";
 import { blocksOf, roleOf, toolResultIdOf } from "../host/messages.js";
@@ -43,6 +43,7 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
   const handles = new Set<string>();
   let offloaded = 0;
   const captures = createCaptureIndex(rt.root, identity.agentId);
+  const captureSession = captureSessionOf(identity);
   // Keyed by store root, agent and shaping settings: another runtime or config must not reuse these shapes.
   const cacheKey = `${rt.root}\u0000${identity.agentId}\u0000${JSON.stringify([settings.offload, settings.schemaStrip, settings.redaction])}`;
 
@@ -61,12 +62,14 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
       const plan = planToolResultShape(block.text, { toolName, policy, limits, origin, exitCode, redact: settings.redaction.enabled, redactPatterns: settings.redaction.patterns });
       if (!plan.changed) return block;
       changed = true;
-      const captured = plan.decision === "offloaded" && callId ? captures.lookup(callId) : undefined;
-      if (captured && captured.chars >= block.text.length) {
-        // The host truncated this output; the stub points at the full original captured earlier.
+      // The host truncated (and may have re-id'd) this output; a capture of this session it verifiably derives from holds the original.
+      const captured = plan.decision === "offloaded" && callId ? captures.resolve({ hostId: callId, hostText: block.text, session: captureSession }) : undefined;
+      if (captured) {
         handles.add(captured.handle);
         offloaded++;
-        const text = stubForText(captured.handle, block.text, { toolName, origin, exitCode, limits, redact: settings.redaction.enabled, redactPatterns: settings.redaction.patterns });
+        const coverage = { chars: captured.chars, lines: captured.lines, ...(captured.partial ? { partial: captured.partial } : {}) };
+        // Summary and preview from the captured original, so they agree with the size the stub states.
+        const text = stubForText(captured.handle, captures.textOf(captured) ?? block.text, { toolName, origin, exitCode, limits, coverage, redact: settings.redaction.enabled, redactPatterns: settings.redaction.patterns });
         return { type: "text", text };
       }
       for (const s of plan.stashes) pending.set(s.handle, s);

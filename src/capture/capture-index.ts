@@ -1,56 +1,152 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { sha256Hex } from "../artifacts/handle.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { agentRoot, encodeSegment } from "../state/paths.js";
+import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
+import { readArtifactTextSync } from "./read-sync.js";
+import { matchHostCopy } from "./host-copy.js";
+import { toolCallIdsMatch } from "./tool-call-id.js";
 
 /** Where the full original of one tool call's output lives. */
 export interface CaptureRecord {
-  schema: "context-ledger.capture.v1";
+  schema: "context-ledger.capture.v2";
+  /** The call id as the capturer saw it (the provider's, before the host rewrote it). */
   toolCallId: string;
   toolName: string;
+  /** The session it belongs to: a capture is never linked to a result of another session. */
+  sessionKey?: string;
+  sessionId?: string;
   handle: string;
-  /** Chars of the full original. */
+  /** Chars and lines of what was captured. */
   chars: number;
+  lines: number;
   /** How it was captured: `middleware`, `spill-file`, `aggregated`, `result-text`. */
   source: string;
+  /** Set when the capturer knows the capture is not the whole output (why). */
+  partial?: string;
+  /** SHA-256 of the host's text of this very result, when captured from the stored message (its spill file, `details.aggregated`). */
+  hostTextSha256?: string;
+}
+
+/** The session a capture or a lookup belongs to. */
+export interface CaptureSession {
+  sessionKey?: string;
+  sessionId?: string;
+}
+
+/** A lookup: the host's tool result as the engine sees it. */
+export interface CaptureQuery {
+  /** The id the host stored (possibly rewritten). */
+  hostId: string;
+  /** The host's text of the result (possibly truncated). */
+  hostText: string;
+  session: CaptureSession;
 }
 
 /**
- * Per-agent index from tool call id to the handle of the full original output,
- * so a result the host truncated still points at every byte. Lookups are
- * synchronous (assembly stays synchronous per message) and memoised.
+ * Per-agent, per-session index from tool call to the handle of its full
+ * original output, so a result the host truncated and re-id'd still points at
+ * every byte. Lookups are synchronous (assembly shapes messages synchronously).
  */
 export interface CaptureIndex {
-  /** The record for a call id, if one was captured. */
-  lookup(toolCallId: string): CaptureRecord | undefined;
-  /** Persists a record (atomic; last writer wins, records for one id are equivalent). */
+  /**
+   * The capture of a host tool result: same session, a call id the host may
+   * have rewritten into `hostId`, and content the host copy was verifiably cut
+   * from (see {@link matchHostCopy}). Undefined when nothing verifies.
+   */
+  resolve(query: CaptureQuery): CaptureRecord | undefined;
+  /** Persists a record (atomic; one file per session, call and content). */
   record(rec: Omit<CaptureRecord, "schema">): Promise<void>;
+  /** The verified text behind a record (memoised), for the stub's summary and preview. */
+  textOf(rec: CaptureRecord): string | undefined;
+}
+
+// What the host normaliser answers when a call names no session: never a scope.
+const UNKNOWN_SESSION = "unknown-session";
+
+/** The capture scope of an engine call's identity (placeholders dropped). */
+export function captureSessionOf(identity: { sessionKey?: string; sessionId?: string }): CaptureSession {
+  const known = (v: string | undefined) => (v && v !== UNKNOWN_SESSION ? v : undefined);
+  const sessionKey = known(identity.sessionKey);
+  const sessionId = known(identity.sessionId);
+  return { ...(sessionKey ? { sessionKey } : {}), ...(sessionId ? { sessionId } : {}) };
+}
+
+/** True when a record and a lookup are the same session (both sides must name it). */
+export function sameSession(rec: CaptureSession, query: CaptureSession): boolean {
+  if (rec.sessionKey && query.sessionKey && rec.sessionKey === query.sessionKey) return true;
+  return Boolean(rec.sessionId && query.sessionId && rec.sessionId === query.sessionId);
 }
 
 /** Opens the capture index of one agent under the ledger root. */
 export function createCaptureIndex(root: string, agentId: string): CaptureIndex {
-  const dir = path.join(agentRoot(root, agentId), "captures");
+  const dir = path.join(agentRoot(root, agentId), "captures", "v2");
+  const storeRoot = artifactRoot(root, agentId);
+  // Records are immutable once written (the file name holds the handle): memoise by path.
   const memo = new Map<string, CaptureRecord | null>();
-  const fileOf = (id: string) => path.join(dir, `${encodeSegment(id)}.json`);
-  return {
-    lookup(toolCallId) {
-      const hit = memo.get(toolCallId);
-      if (hit !== undefined) return hit ?? undefined;
+  const readRecord = (file: string): CaptureRecord | undefined => {
+    if (!memo.has(file)) {
       let rec: CaptureRecord | null = null;
       try {
-        const parsed = JSON.parse(readFileSync(fileOf(toolCallId), "utf8")) as CaptureRecord;
-        if (parsed.schema === "context-ledger.capture.v1" && parsed.toolCallId === toolCallId) rec = parsed;
+        const parsed = JSON.parse(readFileSync(file, "utf8")) as CaptureRecord;
+        if (parsed.schema === "context-ledger.capture.v2" && typeof parsed.handle === "string") rec = parsed;
       } catch {
         rec = null;
       }
-      // Misses are not memoised: the capture may land later in this process.
-      if (rec) memo.set(toolCallId, rec);
-      return rec ?? undefined;
+      memo.set(file, rec);
+    }
+    return memo.get(file) ?? undefined;
+  };
+  const sessionDirs = (s: CaptureSession): string[] => [...new Set([s.sessionKey, s.sessionId].filter((v): v is string => Boolean(v)))].map((k) => path.join(dir, encodeSegment(k)));
+  const textMemo = new Map<string, string | null>();
+  const originalOf = (handle: string): string | undefined => {
+    if (!textMemo.has(handle)) textMemo.set(handle, readArtifactTextSync(storeRoot, handle) ?? null);
+    return textMemo.get(handle) ?? undefined;
+  };
+
+  return {
+    resolve(query) {
+      const candidates: CaptureRecord[] = [];
+      for (const d of sessionDirs(query.session)) {
+        let names: string[] = [];
+        try {
+          names = readdirSync(d);
+        } catch {
+          continue;
+        }
+        for (const name of names) {
+          if (!name.endsWith(".json")) continue;
+          const rec = readRecord(path.join(d, name));
+          if (rec && sameSession(rec, query.session) && toolCallIdsMatch(rec.toolCallId, query.hostId)) candidates.push(rec);
+        }
+      }
+      // Exact matches only: captured from this very message, or the host copy is this capture's own truncation.
+      const hostHash = candidates.some((rec) => rec.hostTextSha256) ? sha256Hex(query.hostText) : undefined;
+      const exact = candidates.filter((rec) => {
+        if (rec.hostTextSha256 && rec.hostTextSha256 === hostHash) return originalOf(rec.handle) !== undefined;
+        const original = originalOf(rec.handle);
+        return original !== undefined && matchHostCopy(query.hostText, original) === "exact";
+      });
+      // A fuller capture of the same call (the tool's own result beside the middleware's capped
+      // copy) is linked when a verified capture is a prefix of it.
+      const fuller = candidates.filter((rec) => {
+        if (exact.includes(rec)) return false;
+        const original = originalOf(rec.handle);
+        return original !== undefined && exact.some((e) => e.chars < rec.chars && original.startsWith(originalOf(e.handle) ?? "\u0000"));
+      });
+      const verified = [...exact, ...fuller];
+      // The same content can be recorded twice: the same session id first, then the largest.
+      verified.sort((a, b) => Number(b.sessionId === query.session.sessionId) - Number(a.sessionId === query.session.sessionId) || b.chars - a.chars);
+      return verified[0];
     },
+    textOf: (rec) => originalOf(rec.handle),
     async record(rec) {
-      const full: CaptureRecord = { schema: "context-ledger.capture.v1", ...rec };
-      memo.set(rec.toolCallId, full);
-      await writeFileAtomic(fileOf(rec.toolCallId), `${JSON.stringify(full)}\n`);
+      const full: CaptureRecord = { schema: "context-ledger.capture.v2", ...rec };
+      const scope = rec.sessionKey ?? rec.sessionId;
+      if (!scope) throw new Error(`Expected a session key or id for the capture of call ${rec.toolCallId}, got neither`);
+      const file = path.join(dir, encodeSegment(scope), `${encodeSegment(rec.toolCallId)}.${rec.handle.slice(-16)}.json`);
+      memo.set(file, full);
+      await writeFileAtomic(file, `${JSON.stringify(full)}\n`);
     },
   };
 }

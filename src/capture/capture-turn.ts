@@ -1,13 +1,13 @@
-import { promises as fsp } from "node:fs";
-import path from "node:path";
+import { sha256Hex } from "../artifacts/handle.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
+import { countLines } from "../artifacts/meta.js";
 import type { AgentSettings } from "../config/schema.js";
 import { LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
-import type { CaptureIndex } from "./capture-index.js";
 import { isOversized } from "../assembly/shape-limits.js";
-
-/** Largest spill file copied into the store. */
-const MAX_SPILL_BYTES = 256 * 1024 * 1024;
+import { bestOriginal, MIDDLEWARE_TEXT_CAP } from "./best-original.js";
+import { captureSessionOf, type CaptureIndex } from "./capture-index.js";
+import { parseHostCopy } from "./host-copy.js";
+import type { ReadSpillOptions } from "./spill-file.js";
 
 /** Inputs of {@link captureTurnOutputs}. */
 export interface CaptureTurnOptions {
@@ -15,55 +15,56 @@ export interface CaptureTurnOptions {
   settings: AgentSettings;
   store: ArtifactStore;
   captures: CaptureIndex;
-  origin: { agentId: string; sessionKey: string };
+  origin: { agentId: string; sessionKey: string; sessionId?: string };
+  /** Where the host's spill files may live. @default [os.tmpdir()] */
+  spill?: ReadSpillOptions;
 }
 
 /**
- * Stashes the full original of every oversized tool output of a turn, from the
- * best source the host left: the exec spill file (`details.fullOutputPath`,
- * 2026.9.x; copied, it is a temp file), `details.aggregated` (2026.4.24), else
- * the stored text. Idempotent: content-addressed, and a larger capture wins.
+ * Stashes the full original of every oversized tool output of a turn. A
+ * capture made earlier in this session (middleware, hook) is used when the
+ * host's copy verifiably derives from it, whatever the host did to the call
+ * id; otherwise the best source the message itself holds: the host's exec
+ * spill file, `details.aggregated` (2026.4.24), else the stored text.
+ * Idempotent: content-addressed, one record per session, call and content.
  */
 export async function captureTurnOutputs(options: CaptureTurnOptions): Promise<string[]> {
   const handles: string[] = [];
+  const session = captureSessionOf(options.origin);
+  if (!session.sessionKey && !session.sessionId) return handles;
   for (const message of options.messages) {
     if (roleOf(message) !== "toolResult") continue;
     const id = toolResultIdOf(message);
     if (!id) continue;
-    const original = await bestOriginal(message);
-    if (!original || original.text.startsWith(LEDGER_MARKER) || !isOversized(original.text, options.settings)) continue;
-    const existing = options.captures.lookup(id);
-    if (existing && existing.chars >= original.text.length) {
+    const hostText = textOf(message);
+    if (hostText.startsWith(LEDGER_MARKER)) continue;
+    const existing = options.captures.resolve({ hostId: id, hostText, session });
+    if (existing) {
       handles.push(existing.handle);
       continue;
     }
+    // 2026.6.11-2026.8.x cut what plugins see of a tool result to 100,000 chars without a notice.
+    const original = await bestOriginal(message, "result-text", { ...options.spill, textCap: MIDDLEWARE_TEXT_CAP });
+    if (!original || !isOversized(original.text, options.settings)) continue;
     const toolName = String((message as Record<string, unknown>).toolName ?? "unknown");
+    const cut = original.source === "result-text" ? parseHostCopy(original.text) : undefined;
+    const partial = cut?.omitted !== undefined ? `the host kept ${cut.keptChars.toLocaleString("en-US")} of ${(cut.keptChars + cut.omitted).toLocaleString("en-US")} chars; the rest was not captured` : original.partial;
     const { handle } = await options.store.stash(original.text, {
       kind: "tool-output",
-      origin: { toolName, toolCallId: id, ...options.origin },
+      origin: { toolName, toolCallId: id, agentId: options.origin.agentId, sessionKey: options.origin.sessionKey },
     });
-    await options.captures.record({ toolCallId: id, toolName, handle, chars: original.text.length, source: original.source });
+    await options.captures.record({
+      toolCallId: id,
+      toolName,
+      ...session,
+      handle,
+      chars: original.text.length,
+      lines: countLines(original.text),
+      source: original.source,
+      ...(partial ? { partial } : {}),
+      ...(original.source !== "result-text" ? { hostTextSha256: sha256Hex(hostText) } : {}),
+    });
     handles.push(handle);
   }
   return handles;
-}
-
-async function bestOriginal(message: unknown): Promise<{ text: string; source: string } | undefined> {
-  const details = (message as Record<string, unknown>).details as Record<string, unknown> | undefined;
-  const stored = textOf(message);
-  const spill = typeof details?.fullOutputPath === "string" ? details.fullOutputPath : undefined;
-  if (spill && path.isAbsolute(spill)) {
-    try {
-      const stat = await fsp.stat(spill);
-      if (stat.isFile() && stat.size <= MAX_SPILL_BYTES) {
-        const text = await fsp.readFile(spill, "utf8");
-        if (text.length >= stored.length) return { text, source: "spill-file" };
-      }
-    } catch {
-      // The host deletes spill files; fall through to what the transcript holds.
-    }
-  }
-  const aggregated = typeof details?.aggregated === "string" ? details.aggregated : undefined;
-  if (aggregated && aggregated.length >= stored.length) return { text: aggregated, source: "aggregated" };
-  return stored.length > 0 ? { text: stored, source: "result-text" } : undefined;
 }

@@ -1,5 +1,5 @@
 import type { AgentSettings } from "../config/schema.js";
-import { createCaptureIndex } from "../capture/capture-index.js";
+import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
 import { LedgerError } from "../errors.js";
 import { blocksOf, isGenuineUserMessage, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { locateTranscript, rewriteCapability, type SessionIdentity } from "../host/normalize.js";
@@ -133,14 +133,17 @@ async function stubEntry(
     if (typeof block.text !== "string" || block.text.startsWith(LEDGER_MARKER)) continue;
     const full = role === "toolResult" && typeof details?.aggregated === "string" && details.aggregated.length >= block.text.length ? details.aggregated : block.text;
     if (full.length <= settings.maintenance.minEntryChars) continue;
-    const captured = callId ? captures.lookup(callId) : undefined;
-    const { handle, meta } =
-      captured && captured.chars >= full.length
-        ? { handle: captured.handle, meta: await store.readMeta(captured.handle) }
-        : await store.stash(full, { kind: role === "toolResult" ? "tool-output" : "assistant-text", origin });
+    const captured = callId ? captures.resolve({ hostId: callId, hostText: block.text, session: captureSessionOf(identity) }) : undefined;
+    const linked = captured && captured.chars >= full.length ? captured : undefined;
+    const { handle, meta } = linked
+      ? { handle: linked.handle, meta: await store.readMeta(linked.handle) }
+      : await store.stash(full, { kind: role === "toolResult" ? "tool-output" : "assistant-text", origin });
     // Verified on read: the original must come back byte for byte before the transcript loses it.
-    await store.read(handle);
-    blocks[i] = { type: "text", text: buildStub({ handle, text: full, meta, previewChars: settings.offload.previewChars, label: toolName, redact }) };
+    const stored = await store.read(handle);
+    // The stub states what its handle holds (the capture's size, not the host copy's) and is summarised from it.
+    const text = linked ? stored.toString("utf8") : full;
+    const coverage = linked ? { chars: linked.chars, lines: linked.lines, ...(linked.partial ? { partial: linked.partial } : {}) } : undefined;
+    blocks[i] = { type: "text", text: buildStub({ handle, text, meta, previewChars: settings.offload.previewChars, label: toolName, ...(coverage ? { coverage } : {}), redact }) };
     changed = true;
   }
   if (!changed) return undefined;

@@ -5,7 +5,7 @@ import { detectFormat, STRUCTURED_FORMATS, type OutputFormat } from "./detect-fo
 import { buildPreview } from "./preview.js";
 import { redactSecrets } from "./redact.js";
 import { planSchemaStrip, type StrippedPart } from "./strip-schema.js";
-import { buildStub, isLedgerBlock } from "./stub.js";
+import { buildStub, coverageOfText, isLedgerBlock, type StubCoverage } from "./stub.js";
 import { summarizeOutput } from "./summarize-output.js";
 import type { ToolPolicy } from "./tool-policy.js";
 
@@ -117,10 +117,10 @@ export function overThreshold(text: string, format: OutputFormat, limits: ShapeL
 }
 
 /** The stub of an offloaded text (summary and preview redacted unless `redact: false`). */
-export function stubForText(handle: string, text: string, options: Omit<ShapePlanOptions, "policy" | "limits"> & { limits: Pick<ShapeLimits, "previewChars"> }, format?: OutputFormat): string {
+export function stubForText(handle: string, text: string, options: Omit<ShapePlanOptions, "policy" | "limits"> & { limits: Pick<ShapeLimits, "previewChars">; coverage?: StubCoverage }, format?: OutputFormat): string {
   const clean = (s: string) => (options.redact === false ? s : redactSecrets(s, options.redactPatterns));
   const summary = summarizeOutput(text, { toolName: options.toolName, format: format ?? detectFormat(text, { toolName: options.toolName }), exitCode: options.exitCode });
-  return buildStub({ handle, summary, preview: buildPreview(text, options.limits.previewChars, clean), redact: clean });
+  return buildStub({ handle, summary, preview: buildPreview(text, options.limits.previewChars, clean), redact: clean, coverage: options.coverage ?? coverageOfText(text) });
 }
 
 /**

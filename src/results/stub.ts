@@ -1,4 +1,6 @@
 import { HANDLE_PREFIX, isHandle } from "../artifacts/handle.js";
+import { countLines } from "../artifacts/meta.js";
+import { parseHostCopy } from "../capture/host-copy.js";
 import { LEDGER_MARKER } from "../host/messages.js";
 import { buildPreview, DEFAULT_PREVIEW_CHARS } from "./preview.js";
 import { redactSecrets } from "./redact.js";
@@ -38,6 +40,43 @@ export interface BuildStubOptions {
    * only when config switches redaction off. @default the built-in rules
    */
   redact?: (text: string) => string;
+  /** What the handle holds compared with the tool's output (true size; whether it is all of it). */
+  coverage?: StubCoverage;
+}
+
+/** What a stub's handle holds, so the prompt never implies more (or less) than was kept. */
+export interface StubCoverage {
+  /** Chars and lines of the artifact behind the handle. */
+  chars: number;
+  lines: number;
+  /** Undefined when the artifact is the whole output; else why it is not, said plainly. */
+  partial?: string;
+}
+
+/**
+ * The exact calls that read lines `from`-`to` of an artifact: direct, and
+ * through Tool Search's `tool_call` (2026.9.x hides plugin tools behind it).
+ */
+export function fetchCallExamples(handle: string, from = 1, to = 50): { direct: string; viaToolCall: string } {
+  const args = JSON.stringify({ handle, lines: `${from}-${to}` });
+  return { direct: `ledger_fetch ${args}`, viaToolCall: `tool_call {"id":"ledger_fetch","args":${args}}` };
+}
+
+/**
+ * The coverage of a stub whose artifact is `text` itself: whole, unless the
+ * text is the host's truncated copy (its notice says how much was left out).
+ */
+export function coverageOfText(text: string): StubCoverage {
+  const cut = parseHostCopy(text);
+  const base = { chars: text.length, lines: countLines(text) };
+  if (cut.omitted === undefined) return base;
+  const keptLines = countLines(cut.head) + (cut.tail ? countLines(cut.tail) : 0);
+  return { ...base, partial: `host kept ${keptLines.toLocaleString("en-US")} lines, ${cut.keptChars.toLocaleString("en-US")} of ${(cut.keptChars + cut.omitted).toLocaleString("en-US")} chars; the rest was not captured` };
+}
+
+function coverageLine(c: StubCoverage): string {
+  const size = `${c.chars.toLocaleString("en-US")} chars · ${c.lines.toLocaleString("en-US")} lines`;
+  return c.partial ? `Stored under this handle: ${size}, NOT the whole output (${c.partial}).` : `Full output stored losslessly under this handle: ${size}.`;
 }
 
 /**
@@ -54,8 +93,11 @@ export function buildStub(options: BuildStubOptions): string {
   const preview = options.preview !== undefined ? redact(options.preview) : previewChars > 0 && text ? buildPreview(text, previewChars, redact) : "";
   const lines = [`${STUB_PREFIX}${options.handle}]`, summary];
   if (preview) lines.push("--- preview (head and tail) ---", preview, "--- end preview ---");
+  const calls = fetchCallExamples(options.handle);
+  const coverage = options.coverage ?? (options.text !== undefined && options.totalChars === undefined ? coverageOfText(options.text) : undefined);
   lines.push(
-    `Full output stored losslessly. Fetch slices: ledger_fetch {"handle":"${options.handle}","selector":{"kind":"grep","pattern":"error"}} (selector kinds: headtail, head, tail, grep, range, json); metadata: ledger_peek.`,
+    coverage ? coverageLine(coverage) : "Full output stored losslessly under this handle.",
+    `Read it: ${calls.direct} (or "selector":{"kind":"grep","pattern":"error"}; kinds headtail, head, tail, grep, range, json). If ledger_fetch is not in your tools, call ${calls.viaToolCall}. Metadata: ledger_peek.`,
     STUB_CLOSE,
   );
   return lines.join("\n");
@@ -77,10 +119,29 @@ function stubSummary(options: BuildStubOptions): string {
 
 /**
  * Self-ingest guard: true for anything context-ledger wrote (stubs, summaries,
- * checkpoints, fetch answers), which is never stashed or offloaded again.
+ * checkpoints, fetch answers), which is never stashed or offloaded again. A
+ * fetch answer that came back through Tool Search is a `tool_call` JSON
+ * envelope (2026.9.x) and counts too.
  */
 export function isLedgerBlock(text: unknown): boolean {
-  return typeof text === "string" && text.trimStart().startsWith(LEDGER_MARKER);
+  if (typeof text !== "string") return false;
+  const start = text.trimStart();
+  return start.startsWith(LEDGER_MARKER) || (start.startsWith("{") && isLedgerToolEnvelope(start));
+}
+
+/** Largest `tool_call` envelope parsed to tell whether it wraps a ledger tool's answer. */
+const MAX_ENVELOPE_CHARS = 256 * 1024;
+
+function isLedgerToolEnvelope(text: string): boolean {
+  if (text.length > MAX_ENVELOPE_CHARS || !text.includes("ledger_")) return false;
+  try {
+    const e = JSON.parse(text) as { tool?: { name?: unknown }; result?: { content?: { text?: unknown }[] } };
+    const name = e.tool?.name;
+    const first = e.result?.content?.[0]?.text;
+    return (name === "ledger_fetch" || name === "ledger_peek") && typeof first === "string" && first.startsWith(LEDGER_MARKER);
+  } catch {
+    return false;
+  }
 }
 
 /** The handle an artifact stub points at, or undefined when `text` is not a stub. */

@@ -4,7 +4,8 @@ export const FETCH_PARAMETERS: Record<string, unknown> = {
   additionalProperties: false,
   required: ["handle"],
   properties: {
-    handle: { type: "string", description: "The artifact handle, exactly `ledger:v1:sha256:<64 lowercase hex>`." },
+    handle: { type: "string", description: "The artifact handle from a `[context-ledger artifact ...]` stub: `ledger:v1:sha256:<64 hex>` (the `ledger:` prefix may be left out)." },
+    lines: { type: "string", description: "Shorthand for a line range, 1-based and inclusive: \"1200-1210\", or \"1200\" for one line. Use instead of `selector`." },
     selector: {
       type: "object",
       description:

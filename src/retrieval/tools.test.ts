@@ -98,3 +98,17 @@ describe("ledger_fetch / ledger_peek", () => {
     expect(preview.length).toBeLessThanOrEqual(830);
   });
 });
+
+describe("ledger_fetch as models call it", () => {
+  it("answers lines \"1200-1210\" with a handle missing its ledger: prefix, byte-exact", async () => {
+    const { handle } = await deps.openStore("main").stash(OUTPUT);
+    const r = await tools("main").fetch.execute("c", { handle: handle.slice("ledger:".length), lines: "1200-1210" });
+    const [header, ...body] = (r.content[0]?.text ?? "").split("\n");
+    expect(header?.startsWith(`[context-ledger fetch ${handle} · `)).toBe(true);
+    expect(body).toEqual(OUTPUT.split("\n").slice(1199, 1210));
+    expect(r.details).toMatchObject({ handle, selector: { kind: "range", start: 1200, end: 1210 } });
+    const bad = await tools("main").fetch.execute("c", { handle, lines: "first ten" });
+    expect(bad.details.error).toMatchObject({ code: "input_invalid" });
+    expect(bad.content[0]?.text).toContain('Accepted: {"handle":"ledger:v1:sha256:<64 hex>"}');
+  });
+});

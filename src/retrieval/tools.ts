@@ -1,11 +1,11 @@
-import { formatHandle, parseHandle } from "../artifacts/handle.js";
-import { parseSelector, selectSlice } from "../artifacts/selectors.js";
+import { selectSlice } from "../artifacts/selectors.js";
 import { fmt } from "../artifacts/text-window.js";
 import { describeValue, isLedgerError, LedgerError } from "../errors.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import { buildPreview } from "../results/preview.js";
 import { redactSecrets } from "../results/redact.js";
 import { summarizeOutput } from "../results/summarize-output.js";
+import { ACCEPTED_FETCH_FORMS, fetchSelector, normalizeFetchHandle } from "./fetch-input.js";
 import { findArtifact, type ArtifactScope } from "./find-artifact.js";
 import { FETCH_PARAMETERS, PEEK_PARAMETERS } from "./tool-schemas.js";
 
@@ -54,13 +54,13 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
       name: "ledger_fetch",
       label: "Ledger fetch",
       description:
-        "Fetch a bounded slice of an output that context-ledger stored off the prompt. Pass the handle from a `[context-ledger artifact ...]` stub and a selector: headtail (default), head/tail {lines}, grep {pattern, flags: \"i\", context}, range {start, end} (1-based lines), json {path: \"$.items[0].name\"}. Answers are capped (maxChars, default 8000, at most 20000) and say what was left out.",
+        "Fetch a bounded slice of an output that context-ledger stored off the prompt. Pass the handle from a `[context-ledger artifact ...]` stub and either lines: \"1200-1210\" or a selector: headtail (default), head/tail {lines}, grep {pattern, flags: \"i\", context}, range {start, end} (1-based lines), json {path: \"$.items[0].name\"}. Answers are capped (maxChars, default 8000, at most 20000) and say what was left out.",
       parameters: FETCH_PARAMETERS,
       execute: (_id, params, signal) =>
         guarded("fetch", signal, async () => {
           const p = objectParams(params);
-          const handle = formatHandle(parseHandle(p.handle));
-          const selector = parseSelector(p.selector);
+          const handle = normalizeFetchHandle(p.handle);
+          const selector = fetchSelector(p);
           const maxChars = optionalInt(p.maxChars, "maxChars", 1, 20_000) ?? deps.defaultMaxChars ?? 8_000;
           const found = await findArtifact(deps, requireAgent(agentId), handle);
           if (!found) throw notFound(handle);
@@ -80,7 +80,7 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
       execute: (_id, params, signal) =>
         guarded("peek", signal, async () => {
           const p = objectParams(params);
-          const handle = formatHandle(parseHandle(p.handle));
+          const handle = normalizeFetchHandle(p.handle);
           const previewChars = Math.min(800, Math.max(300, optionalInt(p.previewChars, "previewChars", 1, 100_000) ?? 600));
           const found = await findArtifact(deps, requireAgent(agentId), handle);
           if (!found) throw notFound(handle);
@@ -125,7 +125,7 @@ async function guarded(what: string, signal: AbortSignal | undefined, run: () =>
 
 function objectParams(params: unknown): Record<string, unknown> {
   if (params === null || typeof params !== "object" || Array.isArray(params)) {
-    throw new LedgerError("input_invalid", `Expected parameters like {"handle":"ledger:v1:sha256:..."}, got ${describeValue(params)}`);
+    throw new LedgerError("input_invalid", `Expected parameters like {"handle":"ledger:v1:sha256:..."}, got ${describeValue(params)}. ${ACCEPTED_FETCH_FORMS}`);
   }
   return params as Record<string, unknown>;
 }

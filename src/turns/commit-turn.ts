@@ -68,7 +68,7 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
             settings,
             store: rt.store(identity.agentId),
             captures: createCaptureIndex(rt.root, identity.agentId),
-            origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
+            origin: { agentId: identity.agentId, sessionKey: identity.sessionKey, sessionId: identity.sessionId },
           })
         : [];
     } catch (err) {

@@ -27,7 +27,9 @@ const FETCH_LINES = { start: 40, end: 90 };
 /** The handle of the largest captured exec output, read from the plugin's own state (content-addressed: the same output, the same handle). */
 function capturedHandle(stateDir: string): string {
   const dir = path.join(stateDir, "context-ledger", "agents", "main", "captures");
-  const records = readdirSync(dir).map((f) => JSON.parse(readFileSync(path.join(dir, f), "utf8")) as { handle: string; chars: number });
+  // Records sit per session (captures/v2/<session>/<call>.<handle tail>.json).
+  const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json"));
+  const records = files.map((f) => JSON.parse(readFileSync(path.join(dir, f), "utf8")) as { handle: string; chars: number });
   const largest = records.sort((a, b) => b.chars - a.chars || a.handle.localeCompare(b.handle))[0];
   if (!largest) throw new Error(`Expected a captured exec output in ${dir}`);
   return largest.handle;

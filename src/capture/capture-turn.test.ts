@@ -1,0 +1,94 @@
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createArtifactStore } from "../artifacts/store.js";
+import type { ArtifactStore } from "../artifacts/store-types.js";
+import { parseConfig, resolveAgentSettings } from "../config/parse-config.js";
+import { artifactRoot } from "../state/paths.js";
+import { createCaptureIndex, type CaptureIndex } from "./capture-index.js";
+import { captureTurnOutputs } from "./capture-turn.js";
+
+const settings = resolveAgentSettings(parseConfig({}), "main");
+const output = (tag: string) => `${tag}\n${Array.from({ length: 2_500 }, (_, i) => `line ${i + 1} ${"q".repeat(50)}`).join("\n")}\n`;
+// 2026.4.24 keeps the head of an exec result in the text and the whole output in details.aggregated.
+const execResult = (id: string, full: string, details: Record<string, unknown> = { aggregated: full }) => ({
+  role: "toolResult",
+  toolCallId: id,
+  toolName: "exec",
+  content: [{ type: "text", text: `${full.slice(0, 16_000)}\n\n[output truncated]` }],
+  details,
+});
+
+let tmp: string;
+let store: ArtifactStore;
+let captures: CaptureIndex;
+beforeEach(async () => {
+  tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "ledger-capture-turn-"));
+  store = createArtifactStore({ root: artifactRoot(tmp, "main") });
+  captures = createCaptureIndex(tmp, "main");
+});
+afterEach(async () => {
+  await fsp.rm(tmp, { recursive: true, force: true });
+});
+
+const capture = (messages: unknown[], sessionKey: string, spillDir = tmp) =>
+  captureTurnOutputs({ messages, settings, store, captures, origin: { agentId: "main", sessionKey, sessionId: `${sessionKey}-id` }, spill: { spillDirs: [spillDir] } });
+
+describe("captureTurnOutputs", () => {
+  it("stores details.aggregated and links it to that very message, not to another result with the same id", async () => {
+    const a = execResult("call_1", output("A"));
+    const [handle] = await capture([a], "agent:main:s");
+    expect(await store.readText(handle as string)).toBe(output("A"));
+    const session = { sessionKey: "agent:main:s", sessionId: "agent:main:s-id" };
+    expect(captures.resolve({ hostId: "call_1", hostText: a.content[0]?.text ?? "", session })?.handle).toBe(handle);
+    // Same id, another output whose head differs: not linked.
+    const b = execResult("call_1", output("B"));
+    expect(captures.resolve({ hostId: "call_1", hostText: b.content[0]?.text ?? "", session })).toBeUndefined();
+    const [hb] = await capture([b], "agent:main:s");
+    expect(hb).not.toBe(handle);
+    expect(captures.resolve({ hostId: "call_1", hostText: b.content[0]?.text ?? "", session })?.handle).toBe(hb);
+  });
+
+  it("keeps sessions apart: two sessions reusing call_1 each fetch their own output", async () => {
+    const x = execResult("call_1", output("X"));
+    const y = execResult("call_1", output("Y"));
+    const [hx] = await capture([x], "agent:main:x");
+    const [hy] = await capture([y], "agent:main:y");
+    expect(await store.readText(hx as string)).toBe(output("X"));
+    expect(await store.readText(hy as string)).toBe(output("Y"));
+    expect(captures.resolve({ hostId: "call_1", hostText: x.content[0]?.text ?? "", session: { sessionKey: "agent:main:y" } })).toBeUndefined();
+  });
+
+  it("never reads a path a tool result names unless it is the host's own spill file", async () => {
+    const full = output("S");
+    const spill = path.join(tmp, "openclaw-bash-00112233aabbccdd.log");
+    await fsp.writeFile(spill, full, { mode: 0o600 });
+    const ok = { ...execResult("call_s", full, { fullOutputPath: spill }) };
+    const [h1] = await capture([ok], "agent:main:s");
+    expect(await store.readText(h1 as string)).toBe(full);
+    const secret = path.join(tmp, "id_rsa");
+    await fsp.writeFile(secret, `${full.slice(0, 16_000)} PRIVATE KEY`, { mode: 0o600 });
+    const evil = execResult("call_e", output("E"), { fullOutputPath: secret });
+    const [h2] = await capture([evil], "agent:main:s");
+    expect(await store.readText(h2 as string)).not.toContain("PRIVATE KEY");
+    expect(await store.readText(h2 as string)).toBe(evil.content[0]?.text);
+  });
+});
+
+describe("captureTurnOutputs on hosts that cap what plugins see", () => {
+  it("says a 100,000-char result text is not the whole output", async () => {
+    const capped = output("C").padEnd(150_000, "z").slice(0, 100_000);
+    const message = { role: "toolResult", toolCallId: "call_c", toolName: "exec", content: [{ type: "text", text: capped }] };
+    await capture([message], "agent:main:c");
+    const rec = captures.resolve({ hostId: "call_c", hostText: capped, session: { sessionKey: "agent:main:c" } });
+    expect(rec?.chars).toBe(100_000);
+    expect(rec?.partial).toBe("the host hands plugins at most 100,000 chars of a tool result; the rest was not captured");
+    // A longer text was not cut at that cap (2026.5.28 hands the whole output): whole.
+    const whole = output("W").slice(0, 149_999);
+    await capture([{ ...message, toolCallId: "call_w", content: [{ type: "text", text: whole }] }], "agent:main:c");
+    const w = captures.resolve({ hostId: "call_w", hostText: whole, session: { sessionKey: "agent:main:c" } });
+    expect(w?.chars).toBe(149_999);
+    expect(w?.partial).toBeUndefined();
+  });
+});

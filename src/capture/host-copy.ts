@@ -1,0 +1,73 @@
+/**
+ * Is this tool-result text the host's copy of that original?
+ *
+ * The host keeps a head (and, when the tail looks like an error or a summary,
+ * a tail after its middle-omission marker) and appends a notice with the exact
+ * number of characters it left out (`truncateToolResultText` and
+ * `appendBoundedTruncationSuffix` in `dist/tool-result-truncation-*`, the same
+ * on 2026.4.24-2026.9.6): omitted = original length − kept length. A copy is
+ * verified when its head is a prefix of the original, its tail lies after the
+ * head, and the omitted count adds up: a wrong link would need another output
+ * of the same session, call id and length with the same head.
+ */
+
+/** The host's marker between a kept head and a kept tail. */
+export const MIDDLE_OMISSION_MARKER = "\n\n⚠️ [... middle content omitted — showing head and tail ...]\n\n";
+
+// The host's truncation notices (live truncation, compact recovery, compaction), at the very end.
+const NOTICES: readonly RegExp[] = [
+  /\[\.\.\. (\d+) more characters truncated; rerun with narrower args if needed\]$/,
+  /\[\.\.\. (\d+) chars truncated; narrow args\]$/,
+  /\n\n\[\.\.\. (\d+) more characters truncated\]$/,
+];
+
+/** A host copy taken apart. */
+export interface HostCopyParts {
+  head: string;
+  /** Kept tail, when the host showed head and tail. */
+  tail?: string;
+  /** Characters the host says it left out; undefined when there is no notice (an untruncated copy). */
+  omitted?: number;
+  /** Length of what the host kept of the original (head, marker and tail). */
+  keptChars: number;
+}
+
+/** Splits a host copy into head, optional tail and the omitted count of its notice. */
+export function parseHostCopy(text: string): HostCopyParts {
+  for (const notice of NOTICES) {
+    const m = notice.exec(text);
+    if (!m) continue;
+    const kept = text.slice(0, m.index);
+    const omitted = Number(m[1]);
+    const cut = kept.indexOf(MIDDLE_OMISSION_MARKER);
+    if (cut < 0) return { head: kept, omitted, keptChars: kept.length };
+    return { head: kept.slice(0, cut), tail: kept.slice(cut + MIDDLE_OMISSION_MARKER.length), omitted, keptChars: kept.length };
+  }
+  return { head: text, keptChars: text.length };
+}
+
+/** How a host copy relates to a candidate original. */
+export type HostCopyMatch =
+  /** The copy is the original, or the host's truncation of exactly this original. */
+  | "exact"
+  /** Head and tail are in the original, but the host truncated a different-length text (e.g. a prefix of it). */
+  | "contained"
+  | "none";
+
+/**
+ * Compares the host's copy with a candidate original. `exact` is safe to link
+ * by call id alone; `contained` only when the link is already certain (the same
+ * message's spill file or `details.aggregated`).
+ */
+export function matchHostCopy(hostText: string, original: string): HostCopyMatch {
+  if (hostText === original) return "exact";
+  const parts = parseHostCopy(hostText);
+  if (parts.omitted === undefined) {
+    // No notice: an untruncated copy must equal the original; a bare prefix is at most contained.
+    return parts.head.length > 0 && original.length > parts.head.length && original.startsWith(parts.head) ? "contained" : "none";
+  }
+  if (!original.startsWith(parts.head)) return "none";
+  if (parts.tail !== undefined && parts.tail.length > 0 && original.indexOf(parts.tail, parts.head.length) < 0) return "none";
+  if (parts.head.length === 0 && !parts.tail) return "none";
+  return original.length - parts.keptChars === parts.omitted ? "exact" : "contained";
+}

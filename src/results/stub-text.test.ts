@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { HANDLE_PREFIX } from "../artifacts/handle.js";
+import { fetchSelector, normalizeFetchHandle } from "../retrieval/fetch-input.js";
+import { buildStub, coverageOfText, fetchCallExamples, parseStubHandle } from "./stub.js";
+
+const HANDLE = `${HANDLE_PREFIX}${"c".repeat(64)}`;
+const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1} ${"z".repeat(50)}`).join("\n");
+
+describe("stub text", () => {
+  it("states the handle's true size and whether it is the whole output", () => {
+    const full = buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 150_000, lines: 2_500 } });
+    expect(full).toContain("Full output stored losslessly under this handle: 150,000 chars · 2,500 lines.");
+    const part = buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 100_000, lines: 1_667, partial: "the host hands plugins at most 100,000 chars of a tool result; the rest was not captured" } });
+    expect(part).toContain("Stored under this handle: 100,000 chars · 1,667 lines, NOT the whole output (the host hands plugins at most 100,000 chars");
+    expect(part).not.toContain("Full output stored");
+    expect(parseStubHandle(part)).toBe(HANDLE);
+  });
+
+  it("says plainly when only the host's truncated copy exists", () => {
+    const kept = lines(265);
+    const copy = `${kept}[... ${150_000 - kept.length} more characters truncated; rerun with narrower args if needed]`;
+    const c = coverageOfText(copy);
+    expect(c).toEqual({ chars: copy.length, lines: 265, partial: `host kept 265 lines, ${kept.length.toLocaleString("en-US")} of 150,000 chars; the rest was not captured` });
+    expect(buildStub({ handle: HANDLE, text: copy })).toContain("NOT the whole output (host kept 265 lines");
+    expect(coverageOfText(lines(10))).toEqual({ chars: lines(10).length, lines: 10 });
+  });
+
+  it("shows exact calls, direct and through Tool Search's tool_call, that ledger_fetch accepts", () => {
+    const stub = buildStub({ handle: HANDLE, summary: "s", coverage: { chars: 10, lines: 1 } });
+    const direct = /Read it: ledger_fetch (\{.*?\}) \(or/.exec(stub)?.[1];
+    const via = /call tool_call (\{.*\})\. Metadata/.exec(stub)?.[1];
+    expect(direct).toBeDefined();
+    expect(via).toBeDefined();
+    const args = JSON.parse(direct as string) as Record<string, unknown>;
+    const envelope = JSON.parse(via as string) as { id: string; args: Record<string, unknown> };
+    expect(envelope.id).toBe("ledger_fetch");
+    expect(envelope.args).toEqual(args);
+    expect(normalizeFetchHandle(args.handle)).toBe(HANDLE);
+    expect(fetchSelector(args)).toEqual({ kind: "range", start: 1, end: 50 });
+    expect(fetchCallExamples(HANDLE, 1200, 1210).viaToolCall).toBe(`tool_call {"id":"ledger_fetch","args":{"handle":"${HANDLE}","lines":"1200-1210"}}`);
+  });
+});
+
+describe("self-ingest guard", () => {
+  it("recognises a ledger_fetch answer wrapped in Tool Search's tool_call envelope", async () => {
+    const { isLedgerBlock } = await import("./stub.js");
+    const answer = `[context-ledger fetch ${HANDLE} · lines 1-2 of 9 shown]\n${"x".repeat(9_000)}`;
+    const envelope = JSON.stringify({ tool: { id: "ledger_fetch", name: "ledger_fetch", source: "plugin" }, result: { content: [{ type: "text", text: answer }], details: {} } }, null, 2);
+    expect(isLedgerBlock(envelope)).toBe(true);
+    const other = JSON.stringify({ tool: { id: "exec", name: "exec" }, result: { content: [{ type: "text", text: answer }] } });
+    expect(isLedgerBlock(other)).toBe(false);
+    expect(isLedgerBlock('{"ledger_fetch": 1')).toBe(false);
+  });
+});
