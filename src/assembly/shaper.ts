@@ -7,7 +7,7 @@ import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { resolveToolPolicy } from "../results/tool-policy.js";
 import { planToolResultShape, stubForText, type PendingStash } from "../results/shape-tool-result.js";
 import { readGcEpoch } from "../artifacts/store-gc.js";
-import { shapeLimitsOf } from "./shape-limits.js";
+import { shapeLimitsOf } from "../results/shape-limits.js";
 
 /** Lazily shapes the messages the planner visits; stashes happen in {@link Shaper.flush}. */
 export interface Shaper {

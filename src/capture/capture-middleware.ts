@@ -2,7 +2,7 @@ import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { countLines } from "../artifacts/meta.js";
 import { LEDGER_MARKER } from "../host/messages.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
-import { isOversized } from "../assembly/shape-limits.js";
+import { isOversized } from "../results/shape-limits.js";
 import { bestOriginal, MIDDLEWARE_TEXT_CAP } from "./best-original.js";
 import type { CaptureIndex } from "./capture-index.js";
 

@@ -3,10 +3,10 @@ import type { ArtifactStore } from "../artifacts/store-types.js";
 import { countLines } from "../artifacts/meta.js";
 import type { AgentSettings } from "../config/schema.js";
 import { LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
-import { isOversized } from "../assembly/shape-limits.js";
+import { isOversized } from "../results/shape-limits.js";
 import { bestOriginal, MIDDLEWARE_TEXT_CAP } from "./best-original.js";
 import { captureSessionOf, type CaptureIndex } from "./capture-index.js";
-import { parseHostCopy } from "./host-copy.js";
+import { parseHostCopy } from "../host/host-copy.js";
 import type { ReadSpillOptions } from "./spill-file.js";
 
 /** Inputs of {@link captureTurnOutputs}. */

@@ -57,7 +57,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
         const id = who(p);
         const target = asParams(p.sessionTarget ?? asParams(p.runtimeContext).sessionTarget);
         const sqlite =
-          host.semantics.transcriptStore === "sqlite"
+          host.semantics.transcriptStore === "sqlite" && host.semantics.sqliteRewrite
             ? locateSqliteTranscript({
                 sessionId: typeof target.sessionId === "string" ? target.sessionId : id.sessionId,
                 storePath: target.storePath,

@@ -52,6 +52,12 @@ export interface HostLineSemantics {
   ingestion: "afterTurn" | "commitTurn";
   /** Where the raw transcript lives and what `sessionFile` is. */
   transcriptStore: "jsonl" | "sqlite";
+  /**
+   * maintain() may rewrite SQLite transcript entries it located itself. False on 2026.8.x-9.x: measured
+   * on 2026.9.6 (2026-11-23), a `rewriteTranscriptEntries` call leaves the session's transcript projection
+   * "rebuilding", and the next turn fails before the model with `SessionTranscriptProjectionUnavailableError`.
+   */
+  sqliteRewrite: boolean;
   /** The host appends the live user turn after assemble (assemble sees history only). */
   appendsLivePrompt: boolean;
   /**
@@ -97,42 +103,42 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
   "2026.4": {
     defaultOverhead: { systemChars: 20_000, toolsChars: 40_000 },
     appendsCurrentTurnResults: false,
-    line: "2026.4", tokenBudget: "whole-window", factoryArgument: false, ingestion: "afterTurn", transcriptStore: "jsonl",
+    line: "2026.4", tokenBudget: "whole-window", factoryArgument: false, ingestion: "afterTurn", transcriptStore: "jsonl", sqliteRewrite: false,
     appendsLivePrompt: true, precheck: undefined, rawPrecheck: PRECHECK_424, outputClamp: undefined, preflight: undefined,
     honoursPromptAuthority: false, captureMiddleware: true, rewriteWithEntryIds: true,
   },
   "2026.5": {
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
-    line: "2026.5", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl",
+    line: "2026.5", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl", sqliteRewrite: false,
     appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
     honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
   },
   "2026.6": {
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
-    line: "2026.6", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl",
+    line: "2026.6", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl", sqliteRewrite: false,
     appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
     honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
   },
   "2026.7": {
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
-    line: "2026.7", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl",
+    line: "2026.7", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl", sqliteRewrite: false,
     appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
     honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
   },
   "2026.8": {
     defaultOverhead: OVERHEAD_8X,
     appendsCurrentTurnResults: true,
-    line: "2026.8", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite",
+    line: "2026.8", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: false,
     appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: undefined,
     honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
   },
   "2026.9": {
     defaultOverhead: OVERHEAD_9X,
     appendsCurrentTurnResults: true,
-    line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite",
+    line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: false,
     appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: undefined,
     honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
   },

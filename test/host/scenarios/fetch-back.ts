@@ -215,3 +215,6 @@ async function runFetchBack(session: ScenarioSession, options: FetchBackOptions)
   expect(got).toEqual(expected);
   expect(linesExact).toBe(FETCH_TO - FETCH_FROM + 1);
 }
+
+/** Registered for the line files: the path each host offers (Tool Search's tool_call on 9.x, else direct). */
+export const fetchBack: HostScenario = fetchBackScenario();

@@ -4,10 +4,11 @@
  * exports, under any name, runs in the line files `test/host/line-<version>.test.ts`
  * on each host line and engine it lists (see `registry.ts`).
  */
+export * as fetchBack from "./fetch-back.js";
 export * as fixHolds424 from "./fix-holds-424.js";
 export * as fixHolds96 from "./fix-holds-96.js";
 export * as longSession from "./long-session.js";
 export * as operator from "./operator.js";
-export * as resetLoop from "./reset-loop.js";
 export * as resetLoopBites from "./reset-loop-bites.js";
+export * as resetLoop from "./reset-loop.js";
 export * as smoke from "./smoke.js";

@@ -1,6 +1,6 @@
 import type { AgentSettings } from "../config/schema.js";
-import { detectFormat } from "../results/detect-format.js";
-import { overThreshold, type ShapeLimits } from "../results/shape-tool-result.js";
+import { detectFormat } from "./detect-format.js";
+import { overThreshold, type ShapeLimits } from "./shape-tool-result.js";
 
 /** The shaping thresholds of an agent's settings (`offload` and `schemaStrip`). */
 export function shapeLimitsOf(settings: AgentSettings): ShapeLimits {
