@@ -34,7 +34,7 @@ function register(api: OpenClawPluginApi): void {
   const rt = runtimeFor(api);
   void rt.events.write({ op: "register", mode: String((api as { registrationMode?: unknown }).registrationMode ?? "unknown") });
   const hostVersion = runtimeVersionOf(api);
-  api.registerContextEngine(ENGINE_ID, (ctx?: unknown) => createEngine(rt, ctx, hostVersion) as never);
+  api.registerContextEngine(ENGINE_ID, (ctx?: unknown) => createEngine(rt, ctx, hostVersion));
   registerRequestOverheadProbe(api, rt.requestOverhead);
   if (typeof api.registerTool === "function") {
     api.registerTool(
@@ -46,7 +46,7 @@ function register(api: OpenClawPluginApi): void {
         // `"*"` needs the list of agents; peek answers pass through the configured redaction.
         listAgents: () => listAgentIds(rt.root),
         redact: (text: string) => (rt.config.redaction.enabled ? redactSecrets(text, rt.config.redaction.patterns) : text),
-      }) as never,
+      }),
       { names: ["ledger_fetch", "ledger_peek"] },
     );
   }

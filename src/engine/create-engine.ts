@@ -10,6 +10,7 @@ import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { endSubagentContext, prepareSubagentContext } from "../subagents/subagent-context.js";
 import { afterTurnKey, commitTurnMessages } from "../turns/commit-turn.js";
 import { flushViewRecords } from "../state/view-record.js";
+import { asHostMessages, type LedgerAssembleResult } from "../host/host-types.js";
 import { guard } from "./boundary.js";
 import { ENGINE_INFO } from "./info.js";
 
@@ -127,7 +128,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       });
     },
 
-    async assemble(raw: unknown) {
+    async assemble(raw: unknown): Promise<LedgerAssembleResult> {
       const p = asParams(raw);
       return guard(rt, "assemble", ctx("assemble", p), async () => {
         const id = who(p);
@@ -165,8 +166,11 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
             `maintenance-debt session=${id.sessionKey} raw=${d.rawHistoryTokens} assembled=${d.assembledTokens} budget=${d.promptBudget} debt=${d.debtTokens} reducible=${d.reducibleChars}`,
           );
         }
-        return view;
-      }, () => safeFallbackView(p.messages, p.tokenBudget));
+        return { ...view, messages: asHostMessages(view.messages) };
+      }, () => {
+        const fallback = safeFallbackView(p.messages, p.tokenBudget);
+        return { ...fallback, messages: asHostMessages(fallback.messages) };
+      });
     },
 
     async compact(raw: unknown) {

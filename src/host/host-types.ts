@@ -1,0 +1,27 @@
+/**
+ * The engine contract as the host's own package declares it (the `openclaw` dev
+ * dependency; type-only, so nothing is imported at run time). `npm run typecheck`
+ * checks the engine object against it: a host contract change fails `tsc`.
+ */
+import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
+
+/** What `registerContextEngine`'s factory must return. */
+export type HostContextEngine = Awaited<ReturnType<Parameters<OpenClawPluginApi["registerContextEngine"]>[1]>>;
+
+/** What `assemble()` must resolve to. */
+export type HostAssembleResult = Awaited<ReturnType<HostContextEngine["assemble"]>>;
+
+/** One message of the host's transcript. */
+export type HostAgentMessage = HostAssembleResult["messages"][number];
+
+/**
+ * The messages an assembled view returns are the host's own transcript messages or
+ * shaped copies of them (same roles and block kinds): typed as the host's here, the
+ * one place where the engine's `unknown` messages meet the host's type.
+ */
+export function asHostMessages(messages: readonly unknown[]): HostAgentMessage[] {
+  return messages as HostAgentMessage[];
+}
+
+/** What context-ledger's assemble() resolves to: the host's result, plus the ledger's own reading for logs and tests. */
+export type LedgerAssembleResult = HostAssembleResult & { ledger?: unknown };

@@ -1,0 +1,100 @@
+/**
+ * The layout's promise, checked: every folder of src/ imports only downward. A new
+ * cycle between files, or between folders (a file at the root of src/ counts as its
+ * own folder: plugin.ts sits on top, errors.ts and version.ts at the bottom), fails
+ * here with the folders and one import that closes it. Imports are read with
+ * TypeScript's own pre-processor (type imports and re-exports included).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const SRC = path.resolve(import.meta.dirname, "../../src");
+
+function sourceFiles(): string[] {
+  return readdirSync(SRC, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts"))
+    .map((name) => path.join(SRC, name));
+}
+
+/** File → the src files it imports (relative specifiers only). */
+function fileGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles()) {
+    const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+    const deps = info.importedFiles.filter((r) => r.fileName.startsWith(".")).map((r) => path.resolve(path.dirname(file), r.fileName.replace(/\.js$/, ".ts")));
+    graph.set(file, deps);
+  }
+  return graph;
+}
+
+function folderOf(file: string): string {
+  const dir = path.relative(SRC, path.dirname(file));
+  return dir || path.basename(file);
+}
+
+/** Strongly connected components with more than one node (Tarjan). */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = stack.pop()) {
+      onStack.delete(w);
+      component.push(w);
+      if (w === v) break;
+    }
+    if (component.length > 1) out.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+describe("src/ imports only downward", () => {
+  const files = fileGraph();
+
+  it("reads the whole tree (the check is not vacuous)", () => {
+    expect(files.size).toBeGreaterThan(100);
+    const edges = [...files.values()].reduce((n, deps) => n + deps.length, 0);
+    expect(edges).toBeGreaterThan(300);
+  });
+
+  it("no import cycle between files", () => {
+    expect(cycles(files).map((c) => c.map((f) => path.relative(SRC, f)))).toEqual([]);
+  });
+
+  it("no import cycle between folders", () => {
+    const folders = new Map<string, Set<string>>();
+    const witness = new Map<string, string>();
+    for (const [file, deps] of files) {
+      const from = folderOf(file);
+      if (!folders.has(from)) folders.set(from, new Set());
+      for (const dep of deps) {
+        const to = folderOf(dep);
+        if (to === from || !files.has(dep)) continue;
+        folders.get(from)?.add(to);
+        witness.set(`${from}>${to}`, `${path.relative(SRC, file)} -> ${path.relative(SRC, dep)}`);
+      }
+    }
+    const graph = new Map([...folders].map(([k, v]) => [k, [...v]]));
+    const found = cycles(graph).map((c) => ({ folders: c, imports: c.flatMap((a) => c.map((b) => witness.get(`${a}>${b}`)).filter(Boolean)) }));
+    expect(found).toEqual([]);
+  });
+});
