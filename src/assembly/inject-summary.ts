@@ -2,18 +2,15 @@ import { stat } from "node:fs/promises";
 import type { TokenCounter } from "../budget/count-message.js";
 import type { WindowPlan } from "../budget/planner.js";
 import type { AgentSettings } from "../config/schema.js";
-import { fingerprintMessage, isGenuineUserMessage } from "../host/messages.js";
+import { fingerprintMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
-import { extendSummary } from "../summary/extend-summary.js";
-import { reconcileSummary } from "../summary/reconcile.js";
 import { renderSummaryReport } from "../summary/render-summary.js";
-import { restoreFromCheckpointPack, sealCheckpoint } from "../summary/checkpoint.js";
-import { isLedgerError } from "../errors.js";
+import { sealCheckpoint } from "../summary/checkpoint.js";
 import { countProblem } from "../state/session-state.js";
-import { loadSummary, saveSummary } from "../summary/sidecar.js";
 import { conversationEpoch, summaryPath } from "../summary/summary-epoch.js";
-import { createSummaryState, type SummaryState } from "../summary/summary-state.js";
+import { bringSummaryUpTo, openSummary, saveOpenedSummary, summaryKey } from "../summary/summary-service.js";
+import type { SummaryState } from "../summary/summary-state.js";
 
 interface CachedSummary {
   state: SummaryState;
@@ -26,27 +23,6 @@ const caches = new WeakMap<LedgerRuntime, Map<string, CachedSummary>>();
 
 const reportedSidecars = new Set<string>();
 
-/**
- * The sidecar, undefined when there is none yet, or "failed" when it exists
- * but cannot be read or parsed: then it is logged with its code (once per
- * file and process) and counted in the session's `problems`, and kept as is.
- */
-async function loadSummaryOrReport(rt: LedgerRuntime, identity: SessionIdentity, file: string): Promise<SummaryState | undefined | "failed"> {
-  try {
-    return await loadSummary(file);
-  } catch (err) {
-    if ((err as { cause?: NodeJS.ErrnoException }).cause?.code === "ENOENT") return undefined;
-    const code = isLedgerError(err) ? err.code : "io_failed";
-    const message = (err as Error).message;
-    if (!reportedSidecars.has(file)) {
-      reportedSidecars.add(file);
-      rt.logger.error(`summary sidecar problem ${code}: ${message}; it is left untouched for inspection (the summary is rebuilt in memory until it is fixed or removed)`);
-      rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => countProblem(s, { code, message }));
-    }
-    return "failed";
-  }
-}
-
 function cacheOf(rt: LedgerRuntime): Map<string, CachedSummary> {
   let cache = caches.get(rt);
   if (!cache) {
@@ -56,9 +32,6 @@ function cacheOf(rt: LedgerRuntime): Map<string, CachedSummary> {
   if (cache.size > 256) cache.delete(cache.keys().next().value as string);
   return cache;
 }
-
-/** Most dropped messages summarised in one call; older ones are counted, not read (bounded work per turn). */
-export const MAX_SUMMARY_CATCH_UP = 2_000;
 
 /** Inputs of {@link injectSummary}. */
 export interface InjectSummaryInput {
@@ -82,34 +55,27 @@ export async function injectSummary(
 ): Promise<{ text?: string; tokens: number }> {
   if (!settings.summary.enabled) return { tokens: 0 };
   const { messages, plan } = input;
-  const epoch = conversationEpoch(messages);
-  const file = summaryPath(rt.sessions.dir(identity.agentId, identity.sessionKey), epoch);
   const cache = cacheOf(rt);
+  const sessionDir = rt.sessions.dir(identity.agentId, identity.sessionKey);
+  const file = summaryPath(sessionDir, conversationEpoch(messages));
   const mtimeMs = await stat(file).then((st) => st.mtimeMs, () => -1);
   const cached = cache.get(file);
-  let readFailed = false;
-  let state: SummaryState;
-  if (cached && cached.mtimeMs === mtimeMs) state = cached.state;
-  else {
-    const loaded = await loadSummaryOrReport(rt, identity, file);
-    readFailed = loaded === "failed";
-    state = loaded === "failed" || loaded === undefined ? createSummaryState(epoch) : loaded;
-  }
-  const before = JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]);
+  const opened = await openSummary({
+    sessionDir,
+    messages,
+    ...(cached && cached.mtimeMs === mtimeMs ? { cached: cached.state } : {}),
+    onReadError: (code, message) => {
+      if (reportedSidecars.has(file)) return;
+      reportedSidecars.add(file);
+      rt.logger.error(`summary sidecar problem ${code}: ${message}; it is left untouched for inspection (the summary is rebuilt in memory until it is fixed or removed)`);
+      rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => countProblem(s, { code, message }));
+    },
+  });
+  const readFailed = opened.readFailed;
+  const before = summaryKey(opened.state);
   const store = rt.store(identity.agentId);
-  const reconciled = reconcileSummary(state, messages);
-  state = reconciled.state;
-  if (reconciled.restoreFrom) {
-    const pack = await store.tryRead(reconciled.restoreFrom.handle).catch(() => undefined);
-    if (pack) state = restoreFromCheckpointPack(pack.toString("utf8"), reconciled.restoreFrom);
-  }
   const target = Math.min(plan.start, messages.length);
-  if (target > state.coveredCount) {
-    if (target - state.coveredCount > MAX_SUMMARY_CATCH_UP) {
-      state = { ...state, coveredCount: target - MAX_SUMMARY_CATCH_UP, coveredFingerprint: fingerprintMessage(messages[target - MAX_SUMMARY_CATCH_UP - 1]) };
-    }
-    state = extendSummary(state, messages, target);
-  }
+  let state = await bringSummaryUpTo(opened.state, messages, target, async (handle) => (await store.tryRead(handle))?.toString("utf8"));
   const redact = (text: string) => rt.redact(settings, text);
   const renders = new Map<number, ReturnType<typeof renderSummaryReport>>();
   const render = (maxChars: number) => {
@@ -122,7 +88,7 @@ export async function injectSummary(
   };
   // Whatever the rendering condenses must stay reachable: seal a pack that holds the full record.
   // Only a changed record can newly need a pack; an unchanged one was checked when it changed.
-  const changed = JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]) !== before;
+  const changed = summaryKey(state) !== before;
   if (changed && render(settings.summary.maxInjectedChars).needsCheckpoint) {
     const sealed = await sealCheckpoint(state, {
       frontierIndex: target,
@@ -132,9 +98,9 @@ export async function injectSummary(
     });
     state = sealed.state;
   }
-  const stateKey = JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]);
+  const stateKey = summaryKey(state);
   // A sidecar that could not be read is never overwritten: this turn's summary lives in memory only.
-  if (stateKey !== before && !readFailed) await saveSummary(file, state);
+  if (stateKey !== before) await saveOpenedSummary(opened, state);
   const entry: CachedSummary = {
     state,
     mtimeMs: stateKey !== before ? await stat(file).then((st) => st.mtimeMs, () => -1) : mtimeMs,

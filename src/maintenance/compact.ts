@@ -5,13 +5,9 @@ import { LedgerError } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { normalizeBudget, type SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
-import { conversationEpoch, summaryPath } from "../summary/summary-epoch.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
-import { extendSummary } from "../summary/extend-summary.js";
-import { reconcileSummary } from "../summary/reconcile.js";
 import { renderSummary } from "../summary/render-summary.js";
-import { saveSummary, tryLoadSummary } from "../summary/sidecar.js";
-import { createSummaryState } from "../summary/summary-state.js";
+import { bringSummaryUpTo, openSummary, saveOpenedSummary } from "../summary/summary-service.js";
 
 /**
  * Share of the budget the window keeps after a forced compaction (`/compact`,
@@ -76,11 +72,13 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
     const reason = input.skipReasonText ? `nothing_reducible: ${input.skipReasonText} beyond the current turn` : "nothing_reducible";
     return { ok: true, compacted: false, reason, result: { tokensBefore } };
   }
-  const epoch = conversationEpoch(messages);
-  const file = summaryPath(rt.sessions.dir(identity.agentId, identity.sessionKey), epoch);
-  let summary = reconcileSummary((await tryLoadSummary(file)) ?? createSummaryState(epoch), messages).state;
-  if (plan.start > summary.coveredCount) summary = extendSummary(summary, messages, plan.start);
   const store = rt.store(identity.agentId);
+  const opened = await openSummary({
+    sessionDir: rt.sessions.dir(identity.agentId, identity.sessionKey),
+    messages,
+    onReadError: (code, message) => rt.logger.error(`summary sidecar problem ${code}: ${message}; compaction leaves it untouched for inspection`),
+  });
+  let summary = await bringSummaryUpTo(opened.state, messages, plan.start, async (h) => (await store.tryRead(h))?.toString("utf8"));
   // Sealed on paper first (the handle is the pack's hash): a compaction that answers not_smaller stores and saves nothing.
   const sealed = await sealCheckpoint(summary, {
     frontierIndex: plan.start,
@@ -100,7 +98,7 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   }
   const stored = await store.stash(sealed.pack, { kind: "checkpoint", format: "json", origin: { agentId: identity.agentId, sessionKey: identity.sessionKey } });
   if (stored.handle !== handle) throw new LedgerError("artifact_corrupt", `Expected the checkpoint pack to store as ${handle}, got ${stored.handle}`);
-  await saveSummary(file, summary);
+  await saveOpenedSummary(opened, summary);
   await rt.sessions.update(identity.agentId, identity.sessionKey, (s) => {
     s.frontier = { start: plan.start, anchor: fingerprintMessage(messages[plan.start]), total: messages.length };
     s.compactions += 1;

@@ -1,0 +1,90 @@
+/**
+ * The one summary pipeline: open the conversation's sidecar, reconcile it with the
+ * transcript (rewinds, branches, host rewrites; restoring from a checkpoint pack
+ * where the record says so), extend it up to a message index with bounded catch-up,
+ * and save it. Assembly and compaction both go through here, so a summary is
+ * brought up to date the same way whoever asks.
+ */
+import { fingerprintMessage } from "../host/messages.js";
+import { restoreFromCheckpointPack } from "./checkpoint.js";
+import { extendSummary } from "./extend-summary.js";
+import { reconcileSummary } from "./reconcile.js";
+import { loadSummary, saveSummary } from "./sidecar.js";
+import { conversationEpoch, summaryPath } from "./summary-epoch.js";
+import { createSummaryState, type SummaryState } from "./summary-state.js";
+
+/** Most dropped messages summarised in one call; older ones are counted, not read (bounded work per turn). */
+export const MAX_SUMMARY_CATCH_UP = 2_000;
+
+/** One conversation's sidecar, as opened. */
+export interface OpenedSummary {
+  /** The sidecar file of this conversation epoch. */
+  file: string;
+  epoch: string;
+  /** The record read, or a fresh one. */
+  state: SummaryState;
+  /** The sidecar exists but could not be read: it is kept as is and must not be overwritten. */
+  readFailed: boolean;
+}
+
+/** Options for {@link openSummary}. */
+export interface OpenSummaryOptions {
+  /** The session's state folder. */
+  sessionDir: string;
+  /** The conversation (its first genuine user message names the epoch). */
+  messages: readonly unknown[];
+  /** Called once per failed read with the error's code and message (log it, count it). */
+  onReadError?: (code: string, message: string) => void;
+  /** A record already in memory for this file (a cache), used instead of reading. */
+  cached?: SummaryState;
+}
+
+/** Opens the sidecar of the conversation's epoch. A missing file is a fresh record; an unreadable one is reported and left alone. */
+export async function openSummary(options: OpenSummaryOptions): Promise<OpenedSummary> {
+  const epoch = conversationEpoch(options.messages);
+  const file = summaryPath(options.sessionDir, epoch);
+  if (options.cached) return { file, epoch, state: options.cached, readFailed: false };
+  try {
+    return { file, epoch, state: await loadSummary(file), readFailed: false };
+  } catch (err) {
+    if ((err as { cause?: NodeJS.ErrnoException }).cause?.code === "ENOENT") return { file, epoch, state: createSummaryState(epoch), readFailed: false };
+    const code = typeof (err as { code?: unknown }).code === "string" ? (err as { code: string }).code : "io_failed";
+    options.onReadError?.(code, (err as Error).message);
+    return { file, epoch, state: createSummaryState(epoch), readFailed: true };
+  }
+}
+
+/** Reads a checkpoint pack by handle, or undefined when it cannot be read. */
+export type PackReader = (handle: string) => Promise<string | undefined>;
+
+/**
+ * Reconciles `state` with `messages` (restoring from a checkpoint pack when the
+ * record points at one) and extends it to cover messages before `target`, reading
+ * at most {@link MAX_SUMMARY_CATCH_UP} of them.
+ */
+export async function bringSummaryUpTo(state: SummaryState, messages: readonly unknown[], target: number, readPack: PackReader): Promise<SummaryState> {
+  const reconciled = reconcileSummary(state, messages);
+  let next = reconciled.state;
+  if (reconciled.restoreFrom) {
+    const pack = await readPack(reconciled.restoreFrom.handle).catch(() => undefined);
+    if (pack !== undefined) next = restoreFromCheckpointPack(pack, reconciled.restoreFrom);
+  }
+  const upTo = Math.min(target, messages.length);
+  if (upTo <= next.coveredCount) return next;
+  if (upTo - next.coveredCount > MAX_SUMMARY_CATCH_UP) {
+    next = { ...next, coveredCount: upTo - MAX_SUMMARY_CATCH_UP, coveredFingerprint: fingerprintMessage(messages[upTo - MAX_SUMMARY_CATCH_UP - 1]) };
+  }
+  return extendSummary(next, messages, upTo);
+}
+
+/** Saves the record unless its sidecar could not be read (an unreadable file is kept for inspection). */
+export async function saveOpenedSummary(opened: OpenedSummary, state: SummaryState): Promise<boolean> {
+  if (opened.readFailed) return false;
+  await saveSummary(opened.file, state);
+  return true;
+}
+
+/** A stable key of what a record covers (to tell whether it changed). */
+export function summaryKey(state: SummaryState): string {
+  return JSON.stringify([state.coveredCount, state.coveredFingerprint, state.checkpoints.length]);
+}
