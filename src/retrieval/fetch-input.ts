@@ -30,6 +30,8 @@ const RANGE = /^\s*(\d+)\s*(?:(?:-|–|\.\.|:|to)\s*(\d+)\s*)?$/;
 /** The selector of a fetch call: `lines` ("1200-1210", "1200", 1200) or `selector` (object or its JSON), at most one. */
 export function fetchSelector(params: Record<string, unknown>): Selector {
   const { lines, selector } = params;
+  // The earlier tool shape: a bare `head`/`tail` kind with a line count (`{"selector":"head","lines":4}`).
+  if ((selector === "head" || selector === "tail") && typeof lines === "number") return withForms(() => parseSelector({ kind: selector, lines }));
   if (lines !== undefined && lines !== null && selector !== undefined && selector !== null) {
     throw new LedgerError("input_invalid", `Expected either \`lines\` or \`selector\`, got both. ${ACCEPTED_FETCH_FORMS}`);
   }

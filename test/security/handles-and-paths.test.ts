@@ -1,4 +1,6 @@
 import { promises as fsp } from "node:fs";
+import { isHandle } from "../../src/artifacts/handle.js";
+import { normalizeFetchHandle } from "../../src/retrieval/fetch-input.js";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -80,7 +82,15 @@ describe("malformed handles and path traversal", () => {
       for (const bad of [...MALFORMED_HANDLES, ...NON_STRING_HANDLES]) {
         const res = await tool.execute("call-1", { handle: bad });
         const code = (res.details.error as { code?: string } | undefined)?.code;
-        expect(["handle_invalid", "input_invalid"], `${tool.name} ${JSON.stringify(bad)}`).toContain(code);
+        // Forms models send for a well-formed handle (padded, without the `ledger:` prefix) are read as that handle: it is simply not in this store.
+        const wellFormed = (() => {
+          try {
+            return isHandle(normalizeFetchHandle(bad));
+          } catch {
+            return false;
+          }
+        })();
+        expect(wellFormed ? ["artifact_not_found"] : ["handle_invalid", "input_invalid"], `${tool.name} ${JSON.stringify(bad)}`).toContain(code);
         expect(res.content[0]?.text).not.toContain(SECRET);
       }
       for (const params of [null, undefined, "x", 5, [], { handle: "/etc/passwd", path: "../../x" }]) {

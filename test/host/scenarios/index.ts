@@ -9,6 +9,6 @@ export * as fixHolds424 from "./fix-holds-424.js";
 export * as fixHolds96 from "./fix-holds-96.js";
 export * as longSession from "./long-session.js";
 export * as operator from "./operator.js";
-export * as resetLoopBites from "./reset-loop-bites.js";
 export * as resetLoop from "./reset-loop.js";
+export * as resetLoopBites from "./reset-loop-bites.js";
 export * as smoke from "./smoke.js";
