@@ -97,20 +97,22 @@ function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings): Tr
   const min = settings.maintenance.minEntryChars;
   const tools: TranscriptEntry[] = [];
   const answers: TranscriptEntry[] = [];
-  // The newest turn's answers stay verbatim: it is the reply the user just read (the client's history shows it) and the next turn builds on it.
+  const newest: TranscriptEntry[] = [];
+  // The newest turn's answers go last: they are the reply the user just read (the client's history shows
+  // it), so they are stubbed only when the raw history is still over target without them (2026.4.24's
+  // precheck sizes the raw transcript, and a 12,000-char answer alone can tip it over).
   let newestUser = -1;
   entries.forEach((e, i) => {
     if (isGenuineUserMessage(e.message)) newestUser = i;
   });
   for (const [i, entry] of entries.entries()) {
     const role = roleOf(entry.message);
-    if (role === "assistant" && i > newestUser) continue;
     const big = blocksOf(entry.message).some((b) => typeof b.text === "string" && b.text.length > min && !b.text.startsWith(LEDGER_MARKER));
     const aggregated = (entry.message.details as Record<string, unknown> | undefined)?.aggregated;
     if (role === "toolResult" && (big || (typeof aggregated === "string" && aggregated.length > min))) tools.push(entry);
-    else if (role === "assistant" && big) answers.push(entry);
+    else if (role === "assistant" && big) (i > newestUser ? newest : answers).push(entry);
   }
-  return [...tools, ...answers];
+  return [...tools, ...answers, ...newest];
 }
 
 async function stubEntry(
