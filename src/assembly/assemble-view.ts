@@ -155,6 +155,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   rememberView(rt, identity, {
     messages: view,
     shape: shapeKept,
+    cost: (i) => costOf(shapeKept(i)),
     budgetTokens: budget.tokens,
     messageBudget,
     tokens: exactTokens,

@@ -62,7 +62,9 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   const plan = planWindow({
     messages,
     budget: Math.max(1, Math.floor(view.messageBudget)),
-    count: (i) => counter.countMessage(view.shape(i)),
+    // The same charge the assembly planned with: where the host's estimator binds, exact counts alone would
+    // reach back past the assembled window and find "nothing to reduce".
+    count: view.cost ?? ((i) => counter.countMessage(view.shape(i))),
     fingerprint: (i) => fingerprintMessage(messages[i]),
     previous: null,
     refillRatio: force ? FORCED_REFILL : 0.75,

@@ -16,6 +16,8 @@ export interface LastView {
   messages: readonly unknown[];
   /** Shaped message `i` (tool outputs offloaded), as the planner counted it. */
   shape: (index: number) => unknown;
+  /** What the planner charged message `i` (exact tokens, or more where the host's own estimator binds). */
+  cost?: (index: number) => number;
   budgetTokens: number;
   messageBudget: number;
   tokens: number;

@@ -97,7 +97,8 @@ export const resetLoopScenario: HostScenario = {
     const legacyActive = legacyTranscript?.activeBytes ?? legacyTranscript?.bytes;
     expect(legacyActive, `legacy's run on ${session.version} recorded no transcript size (it runs first in the line file)`).toBeTypeOf("number");
     console.log(`[reset-loop] ${session.version} raw transcript: context-ledger ${active} bytes, legacy ${String(legacyActive)} bytes`);
-    // A legacy session the host reset is small because the conversation was thrown away: no fair comparison there.
-    if (legacy?.resets === 0) expect(active).toBeLessThan(legacyActive as number);
+    // Fair only against a legacy run that kept its conversation and answered every turn: a reset session, or one
+    // whose turns the host skipped (legacy answers 1 of 6 on 2026.5.28-2026.7.x), is small because no work was kept.
+    if (legacy?.resets === 0 && legacy.answered === RESET_LOOP_TURNS) expect(active).toBeLessThan(legacyActive as number);
   },
 };
