@@ -91,7 +91,9 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
   const installed = async (): Promise<boolean> => (await installedVersion(packageDir)) === version && existsSync(host.entry);
   if (!(await installed()) || existsSync(lockPath)) {
     await fsp.mkdir(CACHE_DIR, { recursive: true });
-    const release = await lockfile.lock(CACHE_DIR, {
+    // proper-lockfile keys its in-process lock table by the locked path: one path per release, or two
+    // concurrent installs share an entry and the first release crashes the other's refresh timer.
+    const release = await lockfile.lock(path.join(CACHE_DIR, `openclaw-${version}`), {
       realpath: false,
       lockfilePath: lockPath,
       // Refreshed every 5 s while held; a loaded machine can delay that by seconds, and a
