@@ -215,6 +215,8 @@ function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastVi
   // 2026.9.x also assembles partial histories inside a turn (tool-loop retries); compact()
   // must plan on the fullest view of the current conversation, not the last partial one.
   if (previous && previous.messages.length > view.messages.length && isSliceOf(view.messages, previous.messages)) return;
+  // The same history planned under a smaller budget (9.x's in-loop call) is not the fuller view either.
+  if (previous && previous.messages.length === view.messages.length && previous.messageBudget > view.messageBudget && isSliceOf(view.messages, previous.messages)) return;
   rt.lastViews.delete(key);
   rt.lastViews.set(key, view);
   if (rt.lastViews.size > MAX_VIEWS) {

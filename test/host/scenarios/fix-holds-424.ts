@@ -25,10 +25,10 @@ const FETCH_MESSAGE = "Fetch lines 40-90 of the first report output again, exact
 const FETCH_LINES = { start: 40, end: 90 };
 
 /** The handle of the largest captured exec output, read from the plugin's own state (content-addressed: the same output, the same handle). */
-function capturedHandle(stateDir: string): string {
+function capturedHandle(stateDir: string, sessionName: string): string {
   const dir = path.join(stateDir, "context-ledger", "agents", "main", "captures");
-  // Records sit per session (captures/v2/<session>/<call>.<handle tail>.json).
-  const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json"));
+  // Records sit per session (captures/v2/<session>/<call>.<handle tail>.json); other scenarios share the gateway.
+  const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json") && path.dirname(f).includes(sessionName));
   const records = files.map((f) => JSON.parse(readFileSync(path.join(dir, f), "utf8")) as { handle: string; chars: number });
   const largest = records.sort((a, b) => b.chars - a.chars || a.handle.localeCompare(b.handle))[0];
   if (!largest) throw new Error(`Expected a captured exec output in ${dir}`);
@@ -54,7 +54,7 @@ export const fixHolds424: HostScenario = {
     const counter = await loadTokenCounter();
     const exec = execTurnScript({ outputChars: W.outputChars, answerChars: W.answerChars, nodePath: NODE_BINARY });
     const fetch = toolTurnScript({
-      call: () => ({ name: "ledger_fetch", args: { handle: capturedHandle(session.env.stateDir), selector: { kind: "range", start: FETCH_LINES.start, end: FETCH_LINES.end } } }),
+      call: () => ({ name: "ledger_fetch", args: { handle: capturedHandle(session.env.stateDir, "fix-holds-424"), selector: { kind: "range", start: FETCH_LINES.start, end: FETCH_LINES.end } } }),
       answer: () => "Here are the lines you asked for.",
     });
     // The fetch is chosen by the user's words, not a turn number.

@@ -11,6 +11,7 @@ import type { MockRequest } from "../mock-model.js";
 import { execTurnScript } from "../mock-scripts.js";
 import { countMessageTokens, loadTokenCounter } from "../token-count.js";
 import { turnMessage } from "../workloads.js";
+import { engineTurnSettled, waitForEvents } from "./settle.js";
 import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
 import { requestOverhead } from "./reset-loop.js";
@@ -44,7 +45,10 @@ export const longSessionScenario: HostScenario = {
     const perTurn: { turn: number; answered: boolean; shown: string; requests: number; ms: number }[] = [];
     for (let n = 1; n <= LONG_SESSION.turns; n++) {
       const before = session.requests().length;
+      const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
       const result = await session.chatSend(turnMessage(n));
+      // The engine's post-turn work (maintain) holds the session on 2026.4.24: the next message waits for it, as a reader would.
+      if (session.engineId !== "legacy") await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
       const requests = session.requests().slice(before);
       const shownAll = await assistantTextsAfter(session, turnMessage(n)).catch(() => [] as string[]);
       const shown = shownAll.find((t) => t.startsWith("Answer ")) ?? shownAll.at(-1) ?? "";
