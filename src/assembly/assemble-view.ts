@@ -17,6 +17,7 @@ import { advanceTally } from "../host/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordDebt, type DebtReading } from "../state/session-state.js";
 import { createClearingShaper } from "./cleared-shaper.js";
+import { conversationEpoch } from "../summary/summary-epoch.js";
 import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
 import { injectSummary } from "./inject-summary.js";
@@ -154,6 +155,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
 
   rememberView(rt, identity, {
     messages: view,
+    sessionId: identity.sessionId,
     shape: shapeKept,
     cost: (i) => costOf(shapeKept(i)),
     budgetTokens: budget.tokens,
@@ -214,20 +216,15 @@ function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastVi
   const previous = rt.lastViews.get(key);
   // 2026.9.x also assembles partial histories inside a turn (tool-loop retries); compact()
   // must plan on the fullest view of the current conversation, not the last partial one.
-  if (previous && previous.messages.length > view.messages.length && isSliceOf(view.messages, previous.messages)) return;
+  // 9.x's in-loop calls may pass a shorter, host-trimmed slice of the same conversation (same epoch): not the fuller view.
+  const sameConversation = previous !== undefined && previous.sessionId === view.sessionId && conversationEpoch(previous.messages) !== "empty";
+  if (previous && sameConversation && previous.messages.length > view.messages.length) return;
   // The same history planned under a smaller budget (9.x's in-loop call) is not the fuller view either.
-  if (previous && previous.messages.length === view.messages.length && previous.messageBudget > view.messageBudget && isSliceOf(view.messages, previous.messages)) return;
+  if (previous && sameConversation && previous.messages.length === view.messages.length && previous.messageBudget > view.messageBudget) return;
   rt.lastViews.delete(key);
   rt.lastViews.set(key, view);
   if (rt.lastViews.size > MAX_VIEWS) {
     const oldest = rt.lastViews.keys().next().value;
     if (oldest !== undefined) rt.lastViews.delete(oldest);
   }
-}
-
-/** True when `part` is empty or its first message occurs in `whole` (a shorter slice of the same history). */
-function isSliceOf(part: readonly unknown[], whole: readonly unknown[]): boolean {
-  if (part.length === 0) return true;
-  const first = fingerprintMessage(part[0]);
-  return whole.some((m) => fingerprintMessage(m) === first);
 }

@@ -14,6 +14,8 @@ import { createSessionCache, type SessionCache } from "./session-cache.js";
 /** The last assembled view of a session, kept in process so compact() can plan from it. */
 export interface LastView {
   messages: readonly unknown[];
+  /** The host's session id when planned (a reset starts a new one). */
+  sessionId?: string;
   /** Shaped message `i` (tool outputs offloaded), as the planner counted it. */
   shape: (index: number) => unknown;
   /** What the planner charged message `i` (exact tokens, or more where the host's own estimator binds). */

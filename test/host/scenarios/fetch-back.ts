@@ -6,6 +6,7 @@
  * (2026.9.x) and directly where it is offered. The 11 lines must come back byte-exact in the
  * tool result the model receives.
  */
+import { engineTurnSettled, waitForEvents } from "./settle.js";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
@@ -133,6 +134,13 @@ export interface FetchBackResult {
 /** Results of the runs so far, by session key (the test prints them). */
 export const fetchBackResults = new Map<string, FetchBackResult>();
 
+/** Sends one message and waits for the engine's post-turn work (2026.4.24 queues a message sent during it). */
+async function sendSettled(session: ScenarioSession, message: string): Promise<void> {
+  const before = (await session.pluginEvents()).length;
+  await session.chatSend(message);
+  await waitForEvents(async () => (await session.pluginEvents()).slice(before), engineTurnSettled, { timeoutMs: 30_000 });
+}
+
 /** The fetch-back scenario. */
 export function fetchBackScenario(options: FetchBackOptions = {}): HostScenario {
   return {
@@ -174,10 +182,10 @@ async function runFetchBack(session: ScenarioSession, options: FetchBackOptions)
   const pairing = session.version === "2026.9.6" ? undefined : approvePendingPairings(session.env);
   let turn3: MockRequest[];
   try {
-    await session.chatSend("Turn 1: print the numbered file with exec.");
-    await session.chatSend("Turn 2: anything notable so far? Answer briefly.");
+    await sendSettled(session, "Turn 1: print the numbered file with exec.");
+    await sendSettled(session, "Turn 2: anything notable so far? Answer briefly.");
     const before = session.requests().length;
-    await session.chatSend("Turn 3: fetch lines 1200-1210 of that output.");
+    await sendSettled(session, "Turn 3: fetch lines 1200-1210 of that output.");
     turn3 = session.requests().slice(before);
   } finally {
     await pairing?.stop();

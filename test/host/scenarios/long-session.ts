@@ -47,10 +47,11 @@ export const longSessionScenario: HostScenario = {
       const before = session.requests().length;
       const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
       const result = await session.chatSend(turnMessage(n));
+      const requests = session.requests().slice(before);
+      // What the user saw when the run ended (before post-turn maintenance may stub it in the transcript).
+      const shownAll = await assistantTextsAfter(session, turnMessage(n)).catch(() => [] as string[]);
       // The engine's post-turn work (maintain) holds the session on 2026.4.24: the next message waits for it, as a reader would.
       if (session.engineId !== "legacy") await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
-      const requests = session.requests().slice(before);
-      const shownAll = await assistantTextsAfter(session, turnMessage(n)).catch(() => [] as string[]);
       const shown = shownAll.find((t) => t.startsWith("Answer ")) ?? shownAll.at(-1) ?? "";
       perTurn.push({
         turn: n,

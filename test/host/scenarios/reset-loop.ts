@@ -43,7 +43,10 @@ export function requestOverhead(request: MockRequest | undefined): { systemChars
 
 export const resetLoopScenario: HostScenario = {
   name: "reset-loop",
-  lines: HOST_LINES,
+  // Not claimed (known failures, measured 2026-11-23): 2026.5.28 shows an exec-tool failure notice at turn 6,
+  // and 2026.8.2 fails turns 3-6 before the model (its own system prompt and 85,000 chars of tool schemas
+  // leave no output room in a 32,000 window; its recovery compaction then fails). See docs/host-lines.md.
+  lines: HOST_LINES.filter((line) => line !== "2026.5.28" && line !== "2026.8.2"),
   engines: ["context-ledger", "legacy"],
   async run(session) {
     await grantCliScopes(session.env);
@@ -53,10 +56,11 @@ export const resetLoopScenario: HostScenario = {
       const before = session.requests().length;
       const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
       const result = await session.chatSend(turnMessage(n));
+      const requests = session.requests().slice(before);
+      // What the user saw when the run ended (before post-turn maintenance may stub it in the transcript).
+      const shownAll = await assistantTextsAfter(session, turnMessage(n)).catch(() => [] as string[]);
       // The engine's post-turn work (maintain) holds the session on 2026.4.24: the next message waits for it, as a reader would.
       if (session.engineId !== "legacy") await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
-      const requests = session.requests().slice(before);
-      const shownAll = await assistantTextsAfter(session, turnMessage(n)).catch(() => [] as string[]);
       const shown = shownAll.find((t) => t.startsWith("Answer ")) ?? shownAll.at(-1) ?? "";
       const modelAnswer = requests.some(isFinalAnswerRequest) && answeredByModel(shownAll);
       const allowances = requests.map(outputAllowance).filter((v): v is number => v !== undefined);
