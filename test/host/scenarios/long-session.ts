@@ -11,11 +11,10 @@ import type { MockRequest } from "../mock-model.js";
 import { execTurnScript } from "../mock-scripts.js";
 import { countMessageTokens, loadTokenCounter } from "../token-count.js";
 import { turnMessage } from "../workloads.js";
-import { engineTurnSettled, waitForEvents } from "./settle.js";
 import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
 import { requestOverhead } from "./reset-loop.js";
-import { answeredByModel, assistantTextsAfter, isFinalAnswerRequest, outputAllowance, recordFigures, transcriptSize } from "./turn-figures.js";
+import { outputAllowance, recordFigures, sendTurnAsSeen, transcriptSize } from "./turn-figures.js";
 
 /** Turns and per-turn tool output of the long session. */
 export const LONG_SESSION = { turns: 20, outputChars: 40_000, answerChars: 2_000 } as const;
@@ -44,18 +43,10 @@ export const longSessionScenario: HostScenario = {
     const counter = await loadTokenCounter();
     const perTurn: { turn: number; answered: boolean; shown: string; requests: number; ms: number }[] = [];
     for (let n = 1; n <= LONG_SESSION.turns; n++) {
-      const before = session.requests().length;
-      const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
-      const result = await session.chatSend(turnMessage(n));
-      const requests = session.requests().slice(before);
-      // What the user saw when the run ended (before post-turn maintenance may stub it in the transcript).
-      const shownAll = await assistantTextsAfter(session, turnMessage(n)).catch(() => [] as string[]);
-      // The engine's post-turn work (maintain) holds the session on 2026.4.24: the next message waits for it, as a reader would.
-      if (session.engineId !== "legacy") await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
-      const shown = shownAll.find((t) => t.startsWith("Answer ")) ?? shownAll.at(-1) ?? "";
+      const { result, requests, shown, answered } = await sendTurnAsSeen(session, turnMessage(n));
       perTurn.push({
         turn: n,
-        answered: requests.some(isFinalAnswerRequest) && answeredByModel(shownAll),
+        answered,
         shown: shown.slice(0, 80),
         requests: requests.length,
         ms: result.ms,

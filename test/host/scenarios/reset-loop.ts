@@ -11,10 +11,9 @@ import type { MockRequest } from "../mock-model.js";
 import { countHostLogSignals, readHostLog } from "../logs.js";
 import { execTurnScript } from "../mock-scripts.js";
 import { RESET_LOOP_WORKLOAD, turnMessage } from "../workloads.js";
-import { engineTurnSettled, waitForEvents } from "./settle.js";
 import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
-import { answeredByModel, assistantTextsAfter, isFinalAnswerRequest, outputAllowance, readFigures, recordFigures, transcriptSize } from "./turn-figures.js";
+import { outputAllowance, readFigures, recordFigures, sendTurnAsSeen, transcriptSize } from "./turn-figures.js";
 
 /** Turns of the workload (issue 15's measurement). */
 export const RESET_LOOP_TURNS = 6;
@@ -53,16 +52,7 @@ export const resetLoopScenario: HostScenario = {
     session.setScript(execTurnScript({ outputChars: RESET_LOOP_WORKLOAD.outputChars, answerChars: RESET_LOOP_WORKLOAD.answerChars }));
     const turns: ResetLoopTurn[] = [];
     for (let n = 1; n <= RESET_LOOP_TURNS; n++) {
-      const before = session.requests().length;
-      const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
-      const result = await session.chatSend(turnMessage(n));
-      const requests = session.requests().slice(before);
-      // What the user saw when the run ended (before post-turn maintenance may stub it in the transcript).
-      const shownAll = await assistantTextsAfter(session, turnMessage(n)).catch(() => [] as string[]);
-      // The engine's post-turn work (maintain) holds the session on 2026.4.24: the next message waits for it, as a reader would.
-      if (session.engineId !== "legacy") await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
-      const shown = shownAll.find((t) => t.startsWith("Answer ")) ?? shownAll.at(-1) ?? "";
-      const modelAnswer = requests.some(isFinalAnswerRequest) && answeredByModel(shownAll);
+      const { result, requests, shown, answered: modelAnswer } = await sendTurnAsSeen(session, turnMessage(n));
       const allowances = requests.map(outputAllowance).filter((v): v is number => v !== undefined);
       turns.push({
         turn: n,

@@ -6,9 +6,11 @@
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
+import type { ChatTurn } from "../gateway.js";
 import type { MockRequest } from "../mock-model.js";
 import { isInternalContextMessage } from "../mock-wire.js";
 import type { ScenarioSession } from "./scenario.js";
+import { engineTurnSettled, waitForEvents } from "./settle.js";
 
 /** Host notices that stand in for a model answer when the host gives up on a turn. */
 export const HOST_NOTICE_PATTERNS: readonly RegExp[] = [
@@ -234,4 +236,31 @@ export async function readFigures(name: string, version: string, engineId: strin
   } catch {
     return undefined;
   }
+}
+
+/** One user turn as the user saw it. */
+export interface SeenTurn {
+  result: ChatTurn;
+  /** The model requests of the turn. */
+  requests: MockRequest[];
+  /** The first shown text that is the model's answer, else the last shown text. */
+  shown: string;
+  /** The model produced the final answer and the client showed it (no host notice). */
+  answered: boolean;
+}
+
+/**
+ * Sends turn `n`'s message, reads what the client shows when the run ends (before
+ * post-turn maintenance may stub it in the transcript), then waits for the engine's
+ * post-turn work: 2026.4.24 queues a message sent during it, and a reader waits too.
+ */
+export async function sendTurnAsSeen(session: ScenarioSession, message: string): Promise<SeenTurn> {
+  const before = session.requests().length;
+  const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
+  const result = await session.chatSend(message);
+  const requests = session.requests().slice(before);
+  const shownAll = await assistantTextsAfter(session, message).catch(() => [] as string[]);
+  if (session.engineId !== "legacy") await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
+  const shown = shownAll.find((t) => t.startsWith("Answer ")) ?? shownAll.at(-1) ?? "";
+  return { result, requests, shown, answered: requests.some(isFinalAnswerRequest) && answeredByModel(shownAll) };
 }
