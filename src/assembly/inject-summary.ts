@@ -8,8 +8,8 @@ import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { renderSummaryReport } from "../summary/render-summary.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { countProblem } from "../state/session-state.js";
-import { conversationEpoch, summaryPath } from "../summary/summary-epoch.js";
-import { bringSummaryUpTo, openSummary, saveOpenedSummary, summaryKey } from "../summary/summary-service.js";
+import { summaryPath } from "../summary/summary-epoch.js";
+import { bringSummaryUpTo, continuedEpoch, openSummary, saveOpenedSummary, summaryKey } from "../summary/summary-service.js";
 import type { SummaryState } from "../summary/summary-state.js";
 
 interface CachedSummary {
@@ -57,12 +57,14 @@ export async function injectSummary(
   const { messages, plan } = input;
   const cache = cacheOf(rt);
   const sessionDir = rt.sessions.dir(identity.agentId, identity.sessionKey);
-  const file = summaryPath(sessionDir, conversationEpoch(messages));
+  const epoch = await continuedEpoch(sessionDir, messages);
+  const file = summaryPath(sessionDir, epoch);
   const mtimeMs = await stat(file).then((st) => st.mtimeMs, () => -1);
   const cached = cache.get(file);
   const opened = await openSummary({
     sessionDir,
     messages,
+    epoch,
     ...(cached && cached.mtimeMs === mtimeMs ? { cached: cached.state } : {}),
     onReadError: (code, message) => {
       if (reportedSidecars.has(file)) return;

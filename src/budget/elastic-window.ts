@@ -7,7 +7,7 @@ import type { AgentSettings } from "../config/schema.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { clearBoundary, toolMatcher } from "./clear-tool-results.js";
 import { planWindow, type WindowPlan } from "./planner.js";
-import { pickAnchor, replanTarget, type WindowAnchor } from "./window-anchors.js";
+import { frontShift, pickAnchor, replanTarget, shiftAnchor, type WindowAnchor } from "./window-anchors.js";
 
 /** Inputs of {@link planElasticWindow}. */
 export interface ElasticWindowInput {
@@ -44,8 +44,7 @@ export interface WindowState {
 /** Plans the window of one assemble call (see the module comment). */
 export function planElasticWindow(state: WindowState, settings: AgentSettings, input: ElasticWindowInput): ElasticWindow {
   const { messages, messageBudget, newestUser } = input;
-  const anchors = anchorsOf(state, messageBudget, messages.length);
-  const previous = pickAnchor(anchors, messageBudget, messages.length);
+  const { anchors, previous } = locateAnchor(anchorsOf(state, messageBudget), messageBudget, messages);
   const floor = Math.min(messageBudget, Math.ceil(settings.budget.lowWaterRatio * input.hostBudget));
   const growth = previous?.growth ?? anchors.reduce((m, a) => Math.max(m, a.growth), 0);
   const target = replanTarget({
@@ -81,9 +80,31 @@ export function planElasticWindow(state: WindowState, settings: AgentSettings, i
  * else (compaction, or a state written before budget classes): it becomes the
  * only anchor, adopted by this call's class.
  */
-function anchorsOf(state: WindowState, messageBudget: number, total: number): WindowAnchor[] {
-  const windows = (state.windows ?? []).filter((a) => a.total <= total);
+function anchorsOf(state: WindowState, messageBudget: number): WindowAnchor[] {
+  const windows = state.windows ?? [];
   const f = state.frontier;
-  if (!f || f.total > total || windows.some((a) => a.start === f.start && a.anchor === f.anchor)) return windows;
+  if (!f || windows.some((a) => a.start === f.start && a.anchor === f.anchor)) return [...windows];
   return [{ start: f.start, anchor: f.anchor, budget: messageBudget, total: f.total, tokens: 0, clearBefore: -1, growth: windows.reduce((m, a) => Math.max(m, a.growth), 0), used: 0, pinned: true }];
+}
+
+/**
+ * Picks this call's anchor where its first message sits now. A host that dropped
+ * older messages from the front (2026.9.6 passes a tail of long transcripts) moved
+ * every index down by as many; only the picked anchor is moved, so a call that sees
+ * a shorter list (9.6 hands the first call's view to the next two) leaves the
+ * other classes' anchors as they were. An anchor whose message is gone stays as
+ * it was: the planner re-plans it and keeps its growth.
+ */
+function locateAnchor(stored: WindowAnchor[], messageBudget: number, messages: readonly unknown[]): { anchors: WindowAnchor[]; previous: WindowAnchor | undefined } {
+  const total = messages.length;
+  const fingerprints = new Map<number, string>();
+  const fingerprint = (i: number): string => {
+    let f = fingerprints.get(i);
+    if (f === undefined) fingerprints.set(i, (f = fingerprintMessage(messages[i])));
+    return f;
+  };
+  const located = stored.map((a) => shiftAnchor(a, frontShift(a.start, a.anchor, total, fingerprint) ?? 0));
+  const previous = pickAnchor(located, messageBudget, total);
+  const i = previous ? located.indexOf(previous) : -1;
+  return { anchors: stored.map((a, j) => (j === i ? located[j]! : a)), previous };
 }

@@ -45,6 +45,35 @@ export function pickAnchor(anchors: readonly WindowAnchor[], budget: number, tot
   return best;
 }
 
+/**
+ * Finds where a remembered window's first message sits now. Some hosts pass only
+ * a tail of a long transcript (2026.9.6 drops whole turns from the front once the
+ * session is large), so every index moves down by the number dropped while the
+ * messages themselves stay. Searches down from the remembered index for the
+ * anchor's fingerprint and answers the shift (0: unchanged), or undefined when
+ * the message is gone (rewrite, rewind, reset: the caller re-plans).
+ * Linear in `start` at worst; one fingerprint when nothing moved.
+ */
+export function frontShift(start: number, anchor: string, total: number, fingerprint: (index: number) => string): number | undefined {
+  for (let i = Math.min(start, total - 1); i >= 0; i--) if (fingerprint(i) === anchor) return start - i;
+  return undefined;
+}
+
+/**
+ * The anchor moved down by `shift` messages (see {@link frontShift}): every index it
+ * holds, and the transcript length it was used at, move with it.
+ */
+export function shiftAnchor(a: WindowAnchor, shift: number): WindowAnchor {
+  if (shift === 0) return a;
+  return {
+    ...a,
+    start: a.start - shift,
+    ...(a.resume !== undefined ? { resume: a.resume - shift } : {}),
+    total: a.total - shift,
+    clearBefore: a.clearBefore < 0 ? a.clearBefore : Math.max(-1, a.clearBefore - shift),
+  };
+}
+
 /** Inputs of {@link replanTarget}. */
 export interface ReplanTargetOptions {
   /** Message budget of this call. */

@@ -106,3 +106,18 @@ describe("reconcileSummary", () => {
     expect(() => restoreFromCheckpointPack(buildCheckpointPack(s, { frontierIndex: 0, frontierFingerprint: null }), r.restoreFrom!)).toThrow(/Expected checkpoint/);
   });
 });
+
+describe("a host that passes a tail of the transcript", () => {
+  it("moves the record down when older messages were dropped from the front, losing nothing it covered", () => {
+    const messages = conversation(6);
+    const s = extendSummary(createSummaryState("e"), messages, 16);
+    const tail = messages.slice(8);
+    const r = reconcileSummary(s, tail);
+    expect(r).toMatchObject({ rolledBack: false, reason: "front_dropped" });
+    expect(r.state.coveredCount).toBe(8);
+    expect(r.state.coveredFingerprint).toBe(s.coveredFingerprint);
+    expect(r.state.entries.map((e) => e.user)).toEqual(s.entries.map((e) => e.user));
+    // Extending from there reads the tail's next turn, as it would have read the full transcript's.
+    expect(extendSummary(r.state, tail, 12).entries.at(-1)?.user).toBe(extendSummary(s, messages, 20).entries.at(-1)?.user);
+  });
+});

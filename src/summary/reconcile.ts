@@ -1,7 +1,7 @@
 import { createSummaryState, messageFingerprint, type CheckpointRef, type SummaryState } from "./summary-state.js";
 
 /** Why {@link reconcileSummary} answered as it did. */
-export type ReconcileReason = "consistent" | "transcript_shorter" | "transcript_diverged";
+export type ReconcileReason = "consistent" | "front_dropped" | "transcript_shorter" | "transcript_diverged";
 
 /** Answer of {@link reconcileSummary}. */
 export interface ReconcileResult {
@@ -35,6 +35,8 @@ export function reconcileSummary(state: SummaryState, messages: readonly unknown
   const matches = (count: number, fingerprint: string | null): boolean =>
     count === 0 || (count <= n && fingerprint !== null && messageFingerprint(messages[count - 1]) === fingerprint);
   if (matches(state.coveredCount, state.coveredFingerprint)) return { state, rolledBack: false, reason: "consistent" };
+  const shift = frontDropped(state, messages);
+  if (shift > 0) return { state: shiftSummary(state, shift), rolledBack: false, reason: "front_dropped" };
   const reason: ReconcileReason = n < state.coveredCount ? "transcript_shorter" : "transcript_diverged";
 
   for (let k = state.entries.length - 1; k >= 0; k--) {
@@ -55,6 +57,32 @@ export function reconcileSummary(state: SummaryState, messages: readonly unknown
     }
   }
   return { state: empty, rolledBack: true, reason };
+}
+
+/**
+ * How many messages the host dropped from the front, when the covered frontier
+ * message still exists lower down (2026.9.6 passes only a tail of a long
+ * transcript): everything covered is still true, only its indices moved. 0 when
+ * the frontier message is not found below its index.
+ */
+function frontDropped(state: SummaryState, messages: readonly unknown[]): number {
+  if (!state.coveredFingerprint) return 0;
+  for (let i = Math.min(state.coveredCount - 2, messages.length - 1); i >= 0; i--) {
+    if (messageFingerprint(messages[i]) === state.coveredFingerprint) return state.coveredCount - 1 - i;
+  }
+  return 0;
+}
+
+/** The record with every index moved down by `shift` (points before the transcript's start clamp to 0 and can no longer be rolled back to). */
+function shiftSummary(state: SummaryState, shift: number): SummaryState {
+  const down = (n: number): number => Math.max(0, n - shift);
+  return {
+    ...state,
+    coveredCount: state.coveredCount - shift,
+    digest: { ...state.digest, to: down(state.digest.to) },
+    entries: state.entries.map((e) => ({ ...e, from: down(e.from), to: down(e.to) })),
+    checkpoints: state.checkpoints.map((cp) => ({ ...cp, coveredCount: down(cp.coveredCount) })),
+  };
 }
 
 function rollTo(state: SummaryState, count: number, fingerprint: string | null, keepEntries: number): SummaryState {

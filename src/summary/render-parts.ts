@@ -17,7 +17,7 @@ const TOOLS_PER_LINE = 6;
 
 /** One detailed line for turn `turn` (1-based). Parts that would push it past {@link ENTRY_LINE_CHARS} are left out. */
 export function renderEntryLine(e: SummaryEntry, turn: number, redact: RedactFn): string {
-  const head = `Turn ${turn} (msgs ${e.from}-${Math.max(e.from, e.to - 1)}):`;
+  const head = `Turn ${turn}:`;
   const toolHandles = new Set(e.tools.flatMap((t) => (t.handle ? [t.handle] : [])));
   const parts: string[] = [];
   if (e.user) parts.push(`User: "${redact(e.user)}"`);

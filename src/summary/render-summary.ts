@@ -68,11 +68,11 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
   const handle = options.checkpointHandle ?? state.checkpoints.at(-1)?.handle;
   const entries = state.entries;
   const totalTurns = state.digest.turns + entries.length;
-  const lastMsg = Math.max(0, state.coveredCount - 1);
   const intro =
     totalTurns === 0
       ? "No earlier turns recorded."
-      : `Earlier conversation: turns 1-${totalTurns} (messages 0-${lastMsg}), no longer shown in full. Oldest first.`;
+      : // No message indices: a host that passes a tail of the transcript moves them every turn, and the block would change (a prompt-cache miss) while saying the same.
+        `Earlier conversation: turns 1-${totalTurns}, no longer shown in full. Oldest first.`;
   const recordLine = handle
     ? `Full record of condensed turns: checkpoint ${handle}. Read it with ledger_fetch (that handle; e.g. a grep for a file or error, or json path $.summary.entries).`
     : "Full record of condensed turns: the session summary record (no checkpoint sealed yet).";

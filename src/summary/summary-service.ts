@@ -9,7 +9,9 @@ import { fingerprintMessage } from "../host/messages.js";
 import { restoreFromCheckpointPack } from "./checkpoint.js";
 import { extendSummary } from "./extend-summary.js";
 import { reconcileSummary } from "./reconcile.js";
-import { loadSummary, saveSummary } from "./sidecar.js";
+import { readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { loadSummary, saveSummary, tryLoadSummary } from "./sidecar.js";
 import { conversationEpoch, summaryPath } from "./summary-epoch.js";
 import { createSummaryState, type SummaryState } from "./summary-state.js";
 
@@ -37,11 +39,13 @@ export interface OpenSummaryOptions {
   onReadError?: (code: string, message: string) => void;
   /** A record already in memory for this file (a cache), used instead of reading. */
   cached?: SummaryState;
+  /** The epoch when the caller resolved it already (see {@link continuedEpoch}). */
+  epoch?: string;
 }
 
 /** Opens the sidecar of the conversation's epoch. A missing file is a fresh record; an unreadable one is reported and left alone. */
 export async function openSummary(options: OpenSummaryOptions): Promise<OpenedSummary> {
-  const epoch = conversationEpoch(options.messages);
+  const epoch = options.epoch ?? (await continuedEpoch(options.sessionDir, options.messages));
   const file = summaryPath(options.sessionDir, epoch);
   if (options.cached) return { file, epoch, state: options.cached, readFailed: false };
   try {
@@ -52,6 +56,37 @@ export async function openSummary(options: OpenSummaryOptions): Promise<OpenedSu
     options.onReadError?.(code, (err as Error).message);
     return { file, epoch, state: createSummaryState(epoch), readFailed: true };
   }
+}
+
+/**
+ * The epoch whose sidecar this transcript continues: normally its first genuine
+ * user message (see `conversationEpoch`). A host that passes only a tail of a long
+ * transcript (2026.9.6 drops whole turns from the front) shows a different first
+ * message every turn while the conversation goes on; then the newest sidecar whose
+ * covered frontier message the transcript still shows is the same conversation.
+ * A reset shows none of it and starts a new epoch.
+ */
+export async function continuedEpoch(sessionDir: string, messages: readonly unknown[]): Promise<string> {
+  const epoch = conversationEpoch(messages);
+  const exists = (file: string) => stat(file).then(() => true, () => false);
+  if (epoch === "empty" || (await exists(summaryPath(sessionDir, epoch)))) return epoch;
+  const newest = await newestSidecar(sessionDir);
+  // An unreadable sidecar continues nothing: the candidate epoch starts afresh, and its own open reports problems.
+  const record = newest ? await tryLoadSummary(newest) : undefined;
+  if (!record?.coveredFingerprint || record.epoch === epoch) return epoch;
+  return messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) ? record.epoch : epoch;
+}
+
+async function newestSidecar(sessionDir: string): Promise<string | undefined> {
+  const names = await readdir(sessionDir).catch(() => [] as string[]);
+  let best: { file: string; mtimeMs: number } | undefined;
+  for (const name of names) {
+    if (!/^summary-[0-9a-z]+\.json$/.test(name)) continue;
+    const file = path.join(sessionDir, name);
+    const mtimeMs = await stat(file).then((st) => st.mtimeMs, () => -1);
+    if (!best || mtimeMs > best.mtimeMs) best = { file, mtimeMs };
+  }
+  return best?.file;
 }
 
 /** Reads a checkpoint pack by handle, or undefined when it cannot be read. */

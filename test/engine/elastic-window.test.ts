@@ -90,3 +90,49 @@ describe("elastic, cache-aware windows", () => {
     expect(c.stable).toBeGreaterThanOrEqual(c.compared - 1);
   });
 });
+
+describe("a host that passes a tail of the transcript (2026.9.6)", () => {
+  let t: Awaited<ReturnType<typeof createTestEngine>> | undefined;
+  afterEach(async () => t?.cleanup());
+
+  /**
+   * 9.6's shape, as recorded in a real gateway: once the transcript is long the host
+   * passes only its newest turns (dropping whole turns from the front), assembles three
+   * times per request, and hands the first call's view to the next two.
+   */
+  async function replayTail(turns: number, keepTurns: number) {
+    t = await createTestEngine();
+    const session = { sessionId: "s", sessionKey: "agent:main:tail" };
+    const all = history(turns, 6_000);
+    const perTurn = 6;
+    const mains: { messages: unknown[]; system: string }[] = [];
+    for (let n = 1; n <= turns; n++) {
+      const upTo = n * perTurn - perTurn + 1; // the new user message, before the turn's tool calls
+      const messages = all.slice(Math.max(0, upTo - keepTurns * perTurn - 1), upTo);
+      const first = await t.engine.assemble({ ...session, messages, tokenBudget: 17_210 });
+      const second = await t.engine.assemble({ ...session, messages: first.messages, tokenBudget: 31_943 });
+      await t.engine.assemble({ ...session, messages: second.messages, tokenBudget: 21_861 });
+      mains.push({ messages: first.messages, system: first.systemPromptAddition ?? "" });
+    }
+    return mains;
+  }
+
+  it("keeps the window and the summary block append-stable while the host slides its tail", async () => {
+    const mains = await replayTail(60, 30);
+    // Pure extension including the summary block (the system prompt addition).
+    let stable = 0;
+    for (let i = 1; i < mains.length; i++) {
+      const prev = mains[i - 1]!;
+      const next = mains[i]!;
+      const extends_ = prev.system === next.system && prev.messages.every((m, k) => JSON.stringify(m) === JSON.stringify(next.messages[k]));
+      if (extends_) stable++;
+    }
+    const share = stable / (mains.length - 1);
+    console.info(`[tail] ${stable}/${mains.length - 1} main calls extend the previous one (summary included)`);
+    expect(share).toBeGreaterThanOrEqual(0.75);
+    // The summary is there once history left the window, and never names message indices (they move with the host's tail).
+    const withSummary = mains.filter((m) => m.system.length > 0);
+    expect(withSummary.length).toBeGreaterThan(0);
+    for (const m of withSummary) expect(m.system).not.toMatch(/msgs \d|messages \d/);
+  });
+});
