@@ -9,6 +9,7 @@
 import { expect } from "vitest";
 import type { MockRequest } from "../mock-model.js";
 import { execTurnScript } from "../mock-scripts.js";
+import { isInternalContextMessage } from "../mock-wire.js";
 import { countMessageTokens, loadTokenCounter } from "../token-count.js";
 import { turnMessage } from "../workloads.js";
 import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
@@ -31,6 +32,30 @@ export function hostTransportEstimate(request: MockRequest): number {
 function isPureExtension(previous: unknown[], next: unknown[]): boolean {
   if (next.length < previous.length) return false;
   return previous.every((m, i) => JSON.stringify(m) === JSON.stringify(next[i]));
+}
+
+/** A request's messages without the host's own per-request trailer (9.6 appends an internal-context user message last, and moves it on the next request). */
+function withoutHostTrailer(messages: unknown[]): unknown[] {
+  return messages.length > 0 && isInternalContextMessage(messages.at(-1)) ? messages.slice(0, -1) : messages;
+}
+
+/**
+ * The main requests' figures (each turn's first request, the one the engine's view
+ * shaped; later ones are the host appending the turn's tool calls): how many are a pure
+ * extension of the previous turn's (system prompt, with the summary block, included;
+ * the host's trailer left out), and the share of the prompt room (window − maxTokens)
+ * each fills by the host's own estimate once history no longer fits.
+ */
+export function mainRequestFigures(requests: readonly MockRequest[], firstUserText: string) {
+  const mains = requests.filter((r) => r.indexInTurn === 0);
+  const room = SCENARIO_MODEL.contextWindow - SCENARIO_MODEL.maxTokens;
+  let extending = 0;
+  for (let i = 1; i < mains.length; i++) if (isPureExtension(withoutHostTrailer(mains[i - 1]!.messages), withoutHostTrailer(mains[i]!.messages))) extending++;
+  // History exceeds what the engine keeps once the conversation's first user message left the prompt.
+  // (The system prompt is left out: the summary block quotes that message.)
+  const trimmed = mains.filter((r) => !JSON.stringify(r.messages.filter((m) => (m as { role?: unknown }).role !== "system")).includes(firstUserText));
+  const fills = trimmed.map((r) => Math.round((hostTransportEstimate(r) / room) * 1000) / 1000);
+  return { compared: Math.max(0, mains.length - 1), extending, share: mains.length > 1 ? Math.round((extending / (mains.length - 1)) * 1000) / 1000 : 1, trimmedRequests: trimmed.length, worstFill: fills.length ? Math.min(...fills) : null, fills };
 }
 
 export const longSessionScenario: HostScenario = {
@@ -77,6 +102,7 @@ export const longSessionScenario: HostScenario = {
         turnStartsExtendingPreviousTurn: firstOfTurn.filter((r) => r.extendsPrevious === true).length,
         turnStarts: firstOfTurn.length,
       },
+      mainRequests: mainRequestFigures(all, turnMessage(1)),
       transcript: await transcriptSize(session),
       requestOverhead: requestOverhead(all[0]),
       wallMs: perTurn.reduce((s, t) => s + t.ms, 0),
@@ -87,5 +113,9 @@ export const longSessionScenario: HostScenario = {
     if (session.engineId !== "context-ledger") return;
     expect(perTurn.map((t) => (t.answered ? "model" : `notice: ${t.shown}`))).toEqual(perTurn.map(() => "model"));
     expect(figures.requestsBelowMaxTokens).toBe(0);
+    // Issue 17's real-host figures (measured 15/19 extending, worst fill 0.71 at 32k; the goal of 90% is not met, see docs/benchmarks.md).
+    expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
+    expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
+    expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.7);
   },
 };
