@@ -59,16 +59,22 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   }
   const counter = rt.counter(settings);
   const messages = view.messages;
-  const plan = planWindow({
-    messages,
-    budget: Math.max(1, Math.floor(view.messageBudget)),
-    // The same charge the assembly planned with: where the host's estimator binds, exact counts alone would
-    // reach back past the assembled window and find "nothing to reduce".
-    count: view.cost ?? ((i) => counter.countMessage(view.shape(i))),
-    fingerprint: (i) => fingerprintMessage(messages[i]),
-    previous: null,
-    refillRatio: force ? FORCED_REFILL : 0.75,
-  });
+  const messageBudget = Math.max(1, Math.floor(view.messageBudget));
+  // The same charge the assembly planned with: where the host's estimator binds, exact counts alone would
+  // reach back past the assembled window and find "nothing to reduce".
+  const cost = view.cost ?? ((i: number) => counter.countMessage(view.shape(i)));
+  const planTo = (target: number, budget = messageBudget) =>
+    planWindow({ messages, budget, count: cost, fingerprint: (i) => fingerprintMessage(messages[i]), previous: null, target });
+  let plan = planTo(force ? FORCED_REFILL * messageBudget : 0.75 * messageBudget);
+  // A forced compaction reduces whenever the window holds anything before the newest user turn: a window
+  // already under the refill share (2026.9.6 plans under its smallest budget class) keeps only that turn.
+  // Not on lines that read "nothing to compact" as "run the model" (5.28-7.x): there the turn goes on as is.
+  if (force && !input.skipReasonText && plan.start <= view.start && plan.newestUser > view.start) {
+    let newestTurn = 0;
+    for (let i = plan.newestUser; i < messages.length; i++) newestTurn += cost(i);
+    // A budget of exactly the newest turn: the walk cannot take one unit more.
+    if (newestTurn <= messageBudget) plan = planTo(newestTurn, newestTurn);
+  }
   if (plan.start <= view.start || plan.kept.length === 0) {
     // Literally true: the view holds only what the turn needs; the raw transcript is paid down by maintain().
     const reason = input.skipReasonText ? `nothing_reducible: ${input.skipReasonText} beyond the current turn` : "nothing_reducible";

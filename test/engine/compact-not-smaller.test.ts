@@ -39,3 +39,21 @@ describe("compact() that answers not_smaller", () => {
     await t.cleanup();
   });
 });
+
+describe("a forced compact() of a window already under the refill share", () => {
+  it("keeps only the newest turn, and the next view carries the summary (2026.9.6's manual sessions.compact)", async () => {
+    const t = await createTestEngine();
+    const s = { sessionId: "s-small", sessionKey: "agent:main:small-window" };
+    const messages: unknown[] = [];
+    for (let i = 0; i < 5; i++) messages.push(user(`Question ${i}: what does shard ${i} report? ${"detail ".repeat(700)}`), assistant(`Shard ${i} reports ${"fine ".repeat(700)}`));
+    // A small budget plans a window of the newest turns; the host then compacts with its largest budget.
+    const view = await t.engine.assemble({ ...s, messages, tokenBudget: 5_000 });
+    expect(view.messages.length).toBe(4);
+    const r = (await t.engine.compact({ ...s, force: true, tokenBudget: 30_000 })) as { compacted: boolean; reason?: string };
+    expect(r).toMatchObject({ compacted: true });
+    const next = await t.engine.assemble({ ...s, messages: [...messages, user("Question 5: and now?")], tokenBudget: 5_000 });
+    expect(next.systemPromptAddition).toContain("[context-ledger summary]");
+    expect(next.messages.length).toBeLessThan(view.messages.length + 1);
+    await t.cleanup();
+  });
+});

@@ -48,21 +48,14 @@ export const fixHolds96: HostScenario = {
     expect(debts.every((d) => d.debt === d.raw - d.budget && d.assembled <= d.budget)).toBe(true);
 
     // Issue 6: a manual sessions.compact mid-session compacts, and the next turn starts with the summary.
-    // KNOWN FAILURE (2026-11-23, after planning in the host's currency): on 2026.9.6 compact() answers
-    // nothing_reducible while the assembled window still holds older turns. Opt-in until fixed, listed in the
-    // README: CONTEXT_LEDGER_KNOWN_FAILURES=1 runs it (and fails).
-    if (process.env.CONTEXT_LEDGER_KNOWN_FAILURES === "1") {
-      const compactsBefore = events.filter((e) => e.op === "compact").length;
-      const result = await session.call("sessions.compact", { key: session.sessionKey }, 300_000);
-      expect((result as { compacted?: boolean }).compacted, JSON.stringify(result)).toBe(true);
-      const after = await runScenarioTurns(session, { turns: 1, message: () => turnMessage(TURNS + 1) });
-      const compacts = (await session.pluginEvents()).filter((e) => e.op === "compact").slice(compactsBefore);
-      expect(compacts.some((e) => e.compacted === true)).toBe(true);
-      expect(JSON.stringify(after[0]?.requests[0]?.body ?? {})).toContain("[context-ledger summary]");
-      expect(after[0]?.status).toBe("ok");
-    } else {
-      console.log("[fix-96] KNOWN FAILURE not run: manual sessions.compact on 2026.9.6 (CONTEXT_LEDGER_KNOWN_FAILURES=1 runs it)");
-    }
+    const compactsBefore = events.filter((e) => e.op === "compact").length;
+    const result = await session.call("sessions.compact", { key: session.sessionKey }, 300_000);
+    expect((result as { compacted?: boolean }).compacted, JSON.stringify(result)).toBe(true);
+    const after = await runScenarioTurns(session, { turns: 1, message: () => turnMessage(TURNS + 1) });
+    const compacts = (await session.pluginEvents()).filter((e) => e.op === "compact").slice(compactsBefore);
+    expect(compacts.some((e) => e.compacted === true)).toBe(true);
+    expect(JSON.stringify(after[0]?.requests[0]?.body ?? {})).toContain("[context-ledger summary]");
+    expect(after[0]?.status).toBe("ok");
 
     // Issue 6: after a reset nothing from the earlier conversation reaches the model.
     await session.call("sessions.reset", { key: session.sessionKey });
