@@ -16,6 +16,7 @@ import { loadTokenCounter } from "../token-count.js";
 import { SessionFiles } from "../transcripts.js";
 import { RESET_LOOP_WORKLOAD as W } from "../workloads.js";
 import type { HostScenario } from "./scenario.js";
+import { engineTurnSettled, waitForEvents } from "./settle.js";
 import { runScenarioTurns } from "./turns.js";
 
 // 13 exec turns, then a fetch turn: the last 10 exec turns (4-13) are past the first
@@ -72,6 +73,8 @@ export const fixHolds424: HostScenario = {
         console.log(`[fix-424] ${formatTurn(r)} transcript=${transcriptBytes.at(-1)}B`);
       },
     });
+    // 2026.4.24 queues a message sent while turn 13's post-turn work runs: the fetch waits for it, as a user would see it answered.
+    await waitForEvents(() => session.pluginEvents(), engineTurnSettled, { timeoutMs: 30_000 });
     const before = session.requests().length;
     const sent = await session.chatSend(FETCH_MESSAGE);
     const fetchRequests = session.requests().slice(before);
