@@ -98,7 +98,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   // The host's units left for messages, less the same safety share the exact budget keeps.
   const rawHostUnits = hostPlan.host.messageUnits === undefined ? undefined : Math.floor(hostPlan.host.messageUnits * (1 - settings.budget.safetyMarginRatio));
   // When the host's own overhead leaves (almost) nothing for the conversation (2026.8.2 at 32k: system prompt,
-  // 56k chars of tool schemas and an appended tool result), no view can avoid its clamp: plan by exact count,
+  // 85k chars of tool schemas and an appended tool result), no view can avoid its clamp: plan by exact count,
   // so the turn keeps its question and tool results, and say so in the host reading.
   const hostViable = rawHostUnits !== undefined && rawHostUnits >= HOST_MIN_VIABLE_SHARE * messageBudget;
   const hostUnits = hostViable ? rawHostUnits : undefined;

@@ -92,11 +92,14 @@ const PRECHECK_5X: PrecheckRule = { reserveTokens: 16_384, minPromptTokens: 8_00
 const CLAMP: OutputClampRule = { safetyMargin: 1.25, nonLatinWeight: 4 };
 // Measured 2026-11-23 (reset-loop scenario, first request): 2026.5.28 sent 16,006 system + 43,793 tool-schema chars,
 // 2026.6.11 20,136 + 50,590, 2026.7.35 17,733 + 35,526, 2026.9.6 21,150 + 9,051 (plugin tools behind tool search).
-// 2026.8.2 17,830 + 56,705.
+// 2026.8.2 19,031 + 84,982 through the gateway (an earlier run recorded 17,830 + 56,705): at 32k nothing is left.
 const OVERHEAD_5X = { systemChars: 21_000, toolsChars: 52_000 };
-const OVERHEAD_8X = { systemChars: 18_000, toolsChars: 57_000 };
+const OVERHEAD_8X = { systemChars: 19_000, toolsChars: 85_000 };
 const OVERHEAD_9X = { systemChars: 22_000, toolsChars: 10_000 };
 const PREFLIGHT: PreflightRule = { reserveFloorTokens: 20_000, softThresholdTokens: 4_000, skipReasonText: "nothing to compact" };
+// 2026.8.2 and 2026.9.6 (`agent-runner-memory-*`): fires at window − the reserve floor (the soft threshold is the
+// memory flush's, which runs before it); a forced compaction that is not a skip ends the turn before the model.
+const PREFLIGHT_8X: PreflightRule = { reserveFloorTokens: 20_000, softThresholdTokens: 0, skipReasonText: "nothing to compact" };
 
 /** The table: one row per host line. */
 export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.freeze({
@@ -132,14 +135,14 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     defaultOverhead: OVERHEAD_8X,
     appendsCurrentTurnResults: true,
     line: "2026.8", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: undefined,
+    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT_8X,
     honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
   },
   "2026.9": {
     defaultOverhead: OVERHEAD_9X,
     appendsCurrentTurnResults: true,
     line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: undefined,
+    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT_8X,
     honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
   },
 });

@@ -29,7 +29,8 @@ describe("compact() that answers not_smaller", () => {
     const artifactsBefore: string[] = [];
     for await (const m of t.rt.store("main").list()) artifactsBefore.push(m.handle);
     const r = (await t.engine.compact({ ...s, force: true, tokenBudget: 3_000 })) as { compacted: boolean; reason?: string };
-    expect(r).toMatchObject({ compacted: false, reason: "not_smaller" });
+    // 2026.9 (the harness's host) also gets the words its preflight reads as a skip.
+    expect(r).toMatchObject({ compacted: false, reason: expect.stringMatching(/^not_smaller(: nothing to compact|$)/) });
     const artifactsAfter: string[] = [];
     for await (const m of t.rt.store("main").list()) artifactsAfter.push(m.handle);
     expect(artifactsAfter).toEqual(artifactsBefore);

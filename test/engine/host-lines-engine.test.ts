@@ -37,11 +37,12 @@ describe("engine on the host lines", () => {
     expect(existsSync(t.rt.sessions.dir("main", "agent:main:chat"))).toBe(true);
   });
 
-  it("on 2026.5.28-2026.7.x a preflight compaction with nothing to reduce answers in words the host reads as 'skip, run the model'", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-611-"));
+  // 2026.8.2 too: its preflight threw "Preflight compaction required but failed: nothing_reducible" and ended turns 3-6 of reset-loop before the model.
+  it.each(["2026.5.28", "2026.6.11", "2026.7.35", "2026.8.2", "2026.9.6"])("on %s a preflight compaction with nothing to reduce answers in words the host reads as 'skip, run the model'", async (version) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-preflight-"));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const rt = createLedgerRuntime({ config: parseConfig({ stateDir: dir }) });
-    const engine = createEngine(rt, { config: {}, agentDir: path.join(dir, "agents", "main", "agent") }, "2026.6.11");
+    const engine = createEngine(rt, { config: {}, agentDir: path.join(dir, "agents", "main", "agent") }, version);
     const messages = [user("run it"), call("call_b_1-x", "exec"), result("call_b_1-x", "exec", "done")];
     await engine.assemble({ sessionId: "s", sessionKey: "agent:main:s", messages, tokenBudget: 32_000 });
     const out = await engine.compact({ sessionId: "s", sessionKey: "agent:main:s", tokenBudget: 32_000, force: true, runtimeContext: { forceReason: "preflight_required" } });

@@ -1,7 +1,7 @@
 /** The harness's mock model and helpers, checked in-process (no host needed). */
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockModel, type MockModel } from "../host/mock-model.js";
-import { execTurnScript, printedChars, printCharsCommand } from "../host/mock-scripts.js";
+import { execTurnScript, printedChars, printCharsCommand, SILENT_REPLY } from "../host/mock-scripts.js";
 import { INTERNAL_CONTEXT_MARKER } from "../host/mock-wire.js";
 import { extractJson } from "../host/openclaw-cli.js";
 import { countMessageTokens, loadTokenCounter, splitForCounting } from "../host/token-count.js";
@@ -42,6 +42,16 @@ describe("mock model", () => {
       [2, 0],
     ]);
     expect(mock.requests[1]?.bytes).toBeGreaterThan(0);
+  });
+
+  it("never calls a tool the request does not offer: a memory-flush run (read, write) gets the silent reply", async () => {
+    mock = await startMockModel({ script: execTurnScript({ outputChars: 10, answerChars: 50 }) });
+    const flushTools = ["read", "write"].map((name) => ({ type: "function", function: { name, parameters: {} } }));
+    const reply = JSON.parse(await post({ tools: flushTools, messages: [{ role: "user", content: "Pre-compaction memory flush." }] }));
+    expect(reply.choices[0].finish_reason).toBe("stop");
+    expect(reply.choices[0].message.content).toBe(SILENT_REPLY);
+    const offered = await post({ stream: true, tools: [...flushTools, ...tools], messages: [{ role: "user", content: "Turn 2: go" }] });
+    expect(offered).toContain('"name":"exec"');
   });
 
   it("answers plain text after the per-turn cap, so a tool loop cannot run away", async () => {

@@ -10,16 +10,24 @@ export interface ToolTurnScriptOptions {
   answer: (request: MockRequest) => string;
 }
 
+/** The hosts' silent-reply token (`SILENT_REPLY_TOKEN` on every line): "nothing to say", never shown. */
+export const SILENT_REPLY = "NO_REPLY";
+
 /**
  * Each turn: one tool call, then (once a tool result follows the turn's user
  * message) a text answer. Requests without tools (host summaries, titles) get
- * a short text. Never loops: the decision looks at the messages, not at how
- * many requests came before, and the mock's per-turn cap backs it up.
+ * a short text. A run that offers tools but not the turn's tool (the host's
+ * pre-compaction memory flush offers only read and write, and says "usually
+ * NO_REPLY is correct") gets the silent reply: like a real model, the mock never
+ * calls a tool it was not offered. Never loops: the decision looks at the
+ * messages, not at how many requests came before, and the per-turn cap backs it up.
  */
 export function toolTurnScript(options: ToolTurnScriptOptions): MockScript {
   return (request) => {
     if (request.toolNames.length === 0) return { text: `Summary of the conversation so far (request ${request.index}).` };
     const call = options.call(request);
+    // 2026.5.28 ends the whole user turn when the flush run's call fails ("memory flush produced visible error payloads").
+    if (call && !request.toolNames.includes(call.name)) return { text: SILENT_REPLY };
     if (call && !hasToolResultInCurrentTurn(request.messages)) return { toolCalls: [call] };
     return { text: options.answer(request) };
   };

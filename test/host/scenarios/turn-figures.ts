@@ -192,14 +192,16 @@ async function sqliteTranscriptSize(file: string, sessionKey: string): Promise<T
     if (tables.length < 2) return undefined;
     const node = db.prepare("SELECT current_session_id AS id FROM session_nodes WHERE session_key = ?").get(sessionKey) as { id?: string } | undefined;
     if (!node?.id) return undefined;
-    const row = db
-      .prepare("SELECT COUNT(*) AS n, COALESCE(SUM(COALESCE(event_utf8_bytes, LENGTH(CAST(event_json AS BLOB)))), 0) AS bytes FROM transcript_events WHERE session_id = ?")
-      .get(node.id) as { n: number; bytes: number };
+    // 2026.9.6 stores rows zstd-compressed with their UTF-8 size; 2026.8.2 has only `event_json` (no such column).
+    const columns = new Set((db.prepare("PRAGMA table_info(transcript_events)").all() as { name: string }[]).map((c) => c.name));
+    const size = (alias: string): string =>
+      columns.has("event_utf8_bytes") ? `COALESCE(${alias}event_utf8_bytes, LENGTH(CAST(${alias}event_json AS BLOB)))` : `LENGTH(CAST(${alias}event_json AS BLOB))`;
+    const row = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(${size("")}), 0) AS bytes FROM transcript_events WHERE session_id = ?`).get(node.id) as { n: number; bytes: number };
     let activeBytes: number | undefined;
     try {
       const active = db
         .prepare(
-          "SELECT COALESCE(SUM(COALESCE(e.event_utf8_bytes, LENGTH(CAST(e.event_json AS BLOB)))), 0) AS bytes FROM session_transcript_active_events a JOIN transcript_events e ON e.session_id = a.session_id AND e.seq = a.event_seq WHERE a.session_id = ?",
+          `SELECT COALESCE(SUM(${size("e.")}), 0) AS bytes FROM session_transcript_active_events a JOIN transcript_events e ON e.session_id = a.session_id AND e.seq = a.event_seq WHERE a.session_id = ?`,
         )
         .get(node.id) as { bytes: number };
       activeBytes = Number(active.bytes);
