@@ -193,3 +193,13 @@ export function hostPromptBudget(generation: HostGeneration, requested: unknown)
   const reserve = Math.min(HOST_424_RESERVE_TOKENS, Math.max(0, window - minPrompt));
   return Math.max(1, Math.floor((window - reserve) / HOST_424_SAFETY_MARGIN));
 }
+
+/**
+ * True when the user asked for this compaction (`/compact`, `sessions.compact`) rather than
+ * the host requiring one before a turn. 2026.9.x says so in two places: `compactionTarget:
+ * "threshold"` and `runtimeContext.forceReason: "manual"`; earlier lines pass neither.
+ */
+export function isManualCompaction(params: unknown): boolean {
+  const p = params && typeof params === "object" ? (params as { compactionTarget?: unknown; runtimeContext?: { forceReason?: unknown } }) : {};
+  return p.compactionTarget === "threshold" || p.runtimeContext?.forceReason === "manual";
+}

@@ -36,6 +36,8 @@ export interface CompactInput {
    * compaction it required makes the host skip the model.
    */
   skipReasonText?: string;
+  /** The user asked for it (2026.9.x passes `runtimeContext.forceReason: "manual"` and `compactionTarget: "threshold"`). */
+  manual?: boolean;
 }
 
 /**
@@ -68,8 +70,9 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   let plan = planTo(force ? FORCED_REFILL * messageBudget : 0.75 * messageBudget);
   // A forced compaction reduces whenever the window holds anything before the newest user turn: a window
   // already under the refill share (2026.9.6 plans under its smallest budget class) keeps only that turn.
-  // Not on lines that read "nothing to compact" as "run the model" (5.28-7.x): there the turn goes on as is.
-  if (force && !input.skipReasonText && plan.start <= view.start && plan.newestUser > view.start) {
+  // A host-required preflight on lines that read "nothing to compact" as "run the model" (5.28-9.x) is not
+  // a request to shrink a window that fits: there the turn goes on as is. A manual compaction always is.
+  if (force && (input.manual === true || !input.skipReasonText) && plan.start <= view.start && plan.newestUser > view.start) {
     let newestTurn = 0;
     for (let i = plan.newestUser; i < messages.length; i++) newestTurn += cost(i);
     // A budget of exactly the newest turn: the walk cannot take one unit more.

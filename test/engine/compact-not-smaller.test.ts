@@ -50,7 +50,12 @@ describe("a forced compact() of a window already under the refill share", () => 
     // A small budget plans a window of the newest turns; the host then compacts with its largest budget.
     const view = await t.engine.assemble({ ...s, messages, tokenBudget: 5_000 });
     expect(view.messages.length).toBe(4);
-    const r = (await t.engine.compact({ ...s, force: true, tokenBudget: 30_000 })) as { compacted: boolean; reason?: string };
+    // A host-required preflight finds a window that fits: the turn goes on as is ("nothing to compact").
+    const preflight = (await t.engine.compact({ ...s, force: true, tokenBudget: 30_000, compactionTarget: "budget", runtimeContext: { forceReason: "preflight_required" } })) as { compacted: boolean; reason?: string };
+    expect(preflight.compacted).toBe(false);
+    expect(preflight.reason).toContain("nothing to compact");
+    // The user asked for it: 2026.9.6's sessions.compact passes compactionTarget "threshold" and forceReason "manual".
+    const r = (await t.engine.compact({ ...s, force: true, tokenBudget: 30_000, compactionTarget: "threshold", runtimeContext: { forceReason: "manual" } })) as { compacted: boolean; reason?: string };
     expect(r).toMatchObject({ compacted: true });
     const next = await t.engine.assemble({ ...s, messages: [...messages, user("Question 5: and now?")], tokenBudget: 5_000 });
     expect(next.systemPromptAddition).toContain("[context-ledger summary]");
