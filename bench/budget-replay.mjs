@@ -4,21 +4,17 @@
 // exceeds the budget), how many main prompts purely extend the previous one
 // (provider prompt cache) and the tokens sent.
 // Alone: node --import ./scripts/register-ts.mjs bench/budget-replay.mjs  (after npm run build)
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
+import { readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { createTokenCounter } from "../dist/src/budget/count-message.js";
-import { parseConfig } from "../dist/src/config/parse-config.js";
 import { createShaper } from "../dist/src/assembly/shaper.js";
-import { createEngine } from "../dist/src/engine/create-engine.js";
 import { hostPromptBudget } from "../dist/src/host/normalize.js";
-import { createLedgerRuntime } from "../dist/src/runtime/ledger-runtime.js";
 import { cacheStability, fillStats } from "../test/support/budget-metrics.ts";
+import { driveTurn } from "./lib/drive-turn.mjs";
+import { createBenchEngine } from "./lib/engine.mjs";
 import { generateToolSession, SESSION_SEED } from "./lib/synthetic-session.mjs";
 import { check, round } from "./lib/stats.mjs";
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const IDS = { sessionId: "replay-session", sessionKey: "agent:main:replay" };
 const FILL_TARGET = 0.6;
 const CACHE_TARGET = 0.9;
@@ -44,9 +40,8 @@ export const PATTERNS = {
  * pattern; the history is the full session so far (as the host passes it).
  */
 async function replayPattern(session, pattern, { config = {}, counter }) {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-replay-"));
-  const rt = createLedgerRuntime({ config: parseConfig({ ...config, stateDir: dir }), hostLogger: quiet });
-  const engine = createEngine(rt, pattern.generation === "2026.4" ? undefined : { agentDir: path.join(dir, "agents", "main", "agent") });
+  const bench = await createBenchEngine(config, { generation: pattern.generation });
+  const { rt, engine } = bench;
   const history = [];
   // The history as the engine could send it: every tool output shaped with the configured (default) thresholds.
   const probe = createShaper(rt, rt.settings("main"), { agentId: "main", sessionKey: IDS.sessionKey, sessionId: IDS.sessionId }, history);
@@ -63,9 +58,6 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
   const started = performance.now();
   try {
     for (let t = 1; t <= session.turns.length; t++) {
-      const turn = session.turns[t - 1];
-      const turnMessages = [turn.user];
-      history.push(turn.user);
       const request = async () => {
         const budgets = pattern.budgets(t, session.turns.length);
         for (let k = 0; k < budgets.length; k++) {
@@ -77,19 +69,11 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
           if (k === pattern.main) mains.push({ ...call, messages: view.messages });
         }
       };
-      await request();
-      for (const step of turn.steps) {
-        history.push(step.call, step.result);
-        turnMessages.push(step.call, step.result);
-        await request();
-      }
-      history.push(turn.answer);
-      turnMessages.push(turn.answer);
-      await engine.commitTurn({ ...IDS, advancementKey: `turn-${t}`, messages: turnMessages });
+      const messages = await driveTurn(session.turns[t - 1], history, request);
+      await engine.commitTurn({ ...IDS, advancementKey: `turn-${t}`, messages });
     }
   } finally {
-    await engine.dispose();
-    await rm(dir, { recursive: true, force: true });
+    await bench.cleanup();
   }
   if (process.env.REPLAY_DEBUG) for (const c of calls.filter((c) => c.historyTokens > c.budget).sort((a, b) => a.tokens / a.budget - b.tokens / b.budget).slice(0, 8)) console.log("  low fill", JSON.stringify(c));
   const fill = fillStats(calls);

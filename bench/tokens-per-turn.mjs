@@ -96,10 +96,10 @@ export async function runTokensPerTurnBench(options = {}) {
 
   const runs = {};
   const t0 = performance.now();
-  runs.passThrough = replayFunction(session, { view: passThrough, measure });
+  runs.passThrough = await replayFunction(session, { view: passThrough, measure });
   log(`legacy pass-through replayed in ${Math.round(performance.now() - t0)} ms (exact count of every message)`);
   for (const [label, w] of Object.entries(WINDOWS)) {
-    runs[`naive${label}`] = replayFunction(session, { view: naiveTail(w), measure });
+    runs[`naive${label}`] = await replayFunction(session, { view: naiveTail(w), measure });
   }
   for (const [label, w] of Object.entries(WINDOWS)) {
     const t = performance.now();

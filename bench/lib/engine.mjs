@@ -9,14 +9,15 @@ import { createLedgerRuntime } from "../../dist/src/runtime/ledger-runtime.js";
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
- * Creates an engine (2026.9 factory context) on a fresh temp dir; `cleanup()`
- * disposes it and removes the dir.
+ * Creates an engine on a fresh temp dir; `cleanup()` disposes it and removes the dir.
  * @param {object} [config] plugin config input (stateDir is set here)
+ * @param {{ generation?: "2026.4" | "2026.9" }} [options] the host generation whose factory call
+ *   to mimic: 2026.9 passes a context with the agent dir, 2026.4 passes none. @default "2026.9"
  */
-export async function createBenchEngine(config = {}) {
+export async function createBenchEngine(config = {}, { generation = "2026.9" } = {}) {
   const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-bench-"));
   const rt = createLedgerRuntime({ config: parseConfig({ ...config, stateDir: dir }), hostLogger: quiet });
-  const engine = createEngine(rt, { agentDir: path.join(dir, "agents", "main", "agent") });
+  const engine = createEngine(rt, generation === "2026.4" ? undefined : { agentDir: path.join(dir, "agents", "main", "agent") });
   return {
     dir,
     rt,

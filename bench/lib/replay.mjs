@@ -1,6 +1,7 @@
 // Replays the synthetic session through one "engine" the way the 2026.9 host
 // drives a tool loop: one prompt per model call (after the user message and
 // after every tool result), then commitTurn with the turn's messages.
+import { driveTurn } from "./drive-turn.mjs";
 import { createBenchEngine } from "./engine.mjs";
 
 const IDS = { sessionId: "bench-session", sessionKey: "agent:main:bench" };
@@ -23,9 +24,6 @@ export async function replayLedger(session, { budget, config = {}, measure, onTu
   const calls = [];
   try {
     for (let t = 0; t < session.turns.length; t++) {
-      const turn = session.turns[t];
-      const turnMessages = [turn.user];
-      history.push(turn.user);
       const turnCalls = [];
       const prompt = async () => {
         const started = performance.now();
@@ -36,15 +34,8 @@ export async function replayLedger(session, { budget, config = {}, measure, onTu
         turnCalls.push(call);
         return call;
       };
-      await prompt();
-      for (const step of turn.steps) {
-        history.push(step.call, step.result);
-        turnMessages.push(step.call, step.result);
-        await prompt();
-      }
-      history.push(turn.answer);
-      turnMessages.push(turn.answer);
-      await engine.commitTurn({ ...IDS, advancementKey: `turn-${t + 1}`, messages: turnMessages });
+      const messages = await driveTurn(session.turns[t], history, prompt);
+      await engine.commitTurn({ ...IDS, advancementKey: `turn-${t + 1}`, messages });
       for (const c of turnCalls) calls.push(c);
       turns.push(turnRecord(t + 1, turnCalls));
       onTurn?.(t + 1, turnCalls);
@@ -58,25 +49,18 @@ export async function replayLedger(session, { budget, config = {}, measure, onTu
 /**
  * Replays with a pure function `view(history)` standing in for the engine
  * (legacy pass-through, naive tail truncation).
+ * @returns {Promise<{ turns: object[], calls: object[] }>}
  */
-export function replayFunction(session, { view, measure }) {
+export async function replayFunction(session, { view, measure }) {
   const history = [];
   const turns = [];
   const calls = [];
   for (let t = 0; t < session.turns.length; t++) {
-    const turn = session.turns[t];
-    history.push(turn.user);
     const turnCalls = [];
-    const prompt = () => {
+    await driveTurn(session.turns[t], history, () => {
       const messages = view(history);
       turnCalls.push({ turn: t + 1, tokens: measure(messages), kept: messages.length, messages });
-    };
-    prompt();
-    for (const step of turn.steps) {
-      history.push(step.call, step.result);
-      prompt();
-    }
-    history.push(turn.answer);
+    });
     for (const c of turnCalls) calls.push(c);
     turns.push(turnRecord(t + 1, turnCalls));
   }

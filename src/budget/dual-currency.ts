@@ -17,22 +17,21 @@ export interface DualCurrencyOptions {
   hostBudget: number | undefined;
 }
 
-/** A per-message cost for the planner that respects both budgets. */
+/** A per-message cost for the planner that respects both budgets: {@link dualCurrencyCharge} per index. */
 export function dualCurrencyCount(options: DualCurrencyOptions): (i: number) => number {
   const { exact, host, exactBudget, hostBudget } = options;
-  if (hostBudget === undefined) return exact;
-  // No room at all in the host's currency: every message costs more than the whole budget.
-  if (hostBudget <= 0) return (i) => Math.max(exact(i), exactBudget + 1);
-  const scale = exactBudget / hostBudget;
-  return (i) => Math.max(exact(i), Math.ceil(host(i) * scale));
+  const charge = dualCurrencyCharge(exactBudget, hostBudget);
+  return (i) => charge(exact(i), () => host(i));
 }
 
 /**
- * The same rule as {@link dualCurrencyCount} for one message whose exact tokens are known:
- * `hostUnits` is only called when a host estimator binds.
+ * What one message is charged when its exact tokens are known: the larger of its exact
+ * tokens and its host units scaled onto the exact budget. `hostUnits` is only called when
+ * a host estimator binds.
  */
 export function dualCurrencyCharge(exactBudget: number, hostBudget: number | undefined): (exact: number, hostUnits: () => number) => number {
   if (hostBudget === undefined) return (exact) => exact;
+  // No room at all in the host's currency: every message costs more than the whole budget.
   if (hostBudget <= 0) return (exact) => Math.max(exact, exactBudget + 1);
   const scale = exactBudget / hostBudget;
   return (exact, hostUnits) => Math.max(exact, Math.ceil(hostUnits() * scale));

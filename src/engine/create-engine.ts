@@ -10,7 +10,7 @@ import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { endSubagentContext, prepareSubagentContext } from "../subagents/subagent-context.js";
 import { afterTurnKey, commitTurnMessages } from "../turns/commit-turn.js";
 import { flushViewRecords } from "../state/view-record.js";
-import { asHostMessages, type LedgerAssembleResult } from "../host/host-types.js";
+import { asHostResult, type LedgerAssembleResult } from "../host/host-types.js";
 import { guard } from "./boundary.js";
 import { ENGINE_INFO } from "./info.js";
 
@@ -166,11 +166,8 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
             `maintenance-debt session=${id.sessionKey} raw=${d.rawHistoryTokens} assembled=${d.assembledTokens} budget=${d.promptBudget} debt=${d.debtTokens} reducible=${d.reducibleChars}`,
           );
         }
-        return { ...view, messages: asHostMessages(view.messages) };
-      }, () => {
-        const fallback = safeFallbackView(p.messages, p.tokenBudget);
-        return { ...fallback, messages: asHostMessages(fallback.messages) };
-      });
+        return asHostResult(view);
+      }, () => asHostResult(safeFallbackView(p.messages, p.tokenBudget)));
     },
 
     async compact(raw: unknown) {

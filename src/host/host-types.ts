@@ -15,12 +15,13 @@ export type HostAssembleResult = Awaited<ReturnType<HostContextEngine["assemble"
 export type HostAgentMessage = HostAssembleResult["messages"][number];
 
 /**
- * The messages an assembled view returns are the host's own transcript messages or
- * shaped copies of them (same roles and block kinds): typed as the host's here, the
- * one place where the engine's `unknown` messages meet the host's type.
+ * The host's assemble result for an engine view: the view's own fields, its messages
+ * typed as the host's. They are the host's own transcript messages or shaped copies of
+ * them (same roles and block kinds): this is the one place where the engine's `unknown`
+ * messages meet the host's type.
  */
-export function asHostMessages(messages: readonly unknown[]): HostAgentMessage[] {
-  return messages as HostAgentMessage[];
+export function asHostResult<V extends { messages: readonly unknown[] }>(view: V): Omit<V, "messages"> & { messages: HostAgentMessage[] } {
+  return { ...view, messages: view.messages as HostAgentMessage[] };
 }
 
 /** What context-ledger's assemble() resolves to: the host's result, plus the ledger's own reading for logs and tests. */
