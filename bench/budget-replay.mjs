@@ -66,7 +66,7 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
           const budget = Number(hostPromptBudget(pattern.generation, requested));
           const call = { turn: t, role: k === pattern.main ? "main" : "loop", budget, tokens: measure(view), historyTokens: sendable(), first: view.messages[0]?.role, replanned: view.ledger?.plan.replanned ?? null, reason: view.ledger?.plan.reason, kept: view.messages.length, summary: view.systemPromptAddition ? counter.countText(view.systemPromptAddition) : 0 };
           calls.push(call);
-          if (k === pattern.main) mains.push({ ...call, messages: view.messages });
+          if (k === pattern.main) mains.push({ ...call, messages: view.messages, system: view.systemPromptAddition });
         }
       };
       const messages = await driveTurn(session.turns[t - 1], history, request);
@@ -78,7 +78,8 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
   if (process.env.REPLAY_DEBUG) for (const c of calls.filter((c) => c.historyTokens > c.budget).sort((a, b) => a.tokens / a.budget - b.tokens / b.budget).slice(0, 8)) console.log("  low fill", JSON.stringify(c));
   const fill = fillStats(calls);
   const fillMain = fillStats(calls.filter((c) => c.role === "main"));
-  const cache = cacheStability(mains.map((m) => m.messages));
+  // The summary block is part of the prompt (the system prompt's end): a changed block is a cache miss too.
+  const cache = cacheStability(mains.map((m) => m.messages), mains.map((m) => m.system));
   return {
     label: pattern.label,
     assembles: calls.length,

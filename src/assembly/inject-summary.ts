@@ -16,7 +16,8 @@ interface CachedSummary {
   state: SummaryState;
   mtimeMs: number;
   stateKey: string;
-  renders: Map<number, { text: string; tokens: number }>;
+  /** Rendered blocks by max chars (and, for a window short of the record's end, what it shows). */
+  renders: Map<string, { text: string; tokens: number }>;
 }
 
 const caches = new WeakMap<LedgerRuntime, Map<string, CachedSummary>>();
@@ -114,12 +115,16 @@ export async function injectSummary(
 
   const pressured = plan.tokens > settings.summary.injectAtShare * (plan.tokens + Math.max(0, input.budgetLeft));
   if (state.coveredCount === 0 || !(plan.start > 0 || pressured)) return { tokens: 0 };
+  // A window that starts before the record's end (another budget class advanced it) is shown only the turns
+  // it dropped itself: its block stays as it was while the window stands, and no turn is told twice.
+  const shown = state.coveredCount > target ? { ...state, entries: state.entries.filter((e) => e.to <= target), checkpoints: state.checkpoints.filter((c) => c.coveredCount <= target) } : state;
+  const shownKey = shown === state ? "" : `@${shown.entries.length}:${shown.checkpoints.length}`;
   for (let maxChars = settings.summary.maxInjectedChars; maxChars >= 200; maxChars = Math.floor(maxChars / 2)) {
-    let counted = entry.renders.get(maxChars);
+    let counted = entry.renders.get(`${maxChars}${shownKey}`);
     if (!counted) {
-      const text = render(maxChars).text;
+      const text = shown === state ? render(maxChars).text : renderSummaryReport(shown, { maxChars, redact }).text;
       counted = { text, tokens: input.counter.countText(text) };
-      entry.renders.set(maxChars, counted);
+      entry.renders.set(`${maxChars}${shownKey}`, counted);
     }
     if (counted.tokens <= input.budgetLeft) return { text: counted.text, tokens: counted.tokens };
   }
