@@ -10,7 +10,10 @@ import type { CostTotals } from "./demo-cost.js";
 export interface DemoRow {
   engine: string;
   turn: number;
-  /** `agent.wait` status of the turn (ok, error, timeout). */
+  /**
+   * What the user saw (`seenStatus`): `answered` (the model's answer), `reset notice`,
+   * `host notice`, `not answered`, `no reply`, or the run's `error` / `timeout`.
+   */
   status: string;
   /** Largest prompt (exact tokens of the messages) the host sent to the model this turn. */
   promptTokens: number;
@@ -74,12 +77,12 @@ export function rowMarks(row: DemoRow): ChartMark[] {
 
 /** The per-turn table as printed to the terminal. */
 export function formatTable(rows: readonly DemoRow[]): string {
-  const head = ["turn", "engine", "prompt tokens", "requests", "clamped", "transcript", "raw tokens", "debt", "artifacts", "resets", "compactions", "seconds"];
+  const head = ["turn", "engine", "status", "prompt tokens", "requests", "clamped", "transcript", "raw tokens", "debt", "artifacts", "resets", "compactions", "seconds"];
   const body = [...rows]
     .sort((a, b) => a.turn - b.turn || a.engine.localeCompare(b.engine))
-    .map((r) => [String(r.turn), r.engine, fmt(r.promptTokens), String(r.requests), String(r.clamped), kb(r.rawBytes), r.rawTokens === null ? "-" : fmt(r.rawTokens), r.debtTokens === null ? "-" : fmt(r.debtTokens), fmt(r.artifacts), String(r.resets), String(r.compactions), (r.ms / 1000).toFixed(1)]);
+    .map((r) => [String(r.turn), r.engine, r.status, fmt(r.promptTokens), String(r.requests), String(r.clamped), kb(r.rawBytes), r.rawTokens === null ? "-" : fmt(r.rawTokens), r.debtTokens === null ? "-" : fmt(r.debtTokens), fmt(r.artifacts), String(r.resets), String(r.compactions), (r.ms / 1000).toFixed(1)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 1 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(" | ");
+  const line = (cells: string[]) => cells.map((c, i) => (i === 1 || i === 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(" | ");
   return [line(head), widths.map((w) => "-".repeat(w)).join("-+-"), ...body.map(line)].join("\n");
 }
 
@@ -93,14 +96,16 @@ export function formatCost(engines: readonly EngineSummary[], prices: Prices): s
   return lines;
 }
 
-/** The headline of a run: resets and compactions per engine, peak prompt against the window. */
+/** The headline of a run: turns the model answered, resets and compactions per engine, peak prompt against the window. */
 export function headline(input: Pick<DemoReportInput, "engines" | "contextWindow">): string[] {
   return input.engines.map((e) => {
+    const answered = e.rows.filter((r) => r.status === "answered").length;
+    const unanswered = e.rows.filter((r) => r.status !== "answered").map((r) => `${r.turn}: ${r.status}`);
     const resets = e.rows.reduce((s, r) => s + r.resets, 0);
     const compactions = e.rows.reduce((s, r) => s + r.compactions, 0);
     const peak = Math.max(0, ...e.rows.map((r) => r.promptTokens));
     const resetTurns = e.rows.filter((r) => r.resets > 0).map((r) => r.turn);
-    return `${e.engine}: ${resets} session reset${resets === 1 ? "" : "s"}${resetTurns.length ? ` (turn ${resetTurns.join(", ")})` : ""}, ${compactions} compaction${compactions === 1 ? "" : "s"}, largest prompt ${fmt(peak)} tokens (${Math.round((peak / input.contextWindow) * 100)}% of the ${fmt(input.contextWindow)}-token window), transcript ${kb(e.rows.at(-1)?.rawBytes ?? 0)} after turn ${e.rows.at(-1)?.turn ?? 0}`;
+    return `${e.engine}: ${answered} of ${e.rows.length} turns answered${unanswered.length ? ` (turn ${unanswered.join(", ")})` : ""}, ${resets} session reset${resets === 1 ? "" : "s"}${resetTurns.length ? ` (turn ${resetTurns.join(", ")})` : ""}, ${compactions} compaction${compactions === 1 ? "" : "s"}, largest prompt ${fmt(peak)} tokens (${Math.round((peak / input.contextWindow) * 100)}% of the ${fmt(input.contextWindow)}-token window), transcript ${kb(e.rows.at(-1)?.rawBytes ?? 0)} after turn ${e.rows.at(-1)?.turn ?? 0}`;
   });
 }
 
@@ -126,7 +131,7 @@ export function renderDemoReport(input: DemoReportInput): string {
   const tr = rows
     .map(
       (r) =>
-        `<tr><td>${r.turn}</td><td class="l">${esc(r.engine)}</td><td>${esc(r.status)}</td><td>${fmt(r.promptTokens)}</td><td>${r.requests}</td><td>${r.clamped}</td><td>${kb(r.rawBytes)}</td><td>${r.rawTokens === null ? "–" : fmt(r.rawTokens)}</td><td>${r.debtTokens === null ? "–" : fmt(r.debtTokens)}</td><td>${fmt(r.artifacts)}</td><td>${r.resets}</td><td>${r.compactions}</td><td>${(r.ms / 1000).toFixed(1)}</td><td class="l">${esc(r.notes.join("; "))}</td></tr>`,
+        `<tr><td>${r.turn}</td><td class="l">${esc(r.engine)}</td><td class="l">${esc(r.status)}</td><td>${fmt(r.promptTokens)}</td><td>${r.requests}</td><td>${r.clamped}</td><td>${kb(r.rawBytes)}</td><td>${r.rawTokens === null ? "–" : fmt(r.rawTokens)}</td><td>${r.debtTokens === null ? "–" : fmt(r.debtTokens)}</td><td>${fmt(r.artifacts)}</td><td>${r.resets}</td><td>${r.compactions}</td><td>${(r.ms / 1000).toFixed(1)}</td><td class="l">${esc(r.notes.join("; "))}</td></tr>`,
     )
     .join("\n");
   const li = (s: string) => `<li>${esc(s)}</li>`;
@@ -146,7 +151,7 @@ ${transcript}
 <table><tr><th>turn</th><th>engine</th><th>status</th><th>largest prompt (tokens)</th><th>requests</th><th>clamped</th><th>transcript</th><th>raw tokens</th><th>debt (tokens)</th><th>artifacts</th><th>resets</th><th>compactions</th><th>seconds</th><th>what happened</th></tr>
 ${tr}
 </table>
-<p>Prompt tokens: every message of the request as the model received it, counted with o200k_base (+4 per message; tool schemas excluded). Transcript: the host's stored transcript of the active session (JSONL file on 2026.4.24, <code>transcript_events</code> in SQLite on 2026.9.x), bytes and exact tokens of its messages. Debt: raw tokens over the prompt budget (${fmt(input.promptBudget)} tokens), the same rule for both engines. Artifacts: outputs in context-ledger's store, each fetchable by handle with <code>ledger_fetch</code>.</p>
+<p>Status: what the user's client showed for the turn (<code>chat.history</code>, read when the run ended; the next message is sent only after the engine's post-turn work): <b>answered</b> = the model's answer, <b>reset notice</b> = the host's "I've reset our conversation" instead of an answer, <b>host notice</b> = another notice of the host's giving up on the turn. Seconds: from sending the message until its run ended. Prompt tokens: every message of the request as the model received it, counted with o200k_base (+4 per message; tool schemas excluded). Transcript: the host's stored transcript of the active session (JSONL file on 2026.4.24, <code>transcript_events</code> in SQLite on 2026.9.x), bytes and exact tokens of its messages. Debt: raw tokens over the prompt budget (${fmt(input.promptBudget)} tokens), the same rule for both engines. Artifacts: outputs in context-ledger's store, each fetchable by handle with <code>ledger_fetch</code>.</p>
 </body></html>
 `;
 }

@@ -1,6 +1,7 @@
 /**
  * One engine's half of the demo: a mock model, an isolated host state and one gateway,
- * driven turn by turn through `chat.send`; each turn is measured from outside the
+ * driven turn by turn the way the host scenarios send a turn (`sendTurnAsSeen`: what the
+ * client shows, then the engine's post-turn work); each turn is measured from outside the
  * host (requests as the model received them, the host's log and stored transcript,
  * context-ledger's artifact store) and reported as soon as it completes.
  */
@@ -11,6 +12,7 @@ import { countHostLogSignals, readHostLog, readPluginEvents, type HostLogSignals
 import { startMockModel, type MockModel, type MockReply } from "../test/host/mock-model.js";
 import { execTurnScript } from "../test/host/mock-scripts.js";
 import { countMessageTokens, type TokenCounter } from "../test/host/token-count.js";
+import { answeredByModel, seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
 import type { DemoOptions } from "./demo-cli.js";
 import { costTotals, memoCounter, requestCost, type CostTotals, type RequestCost } from "./demo-cost.js";
 import type { DemoRow } from "./demo-report.js";
@@ -48,6 +50,10 @@ export interface EngineRunContext {
   stopping(): boolean;
 }
 
+const clip = (text: string, max = 80) => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
 const signalDelta = (now: HostLogSignals, before: HostLogSignals, key: keyof HostLogSignals) => now[key] - before[key];
 
 /** Runs `options.turns` turns of the reset-loop workload with one engine and measures each. */
@@ -97,12 +103,27 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
   let eventsSeen = 0;
   let promptBudget: number | null = null;
   const rows: DemoRow[] = [];
+  let counted = 0;
+  const session: SeenTurnSession = {
+    engineId: env.engineId,
+    sessionKey: DEMO_SESSION,
+    requests: () => mock?.requests ?? [],
+    chatSend: (message) => gateway.chatSend(DEMO_SESSION, message),
+    call: (method, params, timeoutMs) => gateway.call(method, params, timeoutMs),
+    pluginEvents: () => readPluginEvents(env).catch(() => []),
+  };
 
   for (let turn = 1; turn <= options.turns && !ctx.stopping(); turn++) {
-    const before = mock?.requests.length ?? 0;
     ctx.busy(`turn ${turn}`);
-    const sent = await gateway.chatSend(DEMO_SESSION, `Turn ${turn}: run the nightly report command again and summarize what changed.`);
-    const requests = mock ? mock.requests.slice(before) : [];
+    // Measured after the engine's post-turn work, so the next message is a turn of its own, not a queued follow-up.
+    const seen = await sendTurnAsSeen(session, `Turn ${turn}: run the nightly report command again and summarize what changed.`);
+    const sent = seen.result;
+    // Every request since the last turn settled, the host's post-turn ones included (none is left to the next turn).
+    const requests = mock ? mock.requests.slice(counted) : [];
+    counted = mock?.requests.length ?? 0;
+    // A real model's requests are not seen here: its turn counts as answered when the client shows a reply that is no host notice.
+    const answered = mock ? seen.answered : answeredByModel(seen.texts, "");
+    const status = seenStatus({ answered, texts: seen.texts, waitStatus: String(sent.wait.status ?? "unknown") });
     const turnCosts = requests.map((r) => {
       const c = requestCost(r, previous, count, replyTokens(replies.get(r.index)));
       previous = r.messages;
@@ -131,6 +152,7 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     signalsBefore = signals;
 
     const notes: string[] = [];
+    if (!answered) notes.push(seen.shown ? `the client showed: "${clip(seen.shown)}"` : "the client showed no reply");
     if (resets > 0) notes.push(`session reset ×${resets}${requests.length === 0 ? " (no model call: the reply was the host's reset notice)" : ""}`);
     if (overflow > 0) notes.push(`${overflow} overflow retr${overflow === 1 ? "y" : "ies"}`);
     if (failed > 0) notes.push("host compaction failed");
@@ -142,7 +164,7 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     const row: DemoRow = {
       engine: label,
       turn,
-      status: String(sent.wait.status ?? "unknown"),
+      status,
       promptTokens: turnCosts.length ? Math.max(...turnCosts.map((c) => c.promptTokens)) : 0,
       requests: requests.length,
       clamped: clamped.length,

@@ -95,7 +95,7 @@ describe("demo report", () => {
   const row = (engine: string, turn: number, over: Partial<DemoRow> = {}): DemoRow => ({
     engine,
     turn,
-    status: "ok",
+    status: "answered",
     promptTokens: 9_000 + turn * 1_000,
     requests: 2,
     clamped: 0,
@@ -115,7 +115,7 @@ describe("demo report", () => {
     rows: [
       row("legacy", 1, { promptTokens: 21_345 }),
       row("legacy", 2, { promptTokens: 38_765, clamped: 2, notes: ["2 requests clamped (min 812 of 4,096 output tokens)"], compactions: 1 }),
-      row("legacy", 3, { promptTokens: 1_234, resets: 1, compactions: 3, notes: ["session reset ×1", "3 overflow retries"] }),
+      row("legacy", 3, { status: "reset notice", requests: 0, promptTokens: 0, resets: 1, compactions: 3, notes: ["session reset ×1", "3 overflow retries"] }),
     ],
     cost: { requests: 6, promptTokens: 1_234_567, cachedTokens: 1_000_000, uncachedTokens: 234_567, outputTokens: 12_345, dollars: 1.067 },
   };
@@ -147,18 +147,21 @@ describe("demo report", () => {
     for (const t of ["10,000", "20,000", "30,000", "40,000"]) expect(html).toContain(`>${t}</text>`);
     expect(html).not.toMatch(/>\d{5,}</);
     expect(html).toContain("<td>38,765</td>");
+    expect(html).toMatch(/<td>3<\/td><td class="l">legacy<\/td><td class="l">reset notice<\/td><td>0<\/td>/);
+    expect(html).toContain("legacy: 2 of 3 turns answered (turn 3: reset notice)");
     expect(html).toContain("1,234,567 prompt tokens");
   });
 
   it("prints a table with thousands separators, a headline with the reset turn, and a cost line", () => {
     const table = formatTable([...ledger.rows, ...legacy.rows]);
-    expect(table.split("\n")[0]).toMatch(/turn \| engine +\| prompt tokens \| requests \| clamped \| transcript \| raw tokens \| +debt \| artifacts/);
+    expect(table.split("\n")[0]).toMatch(/turn \| engine +\| status +\| prompt tokens \| requests \| clamped \| transcript \| raw tokens \| +debt \| artifacts/);
     expect(table).toContain("38,765");
     expect(table).toContain("527 KB");
     expect(table).not.toMatch(/\d{4,}(?![\d,])/);
     const lines = headline(input);
-    expect(lines[1]).toMatch(/^legacy: 1 session reset \(turn 3\), 4 compactions, largest prompt 38,765 tokens \(121% of the 32,000-token window\)/);
-    expect(lines[0]).toMatch(/^context-ledger: 0 session resets, 0 compactions/);
+    expect(table).toMatch(/\n +3 \| legacy +\| reset notice \| +0 \| +0 \|/);
+    expect(lines[1]).toMatch(/^legacy: 2 of 3 turns answered \(turn 3: reset notice\), 1 session reset \(turn 3\), 4 compactions, largest prompt 38,765 tokens \(121% of the 32,000-token window\)/);
+    expect(lines[0]).toMatch(/^context-ledger: 3 of 3 turns answered, 0 session resets, 0 compactions/);
     const cost = formatCost([legacy], input.prices);
     expect(cost[0]).toBe("legacy: 1,234,567 prompt tokens in 6 requests (1,000,000 cached, 234,567 uncached) + 12,345 output = $1.07");
     expect(cost[1]).toMatch(/US\$ 2 per million uncached input tokens, 0.5 cached, 8 output/);

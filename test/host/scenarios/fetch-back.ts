@@ -6,7 +6,7 @@
  * (2026.9.x) and directly where it is offered. The 11 lines must come back byte-exact in the
  * tool result the model receives.
  */
-import { engineTurnSettled, waitForEvents } from "./settle.js";
+import { engineTurnSettled, waitForEvents } from "../settle.js";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";

@@ -16,7 +16,7 @@ import { loadTokenCounter } from "../token-count.js";
 import { SessionFiles } from "../transcripts.js";
 import { RESET_LOOP_WORKLOAD as W } from "../workloads.js";
 import type { HostScenario } from "./scenario.js";
-import { engineTurnSettled, waitForEvents } from "./settle.js";
+import { engineTurnSettled, waitForEvents } from "../settle.js";
 import { runScenarioTurns } from "./turns.js";
 
 // 13 exec turns, then a fetch turn: the last 10 exec turns (4-13) are past the first

@@ -12,10 +12,11 @@ import { execTurnScript } from "../mock-scripts.js";
 import { isInternalContextMessage } from "../mock-wire.js";
 import { countMessageTokens, loadTokenCounter } from "../token-count.js";
 import { turnMessage } from "../workloads.js";
+import { sendTurnAsSeen } from "../turn-as-seen.js";
 import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
 import { requestOverhead } from "./reset-loop.js";
-import { outputAllowance, recordFigures, sendTurnAsSeen, transcriptSize } from "./turn-figures.js";
+import { outputAllowance, recordFigures, transcriptSize } from "./turn-figures.js";
 
 /** Turns and per-turn tool output of the long session. */
 export const LONG_SESSION = { turns: 20, outputChars: 40_000, answerChars: 2_000 } as const;

@@ -12,9 +12,10 @@ import type { MockRequest } from "../mock-model.js";
 import { countHostLogSignals, readHostLog } from "../logs.js";
 import { execTurnScript } from "../mock-scripts.js";
 import { RESET_LOOP_WORKLOAD, turnMessage } from "../workloads.js";
+import { sendTurnAsSeen } from "../turn-as-seen.js";
 import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
-import { outputAllowance, readFigures, recordFigures, sendTurnAsSeen, transcriptSize } from "./turn-figures.js";
+import { outputAllowance, readFigures, recordFigures, transcriptSize } from "./turn-figures.js";
 
 /** Turns of the workload (issue 15's measurement). */
 export const RESET_LOOP_TURNS = 6;

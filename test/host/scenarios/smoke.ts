@@ -13,7 +13,7 @@ import { execTurnScript } from "../mock-scripts.js";
 import { inspectedContextEngineIds, pluginsInspect } from "../openclaw-cli.js";
 import { turnMessage } from "../workloads.js";
 import type { HostScenario, ScenarioSession } from "./scenario.js";
-import { waitForEvents } from "./settle.js";
+import { waitForEvents } from "../settle.js";
 
 const TURNS = 3;
 

@@ -1,94 +1,20 @@
 /**
- * What a user sees of a scenario's turns, measured from outside the host: the final
- * answer text, each request's output allowance, and the size of the host's own
- * transcript for the scenario's session (JSONL on 2026.4.24-2026.7.x, SQLite
- * `transcript_events` on 2026.8.x and later).
+ * A scenario's turn figures, measured from outside the host: each request's output
+ * allowance and the size of the host's own transcript for the scenario's session
+ * (JSONL on 2026.4.24-2026.7.x, SQLite `transcript_events` on 2026.8.x and later),
+ * kept per run so that legacy's figures can be compared. What the user saw of a turn
+ * is `../turn-as-seen.ts`.
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import type { ChatTurn } from "../gateway.js";
 import type { MockRequest } from "../mock-model.js";
-import { isInternalContextMessage } from "../mock-wire.js";
 import type { ScenarioSession } from "./scenario.js";
-import { engineTurnSettled, waitForEvents } from "./settle.js";
-
-/** Host notices that stand in for a model answer when the host gives up on a turn. */
-export const HOST_NOTICE_PATTERNS: readonly RegExp[] = [
-  /Context is too large/i,
-  /Context limit exceeded/i,
-  /could not recover this turn/i,
-  /I've reset our conversation/i,
-  /Preflight compaction required but failed/i,
-];
 
 /** The output allowance a request asked for (`max_completion_tokens` or `max_tokens`), when it set one. */
 export function outputAllowance(request: MockRequest): number | undefined {
   const body = request.body;
   const v = body.max_completion_tokens ?? body.max_tokens;
   return typeof v === "number" ? v : undefined;
-}
-
-/** Requests that answered the turn with the final text (a tool result of the turn precedes them). */
-export function isFinalAnswerRequest(request: MockRequest): boolean {
-  for (let i = request.messages.length - 1; i >= 0; i--) {
-    const m = request.messages[i] as { role?: unknown } | undefined;
-    if (m?.role === "tool") return true;
-    if (m?.role === "user" && !isInternalContextMessage(m)) return false;
-  }
-  return false;
-}
-
-function textOf(message: unknown): string {
-  const content = (message as { content?: unknown } | undefined)?.content;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((b) => (b && typeof b === "object" && typeof (b as { text?: unknown }).text === "string" ? (b as { text: string }).text : "")).join("");
-}
-
-/** The newest assistant text in the session's `chat.history` (what the user's client shows). */
-export async function lastAssistantText(session: ScenarioSession): Promise<string> {
-  const history = (await session.call("chat.history", { sessionKey: session.sessionKey, limit: 20 }, 120_000)) as Record<string, unknown> | undefined;
-  const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as { role?: unknown } | undefined;
-    if (m?.role !== "assistant") continue;
-    const text = textOf(m);
-    if (text.trim().length > 0) return text;
-  }
-  return "";
-}
-
-/**
- * Assistant texts shown after the user message `userText` (the newest one with that
- * text) in the session's `chat.history`: what the user saw for that turn, including
- * replies of host-internal runs the host appended (memory flush).
- */
-export async function assistantTextsAfter(session: ScenarioSession, userText: string): Promise<string[]> {
-  const history = (await session.call("chat.history", { sessionKey: session.sessionKey, limit: 60 }, 120_000)) as Record<string, unknown> | undefined;
-  const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
-  let from = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as { role?: unknown } | undefined;
-    if (m?.role === "user" && textOf(m).includes(userText)) {
-      from = i;
-      break;
-    }
-  }
-  return messages
-    .slice(from + 1)
-    .filter((m) => (m as { role?: unknown } | undefined)?.role === "assistant")
-    .map(textOf)
-    .filter((t) => t.trim().length > 0);
-}
-
-/** A turn was answered by the model: one of its shown texts is the model's answer and none is a give-up notice. */
-export function answeredByModel(shown: readonly string[], answerPrefix = "Answer "): boolean {
-  return shown.some((t) => t.startsWith(answerPrefix)) && !shown.some(isHostNotice);
-}
-
-/** True when `text` is a host notice rather than a model answer. */
-export function isHostNotice(text: string): boolean {
-  return HOST_NOTICE_PATTERNS.some((p) => p.test(text));
 }
 
 async function fileSize(file: string): Promise<number> {
@@ -238,31 +164,4 @@ export async function readFigures(name: string, version: string, engineId: strin
   } catch {
     return undefined;
   }
-}
-
-/** One user turn as the user saw it. */
-export interface SeenTurn {
-  result: ChatTurn;
-  /** The model requests of the turn. */
-  requests: MockRequest[];
-  /** The first shown text that is the model's answer, else the last shown text. */
-  shown: string;
-  /** The model produced the final answer and the client showed it (no host notice). */
-  answered: boolean;
-}
-
-/**
- * Sends turn `n`'s message, reads what the client shows when the run ends (before
- * post-turn maintenance may stub it in the transcript), then waits for the engine's
- * post-turn work: 2026.4.24 queues a message sent during it, and a reader waits too.
- */
-export async function sendTurnAsSeen(session: ScenarioSession, message: string): Promise<SeenTurn> {
-  const before = session.requests().length;
-  const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
-  const result = await session.chatSend(message);
-  const requests = session.requests().slice(before);
-  const shownAll = await assistantTextsAfter(session, message).catch(() => [] as string[]);
-  if (session.engineId !== "legacy") await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
-  const shown = shownAll.find((t) => t.startsWith("Answer ")) ?? shownAll.at(-1) ?? "";
-  return { result, requests, shown, answered: requests.some(isFinalAnswerRequest) && answeredByModel(shownAll) };
 }

@@ -3,7 +3,7 @@ import { countHostLogSignals } from "../logs.js";
 import { SessionFiles } from "../transcripts.js";
 import { turnMessage } from "../workloads.js";
 import type { ScenarioSession } from "./scenario.js";
-import { engineTurnSettled, waitForEvents } from "./settle.js";
+import { engineTurnSettled, waitForEvents } from "../settle.js";
 
 /** Options for {@link runScenarioTurns}. */
 export interface RunScenarioTurnsOptions {

@@ -1,4 +1,4 @@
-import type { PluginEvent } from "../logs.js";
+import type { PluginEvent } from "./logs.js";
 
 /** Options for {@link waitForEvents}. */
 export interface WaitForEventsOptions {

@@ -1,0 +1,79 @@
+/**
+ * Sending a turn as the user sees it, on a fake session (no host): the turn is read
+ * from the client's history, the call returns only once the engine's post-turn work
+ * is logged, and the status names what the user saw.
+ */
+import { describe, expect, it } from "vitest";
+import type { PluginEvent } from "../host/logs.js";
+import type { MockRequest } from "../host/mock-model.js";
+import { seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../host/turn-as-seen.js";
+
+const request = (messages: unknown[]): MockRequest => ({ index: 0, turn: 1, indexInTurn: 0, body: {}, messages, lastMessage: messages.at(-1), userText: "", toolNames: ["exec"], bytes: 0, messageBytes: 0, capped: false, partition: "" });
+const text = (role: string, t: string) => ({ role, content: [{ type: "text", text: t }] });
+
+/** A session whose host answers each message with `reply` and logs `maintain` only on the third read after `afterTurn`. */
+function fakeSession(engineId: string, reply: string, modelAnswers: boolean) {
+  const requests: MockRequest[] = [];
+  const history: unknown[] = [];
+  const events: PluginEvent[] = [];
+  let reads = 0;
+  const session: SeenTurnSession = {
+    engineId,
+    sessionKey: "agent:main:fake",
+    requests: () => requests,
+    async chatSend(message) {
+      const user = text("user", message);
+      if (modelAnswers) requests.push(request([user]), request([user, { role: "assistant", tool_calls: [] }, { role: "tool", content: "out" }]));
+      history.push(user, text("assistant", reply));
+      events.push({ ts: "", op: "afterTurn" });
+      reads = 0;
+      return { runId: "r1", wait: { status: "ok" }, ms: 5 };
+    },
+    async call(method, params) {
+      expect(method).toBe("chat.history");
+      expect(params?.sessionKey).toBe("agent:main:fake");
+      return { messages: history };
+    },
+    async pluginEvents() {
+      if (events.at(-1)?.op === "afterTurn" && ++reads === 3) events.push({ ts: "", op: "maintain" });
+      return [...events];
+    },
+  };
+  return { session, events };
+}
+
+describe("sendTurnAsSeen", () => {
+  it("returns the client's text for the turn only after the engine's post-turn work", async () => {
+    const { session, events } = fakeSession("context-ledger", "Answer 1: the report changed.", true);
+    const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
+    expect(events.map((e) => e.op)).toEqual(["afterTurn", "maintain"]);
+    expect(seen).toMatchObject({ texts: ["Answer 1: the report changed."], shown: "Answer 1: the report changed.", answered: true });
+    expect(seen.requests).toHaveLength(2);
+    const next = await sendTurnAsSeen(session, "Turn 2: again.");
+    expect(next.texts).toEqual(["Answer 1: the report changed."]);
+    expect(next.requests).toHaveLength(2);
+  });
+
+  it("a host notice without a model request is not an answer (legacy: nothing to wait for)", async () => {
+    const notice = "⚠️ Context limit exceeded. I've reset our conversation to start fresh - please try again.";
+    const { session, events } = fakeSession("legacy", notice, false);
+    const seen = await sendTurnAsSeen(session, "Turn 3: run it.");
+    expect(events.map((e) => e.op)).toEqual(["afterTurn"]);
+    expect(seen).toMatchObject({ requests: [], shown: notice, answered: false });
+    expect(seenStatus({ answered: seen.answered, texts: seen.texts, waitStatus: String(seen.result.wait.status) })).toBe("reset notice");
+  });
+});
+
+describe("seenStatus", () => {
+  it.each([
+    [{ answered: true, texts: ["Answer 1: done"], waitStatus: "ok" }, "answered"],
+    [{ answered: false, texts: ["I've reset our conversation to start fresh"], waitStatus: "ok" }, "reset notice"],
+    [{ answered: false, texts: ["Context is too large for this model."], waitStatus: "ok" }, "host notice"],
+    [{ answered: false, texts: ["Preflight compaction required but failed"], waitStatus: "error" }, "host notice"],
+    [{ answered: false, texts: [], waitStatus: "timeout" }, "timeout"],
+    [{ answered: false, texts: ["Summary of the conversation so far"], waitStatus: "ok" }, "not answered"],
+    [{ answered: false, texts: [], waitStatus: "ok" }, "no reply"],
+  ])("%j → %s", (seen, status) => {
+    expect(seenStatus(seen)).toBe(status);
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * One user turn as the user saw it, measured from outside the host: send the message,
+ * read what the client shows when the run ends (`chat.history`), then wait for the
+ * engine's post-turn work, so that the next message starts a turn of its own (2026.4.24
+ * queues a message sent during that work as a follow-up). Real-host scenarios and
+ * `npm run demo` send every turn this way.
+ */
+import type { ChatTurn } from "./gateway.js";
+import { RESET_REPLY, type PluginEvent } from "./logs.js";
+import type { MockRequest } from "./mock-model.js";
+import { isInternalContextMessage } from "./mock-wire.js";
+import { engineTurnSettled, waitForEvents } from "./settle.js";
+
+/** Host notices that stand in for a model answer when the host gives up on a turn. */
+export const HOST_NOTICE_PATTERNS: readonly RegExp[] = [
+  /Context is too large/i,
+  /Context limit exceeded/i,
+  /could not recover this turn/i,
+  /I've reset our conversation/i,
+  /Preflight compaction required but failed/i,
+];
+
+/** Requests that answered the turn with the final text (a tool result of the turn precedes them). */
+export function isFinalAnswerRequest(request: MockRequest): boolean {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const m = request.messages[i] as { role?: unknown } | undefined;
+    if (m?.role === "tool") return true;
+    if (m?.role === "user" && !isInternalContextMessage(m)) return false;
+  }
+  return false;
+}
+
+function textOf(message: unknown): string {
+  const content = (message as { content?: unknown } | undefined)?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => (b && typeof b === "object" && typeof (b as { text?: unknown }).text === "string" ? (b as { text: string }).text : "")).join("");
+}
+
+/** What sending a turn as seen needs of a session on a running gateway (a scenario's session has it all). */
+export interface SeenTurnSession {
+  /** Engine in the context-engine slot; `legacy` has no post-turn events to wait for. */
+  engineId: string;
+  sessionKey: string;
+  /** Model requests of this session so far, in order. */
+  requests(): MockRequest[];
+  /** Sends one user message into the session and waits until the run settles. */
+  chatSend(message: string): Promise<ChatTurn>;
+  /** Any gateway method (`chat.history` here). */
+  call(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<unknown>;
+  /** The engine plugin's events for this session so far. */
+  pluginEvents(): Promise<PluginEvent[]>;
+}
+
+/**
+ * Assistant texts shown after the user message `userText` (the newest one with that
+ * text) in the session's `chat.history`: what the user saw for that turn, including
+ * replies of host-internal runs the host appended (memory flush).
+ */
+export async function assistantTextsAfter(session: Pick<SeenTurnSession, "sessionKey" | "call">, userText: string): Promise<string[]> {
+  const history = (await session.call("chat.history", { sessionKey: session.sessionKey, limit: 60 }, 120_000)) as Record<string, unknown> | undefined;
+  const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
+  let from = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown } | undefined;
+    if (m?.role === "user" && textOf(m).includes(userText)) {
+      from = i;
+      break;
+    }
+  }
+  return messages
+    .slice(from + 1)
+    .filter((m) => (m as { role?: unknown } | undefined)?.role === "assistant")
+    .map(textOf)
+    .filter((t) => t.trim().length > 0);
+}
+
+/** A turn was answered by the model: one of its shown texts is the model's answer and none is a give-up notice. */
+export function answeredByModel(shown: readonly string[], answerPrefix = "Answer "): boolean {
+  return shown.some((t) => t.startsWith(answerPrefix)) && !shown.some(isHostNotice);
+}
+
+/** True when `text` is a host notice rather than a model answer. */
+export function isHostNotice(text: string): boolean {
+  return HOST_NOTICE_PATTERNS.some((p) => p.test(text));
+}
+
+/** One user turn as the user saw it. */
+export interface SeenTurn {
+  result: ChatTurn;
+  /** The model requests of the turn. */
+  requests: MockRequest[];
+  /** Every assistant text the client shows for the turn, in order. */
+  texts: string[];
+  /** The first shown text that is the model's answer, else the last shown text. */
+  shown: string;
+  /** The model produced the final answer and the client showed it (no host notice). */
+  answered: boolean;
+}
+
+/**
+ * Sends one message, reads what the client shows when the run ends (before
+ * post-turn maintenance may stub it in the transcript), then waits for the engine's
+ * post-turn work: 2026.4.24 queues a message sent during it, and a reader waits too.
+ */
+export async function sendTurnAsSeen(session: SeenTurnSession, message: string): Promise<SeenTurn> {
+  const before = session.requests().length;
+  const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
+  const result = await session.chatSend(message);
+  const requests = session.requests().slice(before);
+  const texts = await assistantTextsAfter(session, message).catch(() => [] as string[]);
+  if (session.engineId !== "legacy") await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
+  const shown = texts.find((t) => t.startsWith("Answer ")) ?? texts.at(-1) ?? "";
+  return { result, requests, texts, shown, answered: requests.some(isFinalAnswerRequest) && answeredByModel(texts) };
+}
+
+/**
+ * The turn's status in one word or two, as the user saw it: `answered` (the model's
+ * answer, no host notice), `reset notice`, `host notice` (another give-up notice),
+ * else the run's own status when it did not end ok (`error`, `timeout`), `not answered`
+ * (something else was shown) or `no reply`.
+ */
+export function seenStatus(seen: { answered: boolean; texts: readonly string[]; waitStatus: string }): string {
+  if (seen.answered) return "answered";
+  if (seen.texts.some((t) => t.includes(RESET_REPLY))) return "reset notice";
+  if (seen.texts.some(isHostNotice)) return "host notice";
+  if (seen.waitStatus !== "ok") return seen.waitStatus;
+  return seen.texts.length > 0 ? "not answered" : "no reply";
+}
