@@ -46,8 +46,10 @@ export const operatorScenario: HostScenario = {
     const fetched = await command(s, `/ledger fetch ${handle} lines 2-4`);
     expect(fetched, fetched).toContain(`[context-ledger fetch ${handle}`);
     expect(fetched).toContain(printedChars(OUTPUT_CHARS).split("\n").slice(1, 4).join("\n"));
-    // Commands are answered by the plugin: no model request was made for them.
-    expect(s.requests().length).toBe(modelRequests);
+    // Commands are answered by the plugin: no model request carries them. (Counting all requests raced the
+    // host's own late runs after turn 2 under load: 6 seen where 4 were the turns'.)
+    const forCommands = s.requests().slice(modelRequests).filter((r) => r.userText.includes("/ledger"));
+    expect(forCommands.map((r) => r.userText)).toEqual([]);
 
     const cliView = await runOpenclaw(s.env, ["context-ledger", "view", "--session", s.sessionKey, "--json"], { timeoutMs: 120_000 });
     expect(cliView.code, cliView.stderr.slice(-2000)).toBe(0);
