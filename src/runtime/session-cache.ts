@@ -32,8 +32,12 @@ export interface SessionCache {
 interface Entry {
   state: SessionState;
   mtimeMs: number;
+  /** Write-behind updates applied to `state` and not yet handed to a write. */
   pending: ((state: SessionState) => void)[];
-  writing: Promise<void> | undefined;
+  /** The last queued disk job: every write of this file in this process runs after the one before. */
+  tail: Promise<void> | undefined;
+  /** A drain of `pending` is queued and has not started yet. */
+  drainQueued: boolean;
 }
 
 /**
@@ -46,13 +50,40 @@ export function createSessionCache(root: string, report: StateProblemReporter = 
   const inflight = new Set<Promise<void>>();
   const dirOf = (agentId: string, sessionKey: string) => sessionRoot(root, agentId, sessionKey);
   const fileOf = (agentId: string, sessionKey: string) => sessionStatePath(dirOf(agentId, sessionKey));
+  const statMtime = (file: string) => fsp.stat(file).then((s) => s.mtimeMs, () => -1);
+  const entryOf = (agentId: string, sessionKey: string): Entry => {
+    const file = fileOf(agentId, sessionKey);
+    let entry = entries.get(file);
+    if (!entry) {
+      entry = { state: createSessionState(agentId, sessionKey), mtimeMs: -2, pending: [], tail: undefined, drainQueued: false };
+      entries.set(file, entry);
+    }
+    return entry;
+  };
+
+  // One queue per file: a locked update and a write-behind drain never interleave, so neither
+  // replaces the cached state with a disk copy that lacks the other's changes.
+  const enqueue = <T>(entry: Entry, job: () => Promise<T>): Promise<T> => {
+    const run = (entry.tail ?? Promise.resolve()).then(job);
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    entry.tail = done;
+    inflight.add(done);
+    void done.then(() => {
+      inflight.delete(done);
+      if (entry.tail === done) entry.tail = undefined;
+    });
+    return run;
+  };
 
   const read = async (agentId: string, sessionKey: string): Promise<SessionState> => {
     const file = fileOf(agentId, sessionKey);
     const cached = entries.get(file);
     // While our own writes are queued the cached state is the newest there is.
-    if (cached && (cached.writing || cached.pending.length > 0)) return cached.state;
-    const mtimeMs = await fsp.stat(file).then((s) => s.mtimeMs, () => -1);
+    if (cached && (cached.tail || cached.pending.length > 0)) return cached.state;
+    const mtimeMs = await statMtime(file);
     if (cached && cached.mtimeMs === mtimeMs) return cached.state;
     let state: SessionState | undefined;
     let problem: { code: string; message: string } | undefined;
@@ -65,62 +96,63 @@ export function createSessionCache(root: string, report: StateProblemReporter = 
     }
     state ??= createSessionState(agentId, sessionKey);
     if (problem) countProblem(state, problem);
-    entries.set(file, { state, mtimeMs, pending: cached?.pending ?? [], writing: cached?.writing });
+    const entry = entryOf(agentId, sessionKey);
+    // A write queued while the file was read is newer than what was read: keep the cached state then.
+    if (entry.tail || entry.pending.length > 0) return entry.state;
+    entry.state = state;
+    entry.mtimeMs = mtimeMs;
     return state;
   };
 
   const drain = (agentId: string, sessionKey: string, entry: Entry): void => {
-    if (entry.writing || entry.pending.length === 0) return;
+    if (entry.drainQueued || entry.pending.length === 0) return;
+    entry.drainQueued = true;
     const file = fileOf(agentId, sessionKey);
-    const job = (async () => {
-      while (entry.pending.length > 0) {
-        const fns = entry.pending.splice(0);
-        await updateSessionState(
-          file,
-          () => createSessionState(agentId, sessionKey),
-          (state) => {
-            for (const fn of fns) fn(state);
-            return { value: undefined, write: true };
-          },
-          report,
-        ).catch((err: unknown) => {
-          // Not silent: logged with its code and counted (on disk with the next write that succeeds).
-          const code = isLedgerError(err) ? err.code : ((err as NodeJS.ErrnoException).code ?? "io_failed");
-          report({ code, file, message: `state write failed: ${errorMessage(err)}` });
-          countProblem(entry.state, { code, message: `state write failed: ${errorMessage(err)}` });
-        });
-      }
-      entry.mtimeMs = await fsp.stat(file).then((s) => s.mtimeMs, () => -1);
-    })().finally(() => {
-      entry.writing = undefined;
-      inflight.delete(job);
+    void enqueue(entry, async () => {
+      // Updates that arrive while this one writes queue a drain of their own.
+      entry.drainQueued = false;
+      const fns = entry.pending.splice(0);
+      if (fns.length === 0) return;
+      await updateSessionState(
+        file,
+        () => createSessionState(agentId, sessionKey),
+        (state) => {
+          for (const fn of fns) fn(state);
+          return { value: undefined, write: true };
+        },
+        report,
+      ).catch((err: unknown) => {
+        // Not silent: logged with its code and counted (on disk with the next write that succeeds).
+        const code = isLedgerError(err) ? err.code : ((err as NodeJS.ErrnoException).code ?? "io_failed");
+        report({ code, file, message: `state write failed: ${errorMessage(err)}` });
+        countProblem(entry.state, { code, message: `state write failed: ${errorMessage(err)}` });
+      });
+      entry.mtimeMs = await statMtime(file);
     });
-    entry.writing = job;
-    inflight.add(job);
   };
 
   return {
     dir: dirOf,
     read,
-    async update(agentId, sessionKey, fn) {
+    update(agentId, sessionKey, fn) {
       const file = fileOf(agentId, sessionKey);
-      const value = await updateSessionState(file, () => createSessionState(agentId, sessionKey), async (state) => {
-        const result = await fn(state);
-        const entry = entries.get(file);
-        if (entry) entry.state = state;
-        return result;
-      }, report);
-      const entry = entries.get(file);
-      if (entry) entry.mtimeMs = await fsp.stat(file).then((s) => s.mtimeMs, () => -1);
-      return value;
+      const entry = entryOf(agentId, sessionKey);
+      return enqueue(entry, async () => {
+        const value = await updateSessionState(file, () => createSessionState(agentId, sessionKey), async (state) => {
+          const result = await fn(state);
+          // Write-behind updates made meanwhile are on no disk copy yet: keep them on top, and let this
+          // write carry them when it writes (applied once on disk, never again by their drain).
+          for (const pendingFn of entry.pending) pendingFn(state);
+          if (result.write) entry.pending.length = 0;
+          entry.state = state;
+          return result;
+        }, report);
+        entry.mtimeMs = await statMtime(file);
+        return value;
+      });
     },
     updateBehind(agentId, sessionKey, fn) {
-      const file = fileOf(agentId, sessionKey);
-      let entry = entries.get(file);
-      if (!entry) {
-        entry = { state: createSessionState(agentId, sessionKey), mtimeMs: -2, pending: [], writing: undefined };
-        entries.set(file, entry);
-      }
+      const entry = entryOf(agentId, sessionKey);
       fn(entry.state);
       entry.pending.push(fn);
       drain(agentId, sessionKey, entry);
