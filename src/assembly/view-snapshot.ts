@@ -11,6 +11,56 @@ const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
 const PREVIEW_CHARS = 160;
 /** Messages recorded per view at most (the newest); a view of a huge history stays small. */
 const MAX_RECORDED_MESSAGES = 400;
+/** Offloaded outputs whose stored size is remembered in this process at most. */
+const MAX_REMEMBERED_OFFLOADS = 10_000;
+
+type Described = Omit<ViewMessage, "index" | "tokens">;
+// A snapshot is taken at every assemble, and reading every message's text and every handle's meta again
+// cost more than the assembly itself (warm 1k messages: ~4 of ~7 ms). Kept messages are the same shaped
+// objects from call to call, and a content-addressed artifact's meta never changes: describe each once.
+const described = new WeakMap<object, { settings: AgentSettings; row: Described }>();
+const offloadsOf = new WeakMap<LedgerRuntime, Map<string, ViewOffload>>();
+
+function describe(m: unknown, settings: AgentSettings): Described {
+  const memo = m && typeof m === "object" ? described.get(m) : undefined;
+  if (memo?.settings === settings) return memo.row;
+  const redact = (t: string) => (settings.redaction.enabled ? redactSecrets(t, settings.redaction.patterns) : t);
+  const text = textOf(m);
+  const handles = [...new Set(text.match(HANDLE_IN_TEXT) ?? [])];
+  const toolName = (m as LooseMessage).toolName;
+  const callId = toolResultIdOf(m);
+  const calls = blocksOf(m).filter((b) => b.type === "toolCall" || b.type === "tool_use" || b.type === "toolUse").map((b) => String(b.name ?? "?"));
+  const row: Described = {
+    role: roleOf(m),
+    chars: text.length,
+    preview: redact(text.slice(0, PREVIEW_CHARS * 2)).replace(/\s+/g, " ").slice(0, PREVIEW_CHARS) || (calls.length ? `[calls ${calls.join(", ")}]` : ""),
+    ...(typeof toolName === "string" ? { toolName } : {}),
+    ...(callId ? { toolCallId: callId } : {}),
+    ...(handles.length ? { handles } : {}),
+  };
+  if (m && typeof m === "object") described.set(m, { settings, row });
+  return row;
+}
+
+async function offloadsOfView(rt: LedgerRuntime, agentId: string, handles: ReadonlySet<string>): Promise<ViewOffload[]> {
+  let offloads = offloadsOf.get(rt);
+  if (!offloads) offloadsOf.set(rt, (offloads = new Map()));
+  const out: ViewOffload[] = [];
+  for (const handle of handles) out.push(offloads.get(`${agentId}\u0000${handle}`) ?? (await readOffload(rt, offloads, agentId, handle)));
+  return out;
+}
+
+async function readOffload(rt: LedgerRuntime, offloads: Map<string, ViewOffload>, agentId: string, handle: string): Promise<ViewOffload> {
+  const key = `${agentId}\u0000${handle}`;
+  const meta = await rt.store(agentId).tryReadMeta(handle).catch(() => undefined);
+  const offload: ViewOffload = { handle, bytes: meta?.bytes ?? null, lines: meta?.lines ?? null, toolName: meta?.origin.toolName ?? null };
+  // Not yet stored (or gone) is not remembered: the next snapshot looks again.
+  if (meta) {
+    if (offloads.size >= MAX_REMEMBERED_OFFLOADS) offloads.delete(offloads.keys().next().value as string);
+    offloads.set(key, offload);
+  }
+  return offload;
+}
 
 /** What {@link recordViewSnapshot} needs from one assembly. */
 export interface ViewSnapshotInput {
@@ -38,30 +88,11 @@ export function recordViewSnapshot(rt: LedgerRuntime, settings: AgentSettings, i
     const messages: ViewMessage[] = [];
     const from = Math.max(0, input.kept.length - MAX_RECORDED_MESSAGES);
     for (let k = from; k < input.kept.length; k++) {
-      const m = input.kept[k];
       const index = input.keptIndexes[k] ?? k;
-      const text = textOf(m);
-      const handles = [...new Set(text.match(HANDLE_IN_TEXT) ?? [])];
-      const toolName = (m as LooseMessage).toolName;
-      const callId = toolResultIdOf(m);
-      const calls = blocksOf(m).filter((b) => b.type === "toolCall" || b.type === "tool_use" || b.type === "toolUse").map((b) => String(b.name ?? "?"));
-      messages.push({
-        index,
-        role: roleOf(m),
-        tokens: input.tokensOf(index),
-        chars: text.length,
-        preview: redact(text.slice(0, PREVIEW_CHARS * 2)).replace(/\s+/g, " ").slice(0, PREVIEW_CHARS) || (calls.length ? `[calls ${calls.join(", ")}]` : ""),
-        ...(typeof toolName === "string" ? { toolName } : {}),
-        ...(callId ? { toolCallId: callId } : {}),
-        ...(handles.length ? { handles } : {}),
-      });
+      const { role, ...rest } = describe(input.kept[k], settings);
+      messages.push({ index, role, tokens: input.tokensOf(index), ...rest });
     }
-    const store = rt.store(identity.agentId);
-    const offloaded: ViewOffload[] = [];
-    for (const handle of input.handles) {
-      const meta = await store.tryReadMeta(handle).catch(() => undefined);
-      offloaded.push({ handle, bytes: meta?.bytes ?? null, lines: meta?.lines ?? null, toolName: meta?.origin.toolName ?? null });
-    }
+    const offloaded = await offloadsOfView(rt, identity.agentId, input.handles);
     const record: ViewRecord = {
       schema: VIEW_RECORD_SCHEMA,
       agentId: identity.agentId,
