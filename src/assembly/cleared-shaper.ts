@@ -21,6 +21,15 @@ const HANDLE = /ledger:v1:sha256:[0-9a-f]{64}/;
 // Cleared forms per message object and settings, across calls: a standing window re-counts
 // the same objects (the counter's identity cache), and nothing is rebuilt per call.
 const clearedCache = new WeakMap<object, Map<string, unknown>>();
+// The handle a cleared result cites, per result object: the text is not re-read on every call.
+const citedHandle = new WeakMap<object, string | null>();
+
+function handleCitedBy(result: unknown): string | undefined {
+  if (result === null || typeof result !== "object") return undefined;
+  let handle = citedHandle.get(result);
+  if (handle === undefined) citedHandle.set(result, (handle = roleOf(result) === "toolResult" ? (HANDLE.exec(textOf(result))?.[0] ?? null) : null));
+  return handle ?? undefined;
+}
 
 /**
  * Clearing on top of the usual shaper. A result that was offloaded keeps its
@@ -59,7 +68,7 @@ export function createClearingShaper(rt: LedgerRuntime, settings: AgentSettings,
       result = clearedOf(index);
       if (key) clearedCache.set(key, (perMessage ?? new Map()).set(cacheKey, result));
     }
-    const handle = roleOf(result) === "toolResult" ? HANDLE.exec(textOf(result))?.[0] : undefined;
+    const handle = handleCitedBy(result);
     if (handle && result !== shaper.shape(index)) handles.add(handle);
     return result;
   };
