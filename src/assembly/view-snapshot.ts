@@ -19,7 +19,7 @@ type Described = Omit<ViewMessage, "index" | "tokens">;
 // cost more than the assembly itself (warm 1k messages: ~4 of ~7 ms). Kept messages are the same shaped
 // objects from call to call, and a content-addressed artifact's meta never changes: describe each once.
 const described = new WeakMap<object, { settings: AgentSettings; row: Described }>();
-const offloadsOf = new WeakMap<LedgerRuntime, Map<string, ViewOffload>>();
+const offloadsOf = new WeakMap<LedgerRuntime, Map<string, Promise<ViewOffload>>>();
 
 function describe(m: unknown, settings: AgentSettings): Described {
   const memo = m && typeof m === "object" ? described.get(m) : undefined;
@@ -46,20 +46,27 @@ async function offloadsOfView(rt: LedgerRuntime, agentId: string, handles: Reado
   let offloads = offloadsOf.get(rt);
   if (!offloads) offloadsOf.set(rt, (offloads = new Map()));
   const out: ViewOffload[] = [];
-  for (const handle of handles) out.push(offloads.get(`${agentId}\u0000${handle}`) ?? (await readOffload(rt, offloads, agentId, handle)));
+  for (const handle of handles) out.push(await offloadOf(rt, offloads, agentId, handle));
   return out;
 }
 
-async function readOffload(rt: LedgerRuntime, offloads: Map<string, ViewOffload>, agentId: string, handle: string): Promise<ViewOffload> {
+// Snapshots of back-to-back assemblies overlap; the promise is remembered so they share one read per handle.
+function offloadOf(rt: LedgerRuntime, offloads: Map<string, Promise<ViewOffload>>, agentId: string, handle: string): Promise<ViewOffload> {
   const key = `${agentId}\u0000${handle}`;
-  const meta = await rt.store(agentId).tryReadMeta(handle).catch(() => undefined);
-  const offload: ViewOffload = { handle, bytes: meta?.bytes ?? null, lines: meta?.lines ?? null, toolName: meta?.origin.toolName ?? null };
-  // Not yet stored (or gone) is not remembered: the next snapshot looks again.
-  if (meta) {
-    if (offloads.size >= MAX_REMEMBERED_OFFLOADS) offloads.delete(offloads.keys().next().value as string);
-    offloads.set(key, offload);
-  }
-  return offload;
+  const known = offloads.get(key);
+  if (known) return known;
+  const read = rt
+    .store(agentId)
+    .tryReadMeta(handle)
+    .catch(() => undefined)
+    .then((meta) => {
+      // Not yet stored (or gone) is not remembered: the next snapshot looks again.
+      if (!meta) offloads.delete(key);
+      return { handle, bytes: meta?.bytes ?? null, lines: meta?.lines ?? null, toolName: meta?.origin.toolName ?? null };
+    });
+  if (offloads.size >= MAX_REMEMBERED_OFFLOADS) offloads.delete(offloads.keys().next().value as string);
+  offloads.set(key, read);
+  return read;
 }
 
 /** What {@link recordViewSnapshot} needs from one assembly. */

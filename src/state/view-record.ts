@@ -75,34 +75,78 @@ export function viewRecordPath(root: string, agentId: string, sessionKey: string
   return path.join(sessionRoot(root, agentId, sessionKey), "views.json");
 }
 
-const chains = new Map<string, Promise<void>>();
+/** Records waiting for one file's next write, and the callers waiting on that write. */
+interface PendingWrite {
+  records: Map<string, ViewRecord>;
+  done: Promise<void>;
+  settle: (err?: unknown) => void;
+}
+
+/** Per file: the write being collected (written after the one in flight). */
+const pending = new Map<string, PendingWrite>();
+const draining = new Set<string>();
+
+function newPendingWrite(): PendingWrite {
+  let settle!: (err?: unknown) => void;
+  const done = new Promise<void>((resolve, reject) => {
+    settle = (err) => (err === undefined ? resolve() : reject(err));
+  });
+  // A caller that does not wait (the snapshot job does) must not leave an unhandled rejection behind.
+  done.catch(() => undefined);
+  return { records: new Map(), done, settle };
+}
+
+/** The fuller of two assemblies of one turn: the one that saw more of the history. */
+function fuller(a: ViewRecord | undefined, b: ViewRecord): ViewRecord {
+  return a && a.plan.total > b.plan.total ? a : b;
+}
 
 /**
  * Adds `record` to the session's views (replacing an earlier assembly of the
  * same turn unless that one saw more messages; at most {@link MAX_VIEW_RECORDS}
- * turns kept). Writes of one file
- * are serialized within the process; each write is atomic.
+ * turns kept). Each write is atomic; one file has one write in flight, and the
+ * records that arrive meanwhile are written together after it, so a burst of
+ * assemblies costs a few writes rather than one read and write each.
  */
 export function saveViewRecord(root: string, record: ViewRecord): Promise<void> {
   const file = viewRecordPath(root, record.agentId, record.sessionKey);
-  const run = async () => {
-    const previous = await readViewRecords(file).catch(() => []);
+  let next = pending.get(file);
+  if (!next) pending.set(file, (next = newPendingWrite()));
+  const key = `${record.sessionId ?? ""}\u0000${record.turn}`;
+  next.records.set(key, fuller(next.records.get(key), record));
+  if (!draining.has(file)) void drain(file);
+  return next.done;
+}
+
+async function drain(file: string): Promise<void> {
+  draining.add(file);
+  try {
+    for (let batch = pending.get(file); batch; batch = pending.get(file)) {
+      pending.delete(file);
+      try {
+        await writeViews(file, [...batch.records.values()]);
+        batch.settle();
+      } catch (err) {
+        batch.settle(err);
+      }
+    }
+  } finally {
+    draining.delete(file);
+  }
+}
+
+async function writeViews(file: string, records: readonly ViewRecord[]): Promise<void> {
+  let views = await readViewRecords(file).catch(() => []);
+  for (const record of records) {
     // 2026.9.x also assembles partial or empty histories within a turn (retries, maintenance
     // probes): the fullest assembly of a turn is what the model was shown, keep that one.
-    const same = previous.find((v) => v.turn === record.turn && v.sessionId === record.sessionId);
-    if (same && same.plan.total > record.plan.total) return;
-    const views = previous.filter((v) => v.turn !== record.turn && v.sessionId === record.sessionId);
+    const same = views.find((v) => v.turn === record.turn && v.sessionId === record.sessionId);
+    if (same && same.plan.total > record.plan.total) continue;
+    views = views.filter((v) => v.turn !== record.turn && v.sessionId === record.sessionId);
     views.push(record);
-    views.sort((a, b) => a.turn - b.turn);
-    await writeFileAtomic(file, JSON.stringify({ schema: VIEW_RECORD_SCHEMA, views: views.slice(-MAX_VIEW_RECORDS) }));
-  };
-  const next = (chains.get(file) ?? Promise.resolve()).then(run, run);
-  const tail = next.catch(() => undefined);
-  chains.set(file, tail);
-  void tail.then(() => {
-    if (chains.get(file) === tail) chains.delete(file);
-  });
-  return next;
+  }
+  views.sort((a, b) => a.turn - b.turn);
+  await writeFileAtomic(file, JSON.stringify({ schema: VIEW_RECORD_SCHEMA, views: views.slice(-MAX_VIEW_RECORDS) }));
 }
 
 /** The views of a session file, oldest turn first; empty when there is none; throws `state_corrupt` when unreadable. */
