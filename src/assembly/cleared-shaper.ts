@@ -4,6 +4,7 @@ import { blocksOf, roleOf, textOf } from "../host/messages.js";
 import { summarizeOutput } from "../results/summarize-output.js";
 import { resolveToolPolicy } from "../results/tool-policy.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { shapeCacheKey } from "./cache-key.js";
 import type { Shaper } from "./shaper.js";
 
 /** Shapes messages with old tool results cleared before a boundary. */
@@ -42,7 +43,7 @@ export function createClearingShaper(rt: LedgerRuntime, settings: AgentSettings,
   const { clearing } = settings;
   const excluded = toolMatcher(clearing.excludeTools);
   const handles = new Set<string>();
-  const cacheKey = `${rt.root}\u0000${JSON.stringify([settings.offload, settings.clearing, settings.redaction])}`;
+  const cacheKey = shapeCacheKey(rt.root, settings.offload, settings.clearing, settings.redaction);
 
   const clearedOf = (index: number): unknown => {
     const message = messages[index];

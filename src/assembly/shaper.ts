@@ -8,6 +8,7 @@ import { resolveToolPolicy } from "../results/tool-policy.js";
 import { planToolResultShape, stubForText, type PendingStash } from "../results/shape-tool-result.js";
 import { readGcEpoch } from "../artifacts/store-gc.js";
 import { shapeLimitsOf } from "../results/shape-limits.js";
+import { shapeCacheKey } from "./cache-key.js";
 
 /** Lazily shapes the messages the planner visits; stashes happen in {@link Shaper.flush}. */
 export interface Shaper {
@@ -45,7 +46,7 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
   const captures = createCaptureIndex(rt.root, identity.agentId);
   const captureSession = captureSessionOf(identity);
   // Keyed by store root, agent and shaping settings: another runtime or config must not reuse these shapes.
-  const cacheKey = `${rt.root}\u0000${identity.agentId}\u0000${JSON.stringify([settings.offload, settings.schemaStrip, settings.redaction])}`;
+  const cacheKey = shapeCacheKey(rt.root, identity.agentId, settings.offload, settings.schemaStrip, settings.redaction);
 
   const limits = shapeLimitsOf(settings);
   const shapeMessage = (message: unknown): unknown => {
