@@ -17,9 +17,20 @@ export function hostChars(text: string, weight = 4): number {
   return text.length + nonLatin * (weight - 1);
 }
 
+// Per message object at the host's weight: the same objects are counted on every call of a session
+// (as the exact counter's identity cache does), and the non-Latin scan of a long text is not free.
+const charsOf = new WeakMap<object, number>();
+
 /** Weighted characters of one message as the host's estimators see it: block texts, tool-call JSON, other blocks as JSON. */
 export function hostMessageChars(message: unknown, weight = 4): number {
   if (!message || typeof message !== "object") return 0;
+  if (weight !== 4) return weighMessage(message, weight);
+  let chars = charsOf.get(message);
+  if (chars === undefined) charsOf.set(message, (chars = weighMessage(message, weight)));
+  return chars;
+}
+
+function weighMessage(message: object, weight: number): number {
   const content = (message as { content?: unknown }).content;
   if (typeof content === "string") return hostChars(content, weight);
   if (!Array.isArray(content)) return 0;
