@@ -8,8 +8,7 @@ import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { renderSummaryReport } from "../summary/render-summary.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { countProblem } from "../state/session-state.js";
-import { summaryPath } from "../summary/summary-epoch.js";
-import { bringSummaryUpTo, continuedEpoch, openSummary, saveOpenedSummary, summaryKey } from "../summary/summary-service.js";
+import { bringSummaryUpTo, findEpochSidecar, openSummary, saveOpenedSummary, summaryKey } from "../summary/summary-service.js";
 import type { SummaryState } from "../summary/summary-state.js";
 
 interface CachedSummary {
@@ -58,9 +57,7 @@ export async function injectSummary(
   const { messages, plan } = input;
   const cache = cacheOf(rt);
   const sessionDir = rt.sessions.dir(identity.agentId, identity.sessionKey);
-  const epoch = await continuedEpoch(sessionDir, messages);
-  const file = summaryPath(sessionDir, epoch);
-  const mtimeMs = await stat(file).then((st) => st.mtimeMs, () => -1);
+  const { epoch, file, mtimeMs } = await findEpochSidecar(sessionDir, messages);
   const cached = cache.get(file);
   const opened = await openSummary({
     sessionDir,

@@ -58,6 +58,14 @@ export async function openSummary(options: OpenSummaryOptions): Promise<OpenedSu
   }
 }
 
+/** A conversation epoch and its sidecar as found on disk. */
+export interface EpochSidecar {
+  epoch: string;
+  file: string;
+  /** The sidecar's mtime, or -1 when it does not exist yet. */
+  mtimeMs: number;
+}
+
 /**
  * The epoch whose sidecar this transcript continues: normally its first genuine
  * user message (see `conversationEpoch`). A host that passes only a tail of a long
@@ -67,26 +75,33 @@ export async function openSummary(options: OpenSummaryOptions): Promise<OpenedSu
  * A reset shows none of it and starts a new epoch.
  */
 export async function continuedEpoch(sessionDir: string, messages: readonly unknown[]): Promise<string> {
-  const epoch = conversationEpoch(messages);
-  const exists = (file: string) => stat(file).then(() => true, () => false);
-  if (epoch === "empty" || (await exists(summaryPath(sessionDir, epoch)))) return epoch;
-  const newest = await newestSidecar(sessionDir);
-  // An unreadable sidecar continues nothing: the candidate epoch starts afresh, and its own open reports problems.
-  const record = newest ? await tryLoadSummary(newest) : undefined;
-  if (!record?.coveredFingerprint || record.epoch === epoch) return epoch;
-  return messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) ? record.epoch : epoch;
+  return (await findEpochSidecar(sessionDir, messages)).epoch;
 }
 
-async function newestSidecar(sessionDir: string): Promise<string | undefined> {
+/** {@link continuedEpoch} with the sidecar's path and mtime (one `stat` when the transcript shows its first message). */
+export async function findEpochSidecar(sessionDir: string, messages: readonly unknown[]): Promise<EpochSidecar> {
+  const epoch = conversationEpoch(messages);
+  const candidate = { epoch, file: summaryPath(sessionDir, epoch), mtimeMs: await mtimeOf(summaryPath(sessionDir, epoch)) };
+  if (epoch === "empty" || candidate.mtimeMs >= 0) return candidate;
+  const newest = await newestSidecar(sessionDir);
+  // An unreadable sidecar continues nothing: the candidate epoch starts afresh, and its own open reports problems.
+  const record = newest ? await tryLoadSummary(newest.file) : undefined;
+  if (!newest || !record?.coveredFingerprint || record.epoch === epoch) return candidate;
+  return messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) ? { epoch: record.epoch, ...newest } : candidate;
+}
+
+const mtimeOf = (file: string): Promise<number> => stat(file).then((st) => st.mtimeMs, () => -1);
+
+async function newestSidecar(sessionDir: string): Promise<{ file: string; mtimeMs: number } | undefined> {
   const names = await readdir(sessionDir).catch(() => [] as string[]);
   let best: { file: string; mtimeMs: number } | undefined;
   for (const name of names) {
     if (!/^summary-[0-9a-z]+\.json$/.test(name)) continue;
     const file = path.join(sessionDir, name);
-    const mtimeMs = await stat(file).then((st) => st.mtimeMs, () => -1);
+    const mtimeMs = await mtimeOf(file);
     if (!best || mtimeMs > best.mtimeMs) best = { file, mtimeMs };
   }
-  return best?.file;
+  return best;
 }
 
 /** Reads a checkpoint pack by handle, or undefined when it cannot be read. */
