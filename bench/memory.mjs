@@ -28,9 +28,11 @@ export function runMemoryBench(options = {}) {
     endRssMB: med((r) => r.end.rssMB),
     growthRssMB: med((r) => r.growthRssMB),
     growthHeapMB: med((r) => r.growthHeapMB),
+    growthHeapTotalMB: med((r) => r.growthHeapTotalMB),
+    growthExternalMB: med((r) => r.growthExternalMB),
     peakRssMB: med((r) => r.peakRssMB),
     samples: runs[0].samples.map((s) => ({ turn: s.turn, rssMB: round(s.rssMB), heapMB: round(s.heapMB) })),
   };
-  log(`RSS with engine loaded + tokenizer warm: ${result.loadedRssMB} MB (heap ${result.loadedHeapMB} MB); with the session's messages ${result.sessionRssMB} MB; growth over ${options.turns ?? 200} turns: RSS ${result.growthRssMB} MB, heap ${result.growthHeapMB} MB`);
+  log(`RSS with engine loaded + tokenizer warm: ${result.loadedRssMB} MB (heap ${result.loadedHeapMB} MB); with the session's messages ${result.sessionRssMB} MB; growth over ${options.turns ?? 200} turns: RSS ${result.growthRssMB} MB, heap ${result.growthHeapMB} MB (committed heap ${result.growthHeapTotalMB} MB, external ${result.growthExternalMB} MB)`);
   return result;
 }

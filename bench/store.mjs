@@ -56,13 +56,16 @@ async function fetchBench(root, reps) {
     const selectOnly = await timeRuns(reps, () => selectSlice(text, selector, { maxChars: 8_000 }));
     rows.push({ selector: name, ms: summarize(times), selectOnlyMs: summarize(selectOnly), notice: slice.notice, truncated: slice.truncated });
   }
-  const readOnly = await timeRuns(reps, () => store.readText(logHandle));
+  // The store keeps decoded text in memory, so the rows above are repeated fetches; a fresh store reads cold.
+  const readOnly = await timeRuns(reps, () => createArtifactStore({ root }).readText(logHandle));
+  const cachedRead = await timeRuns(reps, () => store.readText(logHandle));
   const grepTimes = await timeRuns(reps, () => selectSlice(log, { kind: "grep", pattern: "status=5\\d\\d|E1234", flags: "i" }, { maxChars: 8_000, grepTimeoutMs: 5_000 }));
   const grepSlice = selectSlice(log, { kind: "grep", pattern: "status=5\\d\\d|E1234", flags: "i" }, { maxChars: 8_000, grepTimeoutMs: 5_000 });
   return {
     artifactBytes: { log: Buffer.byteLength(log), json: Buffer.byteLength(json) },
     selectors: rows,
     readVerifyMs: summarize(readOnly),
+    cachedReadMs: summarize(cachedRead),
     grepScanMs: summarize(grepTimes),
     grepNotice: grepSlice.notice,
   };
@@ -117,7 +120,7 @@ export async function runStoreBench(options = {}) {
     log(`stash 150 KB: p50 ${stash.ms.p50} ms = ${stash.mbPerSec.p50} MB/s (p5 ${stash.mbPerSec.p5}, p95 ${stash.mbPerSec.p95}); dedup re-stash p50 ${stash.dedupMs.p50} ms`);
     const fetch = await fetchBench(path.join(dir, "fetch"), options.fetchReps ?? 15);
     for (const r of fetch.selectors) log(`fetch ${r.selector.padEnd(8)} from 10 MB: p50 ${r.ms.p50} ms (p95 ${r.ms.p95}; selector alone on the text in memory ${r.selectOnlyMs.p50} ms) — ${r.notice.slice(0, 90)}`);
-    log(`read+verify+decode 10 MB: p50 ${fetch.readVerifyMs.p50} ms; grep scan of 10 MB in memory: p50 ${fetch.grepScanMs.p50} ms`);
+    log(`cold read+decode+verify 10 MB: p50 ${fetch.readVerifyMs.p50} ms (from the store's memory: ${fetch.cachedReadMs.p50} ms); grep scan of 10 MB in memory: p50 ${fetch.grepScanMs.p50} ms`);
     const gc = await gcBench(path.join(dir, "gc"), options.gcArtifacts ?? 100_000);
     log(`gc over ${gc.artifacts} artifacts (10% expired): ${gc.gcMs} ms (removed ${gc.removed}); populating took ${gc.populateMs} ms`);
     const worstFetch = Math.max(...fetch.selectors.map((r) => r.ms.p50));
