@@ -85,12 +85,26 @@ export async function findEpochSidecar(sessionDir: string, messages: readonly un
   if (epoch === "empty" || candidate.mtimeMs >= 0) return candidate;
   const newest = await newestSidecar(sessionDir);
   // An unreadable sidecar continues nothing: the candidate epoch starts afresh, and its own open reports problems.
-  const record = newest ? await tryLoadSummary(newest.file) : undefined;
+  const record = newest ? await loadRecordAt(newest) : undefined;
   if (!newest || !record?.coveredFingerprint || record.epoch === epoch) return candidate;
   return messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) ? { epoch: record.epoch, ...newest } : candidate;
 }
 
 const mtimeOf = (file: string): Promise<number> => stat(file).then((st) => st.mtimeMs, () => -1);
+
+// 2026.9.6 slides the transcript's front every turn and assembles three times per request, so the
+// newest sidecar is looked up on most calls of a long session: parse each version of it once.
+const recordsAt = new Map<string, { mtimeMs: number; record: SummaryState | undefined }>();
+const MAX_RECORDS_AT = 64;
+
+async function loadRecordAt(sidecar: { file: string; mtimeMs: number }): Promise<SummaryState | undefined> {
+  const known = recordsAt.get(sidecar.file);
+  if (known && known.mtimeMs === sidecar.mtimeMs && sidecar.mtimeMs >= 0) return known.record;
+  const record = await tryLoadSummary(sidecar.file);
+  if (recordsAt.size >= MAX_RECORDS_AT) recordsAt.delete(recordsAt.keys().next().value as string);
+  recordsAt.set(sidecar.file, { mtimeMs: sidecar.mtimeMs, record });
+  return record;
+}
 
 async function newestSidecar(sessionDir: string): Promise<{ file: string; mtimeMs: number } | undefined> {
   const names = await readdir(sessionDir).catch(() => [] as string[]);
