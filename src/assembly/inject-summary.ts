@@ -10,6 +10,7 @@ import { sealCheckpoint } from "../summary/checkpoint.js";
 import { countProblem } from "../state/session-state.js";
 import { bringSummaryUpTo, findEpochSidecar, openSummary, saveOpenedSummary, summaryKey } from "../summary/summary-service.js";
 import type { SummaryState } from "../summary/summary-state.js";
+import { INHERITED_SUMMARY_HEADING, readInheritedSummary } from "../subagents/subagent-context.js";
 
 interface CachedSummary {
   state: SummaryState;
@@ -43,11 +44,34 @@ export interface InjectSummaryInput {
 }
 
 /**
+ * The session's own summary block (see {@link ownSummary}), followed, in a forked
+ * subagent, by the summary it inherited from its parent while both fit the summary's
+ * reserve and the room left (early in the child's life; its own summary takes over).
+ */
+export async function injectSummary(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  identity: SessionIdentity,
+  input: InjectSummaryInput,
+): Promise<{ text?: string; tokens: number }> {
+  const own = await ownSummary(rt, settings, identity, input);
+  if (!settings.summary.enabled) return own;
+  const inherited = await readInheritedSummary(rt, identity.agentId, identity.sessionKey);
+  if (!inherited) return own;
+  const block = `${INHERITED_SUMMARY_HEADING}\n${inherited}`;
+  const text = own.text ? `${own.text}\n\n${block}` : block;
+  // The plan reserved maxInjectedChars for the summary in the host's currency too: stay inside it.
+  if (text.length > settings.summary.maxInjectedChars) return own;
+  const tokens = input.counter.countText(text);
+  return tokens <= input.budgetLeft ? { text, tokens } : own;
+}
+
+/**
  * Brings the summary up to the window's start and renders it when history
  * was trimmed or the window is under pressure. Its tokens always count inside
  * the budget: the rendering shrinks until it fits the room left, or is skipped.
  */
-export async function injectSummary(
+async function ownSummary(
   rt: LedgerRuntime,
   settings: AgentSettings,
   identity: SessionIdentity,

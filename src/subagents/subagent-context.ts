@@ -5,9 +5,12 @@ import { agentIdFromSessionKey } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { renderSummary } from "../summary/render-summary.js";
 import { tryLoadSummary } from "../summary/sidecar.js";
+import { newestSidecar } from "../summary/summary-service.js";
 
 /** File in a child's session folder holding the summary it inherited from its parent. */
 export const INHERITED_SUMMARY_FILE = "inherited-summary.txt";
+/** The line a child's prompt shows above the summary it inherited. */
+export const INHERITED_SUMMARY_HEADING = "Context inherited from the parent session (this is a forked subagent):";
 
 /** Inputs of {@link prepareSubagentContext}. */
 export interface SubagentSpawnInput {
@@ -31,9 +34,10 @@ export async function prepareSubagentContext(
   const parentAgent = agentIdFromSessionKey(input.parentSessionKey) ?? fallbackAgentId;
   const childAgent = agentIdFromSessionKey(input.childSessionKey) ?? parentAgent;
   const settings = rt.settings(parentAgent);
-  const text = await newestSummaryText(rt.sessions.dir(parentAgent, input.parentSessionKey), (t) => rt.redact(settings, t));
-  if (!text) return undefined;
-  const bounded = text.length > settings.summary.maxInjectedChars ? `${text.slice(0, settings.summary.maxInjectedChars - 40)}\n[... parent summary truncated ...]` : text;
+  // Rendered to leave the heading room inside the child's summary reserve (see readInheritedSummary).
+  const maxChars = Math.max(200, settings.summary.maxInjectedChars - INHERITED_SUMMARY_HEADING.length - 1);
+  const bounded = await newestSummaryText(rt.sessions.dir(parentAgent, input.parentSessionKey), (t) => rt.redact(settings, t), maxChars);
+  if (!bounded) return undefined;
   const file = path.join(rt.sessions.dir(childAgent, input.childSessionKey), INHERITED_SUMMARY_FILE);
   await writeFileAtomic(file, bounded);
   void rt.events.write({ op: "subagent:fork", parent: input.parentSessionKey, child: input.childSessionKey, chars: bounded.length });
@@ -47,19 +51,30 @@ export async function endSubagentContext(rt: LedgerRuntime, childSessionKey: unk
   await fsp.rm(path.join(rt.sessions.dir(agent, childSessionKey), INHERITED_SUMMARY_FILE), { force: true });
 }
 
-async function newestSummaryText(dir: string, redact: (text: string) => string): Promise<string | undefined> {
-  let names: string[];
-  try {
-    names = (await fsp.readdir(dir)).filter((n) => n.startsWith("summary-") && n.endsWith(".json"));
-  } catch {
-    return undefined;
-  }
-  let newest: { name: string; mtime: number } | undefined;
-  for (const name of names) {
-    const mtime = (await fsp.stat(path.join(dir, name))).mtimeMs;
-    if (!newest || mtime > newest.mtime) newest = { name, mtime };
-  }
-  if (!newest) return undefined;
-  const state = await tryLoadSummary(path.join(dir, newest.name));
-  return state ? renderSummary(state, { maxChars: 4_000, redact }) : undefined;
+async function newestSummaryText(dir: string, redact: (text: string) => string, maxChars: number): Promise<string | undefined> {
+  const newest = await newestSidecar(dir);
+  const state = newest ? await tryLoadSummary(newest.file) : undefined;
+  return state ? renderSummary(state, { maxChars, redact }) : undefined;
+}
+
+const inheritedCache = new Map<string, { mtimeMs: number; text: string }>();
+const MAX_INHERITED_CACHED = 64;
+
+/**
+ * The summary a forked child inherited from its parent (see {@link prepareSubagentContext}),
+ * or undefined when there is none. Only subagent sessions are looked at (one `stat` each
+ * call); the text is read once per version of the file.
+ */
+export async function readInheritedSummary(rt: LedgerRuntime, agentId: string, sessionKey: string): Promise<string | undefined> {
+  if (!sessionKey.includes(":subagent:")) return undefined;
+  const file = path.join(rt.sessions.dir(agentId, sessionKey), INHERITED_SUMMARY_FILE);
+  const mtimeMs = await fsp.stat(file).then((st) => st.mtimeMs, () => -1);
+  if (mtimeMs < 0) return undefined;
+  const known = inheritedCache.get(file);
+  if (known?.mtimeMs === mtimeMs) return known.text;
+  const text = await fsp.readFile(file, "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  if (inheritedCache.size >= MAX_INHERITED_CACHED) inheritedCache.delete(inheritedCache.keys().next().value as string);
+  inheritedCache.set(file, { mtimeMs, text });
+  return text;
 }

@@ -106,7 +106,8 @@ async function loadRecordAt(sidecar: { file: string; mtimeMs: number }): Promise
   return record;
 }
 
-async function newestSidecar(sessionDir: string): Promise<{ file: string; mtimeMs: number } | undefined> {
+/** The session folder's most recently written summary sidecar, if any. */
+export async function newestSidecar(sessionDir: string): Promise<{ file: string; mtimeMs: number } | undefined> {
   const names = await readdir(sessionDir).catch(() => [] as string[]);
   let best: { file: string; mtimeMs: number } | undefined;
   for (const name of names) {
