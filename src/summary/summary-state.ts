@@ -137,8 +137,3 @@ export function createSummaryState(epoch: string): SummaryState {
 export function messageFingerprint(message: unknown): string {
   return fingerprintMessage(message);
 }
-
-/** Number of turns the summary covers (folded plus detailed). */
-export function summaryTurnCount(state: SummaryState): number {
-  return state.digest.turns + state.entries.length;
-}

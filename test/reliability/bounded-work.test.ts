@@ -7,7 +7,7 @@ import { buildPreview } from "../../src/results/preview.js";
 import { redactSecrets } from "../../src/results/redact.js";
 import { planSchemaStrip } from "../../src/results/strip-schema.js";
 import { summarizeOutput } from "../../src/results/summarize-output.js";
-import { codesIn, decisionSentences, errorLines, errorSentences, exitCodeIn, factSentences, firstSentences, handlesIn, pathsIn, stripLedgerBlocks, urlsIn } from "../../src/summary/extract-facts.js";
+import { codesIn, decisionSentences, errorLines, errorSentences, exitCodeIn, factSentences, firstSentences, handlesIn, pathsIn, stripLedgerBlocks } from "../../src/summary/extract-facts.js";
 import { call, createTestEngine, result, user } from "../support/engine-harness.js";
 
 const MB = 1_000_000;
@@ -40,7 +40,7 @@ const TARGETS: Array<[string, (text: string) => unknown]> = [
   ["buildPreview", (t) => buildPreview(t)],
   ["planSchemaStrip", (t) => planSchemaStrip(t)],
   ["stripLedgerBlocks", (t) => stripLedgerBlocks(t)],
-  ["extract-facts", (t) => [firstSentences(t, 200), decisionSentences(t, 3), errorSentences(t, 3), factSentences(t, 3), handlesIn(t), urlsIn(t), pathsIn(t), codesIn(t), errorLines(t, 3, 200), exitCodeIn(t)]],
+  ["extract-facts", (t) => [firstSentences(t, 200), decisionSentences(t, 3), errorSentences(t, 3), factSentences(t, 3), handlesIn(t), pathsIn(t), codesIn(t), errorLines(t, 3, 200), exitCodeIn(t)]],
 ];
 
 describe("bounded work on any input", () => {
