@@ -35,6 +35,7 @@ export function safeFallbackView(messages: unknown, tokenBudget: unknown): Plain
     const plan = planWindow({ messages: list, budget, count: (i) => estimateRawTokens(list[i]) + 4, fingerprint: (i) => fingerprintMessage(list[i]), refillRatio: 1 });
     return { messages: plan.kept.map((i) => list[i]), estimatedTokens: plan.tokens, promptAuthority: "preassembly_may_overflow" };
   } catch {
+    // Pass-through must never fail the host's turn: a history the planner cannot walk goes as it came.
     return { messages: list, estimatedTokens: list.reduce<number>((s, m) => s + estimateRawTokens(m) + 4, 0), promptAuthority: "preassembly_may_overflow" };
   }
 }

@@ -114,6 +114,7 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
           return hit.tokens;
         }
       } catch {
+        // A getter on the host's object threw: count what can be read, uncached.
         return countUncached(message);
       }
     }

@@ -91,6 +91,7 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
         const parsed = JSON.parse(readFileSync(file, "utf8")) as CaptureRecord;
         if (parsed.schema === "context-ledger.capture.v2" && typeof parsed.handle === "string") rec = parsed;
       } catch {
+        // A capture being written or damaged resolves nothing; the host's own text stays.
         rec = null;
       }
       memo.set(file, rec);
@@ -112,6 +113,7 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
         try {
           names = readdirSync(d);
         } catch {
+          // No capture folder for this session (yet).
           continue;
         }
         for (const name of names) {

@@ -138,6 +138,7 @@ async function peek(c: ArtifactCommandContext): Promise<number> {
       try {
         return decodeBlob(raw, meta.compression).toString("utf8");
       } catch {
+        // --raw shows the stored bytes even when they do not decode (that is what it is for).
         return raw.toString("utf8");
       }
     })();

@@ -138,6 +138,7 @@ async function findHostPackage(options: HostVersionOptions): Promise<FoundHost |
   try {
     starts.push({ start: createRequire(path.join(cwd, "noop.js")).resolve("openclaw/package.json"), via: "working folder" });
   } catch {
+    // Not resolvable from here: still report where it would be looked for.
     starts.push({ start: path.join(cwd, "node_modules", "openclaw"), via: "working folder" });
   }
   for (const { start, via } of starts) {

@@ -22,6 +22,7 @@ export async function readActiveBranch(file: string): Promise<TranscriptEntry[]>
     try {
       entry = JSON.parse(line) as Record<string, unknown>;
     } catch {
+      // A torn or foreign line is not an entry this reader may rewrite; it stays as written.
       continue;
     }
     if (typeof entry.id !== "string") continue;

@@ -76,6 +76,7 @@ export async function readSqliteActiveBranch(locator: SqliteTranscriptLocator): 
     }
     return out;
   } catch {
+    // Unreadable or locked database: the caller reports the rewrite as unavailable this turn.
     return undefined;
   } finally {
     db?.close();

@@ -65,6 +65,7 @@ export function redactSecrets(text: string, extraPatterns: readonly string[] = [
       try {
         re = new RegExp(source, "g");
       } catch {
+        // The config schema rejects invalid patterns; one that slips through is skipped, not fatal.
         re = null;
       }
       if (compiled.size > 256) compiled.clear();

@@ -79,6 +79,7 @@ export async function planClean(input: string | Buffer, stub: Stubber, options: 
       const v = JSON.parse(line) as unknown;
       return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
     } catch {
+      // A line that is not JSON is kept as it is and never rewritten.
       return undefined;
     }
   });
