@@ -94,7 +94,7 @@ function storeSection(s) {
 function memorySection(m) {
   if (m.error) return [`Memory child failed: ${m.error}`];
   return [
-    `Fresh process (\`--expose-gc\`, collected before each reading): RSS with the engine loaded and the tokenizer warm **${m.loadedRssMB} MB** (heap ${m.loadedHeapMB} MB). After generating the 200-turn session's messages (the host holds those too): ${m.sessionRssMB} MB. Growth over the 200 turns at 128k: RSS **${m.growthRssMB} MB**, heap ${m.growthHeapMB} MB (peak RSS ${m.peakRssMB} MB).${m.growthHeapTotalMB === undefined ? "" : ` Live objects are the heap figure; V8's committed heap grew ${m.growthHeapTotalMB} MB and memory held by native code (\`external\`) ${m.growthExternalMB} MB, so the rest of the RSS growth is pages the allocator and V8 keep resident after use, not memory the engine holds.`}`,
+    `Fresh process (\`--expose-gc\`, collected before each reading): RSS with the engine loaded and the tokenizer warm **${m.loadedRssMB} MB** (heap ${m.loadedHeapMB} MB). After generating the 200-turn session's messages (the host holds those too): ${m.sessionRssMB} MB. Growth over the 200 turns at 128k: RSS **${m.growthRssMB} MB**, heap ${m.growthHeapMB} MB (peak RSS ${m.peakRssMB} MB).${m.growthHeapTotalMB === undefined ? "" : ` Live objects are the heap figure; V8's committed heap grew ${m.growthHeapTotalMB} MB and memory held by native code (\`external\`) ${m.growthExternalMB} MB, so the rest of the RSS growth lies outside live JS objects and Buffers: native memory the process keeps resident after use.`}`,
     "",
     `| turn | ${m.samples.map((s) => s.turn).join(" | ")} |`,
     `|---|${m.samples.map(() => "---:").join("|")}|`,
