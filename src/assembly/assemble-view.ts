@@ -176,7 +176,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   };
   // What `context-ledger view` and `/ledger view` show: written in the background, flushed on dispose.
   recordViewSnapshot(rt, settings, identity, { turn: state.turns + 1, kept, keptIndexes: keptIdx, tokensOf: (i) => counter.countMessage(shapeKept(i)), total: view.length, budget: { tokens: budget.tokens, messageBudget }, estimatedTokens, plan: { start: plan.start, reason: plan.reason, replanned: plan.replanned, overBudget: plan.overBudget, excluded: plan.excluded.length }, summary: { text: summary.text, tokens: summary.tokens }, debt, handles: new Set([...shaper.handles(), ...clearing.handles()]) });
-  const anchors = recordWindow(windows.anchors, windows.previous, { plan, budget: messageBudget, total: view.length, clearBefore, fingerprint: (i) => fingerprintMessage(view[i]) });
+  const anchors = recordWindow(windows.anchors, windows.previous, { plan, budget: messageBudget, total: view.length, clearBefore, fingerprint: (i) => fingerprintMessage(view[i]), pin: windows.pin });
   const frontier = plan.kept.length > 0 ? { start: plan.start, anchor: fingerprintMessage(view[plan.start]), total: view.length } : null;
   rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
     s.raw = tally;

@@ -4,6 +4,7 @@
  * tool results are cleared, and plans once. Pure: state and settings in, plan out.
  */
 import type { AgentSettings } from "../config/schema.js";
+import { hostMessageChars } from "../host/host-estimate.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { clearBoundary, toolMatcher } from "./clear-tool-results.js";
 import { planWindow, type WindowPlan } from "./planner.js";
@@ -33,6 +34,8 @@ export interface ElasticWindow {
   anchors: WindowAnchor[];
   /** The anchor of this call's class, if one was used. */
   previous: WindowAnchor | undefined;
+  /** The window left room against the host's front cuts on purpose: record it pinned (no refill). */
+  pin: boolean;
 }
 
 /** What a session remembers of its windows (the session state satisfies it; budget/ stays free of state/). */
@@ -44,7 +47,7 @@ export interface WindowState {
 /** Plans the window of one assemble call (see the module comment). */
 export function planElasticWindow(state: WindowState, settings: AgentSettings, input: ElasticWindowInput): ElasticWindow {
   const { messages, messageBudget, newestUser } = input;
-  const { anchors, previous } = locateAnchor(anchorsOf(state, messageBudget), messageBudget, messages);
+  const { anchors, previous, hostCut } = locateAnchor(anchorsOf(state, messageBudget), messageBudget, messages);
   const floor = Math.min(messageBudget, Math.ceil(settings.budget.lowWaterRatio * input.hostBudget));
   const growth = previous?.growth ?? anchors.reduce((m, a) => Math.max(m, a.growth), 0);
   const target = replanTarget({
@@ -62,6 +65,9 @@ export function planElasticWindow(state: WindowState, settings: AgentSettings, i
     (freshClear ??= settings.clearing.enabled
       ? clearBoundary(messages, { keepToolResults: settings.clearing.keepToolResults, excluded: toolMatcher(settings.clearing.excludeTools), newestUser })
       : -1);
+  // The host cut into the window from the front: keep only the newest part of what it passed, so the
+  // next turns' cuts fall before the window's first message instead of moving it every turn.
+  const cutTarget = hostCut ? tailShareTokens(messages, settings.budget.lowWaterRatio, (i) => input.count(i, fresh())) : undefined;
   const plan = planWindow({
     messages,
     budget: messageBudget,
@@ -69,10 +75,25 @@ export function planElasticWindow(state: WindowState, settings: AgentSettings, i
     replanCount: (i) => input.count(i, fresh()),
     fingerprint: (i) => fingerprintMessage(messages[i]),
     previous: previous ?? null,
-    target,
-    lowWater: messageBudget > 0 && !previous?.pinned ? floor / messageBudget : 0,
+    target: cutTarget === undefined ? target : Math.min(target, cutTarget),
+    lowWater: messageBudget > 0 && !previous?.pinned && cutTarget === undefined ? floor / messageBudget : 0,
   });
-  return { plan, clearBefore: plan.recounted ? fresh() : stableClear, target, anchors, previous };
+  return { plan, clearBefore: plan.recounted ? fresh() : stableClear, target, anchors, previous, pin: cutTarget !== undefined && plan.replanned };
+}
+
+/**
+ * Tokens of the newest messages that make up `share` of the list's size in the host's
+ * transcript (its characters: the host caps the tail it loads in bytes, 2026.9.6).
+ */
+function tailShareTokens(messages: readonly unknown[], share: number, count: (index: number) => number): number {
+  let size = 0;
+  for (const m of messages) size += hostMessageChars(m);
+  let s = messages.length;
+  let kept = 0;
+  while (s > 0 && kept + hostMessageChars(messages[s - 1]) <= share * size) kept += hostMessageChars(messages[--s]);
+  let tokens = 0;
+  for (let i = s; i < messages.length; i++) tokens += count(i);
+  return tokens;
 }
 
 /**
@@ -95,7 +116,7 @@ function anchorsOf(state: WindowState, messageBudget: number): WindowAnchor[] {
  * other classes' anchors as they were. An anchor whose message is gone stays as
  * it was: the planner re-plans it and keeps its growth.
  */
-function locateAnchor(stored: WindowAnchor[], messageBudget: number, messages: readonly unknown[]): { anchors: WindowAnchor[]; previous: WindowAnchor | undefined } {
+function locateAnchor(stored: WindowAnchor[], messageBudget: number, messages: readonly unknown[]): { anchors: WindowAnchor[]; previous: WindowAnchor | undefined; hostCut: boolean } {
   const total = messages.length;
   const fingerprints = new Map<number, string>();
   const fingerprint = (i: number): string => {
@@ -103,8 +124,32 @@ function locateAnchor(stored: WindowAnchor[], messageBudget: number, messages: r
     if (f === undefined) fingerprints.set(i, (f = fingerprintMessage(messages[i])));
     return f;
   };
-  const located = stored.map((a) => shiftAnchor(a, frontShift(a.start, a.anchor, total, fingerprint) ?? 0));
+  const cuts = new Set<WindowAnchor>();
+  const located = stored.map((a) => {
+    const shift = frontShift(a.start, a.anchor, total, fingerprint);
+    if (shift !== undefined) return shiftAnchor(a, shift);
+    const cut = cutPast(a, stored, total, fingerprint);
+    if (cut === undefined) return a;
+    // Its first message is gone, but the transcript it saw is still there, shorter by `cut`.
+    const moved = { ...a, total: a.total - cut };
+    cuts.add(moved);
+    return moved;
+  });
   const previous = pickAnchor(located, messageBudget, total);
   const i = previous ? located.indexOf(previous) : -1;
-  return { anchors: stored.map((a, j) => (j === i ? located[j]! : a)), previous };
+  return { anchors: stored.map((a, j) => (j === i ? located[j]! : a)), previous, hostCut: previous !== undefined && cuts.has(previous) };
+}
+
+/**
+ * How far the front of the transcript was cut past a window whose first message is gone,
+ * told by its newest message still being there, lower down (2026.9.6 loads a byte-capped
+ * tail). Undefined for a rewrite or rewind, and when the list begins where another of this
+ * session's windows begins: that is the engine's own view handed back (9.6's second and
+ * third assembles), cut by the engine, not the host.
+ */
+function cutPast(anchor: WindowAnchor, stored: readonly WindowAnchor[], total: number, fingerprint: (i: number) => string): number | undefined {
+  if (!anchor.tail || total === 0) return undefined;
+  const cut = frontShift(anchor.total - 1, anchor.tail, total, fingerprint);
+  if (cut === undefined || cut <= 0) return undefined;
+  return stored.some((a) => a !== anchor && a.anchor === fingerprint(0)) ? undefined : cut;
 }

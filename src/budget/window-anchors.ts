@@ -23,6 +23,8 @@ export interface WindowAnchor extends PlanAnchor {
   used: number;
   /** Set by a compaction: the window is not refilled upward until it has to be re-planned. */
   pinned?: boolean;
+  /** Fingerprint of the newest message when the window was last used (tells a front cut from a rewrite). */
+  tail?: string;
 }
 
 /** Budgets within this factor of each other share a window. */
@@ -108,6 +110,8 @@ export interface RecordWindowInput {
   clearBefore: number;
   /** Fingerprint of message `i` of the current transcript. */
   fingerprint: (index: number) => string;
+  /** Keep the window from being refilled upward (it left room on purpose). */
+  pin?: boolean;
 }
 
 /**
@@ -135,7 +139,8 @@ export function recordWindow(anchors: readonly WindowAnchor[], previous: WindowA
     clearBefore: input.clearBefore,
     growth,
     used,
-    ...(previous?.pinned && !plan.replanned ? { pinned: true } : {}),
+    ...((previous?.pinned && !plan.replanned) || input.pin ? { pinned: true } : {}),
+    ...(total > 0 ? { tail: input.fingerprint(total - 1) } : {}),
   };
   const next = [...others, anchor];
   if (next.length > MAX_WINDOW_CLASSES) next.sort((a, b) => b.used - a.used).splice(MAX_WINDOW_CLASSES);

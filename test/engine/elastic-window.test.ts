@@ -122,6 +122,33 @@ describe("a host that passes a tail of the transcript (2026.9.6)", () => {
     return mains;
   }
 
+  it("when the host's cut, not the budget, trims history, the window leaves room for the next cuts", async () => {
+    // Everything the host passes fits the budget; the host's byte-capped tail is what drops turns (9.6 at 64k+).
+    t = await createTestEngine();
+    const session = { sessionId: "s", sessionKey: "agent:main:cut" };
+    const all = history(40, 2_000);
+    const perTurn = 6;
+    const keepTurns = 12;
+    const mains: unknown[][] = [];
+    for (let n = 1; n <= 40; n++) {
+      const upTo = n * perTurn - perTurn + 1;
+      const messages = all.slice(Math.max(0, upTo - keepTurns * perTurn - 1), upTo);
+      const first = await t.engine.assemble({ ...session, messages, tokenBudget: 100_000 });
+      const second = await t.engine.assemble({ ...session, messages: first.messages, tokenBudget: 128_000 });
+      // The engine's own view handed back is not a host cut: the second call keeps all of it.
+      expect(second.messages.length).toBe(first.messages.length);
+      mains.push(first.messages);
+    }
+    const extending = mains.slice(1).filter((next, i) => mains[i]!.every((m, k) => JSON.stringify(m) === JSON.stringify(next[k]))).length;
+    console.info(`[cut] ${extending}/${mains.length - 1} main calls extend the previous one`);
+    // Keeping everything passed would miss on every turn the host cut (28 of 39); a window 65% deep misses about one in five.
+    expect(extending / (mains.length - 1)).toBeGreaterThanOrEqual(0.75);
+    // It still keeps most of what the host passed, and the newest turn.
+    const last = mains.at(-1)!;
+    expect(last.length).toBeGreaterThanOrEqual(Math.floor(0.5 * keepTurns * perTurn));
+    expect(textOf(last.at(-1))).toContain("Turn 39");
+  });
+
   it("keeps the window and the summary block append-stable while the host slides its tail", async () => {
     const mains = await replayTail(60, 30);
     // Pure extension including the summary block (the system prompt addition).
