@@ -5,7 +5,8 @@ import { HOST_LINES } from "../host/host-install.js";
 import { HOST_LOG_WORDING, assertWorded, wordingsOn, type HostLogSignal } from "../host/log-wording.js";
 import { countHostLogSignals, HOST_LOG_PATTERNS } from "../host/logs.js";
 import { startMockModel, type MockModel } from "../host/mock-model.js";
-import { allScenarios, plansFor, engineKey } from "../host/scenarios/registry.js";
+import { allScenarios, plansFor, planKey } from "../host/scenarios/registry.js";
+import type { HostScenario } from "../host/scenarios/scenario.js";
 import { scenarioOfText, taggedMessage } from "../host/scenarios/shared-rig.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -57,8 +58,21 @@ describe("scenario registry", () => {
     for (const version of HOST_LINES) {
       const plans = plansFor(version, all);
       expect(plans.length, version).toBeGreaterThanOrEqual(1);
-      expect(plans.map((p) => engineKey(p.engine)).sort()).toEqual([...new Set(plans.map((p) => engineKey(p.engine)))].sort());
+      expect(plans.map(planKey).sort()).toEqual([...new Set(plans.map(planKey))].sort());
     }
+  });
+
+  it("a scenario with its own model shape gets a gateway of its own, after the default shape's", () => {
+    const run = async (): Promise<void> => undefined;
+    const plain: HostScenario = { name: "plain", lines: ["2026.9.6"], engines: ["legacy", "context-ledger"], run };
+    const wide: HostScenario = { name: "wide", lines: ["2026.9.6"], engines: ["context-ledger"], model: { contextWindow: 65_536, maxTokens: 4_096 }, run };
+    const plans = plansFor("2026.9.6", [wide, plain]);
+    expect(plans.map((p) => [planKey(p), p.scenarios.map((s) => s.name)])).toEqual([
+      ["legacy", ["plain"]],
+      ["context-ledger", ["plain"]],
+      ["context-ledger@65536/4096", ["wide"]],
+    ]);
+    expect(plans[2]?.model).toEqual({ contextWindow: 65_536, maxTokens: 4_096 });
   });
 
   it("index.ts lists one module per line, sorted, so parallel additions merge", () => {

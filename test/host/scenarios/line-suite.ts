@@ -2,16 +2,17 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ensureHost, type HostVersion } from "../host-install.js";
 import { HOST_LOG_WORDING, missingLiterals, readHostDist, wordingsOn, type HostLogSignal } from "../log-wording.js";
 import { HOST_LOG_PATTERNS } from "../logs.js";
-import { engineKey, plansFor, type RigPlan } from "./registry.js";
+import { planKey, plansFor, type RigPlan } from "./registry.js";
 import { startSharedRig, type SharedRig } from "./shared-rig.js";
 
 const HOST_TEST_TIMEOUT_MS = 900_000;
 
 /**
- * Defines the tests of one host line: per engine its scenarios need, one gateway
- * (started once, in `beforeAll`) and one `it` per scenario, run one after another on
- * it. Prints the gateway's start time and each scenario's wall time. A gateway that
- * died during a scenario is started again for the next one (the failure stays).
+ * Defines the tests of one host line: per engine (and model shape) its scenarios need,
+ * one gateway (started once, in `beforeAll`) and one `it` per scenario, run one after
+ * another on it. Prints the gateway's start time and each scenario's wall time. A
+ * gateway that died during a scenario is started again for the next one (the failure
+ * stays).
  */
 export function defineLineSuite(version: HostVersion): void {
   const plans = plansFor(version);
@@ -33,13 +34,13 @@ export function defineLineSuite(version: HostVersion): void {
 }
 
 function definePlan(plan: RigPlan): void {
-  const label = `[host ${plan.version} ${engineKey(plan.engine)}]`;
-  describe(engineKey(plan.engine), () => {
+  const label = `[host ${plan.version} ${planKey(plan)}]`;
+  describe(planKey(plan), () => {
     let shared: SharedRig | undefined;
     const times: string[] = [];
     const start = async (): Promise<SharedRig> => {
       const t0 = Date.now();
-      const rig = await startSharedRig({ version: plan.version, engine: plan.engine });
+      const rig = await startSharedRig({ version: plan.version, engine: plan.engine, model: plan.model });
       times.push(`gateway ${(rig.rig.gateway.startMs / 1000).toFixed(1)}s (rig ${((Date.now() - t0) / 1000).toFixed(1)}s)`);
       console.log(`${label} gateway ready in ${(rig.rig.gateway.startMs / 1000).toFixed(1)}s`);
       return rig;
@@ -63,7 +64,7 @@ function definePlan(plan: RigPlan): void {
       it(
         scenario.name,
         async () => {
-          if (!shared) throw new Error(`Expected the ${plan.version} gateway (${engineKey(plan.engine)}) to be running`);
+          if (!shared) throw new Error(`Expected the ${plan.version} gateway (${planKey(plan)}) to be running`);
           const t0 = Date.now();
           try {
             await scenario.run(await shared.open(scenario.name));

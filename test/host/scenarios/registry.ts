@@ -1,7 +1,7 @@
 import type { EngineChoice } from "../host-env.js";
 import type { HostVersion } from "../host-install.js";
 import * as modules from "./index.js";
-import type { HostScenario } from "./scenario.js";
+import type { HostScenario, ScenarioModel } from "./scenario.js";
 
 /** True for a value shaped like a {@link HostScenario}. */
 export function isHostScenario(value: unknown): value is HostScenario {
@@ -35,26 +35,33 @@ export function engineKey(engine: EngineChoice): string {
   return typeof engine === "string" ? engine : `test-${engine.testEngine}`;
 }
 
-/** One gateway's worth of scenarios: a host line, an engine, and the scenarios that run on both. */
+/** One gateway's worth of scenarios: a host line, an engine, a model shape, and the scenarios that run on them. */
 export interface RigPlan {
   version: HostVersion;
   engine: EngineChoice;
+  /** The model shape of its scenarios, when not the default `SCENARIO_MODEL`. */
+  model?: ScenarioModel;
   scenarios: HostScenario[];
 }
 
-/** The gateways a host line needs (one per engine, legacy first) and what each serves. */
+/** A stable key per gateway of a line: the engine, and the window and maxTokens when not the default (`context-ledger@65536/4096`). */
+export function planKey(plan: Pick<RigPlan, "engine" | "model">): string {
+  return plan.model ? `${engineKey(plan.engine)}@${plan.model.contextWindow}/${plan.model.maxTokens}` : engineKey(plan.engine);
+}
+
+/** The gateways a host line needs (one per engine and model shape, legacy first, default shape first) and what each serves. */
 export function plansFor(version: HostVersion, scenarios: readonly HostScenario[] = allScenarios()): RigPlan[] {
   const plans = new Map<string, RigPlan>();
   for (const s of scenarios) {
     if (!s.lines.includes(version)) continue;
     for (const engine of s.engines) {
-      const key = engineKey(engine);
-      const plan = plans.get(key) ?? { version, engine, scenarios: [] };
+      const key = planKey({ engine, model: s.model });
+      const plan = plans.get(key) ?? { version, engine, ...(s.model ? { model: s.model } : {}), scenarios: [] };
       plan.scenarios.push(s);
       plans.set(key, plan);
     }
   }
   // Legacy first: context-ledger's scenarios compare their figures with legacy's run of the same line.
-  const order = (p: RigPlan): number => (engineKey(p.engine) === "legacy" ? 0 : engineKey(p.engine) === "context-ledger" ? 1 : 2);
+  const order = (p: RigPlan): number => (engineKey(p.engine) === "legacy" ? 0 : engineKey(p.engine) === "context-ledger" ? 1 : 2) * 2 + (p.model ? 1 : 0);
   return [...plans.values()].sort((a, b) => order(a) - order(b));
 }

@@ -14,11 +14,11 @@ export interface RunAloneOptions {
 /**
  * Runs one scenario on a gateway of its own (for developing a scenario; the suite
  * shares one gateway per host line and engine, see `line-suite.ts`). The session is
- * the same as on a shared gateway (tagged messages, per-scenario turns). Stops
- * everything it started.
+ * the same as on a shared gateway (tagged messages, per-scenario turns, the scenario's
+ * model shape). Stops everything it started.
  */
 export async function runScenarioAlone(scenario: HostScenario, options: RunAloneOptions): Promise<void> {
-  const shared = await startSharedRig(options);
+  const shared = await startSharedRig({ ...options, model: scenario.model });
   try {
     await scenario.run(await shared.open(scenario.name));
   } finally {

@@ -19,6 +19,8 @@ export interface ScenarioSession {
   sessionKey: string;
   /** The host env of the gateway (state dir, logs, plugin events). Shared with other scenarios. */
   env: HostEnv;
+  /** The model shape the gateway advertises (the scenario's {@link HostScenario.model}). */
+  model: ScenarioModel;
   /** Replaces this scenario's mock script; it sees only this scenario's requests. */
   setScript(script: MockScript): void;
   /**
@@ -48,9 +50,20 @@ export interface HostScenario {
   lines: readonly HostVersion[];
   /** Engines it runs with (legacy runs are controls and comparisons). */
   engines: readonly EngineChoice[];
+  /**
+   * The model shape it needs, when not {@link SCENARIO_MODEL}. Such a scenario gets a
+   * gateway of its own (the window is a host config setting, fixed per gateway).
+   */
+  model?: ScenarioModel;
   /** Runs the scenario and asserts with vitest's `expect`; throws on failure. */
   run(session: ScenarioSession): Promise<void>;
 }
 
-/** Every scenario's gateway uses this model shape (one shared mock agent per gateway). */
-export const SCENARIO_MODEL = { contextWindow: 32_000, maxTokens: 4_096 } as const;
+/** The model a gateway advertises: its context window and output allowance (tokens). */
+export interface ScenarioModel {
+  readonly contextWindow: number;
+  readonly maxTokens: number;
+}
+
+/** The model shape of every scenario that names none (one shared mock agent per gateway). */
+export const SCENARIO_MODEL = { contextWindow: 32_000, maxTokens: 4_096 } as const satisfies ScenarioModel;

@@ -11,7 +11,7 @@ import type { EngineChoice } from "../host-env.js";
 import type { HostVersion } from "../host-install.js";
 import { markLogs, readHostLog, readPluginEvents } from "../logs.js";
 import type { MockScript } from "../mock-model.js";
-import { SCENARIO_MODEL, type ScenarioSession } from "./scenario.js";
+import { SCENARIO_MODEL, type ScenarioModel, type ScenarioSession } from "./scenario.js";
 
 /** Options for {@link startSharedRig}. */
 export interface SharedRigOptions {
@@ -19,6 +19,8 @@ export interface SharedRigOptions {
   engine: EngineChoice;
   /** `plugins.entries["context-ledger"].config`. */
   ledgerConfig?: Record<string, unknown>;
+  /** The model shape it advertises. @default SCENARIO_MODEL */
+  model?: ScenarioModel;
 }
 
 /** A running gateway that hands out scenario sessions. */
@@ -51,19 +53,20 @@ export function taggedMessage(name: string, message: string): string {
 }
 
 /**
- * Starts the mock model and one gateway for `version` and `engine` (with the scenario
- * model shape, {@link SCENARIO_MODEL}). Requests without a tag (none seen so far; the
- * host's own summaries keep the user's message) go to the scenario that sent last.
+ * Starts the mock model and one gateway for `version` and `engine` (with the given
+ * model shape, by default {@link SCENARIO_MODEL}). Requests without a tag (none seen so
+ * far; the host's own summaries keep the user's message) go to the scenario that sent last.
  */
 export async function startSharedRig(options: SharedRigOptions): Promise<SharedRig> {
   const scripts = new Map<string, MockScript>();
   let active = "";
+  const model = options.model ?? SCENARIO_MODEL;
   const fallback: MockScript = () => ({ text: "OK." });
   const rig = await startHostRig({
     version: options.version,
     engine: options.engine,
-    contextWindow: SCENARIO_MODEL.contextWindow,
-    maxTokens: SCENARIO_MODEL.maxTokens,
+    contextWindow: model.contextWindow,
+    maxTokens: model.maxTokens,
     ledgerConfig: options.ledgerConfig,
     mock: {
       maxRequestsTotal: 100_000,
@@ -86,6 +89,7 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
         engineId: rig.env.engineId,
         sessionKey,
         env: rig.env,
+        model,
         setScript(script) {
           scripts.set(name, script);
         },
