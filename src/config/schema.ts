@@ -52,7 +52,7 @@ const budgetSchema = z
       .min(0.3)
       .max(0.95)
       .default(0.65)
-      .describe("Fewest tokens a window may hold, as a share of the host's budget, while older history could fill it: a re-plan never fills less, and a kept window below it (planned under a smaller budget) is re-planned upward."),
+      .describe("Fewest tokens a window may hold, as a share of the host's budget, while older history could fill it: a re-plan never fills less, and a kept window below it (planned under a smaller budget) is re-planned upward. When the host cuts the transcript's front into the window (2026.9.6), the share of what it passed that the re-plan keeps."),
     headroomCalls: z
       .int()
       .min(1)
