@@ -12,7 +12,7 @@ import { hostChars } from "../host/host-estimate.js";
 import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
 import { hostPromptBudget, normalizeBudget, type HostGeneration, type NormalizedBudget, type SessionIdentity } from "../host/normalize.js";
 import { hostEstimateOf, hostUnitsOf, resolveHostPlan, type RequestOverhead } from "./host-plan.js";
-import { startAtUserTurn } from "./valid-start.js";
+import { startAtUserTurn, withHostSummaryFirst } from "./valid-start.js";
 import { advanceTally } from "../host/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordDebt, type DebtReading } from "../state/session-state.js";
@@ -122,7 +122,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   let clearBefore = windows.clearBefore;
   const shapeKept = (i: number): unknown => clearing.shapeAt(i, clearBefore);
 
-  let keptIdx = startAtUserTurn(view, plan.kept);
+  let keptIdx = withHostSummaryFirst(view, startAtUserTurn(view, plan.kept));
   let kept = keptIdx.map(shapeKept);
   let storedBytes = 0;
   try {
@@ -137,7 +137,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     clearing = createClearingShaper(rt, inline, view, shaper);
     clearBefore = -1;
     plan = planWindow({ messages: view, budget: messageBudget, count: (i) => costOf(shaper.shape(i)), fingerprint: (i) => fingerprintMessage(view[i]), target: windows.target });
-    keptIdx = startAtUserTurn(view, plan.kept);
+    keptIdx = withHostSummaryFirst(view, startAtUserTurn(view, plan.kept));
     kept = keptIdx.map(shapeKept);
   }
   const keptTokens = kept.reduce<number>((sum, m) => sum + counter.countMessage(m), 0);

@@ -19,3 +19,15 @@ export function startAtUserTurn(messages: readonly unknown[], kept: readonly num
   }
   return [...kept];
 }
+
+/**
+ * The host's own compaction summary leads what it loads after a compaction it recorded
+ * (2026.4.x: `compactionSummary`, the turns before the kept ones told in short). A window
+ * that starts after it still shows it first: it is the only telling of those turns in
+ * the prompt (the engine's own summary starts afresh with the shorter transcript), and
+ * it fits the room reserved for a summary.
+ */
+export function withHostSummaryFirst(messages: readonly unknown[], kept: readonly number[]): number[] {
+  if (kept.length === 0 || kept[0] === 0 || roleOf(messages[0]) !== "compactionSummary") return [...kept];
+  return [0, ...kept];
+}

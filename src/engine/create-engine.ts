@@ -1,6 +1,6 @@
 import { assembleView } from "../assembly/assemble-view.js";
 import { passThroughView, safeFallbackView } from "../assembly/pass-through.js";
-import { hostPromptBudget, isManualCompaction, normalizeFactoryContext, resolveSessionIdentity, type HostContext } from "../host/normalize.js";
+import { hostPromptBudget, isManualCompaction, locateTranscript, normalizeFactoryContext, resolveSessionIdentity, type HostContext } from "../host/normalize.js";
 import { fingerprintMessage, safeJson } from "../host/messages.js";
 import { compactSession } from "../maintenance/compact.js";
 import { payDownDebt } from "../maintenance/paydown.js";
@@ -183,6 +183,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
               currentTokenCount: p.currentTokenCount,
               skipReasonText: host.semantics.preflight?.skipReasonText,
               manual: isManualCompaction(p),
+              ...(host.semantics.rawPrecheck && locateTranscript(p.sessionFile).kind === "jsonl" ? { hostTranscript: p.sessionFile as string } : {}),
             })
           : { ok: true, compacted: false, reason: "disabled" };
         void rt.events.write({ op: "compact", agentId: id.agentId, sessionKey: id.sessionKey, force: p.force === true, compacted: result.compacted, reason: result.reason ?? null });

@@ -1,13 +1,14 @@
 import { handleForBytes } from "../artifacts/handle.js";
 import { planWindow } from "../budget/planner.js";
 import type { AgentSettings } from "../config/schema.js";
-import { LedgerError } from "../errors.js";
+import { errorMessage, LedgerError } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { normalizeBudget, type SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { renderSummary } from "../summary/render-summary.js";
 import { bringSummaryUpTo, openSummary, saveOpenedSummary } from "../summary/summary-service.js";
+import { appendJsonlCompaction } from "./jsonl-compaction.js";
 
 /**
  * Share of the budget the window keeps after a forced compaction (`/compact`,
@@ -21,7 +22,7 @@ export interface CompactOutcome {
   ok: boolean;
   compacted: boolean;
   reason?: string;
-  result?: { summary?: string; tokensBefore: number; tokensAfter?: number; details?: unknown };
+  result?: { summary?: string; firstKeptEntryId?: string; tokensBefore: number; tokensAfter?: number; details?: unknown };
 }
 
 /** Inputs of {@link compactSession}. */
@@ -38,6 +39,11 @@ export interface CompactInput {
   skipReasonText?: string;
   /** The user asked for it (2026.9.x passes `runtimeContext.forceReason: "manual"` and `compactionTarget: "threshold"`). */
   manual?: boolean;
+  /**
+   * The host's JSONL transcript, where its overflow precheck sizes the session as loaded rather
+   * than the view (2026.4.24): the compaction is also recorded there, so the host loads less.
+   */
+  hostTranscript?: string;
 }
 
 /**
@@ -119,6 +125,23 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   });
   view.start = plan.start;
   view.tokens = tokensAfter;
-  void rt.events.write({ op: "compact:sealed", agentId: identity.agentId, sessionKey: identity.sessionKey, handle, tokensBefore, tokensAfter, frontier: plan.start });
-  return { ok: true, compacted: true, result: { summary: text, tokensBefore, tokensAfter, details: { checkpoint: handle, frontier: plan.start } } };
+  const recorded = input.hostTranscript ? await recordInHostTranscript(rt, input.hostTranscript, messages[plan.start], text, tokensBefore, handle) : undefined;
+  void rt.events.write({ op: "compact:sealed", agentId: identity.agentId, sessionKey: identity.sessionKey, handle, tokensBefore, tokensAfter, frontier: plan.start, hostEntry: recorded?.entryId ?? null });
+  return {
+    ok: true,
+    compacted: true,
+    result: { summary: text, ...(recorded ? { firstKeptEntryId: recorded.firstKeptEntryId } : {}), tokensBefore, tokensAfter, details: { checkpoint: handle, frontier: plan.start } },
+  };
+}
+
+/** Appends the compaction to the host's transcript; a failure is logged and leaves the engine's own compaction standing. */
+async function recordInHostTranscript(rt: LedgerRuntime, file: string, firstKept: unknown, summary: string, tokensBefore: number, checkpoint: string) {
+  try {
+    const written = await appendJsonlCompaction(file, { firstKept: fingerprintMessage(firstKept), summary, tokensBefore, details: { engine: "context-ledger", checkpoint } });
+    if (!written) rt.logger.warn(`compaction not recorded in the host transcript ${file}: its first kept message is not on the active branch, an equal compaction is there, or another process holds the session lock`);
+    return written;
+  } catch (err) {
+    rt.logger.warn(`compaction not recorded in the host transcript ${file}: ${errorMessage(err)}`);
+    return undefined;
+  }
 }

@@ -8,7 +8,7 @@ import type { AgentSettings } from "../../config/schema.js";
 import { detectFormat } from "../../results/detect-format.js";
 import { recordTranscriptReferences } from "../../state/reference-index.js";
 import { planClean, type CleanPlan, type PlanCleanOptions, type Stubber } from "./clean-jsonl.js";
-import { inspectHostLock, withHostLock } from "./host-session-lock.js";
+import { inspectHostLock, withHostLock } from "../../host/session-lock.js";
 import { cliStub } from "./stub-text.js";
 
 /** Outcome of cleaning one session file: the plan's figures (without the new text) plus what happened. */

@@ -63,20 +63,43 @@ export async function transcriptSize(session: ScenarioSession): Promise<Transcri
     const size = await sqliteTranscriptSize(db, session.sessionKey);
     if (size) return size;
   }
-  const storeFile = path.join(agentDir, "sessions", "sessions.json");
-  try {
-    const store = JSON.parse(await fsp.readFile(storeFile, "utf8")) as Record<string, { sessionId?: string; sessionFile?: string }>;
-    const entry = store[session.sessionKey] ?? store[session.sessionKey.toLowerCase()];
-    const file = entry?.sessionFile ?? (entry?.sessionId ? path.join(agentDir, "sessions", `${entry.sessionId}.jsonl`) : undefined);
-    if (file) {
-      const text = await fsp.readFile(file, "utf8").catch(() => "");
-      const lines = text.split("\n").filter((l) => l.trim());
-      return { store: "jsonl", bytes: await fileSize(file), entries: lines.length, activeBytes: jsonlActiveBytes(lines) };
-    }
-  } catch {
-    // no JSONL store on this line
+  const file = await jsonlSessionFile(session);
+  if (file) {
+    const text = await fsp.readFile(file, "utf8").catch(() => "");
+    const lines = text.split("\n").filter((l) => l.trim());
+    return { store: "jsonl", bytes: await fileSize(file), entries: lines.length, activeBytes: jsonlActiveBytes(lines) };
   }
   return { store: "none", bytes: 0, entries: 0 };
+}
+
+/** The session's JSONL transcript (2026.4.x-2026.7.x), from the host's `sessions.json`; undefined on SQLite lines. */
+async function jsonlSessionFile(session: ScenarioSession): Promise<string | undefined> {
+  const agentDir = path.join(session.env.stateDir, "agents", "main");
+  try {
+    const store = JSON.parse(await fsp.readFile(path.join(agentDir, "sessions", "sessions.json"), "utf8")) as Record<string, { sessionId?: string; sessionFile?: string }>;
+    const entry = store[session.sessionKey] ?? store[session.sessionKey.toLowerCase()];
+    return entry?.sessionFile ?? (entry?.sessionId ? path.join(agentDir, "sessions", `${entry.sessionId}.jsonl`) : undefined);
+  } catch {
+    // no JSONL store on this line
+    return undefined;
+  }
+}
+
+/** The `compaction` entries of the session's JSONL transcript: who wrote them (`details.engine`) and their summary. */
+export async function hostCompactionEntries(session: ScenarioSession): Promise<{ engine: unknown; summary: string; firstKeptEntryId: unknown }[]> {
+  const file = await jsonlSessionFile(session);
+  const text = file ? await fsp.readFile(file, "utf8").catch(() => "") : "";
+  const out: { engine: unknown; summary: string; firstKeptEntryId: unknown }[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.includes('"compaction"')) continue;
+    try {
+      const e = JSON.parse(line) as { type?: unknown; summary?: unknown; firstKeptEntryId?: unknown; details?: { engine?: unknown } };
+      if (e.type === "compaction") out.push({ engine: e.details?.engine, summary: String(e.summary ?? ""), firstKeptEntryId: e.firstKeptEntryId });
+    } catch {
+      // a torn last line while the host writes
+    }
+  }
+  return out;
 }
 
 /** UTF-8 bytes of the JSONL lines on the parent chain of the last entry (the active branch). */
