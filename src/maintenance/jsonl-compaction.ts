@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import { inspectHostLock, withHostLock } from "../host/session-lock.js";
 import { fingerprintMessage } from "../host/messages.js";
+import { readJsonlTranscript, type JsonlTranscript } from "./transcript-jsonl.js";
 
 /** What {@link appendJsonlCompaction} wrote. */
 export interface JsonlCompaction {
@@ -27,39 +28,42 @@ export interface JsonlCompactionInput {
   details: Record<string, unknown>;
 }
 
-interface FileEntry {
-  id: string;
-  parentId: string | null;
-  type: unknown;
-  message?: unknown;
-  firstKeptEntryId?: unknown;
-}
-
 /**
  * Appends a compaction entry after the transcript's last entry, keeping the active
  * branch from the message `firstKept` on. Undefined (nothing written) when that message
  * is not on the active branch, when a compaction already keeps from there or later, or
  * when another process holds the host's session lock (the gateway calling this holds it
- * itself, or none: it waits for compact() to return either way).
+ * itself, or none: it waits for compact() to return either way). The file is read under
+ * the lock, so the entry's parent is the leaf it is appended after.
  */
 export async function appendJsonlCompaction(file: string, input: JsonlCompactionInput): Promise<JsonlCompaction | undefined> {
-  const entries = await readEntries(file);
-  const leaf = entries.at(-1);
+  const write = async (): Promise<JsonlCompaction | undefined> => {
+    const transcript = await readJsonlTranscript(file);
+    const planned = compactionLine(transcript, input);
+    if (!planned) return undefined;
+    // A file cut mid-line (a crashed writer) gets its own line end first, so this entry parses.
+    await fsp.appendFile(file, transcript.text.length > 0 && !transcript.text.endsWith("\n") ? `\n${planned.line}` : planned.line);
+    return planned.written;
+  };
+  const lock = await inspectHostLock(file);
+  if (lock?.held && lock.pid !== process.pid) return undefined;
+  if (lock?.held) return write();
+  return (await withHostLock(file, write))?.value;
+}
+
+function compactionLine({ branch, ids }: JsonlTranscript, input: JsonlCompactionInput): { line: string; written: JsonlCompaction } | undefined {
+  const leaf = branch.at(-1);
   if (!leaf) return undefined;
-  const byId = new Map(entries.map((e) => [e.id, e]));
-  const branch: FileEntry[] = [];
-  for (let e: FileEntry | undefined = leaf; e && branch.length <= entries.length; e = e.parentId ? byId.get(e.parentId) : undefined) branch.push(e);
-  branch.reverse();
-  const keptAt = branch.findLastIndex((e) => e.type === "message" && fingerprintMessage(e.message) === input.firstKept);
+  const keptAt = branch.findLastIndex((e) => e.type === "message" && fingerprintMessage(e.fields.message) === input.firstKept);
   if (keptAt <= 0) return undefined;
   const lastCompaction = branch.findLastIndex((e) => e.type === "compaction");
   if (lastCompaction >= 0) {
-    const keptBefore = branch.findIndex((e) => e.id === branch[lastCompaction]!.firstKeptEntryId);
+    const keptBefore = branch.findIndex((e) => e.id === branch[lastCompaction]!.fields.firstKeptEntryId);
     if (keptBefore >= keptAt) return undefined;
   }
   const firstKeptEntryId = branch[keptAt]!.id;
   let entryId = randomBytes(4).toString("hex");
-  while (byId.has(entryId)) entryId = randomBytes(4).toString("hex");
+  while (ids.has(entryId)) entryId = randomBytes(4).toString("hex");
   const line = `${JSON.stringify({
     type: "compaction",
     id: entryId,
@@ -70,28 +74,5 @@ export async function appendJsonlCompaction(file: string, input: JsonlCompaction
     tokensBefore: input.tokensBefore,
     details: input.details,
   })}\n`;
-  const append = async () => {
-    // A file cut mid-line (a crashed writer) gets its own line end first, so this entry parses.
-    const text = await fsp.readFile(file, "utf8");
-    await fsp.appendFile(file, text.length > 0 && !text.endsWith("\n") ? `\n${line}` : line);
-  };
-  const lock = await inspectHostLock(file);
-  if (lock?.held && lock.pid !== process.pid) return undefined;
-  if (lock?.held) await append();
-  else if (!(await withHostLock(file, append))) return undefined;
-  return { entryId, firstKeptEntryId };
-}
-
-async function readEntries(file: string): Promise<FileEntry[]> {
-  const out: FileEntry[] = [];
-  for (const line of (await fsp.readFile(file, "utf8")).split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      const e = JSON.parse(line) as Record<string, unknown>;
-      if (typeof e.id === "string") out.push({ id: e.id, parentId: typeof e.parentId === "string" ? e.parentId : null, type: e.type, message: e.message, firstKeptEntryId: e.firstKeptEntryId });
-    } catch {
-      // A torn line is no entry: the host's own loader skips it too.
-    }
-  }
-  return out;
+  return { line, written: { entryId, firstKeptEntryId } };
 }
