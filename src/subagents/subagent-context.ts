@@ -1,6 +1,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { createVersionedCache } from "../fs/versioned-cache.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { renderSummary } from "../summary/render-summary.js";
@@ -57,8 +58,7 @@ async function newestSummaryText(dir: string, redact: (text: string) => string, 
   return state ? renderSummary(state, { maxChars, redact }) : undefined;
 }
 
-const inheritedCache = new Map<string, { mtimeMs: number; text: string }>();
-const MAX_INHERITED_CACHED = 64;
+const inheritedTexts = createVersionedCache<string>(64);
 
 /**
  * The summary a forked child inherited from its parent (see {@link prepareSubagentContext}),
@@ -70,11 +70,5 @@ export async function readInheritedSummary(rt: LedgerRuntime, agentId: string, s
   const file = path.join(rt.sessions.dir(agentId, sessionKey), INHERITED_SUMMARY_FILE);
   const mtimeMs = await fsp.stat(file).then((st) => st.mtimeMs, () => -1);
   if (mtimeMs < 0) return undefined;
-  const known = inheritedCache.get(file);
-  if (known?.mtimeMs === mtimeMs) return known.text;
-  const text = await fsp.readFile(file, "utf8").catch(() => undefined);
-  if (text === undefined) return undefined;
-  if (inheritedCache.size >= MAX_INHERITED_CACHED) inheritedCache.delete(inheritedCache.keys().next().value as string);
-  inheritedCache.set(file, { mtimeMs, text });
-  return text;
+  return inheritedTexts(file, mtimeMs, () => fsp.readFile(file, "utf8").catch(() => undefined));
 }

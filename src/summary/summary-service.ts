@@ -11,6 +11,7 @@ import { extendSummary } from "./extend-summary.js";
 import { reconcileSummary } from "./reconcile.js";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { createVersionedCache } from "../fs/versioned-cache.js";
 import { loadSummary, saveSummary, tryLoadSummary } from "./sidecar.js";
 import { conversationEpoch, summaryPath } from "./summary-epoch.js";
 import { createSummaryState, type SummaryState } from "./summary-state.js";
@@ -85,7 +86,7 @@ export async function findEpochSidecar(sessionDir: string, messages: readonly un
   if (epoch === "empty" || candidate.mtimeMs >= 0) return candidate;
   const newest = await newestSidecar(sessionDir);
   // An unreadable sidecar continues nothing: the candidate epoch starts afresh, and its own open reports problems.
-  const record = newest ? await loadRecordAt(newest) : undefined;
+  const record = newest && newest.mtimeMs >= 0 ? await recordsAt(newest.file, newest.mtimeMs, () => tryLoadSummary(newest.file)) : undefined;
   if (!newest || !record?.coveredFingerprint || record.epoch === epoch) return candidate;
   return messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) ? { epoch: record.epoch, ...newest } : candidate;
 }
@@ -94,17 +95,7 @@ const mtimeOf = (file: string): Promise<number> => stat(file).then((st) => st.mt
 
 // 2026.9.6 slides the transcript's front every turn and assembles three times per request, so the
 // newest sidecar is looked up on most calls of a long session: parse each version of it once.
-const recordsAt = new Map<string, { mtimeMs: number; record: SummaryState | undefined }>();
-const MAX_RECORDS_AT = 64;
-
-async function loadRecordAt(sidecar: { file: string; mtimeMs: number }): Promise<SummaryState | undefined> {
-  const known = recordsAt.get(sidecar.file);
-  if (known && known.mtimeMs === sidecar.mtimeMs && sidecar.mtimeMs >= 0) return known.record;
-  const record = await tryLoadSummary(sidecar.file);
-  if (recordsAt.size >= MAX_RECORDS_AT) recordsAt.delete(recordsAt.keys().next().value as string);
-  recordsAt.set(sidecar.file, { mtimeMs: sidecar.mtimeMs, record });
-  return record;
-}
+const recordsAt = createVersionedCache<SummaryState>(64);
 
 /** The session folder's most recently written summary sidecar, if any. */
 export async function newestSidecar(sessionDir: string): Promise<{ file: string; mtimeMs: number } | undefined> {
