@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTempDir } from "../../test/support/temp-dir.js";
 import { sessionStatePath, tryReadSessionState, type DebtReading } from "../state/session-state.js";
 import { createSessionCache } from "./session-cache.js";
 
@@ -9,17 +7,11 @@ const AGENT = "main";
 const KEY = "agent:main:cache";
 const ticks = (n: number) => Array.from({ length: n }).reduce<Promise<void>>((p) => p.then(() => new Promise((resolve) => setImmediate(resolve))), Promise.resolve());
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), "session-cache-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const root = useTempDir("session-cache-");
 
 describe("session cache", () => {
   it("a locked update never drops a write-behind update made before or during it, in memory or on disk", async () => {
-    const cache = createSessionCache(root);
+    const cache = createSessionCache(root());
     for (let i = 0; i < 40; i++) {
       // Vary where the write-behind's own write stands when the update starts (queued, locked, stat-ing, done).
       cache.updateBehind(AGENT, KEY, (s) => {
@@ -43,7 +35,7 @@ describe("session cache", () => {
   });
 
   it("a write-behind update is written once even when a locked update carried it to disk first", async () => {
-    const cache = createSessionCache(root);
+    const cache = createSessionCache(root());
     await cache.update(AGENT, KEY, () => ({ value: undefined, write: true }));
     const committed = cache.update(AGENT, KEY, () => ({ value: undefined, write: true }));
     const reading: DebtReading = { at: "t", rawHistoryTokens: 1, assembledTokens: 1, promptBudget: 1, debtTokens: 0, reducibleChars: 0 };

@@ -1,7 +1,6 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdir, rm } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { useTempDir } from "../../test/support/temp-dir.js";
 import { MAX_VIEW_RECORDS, readViewRecords, saveViewRecord, VIEW_RECORD_SCHEMA, viewRecordPath, type ViewRecord } from "./view-record.js";
 
 const AGENT = "main";
@@ -25,48 +24,42 @@ function record(turn: number, total: number, sessionId = "s-1"): ViewRecord {
   };
 }
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), "view-record-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const root = useTempDir("view-record-");
 
 describe("view records", () => {
   it("a burst of saves keeps every turn's fullest assembly, whichever order they arrive in", async () => {
     // Three assemblies per turn (the 9.6 pattern) for 6 turns, not awaited one by one: each turn's middle one saw most.
     const saves: Promise<void>[] = [];
     for (let turn = 1; turn <= 6; turn++) {
-      for (const total of [turn * 10 - 2, turn * 10, turn * 10 - 5]) saves.push(saveViewRecord(root, record(turn, total)));
+      for (const total of [turn * 10 - 2, turn * 10, turn * 10 - 5]) saves.push(saveViewRecord(root(), record(turn, total)));
     }
     await Promise.all(saves);
-    const views = await readViewRecords(viewRecordPath(root, AGENT, KEY));
+    const views = await readViewRecords(viewRecordPath(root(), AGENT, KEY));
     expect(views.map((v) => [v.turn, v.plan.total])).toEqual([1, 2, 3, 4, 5, 6].map((t) => [t, t * 10]));
   });
 
   it("a save that arrives after the write started still lands, and only the newest turns are kept", async () => {
-    const first = saveViewRecord(root, record(1, 10));
-    const later = Array.from({ length: MAX_VIEW_RECORDS + 3 }, (_, i) => saveViewRecord(root, record(i + 2, 10)));
+    const first = saveViewRecord(root(), record(1, 10));
+    const later = Array.from({ length: MAX_VIEW_RECORDS + 3 }, (_, i) => saveViewRecord(root(), record(i + 2, 10)));
     await Promise.all([first, ...later]);
-    const views = await readViewRecords(viewRecordPath(root, AGENT, KEY));
+    const views = await readViewRecords(viewRecordPath(root(), AGENT, KEY));
     expect(views.map((v) => v.turn)).toEqual(Array.from({ length: MAX_VIEW_RECORDS }, (_, i) => i + 2 + 3));
   });
 
   it("a new conversation's record replaces the old conversation's", async () => {
-    await saveViewRecord(root, record(1, 10, "old"));
-    await Promise.all([saveViewRecord(root, record(2, 12, "old")), saveViewRecord(root, record(1, 3, "new"))]);
-    const views = await readViewRecords(viewRecordPath(root, AGENT, KEY));
+    await saveViewRecord(root(), record(1, 10, "old"));
+    await Promise.all([saveViewRecord(root(), record(2, 12, "old")), saveViewRecord(root(), record(1, 3, "new"))]);
+    const views = await readViewRecords(viewRecordPath(root(), AGENT, KEY));
     expect(views.map((v) => [v.sessionId, v.turn])).toEqual([["new", 1]]);
   });
 
   it("a failed write rejects its callers and the next save writes again", async () => {
-    const file = viewRecordPath(root, AGENT, KEY);
+    const file = viewRecordPath(root(), AGENT, KEY);
     // A directory where the file should be: the atomic rename fails.
-    await import("node:fs/promises").then((fs) => fs.mkdir(file, { recursive: true }));
-    await expect(saveViewRecord(root, record(1, 10))).rejects.toThrow();
+    await mkdir(file, { recursive: true });
+    await expect(saveViewRecord(root(), record(1, 10))).rejects.toThrow();
     await rm(file, { recursive: true });
-    await saveViewRecord(root, record(2, 10));
+    await saveViewRecord(root(), record(2, 10));
     expect((await readViewRecords(file)).map((v) => v.turn)).toEqual([2]);
   });
 });
