@@ -2,7 +2,6 @@ import type { AgentSettings } from "../config/schema.js";
 import { errorMessage } from "../errors.js";
 import { blocksOf, roleOf, textOf, toolResultIdOf, type LooseMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
-import { redactSecrets } from "../results/redact.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { saveViewRecord, trackViewWrite, VIEW_RECORD_SCHEMA, type ViewMessage, type ViewOffload, type ViewRecord } from "../state/view-record.js";
 import type { DebtReading } from "../state/session-state.js";
@@ -21,10 +20,9 @@ type Described = Omit<ViewMessage, "index" | "tokens">;
 const described = new WeakMap<object, { settings: AgentSettings; row: Described }>();
 const offloadsOf = new WeakMap<LedgerRuntime, Map<string, Promise<ViewOffload>>>();
 
-function describe(m: unknown, settings: AgentSettings): Described {
+function describe(rt: LedgerRuntime, m: unknown, settings: AgentSettings): Described {
   const memo = m && typeof m === "object" ? described.get(m) : undefined;
   if (memo?.settings === settings) return memo.row;
-  const redact = (t: string) => (settings.redaction.enabled ? redactSecrets(t, settings.redaction.patterns) : t);
   const text = textOf(m);
   const handles = [...new Set(text.match(HANDLE_IN_TEXT) ?? [])];
   const toolName = (m as LooseMessage).toolName;
@@ -33,7 +31,7 @@ function describe(m: unknown, settings: AgentSettings): Described {
   const row: Described = {
     role: roleOf(m),
     chars: text.length,
-    preview: redact(text.slice(0, PREVIEW_CHARS * 2)).replace(/\s+/g, " ").slice(0, PREVIEW_CHARS) || (calls.length ? `[calls ${calls.join(", ")}]` : ""),
+    preview: rt.redact(settings, text.slice(0, PREVIEW_CHARS * 2)).replace(/\s+/g, " ").slice(0, PREVIEW_CHARS) || (calls.length ? `[calls ${calls.join(", ")}]` : ""),
     ...(typeof toolName === "string" ? { toolName } : {}),
     ...(callId ? { toolCallId: callId } : {}),
     ...(handles.length ? { handles } : {}),
@@ -91,12 +89,11 @@ export interface ViewSnapshotInput {
  */
 export function recordViewSnapshot(rt: LedgerRuntime, settings: AgentSettings, identity: SessionIdentity, input: ViewSnapshotInput): void {
   const job = (async () => {
-    const redact = (t: string) => (settings.redaction.enabled ? redactSecrets(t, settings.redaction.patterns) : t);
     const messages: ViewMessage[] = [];
     const from = Math.max(0, input.kept.length - MAX_RECORDED_MESSAGES);
     for (let k = from; k < input.kept.length; k++) {
       const index = input.keptIndexes[k] ?? k;
-      const { role, ...rest } = describe(input.kept[k], settings);
+      const { role, ...rest } = describe(rt, input.kept[k], settings);
       messages.push({ index, role, tokens: input.tokensOf(index), ...rest });
     }
     const offloaded = await offloadsOfView(rt, identity.agentId, input.handles);
@@ -112,7 +109,7 @@ export function recordViewSnapshot(rt: LedgerRuntime, settings: AgentSettings, i
       plan: { ...input.plan, total: input.total, kept: input.kept.length },
       messages,
       offloaded,
-      summary: input.summary.text ? { text: redact(input.summary.text), tokens: input.summary.tokens } : null,
+      summary: input.summary.text ? { text: rt.redact(settings, input.summary.text), tokens: input.summary.tokens } : null,
       debt: input.debt,
     };
     await saveViewRecord(rt.root, record);
