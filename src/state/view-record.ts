@@ -141,7 +141,7 @@ async function writeViews(file: string, records: readonly ViewRecord[]): Promise
     // 2026.9.x also assembles partial or empty histories within a turn (retries, maintenance
     // probes): the fullest assembly of a turn is what the model was shown, keep that one.
     const same = views.find((v) => v.turn === record.turn && v.sessionId === record.sessionId);
-    if (same && same.plan.total > record.plan.total) continue;
+    if (fuller(same, record) !== record) continue;
     views = views.filter((v) => v.turn !== record.turn && v.sessionId === record.sessionId);
     views.push(record);
   }
