@@ -8,7 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import zlib from "node:zlib";
+import { zstdDecompressor } from "../fs/zstd.js";
 import type { TranscriptEntry } from "./transcript-jsonl.js";
 
 /** Where a session's SQLite transcript is. */
@@ -38,12 +38,10 @@ export function locateSqliteTranscript(options: {
   return file ? { file, sessionId } : undefined;
 }
 
-type Zstd = (buf: Uint8Array) => Buffer;
-
 function decodeEvent(json: unknown, zstd: unknown): Record<string, unknown> | undefined {
   try {
     if (typeof json === "string") return JSON.parse(json) as Record<string, unknown>;
-    const decompress = (zlib as unknown as { zstdDecompressSync?: Zstd }).zstdDecompressSync;
+    const decompress = zstdDecompressor();
     if (zstd instanceof Uint8Array && decompress) return JSON.parse(decompress(zstd).toString("utf8")) as Record<string, unknown>;
   } catch {
     // a row this reader cannot decode is left alone

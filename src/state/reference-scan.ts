@@ -1,8 +1,8 @@
 import { createReadStream, promises as fsp } from "node:fs";
 import path from "node:path";
-import zlib from "node:zlib";
 import { createArtifactStore } from "../artifacts/store.js";
 import { LedgerError } from "../errors.js";
+import { zstdDecompressor } from "../fs/zstd.js";
 import { decodeSegment, LEDGER_DIR_NAME } from "./paths.js";
 import { readReferenceIndex, REFERENCE_INDEX_FILE } from "./reference-index.js";
 
@@ -167,8 +167,7 @@ const ZSTD_MAGIC = 0xfd2fb528;
 function blobText(blob: Uint8Array): string {
   const buf = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
   if (buf.length >= 4 && buf.readUInt32LE(0) === ZSTD_MAGIC) {
-    // Not a named import: zstd arrived in Node 22.15, and a missing named export fails the whole CLI at load time.
-    const decompress = (zlib as unknown as { zstdDecompressSync?: (b: Uint8Array) => Buffer }).zstdDecompressSync;
+    const decompress = zstdDecompressor();
     // Unread, the source counts as unreadable and gc keeps everything it might reference.
     if (!decompress) throw new LedgerError("io_failed", `Expected Node 22.15 or later to read the host's zstd transcript rows, got Node ${process.versions.node}`);
     return decompress(buf).toString("utf8");
