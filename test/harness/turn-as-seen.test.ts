@@ -6,13 +6,17 @@
 import { describe, expect, it } from "vitest";
 import type { PluginEvent } from "../host/logs.js";
 import type { MockRequest } from "../host/mock-model.js";
+import { GatewayRequestError } from "../host/gateway-ws.js";
 import { seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../host/turn-as-seen.js";
 
 const request = (messages: unknown[]): MockRequest => ({ index: 0, turn: 1, indexInTurn: 0, body: {}, messages, lastMessage: messages.at(-1), userText: "", toolNames: ["exec"], bytes: 0, messageBytes: 0, capped: false, partition: "" });
 const text = (role: string, t: string) => ({ role, content: [{ type: "text", text: t }] });
 
-/** A session whose host answers each message with `reply` and logs `maintain` only on the third read after `afterTurn`. */
-function fakeSession(engineId: string, reply: string, modelAnswers: boolean) {
+/**
+ * A session whose host answers each message with `reply` and logs `maintain` only on the third read after `afterTurn`;
+ * its `chat.history` answers `rebuilding` (retryable, as 2026.9.x after a transcript rewrite) the first `rebuildingReads` times.
+ */
+function fakeSession(engineId: string, reply: string, modelAnswers: boolean, rebuildingReads = 0) {
   const requests: MockRequest[] = [];
   const history: unknown[] = [];
   const events: PluginEvent[] = [];
@@ -32,6 +36,7 @@ function fakeSession(engineId: string, reply: string, modelAnswers: boolean) {
     async call(method, params) {
       expect(method).toBe("chat.history");
       expect(params?.sessionKey).toBe("agent:main:fake");
+      if (rebuildingReads-- > 0) throw new GatewayRequestError("chat.history", { code: "UNAVAILABLE", message: "session history is rebuilding; retry shortly", retryAfterMs: 5 });
       return { messages: history };
     },
     async pluginEvents() {
@@ -52,6 +57,12 @@ describe("sendTurnAsSeen", () => {
     const next = await sendTurnAsSeen(session, "Turn 2: again.");
     expect(next.texts).toEqual(["Answer 1: the report changed."]);
     expect(next.requests).toHaveLength(2);
+  });
+
+  it("reads the client's history again while the host answers that it is rebuilding (retryable), as a client does", async () => {
+    const { session } = fakeSession("context-ledger", "Answer 1: the report changed.", true, 3);
+    const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
+    expect(seen).toMatchObject({ texts: ["Answer 1: the report changed."], answered: true });
   });
 
   it("a host notice without a model request is not an answer (legacy: nothing to wait for)", async () => {

@@ -6,6 +6,7 @@
  * `npm run demo` send every turn this way.
  */
 import type { ChatTurn } from "./gateway.js";
+import { GatewayRequestError } from "./gateway-ws.js";
 import { RESET_REPLY, type PluginEvent } from "./logs.js";
 import type { MockRequest } from "./mock-model.js";
 import { isInternalContextMessage } from "./mock-wire.js";
@@ -58,7 +59,7 @@ export interface SeenTurnSession {
  * replies of host-internal runs the host appended (memory flush).
  */
 export async function assistantTextsAfter(session: Pick<SeenTurnSession, "sessionKey" | "call">, userText: string): Promise<string[]> {
-  const history = (await session.call("chat.history", { sessionKey: session.sessionKey, limit: 60 }, 120_000)) as Record<string, unknown> | undefined;
+  const history = (await readHistory(session)) as Record<string, unknown> | undefined;
   const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
   let from = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -73,6 +74,26 @@ export async function assistantTextsAfter(session: Pick<SeenTurnSession, "sessio
     .filter((m) => (m as { role?: unknown } | undefined)?.role === "assistant")
     .map(textOf)
     .filter((t) => t.trim().length > 0);
+}
+
+/** How long a client keeps retrying a `chat.history` the host answers as retryable (see {@link readHistory}). */
+const HISTORY_RETRY_MS = 30_000;
+
+/**
+ * `chat.history` as a client reads it: 2026.9.x answers `UNAVAILABLE` with `retryable: true`
+ * and `retryAfterMs` while it re-indexes a rewritten transcript ("session history is
+ * rebuilding; retry shortly"), and a client retries after that delay.
+ */
+export async function readHistory(session: Pick<SeenTurnSession, "sessionKey" | "call">, limit = 60): Promise<unknown> {
+  const deadline = Date.now() + HISTORY_RETRY_MS;
+  for (;;) {
+    try {
+      return await session.call("chat.history", { sessionKey: session.sessionKey, limit }, 120_000);
+    } catch (error) {
+      if (!(error instanceof GatewayRequestError) || error.code !== "UNAVAILABLE" || Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, error.retryAfterMs ?? 250));
+    }
+  }
 }
 
 /** A turn was answered by the model: one of its shown texts is the model's answer and none is a give-up notice. */

@@ -8,6 +8,7 @@ import { expect } from "vitest";
 import { NODE_BINARY } from "../host-install.js";
 import { execTurnScript, printedChars } from "../mock-scripts.js";
 import { extractJson, runOpenclaw } from "../openclaw-cli.js";
+import { readHistory } from "../turn-as-seen.js";
 import type { HostScenario, ScenarioSession } from "./scenario.js";
 
 const OUTPUT_CHARS = 60_000;
@@ -75,7 +76,7 @@ export const operatorScenario: HostScenario = {
 /** Sends a slash command into the session and returns the reply the chat shows. */
 async function command(s: ScenarioSession, text: string): Promise<string> {
   await s.chatSend(text, 120_000);
-  const history = (await s.call("chat.history", { sessionKey: s.sessionKey, limit: 6 })) as { messages?: unknown[] };
+  const history = (await readHistory(s, 6)) as { messages?: unknown[] };
   const messages = history.messages ?? [];
   const texts = messages.map(textOf);
   const at = texts.findIndex((t) => t.trim() === text);
