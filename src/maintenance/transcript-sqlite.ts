@@ -1,6 +1,6 @@
 /**
  * 2026.8.x onwards keep the transcript in SQLite (`openclaw-agent.sqlite`, table
- * `transcript_events`, rows as JSON or zstd-compressed JSON; the active branch in
+ * `transcript_events`, rows as JSON, or on 2026.9.x JSON or zstd-compressed JSON; the active branch in
  * `session_transcript_active_events`) and pass the session key as `sessionFile`. The
  * engine reads the active branch read-only (WAL lets a reader run beside the host's
  * writer) to learn entry ids; every change still goes through the host's
@@ -59,9 +59,12 @@ export async function readSqliteActiveBranch(locator: SqliteTranscriptLocator): 
   try {
     db = new DatabaseSync(locator.file, { readOnly: true });
     db.exec("PRAGMA busy_timeout = 2000");
+    // 2026.8.2's rows are plain JSON; 2026.9.x added the compressed column.
+    const columns = new Set((db.prepare("PRAGMA table_info(transcript_events)").all() as { name: string }[]).map((c) => c.name));
+    const zstd = columns.has("event_zstd") ? "e.event_zstd" : "NULL";
     const rows = db
       .prepare(
-        "SELECT e.event_json AS json, e.event_zstd AS zstd FROM session_transcript_active_events a JOIN transcript_events e ON e.session_id = a.session_id AND e.seq = a.event_seq WHERE a.session_id = ? ORDER BY a.active_position",
+        `SELECT e.event_json AS json, ${zstd} AS zstd FROM session_transcript_active_events a JOIN transcript_events e ON e.session_id = a.session_id AND e.seq = a.event_seq WHERE a.session_id = ? ORDER BY a.active_position`,
       )
       .all(locator.sessionId) as { json: unknown; zstd: unknown }[];
     const out: TranscriptEntry[] = [];
