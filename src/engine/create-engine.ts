@@ -73,6 +73,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
           runtimeContext: p.runtimeContext,
           abortSignal: p.abortSignal instanceof AbortSignal ? p.abortSignal : undefined,
           ...(sqlite ? { sqlite } : {}),
+          stubAnswers: host.semantics.rawPrecheck !== undefined,
         });
         void rt.events.write({ op: "maintain", agentId: id.agentId, sessionKey: id.sessionKey, ...result });
         return result;

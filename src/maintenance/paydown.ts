@@ -27,6 +27,12 @@ export interface PaydownInput {
   abortSignal?: AbortSignal;
   /** 2026.8.x onwards: the session's SQLite transcript (the engine reads entry ids there; the host rewrites). */
   sqlite?: SqliteTranscriptLocator;
+  /**
+   * Long assistant texts may be stubbed too: only where the host sizes the raw transcript itself
+   * (2026.4.24's precheck). Elsewhere the assembled view is what the host sizes, and the user's
+   * client shows its answers from the transcript, so they stay.
+   */
+  stubAnswers: boolean;
 }
 
 /** Raw history the paydown aims at, as a share of the host's prompt budget (room for system prompt and the new turn). */
@@ -38,9 +44,9 @@ const nothing = (reason: string): PaydownResult => ({ changed: false, bytesFreed
 
 /**
  * Pays maintenance debt down through the host's safe transcript rewrite:
- * oversized entries (tool results first, then long assistant texts while the
- * raw history still exceeds the budget) are stashed, verified by reading them
- * back, and replaced by handle stubs. Bounded per call; honours `abortSignal`.
+ * oversized entries (tool results first, then, where `stubAnswers`, long assistant
+ * texts while the raw history still exceeds the budget) are stashed, verified by
+ * reading them back, and replaced by handle stubs. Bounded per call; honours `abortSignal`.
  */
 export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, input: PaydownInput): Promise<PaydownResult> {
   if (!settings.enabled || !settings.maintenance.enabled) return nothing("disabled");
@@ -57,7 +63,7 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
   // Oversized tool results always go (the prompt shows them as stubs anyway); long assistant
   // texts only while the raw history stays above this share of the budget the host admits.
   const target = Math.floor(budget * PAYDOWN_TARGET_SHARE);
-  const candidates = pickCandidates(entries, settings);
+  const candidates = pickCandidates(entries, settings, input.stubAnswers);
   const store = rt.store(identity.agentId);
   const captures = createCaptureIndex(rt.root, identity.agentId);
   const replacements: { entryId: string; message: Record<string, unknown> }[] = [];
@@ -93,7 +99,7 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
   return out;
 }
 
-function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings): TranscriptEntry[] {
+function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings, stubAnswers: boolean): TranscriptEntry[] {
   const min = settings.maintenance.minEntryChars;
   const tools: TranscriptEntry[] = [];
   const answers: TranscriptEntry[] = [];
@@ -112,7 +118,7 @@ function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings): Tr
     if (role === "toolResult" && (big || (typeof aggregated === "string" && aggregated.length > min))) tools.push(entry);
     else if (role === "assistant" && big) (i > newestUser ? newest : answers).push(entry);
   }
-  return [...tools, ...answers, ...newest];
+  return stubAnswers ? [...tools, ...answers, ...newest] : tools;
 }
 
 async function stubEntry(
