@@ -53,9 +53,11 @@ export interface HostLineSemantics {
   /** Where the raw transcript lives and what `sessionFile` is. */
   transcriptStore: "jsonl" | "sqlite";
   /**
-   * maintain() may rewrite SQLite transcript entries it located itself. False on 2026.8.x-9.x: measured
-   * on 2026.9.6 (2026-11-23), a `rewriteTranscriptEntries` call leaves the session's transcript projection
-   * "rebuilding", and the next turn fails before the model with `SessionTranscriptProjectionUnavailableError`.
+   * maintain() may rewrite SQLite transcript entries it located itself (measured 2026-11-23, 20-turn sessions):
+   * - 2026.9.x: yes. maintain runs after the turn; the host re-appends the rewritten suffix and re-indexes for
+   *   about a second (`chat.history` answers the retryable "session history is rebuilding"); every turn runs.
+   * - 2026.8.2: no. The turn's own maintain does not see its entries yet, and a rewrite from the next turn's
+   *   bootstrap maintain ends that turn before the model ("Session transcript anchor was not returned").
    */
   sqliteRewrite: boolean;
   /** The host appends the live user turn after assemble (assemble sees history only). */
@@ -141,7 +143,7 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
   "2026.9": {
     defaultOverhead: OVERHEAD_9X,
     appendsCurrentTurnResults: true,
-    line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: false,
+    line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: true,
     appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT_8X,
     honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
   },
