@@ -116,9 +116,9 @@ function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings, stu
     const big = blocksOf(entry.message).some((b) => typeof b.text === "string" && b.text.length > min && !b.text.startsWith(LEDGER_MARKER));
     const aggregated = (entry.message.details as Record<string, unknown> | undefined)?.aggregated;
     if (role === "toolResult" && (big || (typeof aggregated === "string" && aggregated.length > min))) tools.push(entry);
-    else if (role === "assistant" && big) (i > newestUser ? newest : answers).push(entry);
+    else if (stubAnswers && role === "assistant" && big) (i > newestUser ? newest : answers).push(entry);
   }
-  return stubAnswers ? [...tools, ...answers, ...newest] : tools;
+  return [...tools, ...answers, ...newest];
 }
 
 async function stubEntry(

@@ -1,16 +1,16 @@
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
+import { useTempDir } from "../../test/support/temp-dir.js";
 import { locateSqliteTranscript, readSqliteActiveBranch } from "./transcript-sqlite.js";
+
+const tempDir = useTempDir("cl-sqlite-");
 
 // The two tables the reader uses, with 2026.9.6's columns (dist/worker/worker.mjs) or, for
 // `schema: "2026.8"`, 2026.8.2's (no compressed column: every row is JSON).
 function makeStore(schema: "2026.8" | "2026.9" = "2026.9"): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "cl-sqlite-"));
-  const file = path.join(dir, "openclaw-agent.sqlite");
+  const file = path.join(tempDir(), "openclaw-agent.sqlite");
   const db = new DatabaseSync(file);
   const compressed = schema === "2026.9" ? ", event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT" : "";
   db.exec(`CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL${compressed}, PRIMARY KEY (session_id, seq));
@@ -63,7 +63,6 @@ describe("SQLite transcript (2026.8.x onwards)", () => {
   });
 
   it("answers undefined for a file that is not such a store", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "cl-sqlite-"));
-    expect(await readSqliteActiveBranch({ file: path.join(dir, "missing.sqlite"), sessionId: "s" })).toBeUndefined();
+    expect(await readSqliteActiveBranch({ file: path.join(tempDir(), "missing.sqlite"), sessionId: "s" })).toBeUndefined();
   });
 });
