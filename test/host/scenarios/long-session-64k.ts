@@ -14,18 +14,11 @@
  *   everything passed).
  */
 import { expect } from "vitest";
-import { measureLongSession } from "./long-session.js";
-import type { HostScenario, ScenarioModel, ScenarioSession } from "./scenario.js";
+import { expectEveryTurnAnsweredInFull, measureLongSession } from "./long-session.js";
+import type { HostScenario, ScenarioModel } from "./scenario.js";
 
 /** The model shape of the 64k long session. */
 export const LONG_SESSION_64K_MODEL: ScenarioModel = { contextWindow: 65_536, maxTokens: 4_096 };
-
-async function answeredEveryTurn(session: ScenarioSession, name: string) {
-  const figures = await measureLongSession(session, name);
-  expect(figures.perTurn.map((t) => (t.answered ? "model" : `notice: ${t.shown}`))).toEqual(figures.perTurn.map(() => "model"));
-  expect(figures.requestsBelowMaxTokens).toBe(0);
-  return figures;
-}
 
 export const longSession64kScenario: HostScenario = {
   name: "long-session-64k",
@@ -33,7 +26,8 @@ export const longSession64kScenario: HostScenario = {
   engines: ["context-ledger"],
   model: LONG_SESSION_64K_MODEL,
   async run(session) {
-    const figures = await answeredEveryTurn(session, "long-session-64k");
+    const figures = await measureLongSession(session, "long-session-64k");
+    expectEveryTurnAnsweredInFull(figures);
     // Nothing cut the conversation's start: not the engine (its budget is not reached), not the host's byte cap.
     expect(figures.mainRequests.trimmedRequests).toBe(0);
     expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.9);
@@ -47,7 +41,8 @@ export const hostCut64kScenario: HostScenario = {
   model: LONG_SESSION_64K_MODEL,
   ledgerConfig: { maintenance: { enabled: false } },
   async run(session) {
-    const figures = await answeredEveryTurn(session, "host-cut-64k");
+    const figures = await measureLongSession(session, "host-cut-64k");
+    expectEveryTurnAnsweredInFull(figures);
     // The host's cut reached the conversation's start (else nothing here is about cuts).
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThanOrEqual(2);
     // One miss per cut that reaches the window, not one per turn cut (that was 13/19).
