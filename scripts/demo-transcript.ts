@@ -1,12 +1,16 @@
 /**
  * The host's raw transcript of the demo session, measured the same way for both
- * engines: the JSONL file of the active session on 2026.4.24-style hosts, the
- * `transcript_events` rows of the active session window in the agent's SQLite
- * database on 2026.9.x (uncompressed UTF-8 bytes, zstd rows inflated for counting).
+ * engines: the active branch of the session, what the host loads and sizes (a rewrite
+ * re-appends the changed entries and leaves the replaced ones behind, off the branch).
+ * The JSONL file of the active session on 2026.4.24-style hosts (the parent chain of its
+ * last entry); the `transcript_events` rows of the active session window in the agent's
+ * SQLite database on 2026.9.x, on its active branch when the store records one
+ * (uncompressed UTF-8 bytes, zstd rows inflated for counting).
  */
 import { existsSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
+import { readJsonlTranscript } from "../src/maintenance/transcript-jsonl.js";
 
 /** Size of the active session's stored transcript. */
 export interface TranscriptSize {
@@ -79,7 +83,11 @@ async function sqliteSize(dbPath: string, sessionKey: string, count: (text: stri
       win?.session_id ??
       (db.prepare("SELECT session_id FROM transcript_events GROUP BY session_id ORDER BY COUNT(*) DESC LIMIT 1").get() as { session_id?: string } | undefined)?.session_id;
     if (!sessionId) return { bytes: 0, tokens: 0, messages: 0, store: "sqlite" };
-    const rows = db.prepare("SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq").all(sessionId) as {
+    const hasBranch = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_active_events'").get() !== undefined;
+    const query = hasBranch
+      ? "SELECT e.event_json, e.event_zstd, e.event_utf8_bytes FROM session_transcript_active_events a JOIN transcript_events e ON e.session_id = a.session_id AND e.seq = a.event_seq WHERE a.session_id = ? ORDER BY a.active_position"
+      : "SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq";
+    const rows = db.prepare(query).all(sessionId) as {
       event_json: string | null;
       event_zstd: Uint8Array | null;
       event_utf8_bytes: number | null;
@@ -115,8 +123,8 @@ export async function measureTranscript(stateDir: string, sessionKey: string, co
     }
     const file = await activeJsonl(path.join(agentDir, "sessions"), sessionKey);
     if (!file) return { bytes: 0, tokens: 0, messages: 0, store: "none" };
-    const text = await fsp.readFile(file, "utf8");
-    return { bytes: Buffer.byteLength(text), ...tally(text.split("\n").filter((l) => l.trim()), count), store: "jsonl" };
+    const lines = (await readJsonlTranscript(file)).branch.map((e) => JSON.stringify(e.fields));
+    return { bytes: lines.reduce((sum, l) => sum + Buffer.byteLength(l) + 1, 0), ...tally(lines, count), store: "jsonl" };
   } catch {
     return { bytes: 0, tokens: 0, messages: 0, store: "none" };
   }

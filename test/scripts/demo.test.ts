@@ -172,17 +172,21 @@ describe("demo transcript measurement (no host)", () => {
   const count = (text: string) => text.length;
   const event = (role: string, text: string) => JSON.stringify({ type: "message", message: { role, content: [{ type: "text", text }] } });
 
-  it("reads the active session's JSONL (2026.4.24 layout)", async () => {
+  const entry = (id: string, parentId: string | null, role: string, text: string) => JSON.stringify({ type: "message", id, parentId, message: { role, content: [{ type: "text", text }] } });
+
+  it("reads the active branch of the active session's JSONL (2026.4.24 layout), not entries a rewrite left behind", async () => {
     const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
     try {
       const dir = path.join(state, "agents", "main", "sessions");
       await mkdir(dir, { recursive: true });
-      const lines = [JSON.stringify({ type: "session", id: "s2" }), event("user", "hello"), event("toolResult", "x".repeat(100))];
-      await writeFile(path.join(dir, "s1.jsonl"), `${event("user", "old session before the reset")}\n`);
+      // e2 was rewritten into e2b (the host re-appends from the rewritten entry on): e2 stays in the file, off the branch.
+      const branch = [entry("e1", null, "user", "hello"), entry("e2b", "e1", "toolResult", "stub")];
+      const lines = [JSON.stringify({ type: "session", version: 3 }), branch[0], entry("e2", "e1", "toolResult", "x".repeat(100)), branch[1]];
+      await writeFile(path.join(dir, "s1.jsonl"), `${entry("o1", null, "user", "old session before the reset")}\n`);
       await writeFile(path.join(dir, "s2.jsonl"), `${lines.join("\n")}\n`);
       await writeFile(path.join(dir, "sessions.json"), JSON.stringify({ "agent:main:main": { sessionId: "s2" } }));
       const size = await measureTranscript(state, "agent:main:main", count);
-      expect(size).toEqual({ store: "jsonl", bytes: Buffer.byteLength(`${lines.join("\n")}\n`), messages: 2, tokens: 5 + 4 + 100 + 4 });
+      expect(size).toEqual({ store: "jsonl", bytes: branch.reduce((sum, l) => sum + Buffer.byteLength(l) + 1, 0), messages: 2, tokens: 5 + 4 + 4 + 4 });
     } finally {
       await rm(state, { recursive: true, force: true });
     }
@@ -209,6 +213,27 @@ describe("demo transcript measurement (no host)", () => {
       db.close();
       const size = await measureTranscript(state, "agent:main:main", count);
       expect(size).toEqual({ store: "sqlite", bytes: Buffer.byteLength(plain) + Buffer.byteLength(big), messages: 2, tokens: 2 + 4 + 1_000 + 4 });
+    } finally {
+      await rm(state, { recursive: true, force: true });
+    }
+  });
+
+  it("reads only the active branch when the store records one (2026.9.x rewrites leave replaced rows behind)", async () => {
+    const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
+    try {
+      const dir = path.join(state, "agents", "main", "agent");
+      await mkdir(dir, { recursive: true });
+      const db = new DatabaseSync(path.join(dir, "openclaw-agent.sqlite"));
+      db.exec("CREATE TABLE session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, created_at INTEGER NOT NULL)");
+      db.exec("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, PRIMARY KEY (session_id, seq))");
+      db.exec("CREATE TABLE session_transcript_active_events (session_id TEXT NOT NULL, active_position INTEGER NOT NULL, event_seq INTEGER NOT NULL, PRIMARY KEY (session_id, active_position))");
+      db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("s", "agent:main:main", 1);
+      const rows = [event("user", "hi"), event("toolResult", "z".repeat(500)), event("toolResult", "stub")];
+      rows.forEach((json, seq) => db.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, ?, ?, ?)").run("s", seq, json, 1, null, null));
+      [0, 2].forEach((seq, position) => db.prepare("INSERT INTO session_transcript_active_events VALUES (?, ?, ?)").run("s", position, seq));
+      db.close();
+      const size = await measureTranscript(state, "agent:main:main", count);
+      expect(size).toEqual({ store: "sqlite", bytes: Buffer.byteLength(rows[0] as string) + Buffer.byteLength(rows[2] as string), messages: 2, tokens: 2 + 4 + 4 + 4 });
     } finally {
       await rm(state, { recursive: true, force: true });
     }
