@@ -53,10 +53,13 @@ export interface HostLineSemantics {
   /** Where the raw transcript lives and what `sessionFile` is. */
   transcriptStore: "jsonl" | "sqlite";
   /**
-   * maintain() may rewrite SQLite transcript entries it located itself (measured 2026-11-23, 20-turn sessions):
-   * - 2026.9.x: yes. maintain runs after the turn; the host re-appends the rewritten suffix and re-indexes for
-   *   about a second (`chat.history` answers the retryable "session history is rebuilding"); every turn runs.
-   * - 2026.8.2: no. The turn's own maintain does not see its entries yet, and a rewrite from the next turn's
+   * maintain() may rewrite SQLite transcript entries it located itself. Off on both lines (measured 2026-11-23,
+   * 20-turn sessions):
+   * - 2026.9.6: the rewrite itself works (the host re-indexes for about a second; `chat.history` answers the
+   *   retryable "session history is rebuilding"), but with it the host starts its pre-compaction memory flush in
+   *   some sessions, and in 1 of 6 clean-clone runs the next user message queued behind it and was answered
+   *   only together with the one after (`long-session`, turn 10 of 20). Not shipped until that is understood.
+   * - 2026.8.2: the turn's own maintain does not see its entries yet, and a rewrite from the next turn's
    *   bootstrap maintain ends that turn before the model ("Session transcript anchor was not returned").
    */
   sqliteRewrite: boolean;
@@ -143,7 +146,7 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
   "2026.9": {
     defaultOverhead: OVERHEAD_9X,
     appendsCurrentTurnResults: true,
-    line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: true,
+    line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: false,
     appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT_8X,
     honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
   },
