@@ -192,14 +192,20 @@ describe("demo transcript measurement (no host)", () => {
     }
   });
 
+  /** The agent's SQLite database under a host state dir, with 2026.9.x's session_windows and transcript_events tables. */
+  async function agentDatabase(state: string): Promise<DatabaseSync> {
+    const dir = path.join(state, "agents", "main", "agent");
+    await mkdir(dir, { recursive: true });
+    const db = new DatabaseSync(path.join(dir, "openclaw-agent.sqlite"));
+    db.exec("CREATE TABLE session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, created_at INTEGER NOT NULL)");
+    db.exec("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, PRIMARY KEY (session_id, seq))");
+    return db;
+  }
+
   it("reads the active session window's transcript_events, zstd rows included (2026.9.x layout)", async () => {
     const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
     try {
-      const dir = path.join(state, "agents", "main", "agent");
-      await mkdir(dir, { recursive: true });
-      const db = new DatabaseSync(path.join(dir, "openclaw-agent.sqlite"));
-      db.exec("CREATE TABLE session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, created_at INTEGER NOT NULL)");
-      db.exec("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, PRIMARY KEY (session_id, seq))");
+      const db = await agentDatabase(state);
       db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("old", "agent:main:main", 1);
       db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("new", "agent:main:main", 2);
       db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("memo", "agent:main:internal-session-effects:1", 3);
@@ -221,11 +227,7 @@ describe("demo transcript measurement (no host)", () => {
   it("reads only the active branch when the store records one (2026.9.x rewrites leave replaced rows behind)", async () => {
     const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
     try {
-      const dir = path.join(state, "agents", "main", "agent");
-      await mkdir(dir, { recursive: true });
-      const db = new DatabaseSync(path.join(dir, "openclaw-agent.sqlite"));
-      db.exec("CREATE TABLE session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, created_at INTEGER NOT NULL)");
-      db.exec("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, PRIMARY KEY (session_id, seq))");
+      const db = await agentDatabase(state);
       db.exec("CREATE TABLE session_transcript_active_events (session_id TEXT NOT NULL, active_position INTEGER NOT NULL, event_seq INTEGER NOT NULL, PRIMARY KEY (session_id, active_position))");
       db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("s", "agent:main:main", 1);
       const rows = [event("user", "hi"), event("toolResult", "z".repeat(500)), event("toolResult", "stub")];
