@@ -39,21 +39,23 @@ export function storedMessageText(message: unknown): string {
   return text;
 }
 
-function tally(eventJsons: Iterable<string>, count: (text: string) => number): { tokens: number; messages: number } {
+function tally(events: Iterable<unknown>, count: (text: string) => number): { tokens: number; messages: number } {
   let tokens = 0;
   let messages = 0;
-  for (const raw of eventJsons) {
-    let event: { type?: unknown; message?: unknown };
-    try {
-      event = JSON.parse(raw) as typeof event;
-    } catch {
-      continue; // a torn last line while the host writes
-    }
+  for (const event of events as Iterable<{ type?: unknown; message?: unknown } | undefined>) {
     if (event?.type !== "message" || !event.message) continue;
     messages++;
     tokens += count(storedMessageText(event.message)) + 4;
   }
   return { tokens, messages };
+}
+
+function parsed(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return undefined; // a torn last row while the host writes
+  }
 }
 
 async function activeJsonl(sessionsDir: string, sessionKey: string): Promise<string | undefined> {
@@ -93,17 +95,17 @@ async function sqliteSize(dbPath: string, sessionKey: string, count: (text: stri
       event_utf8_bytes: number | null;
     }[];
     let bytes = 0;
-    const jsons: string[] = [];
+    const events: unknown[] = [];
     for (const row of rows) {
       if (row.event_json !== null) {
         bytes += Buffer.byteLength(row.event_json);
-        jsons.push(row.event_json);
+        events.push(parsed(row.event_json));
       } else if (row.event_zstd) {
         bytes += row.event_utf8_bytes ?? 0;
-        jsons.push(zlib.zstdDecompressSync(row.event_zstd).toString("utf8"));
+        events.push(parsed(zlib.zstdDecompressSync(row.event_zstd).toString("utf8")));
       }
     }
-    return { bytes, ...tally(jsons, count), store: "sqlite" };
+    return { bytes, ...tally(events, count), store: "sqlite" };
   } finally {
     db.close();
   }
@@ -123,8 +125,10 @@ export async function measureTranscript(stateDir: string, sessionKey: string, co
     }
     const file = await activeJsonl(path.join(agentDir, "sessions"), sessionKey);
     if (!file) return { bytes: 0, tokens: 0, messages: 0, store: "none" };
-    const lines = (await readJsonlTranscript(file)).branch.map((e) => JSON.stringify(e.fields));
-    return { bytes: lines.reduce((sum, l) => sum + Buffer.byteLength(l) + 1, 0), ...tally(lines, count), store: "jsonl" };
+    const events = (await readJsonlTranscript(file)).branch.map((e) => e.fields);
+    // The host writes each entry as JSON.stringify of it, one per line.
+    const bytes = events.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)) + 1, 0);
+    return { bytes, ...tally(events, count), store: "jsonl" };
   } catch {
     return { bytes: 0, tokens: 0, messages: 0, store: "none" };
   }
