@@ -85,15 +85,18 @@ export async function measureLongSession(session: ScenarioSession, name: string)
   const sent = perTurn.map((t) => turnMessage(t.turn));
   const ofTurns = session.requests().filter((r) => r.toolNames.length > 0);
   const all = ofTurns.filter((r) => sent.some((m) => r.userText.includes(m)));
-  const perRequest = all.map((r, i) => ({
-    turn: r.turn,
-    indexInTurn: r.indexInTurn,
-    outputAllowance: outputAllowance(r) ?? null,
-    hostEstimate: hostTransportEstimate(r),
-    messageTokens: countMessageTokens(r.messages, counter),
-    budgetUse: Math.round((hostTransportEstimate(r) / model.contextWindow) * 1000) / 1000,
-    extendsPrevious: i > 0 ? isPureExtension(all[i - 1]?.messages ?? [], r.messages) : null,
-  }));
+  const perRequest = all.map((r, i) => {
+    const hostEstimate = hostTransportEstimate(r);
+    return {
+      turn: r.turn,
+      indexInTurn: r.indexInTurn,
+      outputAllowance: outputAllowance(r) ?? null,
+      hostEstimate,
+      messageTokens: countMessageTokens(r.messages, counter),
+      budgetUse: Math.round((hostEstimate / model.contextWindow) * 1000) / 1000,
+      extendsPrevious: i > 0 ? isPureExtension(all[i - 1]?.messages ?? [], r.messages) : null,
+    };
+  });
   const firstOfTurn = perRequest.filter((r, i) => i > 0 && r.indexInTurn === 0);
   const allowances = perRequest.map((r) => r.outputAllowance).filter((v): v is number => v !== null);
   const figures = {
