@@ -129,7 +129,8 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
       entries,
     },
     gateway: { mode: "local", bind: "loopback", auth: { mode: "token", token: gatewayToken } },
-    logging: { file: hostLogPath },
+    // HOST_LOG_LEVEL=debug shows the host's own budget decisions (memoryFlush / preflightCompaction checks) when diagnosing a line.
+    logging: { file: hostLogPath, ...(process.env.HOST_LOG_LEVEL ? { level: process.env.HOST_LOG_LEVEL } : {}) },
   };
   if (options.extraConfig) config = deepMerge(config, options.extraConfig);
 
