@@ -75,6 +75,18 @@ describe("scenario registry", () => {
     expect(plans[2]?.model).toEqual({ contextWindow: 65_536, maxTokens: 4_096 });
   });
 
+  it("a scenario with its own plugin config gets a gateway of its own, after the defaults'", () => {
+    const run = async (): Promise<void> => undefined;
+    const plain: HostScenario = { name: "plain", lines: ["2026.9.6"], engines: ["context-ledger"], run };
+    const off: HostScenario = { name: "off", lines: ["2026.9.6"], engines: ["context-ledger"], ledgerConfig: { maintenance: { enabled: false } }, run };
+    const plans = plansFor("2026.9.6", [off, plain]);
+    expect(plans.map((p) => [planKey(p), p.scenarios.map((s) => s.name)])).toEqual([
+      ["context-ledger", ["plain"]],
+      ['context-ledger {"maintenance":{"enabled":false}}', ["off"]],
+    ]);
+    expect(plans[1]?.ledgerConfig).toEqual({ maintenance: { enabled: false } });
+  });
+
   it("index.ts lists one module per line, sorted, so parallel additions merge", () => {
     const lines = readFileSync(path.join(REPO_ROOT, "test/host/scenarios/index.ts"), "utf8").split("\n").filter((l) => l.startsWith("export"));
     expect(lines.every((l) => /^export \* as \w+ from "\.\/[a-z0-9-]+\.js";$/.test(l)), lines.join("\n")).toBe(true);

@@ -40,7 +40,7 @@ function definePlan(plan: RigPlan): void {
     const times: string[] = [];
     const start = async (): Promise<SharedRig> => {
       const t0 = Date.now();
-      const rig = await startSharedRig({ version: plan.version, engine: plan.engine, model: plan.model });
+      const rig = await startSharedRig({ version: plan.version, engine: plan.engine, model: plan.model, ...(plan.ledgerConfig ? { ledgerConfig: { ...plan.ledgerConfig } } : {}) });
       times.push(`gateway ${(rig.rig.gateway.startMs / 1000).toFixed(1)}s (rig ${((Date.now() - t0) / 1000).toFixed(1)}s)`);
       console.log(`${label} gateway ready in ${(rig.rig.gateway.startMs / 1000).toFixed(1)}s`);
       return rig;

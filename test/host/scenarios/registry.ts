@@ -41,27 +41,34 @@ export interface RigPlan {
   engine: EngineChoice;
   /** The model shape of its scenarios, when not the default `SCENARIO_MODEL`. */
   model?: ScenarioModel;
+  /** context-ledger's plugin config of its scenarios, when not the defaults. */
+  ledgerConfig?: Readonly<Record<string, unknown>>;
   scenarios: HostScenario[];
 }
 
-/** A stable key per gateway of a line: the engine, and the window and maxTokens when not the default (`context-ledger@65536/4096`). */
-export function planKey(plan: Pick<RigPlan, "engine" | "model">): string {
-  return plan.model ? `${engineKey(plan.engine)}@${plan.model.contextWindow}/${plan.model.maxTokens}` : engineKey(plan.engine);
+/**
+ * A stable key per gateway of a line: the engine, the window and maxTokens when not the default
+ * (`context-ledger@65536/4096`), and the plugin config when not the defaults
+ * (`context-ledger@65536/4096 {"maintenance":{"enabled":false}}`).
+ */
+export function planKey(plan: Pick<RigPlan, "engine" | "model" | "ledgerConfig">): string {
+  const shape = plan.model ? `${engineKey(plan.engine)}@${plan.model.contextWindow}/${plan.model.maxTokens}` : engineKey(plan.engine);
+  return plan.ledgerConfig ? `${shape} ${JSON.stringify(plan.ledgerConfig)}` : shape;
 }
 
-/** The gateways a host line needs (one per engine and model shape, legacy first, default shape first) and what each serves. */
+/** The gateways a host line needs (one per engine, model shape and plugin config; legacy first, defaults first) and what each serves. */
 export function plansFor(version: HostVersion, scenarios: readonly HostScenario[] = allScenarios()): RigPlan[] {
   const plans = new Map<string, RigPlan>();
   for (const s of scenarios) {
     if (!s.lines.includes(version)) continue;
     for (const engine of s.engines) {
-      const key = planKey({ engine, model: s.model });
-      const plan = plans.get(key) ?? { version, engine, ...(s.model ? { model: s.model } : {}), scenarios: [] };
+      const key = planKey({ engine, model: s.model, ledgerConfig: s.ledgerConfig });
+      const plan = plans.get(key) ?? { version, engine, ...(s.model ? { model: s.model } : {}), ...(s.ledgerConfig ? { ledgerConfig: s.ledgerConfig } : {}), scenarios: [] };
       plan.scenarios.push(s);
       plans.set(key, plan);
     }
   }
   // Legacy first: context-ledger's scenarios compare their figures with legacy's run of the same line.
-  const order = (p: RigPlan): number => (engineKey(p.engine) === "legacy" ? 0 : engineKey(p.engine) === "context-ledger" ? 1 : 2) * 2 + (p.model ? 1 : 0);
+  const order = (p: RigPlan): number => (engineKey(p.engine) === "legacy" ? 0 : engineKey(p.engine) === "context-ledger" ? 1 : 2) * 4 + (p.model ? 1 : 0) + (p.ledgerConfig ? 2 : 0);
   return [...plans.values()].sort((a, b) => order(a) - order(b));
 }

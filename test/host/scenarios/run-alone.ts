@@ -7,7 +7,7 @@ import { startSharedRig } from "./shared-rig.js";
 export interface RunAloneOptions {
   version: HostVersion;
   engine: EngineChoice;
-  /** `plugins.entries["context-ledger"].config`. */
+  /** `plugins.entries["context-ledger"].config`. @default the scenario's {@link HostScenario.ledgerConfig} */
   ledgerConfig?: Record<string, unknown>;
 }
 
@@ -18,7 +18,8 @@ export interface RunAloneOptions {
  * model shape). Stops everything it started.
  */
 export async function runScenarioAlone(scenario: HostScenario, options: RunAloneOptions): Promise<void> {
-  const shared = await startSharedRig({ ...options, model: scenario.model });
+  const ledgerConfig = options.ledgerConfig ?? (scenario.ledgerConfig ? { ...scenario.ledgerConfig } : undefined);
+  const shared = await startSharedRig({ ...options, model: scenario.model, ...(ledgerConfig ? { ledgerConfig } : {}) });
   try {
     await scenario.run(await shared.open(scenario.name));
   } finally {

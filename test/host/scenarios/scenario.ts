@@ -55,6 +55,11 @@ export interface HostScenario {
    * gateway of its own (the window is a host config setting, fixed per gateway).
    */
   model?: ScenarioModel;
+  /**
+   * context-ledger's plugin config it needs (`plugins.entries["context-ledger"].config`), when
+   * not the defaults. Such a scenario gets a gateway of its own, as for {@link model}.
+   */
+  ledgerConfig?: Readonly<Record<string, unknown>>;
   /** Runs the scenario and asserts with vitest's `expect`; throws on failure. */
   run(session: ScenarioSession): Promise<void>;
 }
