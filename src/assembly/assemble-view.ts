@@ -86,6 +86,7 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     runtimeSettings: input.runtimeSettings,
     overhead: input.overhead,
     summaryChars: settings.summary.enabled ? settings.summary.maxInjectedChars : 0,
+    history: messages,
   });
   const budget = normalizeBudget(hostPromptBudget(generation, input.tokenBudget), {
     fallbackTokens: settings.budget.fallbackBudgetTokens,

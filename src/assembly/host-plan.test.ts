@@ -32,9 +32,29 @@ describe("resolveHostPlan", () => {
     const base = { config, model: "m", tokenBudget: 21_000, prompt: "", runtimeSettings: undefined, overhead: { systemChars: 20_000, toolsChars: 9_000 }, summaryChars: 0 };
     const on9 = resolveHostPlan({ ...base, semantics: HOST_LINES["2026.9"] });
     const on6 = resolveHostPlan({ ...base, semantics: HOST_LINES["2026.6"] });
-    expect(on9.host.messageUnits).toBe(Math.floor((32_000 - 4_096 - 1) / 1.25 - (29_000 + 16_000 + 1_500) / 4));
+    // At 32k the memory flush's threshold (window − 8,000 − 4,000) binds before the transport's clamp.
+    expect(on9.host).toEqual({ rule: "host-threshold", messageUnits: Math.floor(20_000 - 1 - (29_000 + 16_000 + 1_500) / 4) });
     // 2026.6 passes the current turn through assemble (no reserve); its precheck binds there.
     expect(on6.host).toEqual({ rule: "precheck", messageUnits: Math.floor((32_000 - 16_384) / 1.2 - 8 - 20_000 / 4) });
+  });
+
+  it("on 2026.9 stays below the host's memory-flush threshold, and with the session's recent reply below its preflight, as the operator set them", () => {
+    const base = { semantics: HOST_LINES["2026.9"], model: "m", tokenBudget: 21_000, prompt: "", runtimeSettings: undefined, overhead: { systemChars: 8_000, toolsChars: 0 }, summaryChars: 0 };
+    const appended = (8_000 + 16_000 + 1_500) / 4;
+    const reply = (chars: number) => [{ role: "user", content: "q" }, { role: "assistant", content: [{ type: "text", text: "a".repeat(chars) }] }, { role: "user", content: "q2" }];
+    // A 2,000-char reply fits in the 4,000 between the flush (20,000) and the preflight (24,000); a 20,000-char one does not.
+    expect(resolveHostPlan({ ...base, config, history: reply(2_000) }).host).toEqual({ rule: "host-threshold", messageUnits: Math.floor(20_000 - 1 - appended) });
+    expect(resolveHostPlan({ ...base, config, history: reply(20_000) }).host.messageUnits).toBe(Math.floor(24_000 - 1 - 4_096 - appended));
+    const withFlush = (memoryFlush: Record<string, unknown>) => ({ ...config, agents: { defaults: { compaction: { memoryFlush } } } });
+    // Flush off (only the preflight's 24,000 left) or a 1,000 soft threshold (23,000): the transport's clamp is tighter again.
+    const clamp = { rule: "output-clamp", messageUnits: Math.floor((32_000 - 4_096 - 1) / 1.25 - appended) };
+    expect(resolveHostPlan({ ...base, config: withFlush({ enabled: false }) }).host).toEqual(clamp);
+    expect(resolveHostPlan({ ...base, config: withFlush({ softThresholdTokens: 1_000 }) }).host).toEqual(clamp);
+    // A large window with a large output allowance: the transport's clamp binds again.
+    const wide = { models: { providers: { mock: { models: [{ id: "m", contextWindow: 128_000, maxTokens: 32_768 }] } } } };
+    const plan = resolveHostPlan({ ...base, config: wide });
+    expect(plan.host).toEqual({ rule: "output-clamp", messageUnits: Math.floor((128_000 - 32_768 - 1) / 1.25 - appended) });
+    expect(plan.factor).toBe(1.25);
   });
 
   it("hostEstimateOf counts what the host will for the engine's part: the view and its addition, /4, × the binding factor", () => {

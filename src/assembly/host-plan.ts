@@ -6,7 +6,7 @@
  */
 import { hostChars, hostMessageBudget, hostMessageChars, type HostBudget } from "../host/host-estimate.js";
 import { currentTurnReserveChars, type HostLineSemantics } from "../host/host-lines.js";
-import { modelLimitsFromConfig } from "../host/normalize.js";
+import { memoryFlushFromConfig, modelLimitsFromConfig } from "../host/normalize.js";
 
 /** System prompt and tool schemas the host sends around the view, in chars. */
 export interface RequestOverhead {
@@ -29,6 +29,8 @@ export interface HostPlanInput {
   overhead: RequestOverhead | undefined;
   /** Chars the summary may add to the system prompt. */
   summaryChars: number;
+  /** The history assemble received: its recent answers size the reply the host adds at its threshold check. */
+  history?: readonly unknown[];
 }
 
 /** What the planner gets from the host line. */
@@ -70,9 +72,26 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
     systemChars: overhead.systemChars + input.summaryChars,
     toolsChars: overhead.toolsChars,
     livePromptChars: appendedChars,
+    replyTokens: Math.min(maxOutputTokens, recentReplyTokens(input.history ?? [])),
+    memoryFlush: memoryFlushFromConfig(input.config),
   });
-  const factor = host.rule === "output-clamp" ? (semantics.outputClamp?.safetyMargin ?? 1) : host.rule === "precheck" ? (semantics.precheck?.safetyMargin ?? 1) : 1;
+  // What the host's own estimator multiplies by: the precheck's, else the transport's (the threshold is the provider's count).
+  const factor = host.rule === "precheck" ? (semantics.precheck?.safetyMargin ?? 1) : host.rule === "none" ? 1 : (semantics.outputClamp?.safetyMargin ?? 1);
   return { contextWindow, maxOutputTokens, exactCeiling, host, fixedChars, factor };
+}
+
+const RECENT_REPLIES = 3;
+
+/** Host units of the largest of the session's last few assistant messages: the size of the reply to expect. */
+function recentReplyTokens(history: readonly unknown[]): number {
+  let largest = 0;
+  let seen = 0;
+  for (let i = history.length - 1; i >= 0 && seen < RECENT_REPLIES; i--) {
+    if ((history[i] as { role?: unknown } | null)?.role !== "assistant") continue;
+    seen++;
+    largest = Math.max(largest, Math.ceil(hostUnitsOf(history[i])));
+  }
+  return largest;
 }
 
 /** Host units (weighted chars / 4) of one message. */

@@ -27,7 +27,7 @@ export { STATUS_SCHEMA, type AgentStatus, type SessionStatus, type StatusReport 
  */
 export function debtAdvice(sqliteHost: boolean): string {
   return sqliteHost
-    ? "On this 2026.9.x host (SQLite transcripts) neither maintain() nor `session clean` can shrink the transcript yet; the host's own compaction (/compact) or a new session (/new) resets it"
+    ? "On a SQLite host `session clean` does not touch the transcript; maintain() pays tool outputs down on 2026.9.x (not on 2026.8.x), the answers stay; the host's own compaction (/compact) or a new session (/new) resets it"
     : "maintain() pays it down on the next turns; offline, run `context-ledger session clean --all --dry-run`";
 }
 

@@ -5,7 +5,7 @@
  * divides by 4 and adds 20 %. A view that fits by exact BPE count can still be
  * clamped or compacted by the host, so the engine also counts what the host counts.
  */
-import type { HostLineSemantics } from "./host-lines.js";
+import { hostPromptLimit, type HostLineSemantics } from "./host-lines.js";
 
 // Latin, Latin-1 and Latin Extended count as one char; everything above as `nonLatinWeight`.
 const NON_LATIN = /[^\u0000-\u024f]/gu;
@@ -65,6 +65,10 @@ export interface HostRequestShape {
   toolsChars: number;
   /** The live user turn the host appends after assemble, weighted chars. */
   livePromptChars: number;
+  /** Tokens the host adds to the last prompt before a reply (that prompt's reply and the next prompt): the session's recent answers. */
+  replyTokens?: number;
+  /** The operator's memory-flush settings; the host's defaults when absent. */
+  memoryFlush?: { enabled: boolean; softThresholdTokens: number | undefined };
 }
 
 /** The budget the view's messages must fit, in host units (weighted chars / 4). */
@@ -72,7 +76,7 @@ export interface HostBudget {
   /** Host units (chars / 4) left for the view's messages; undefined when no host estimator binds. */
   messageUnits: number | undefined;
   /** Which host rule binds (for logs and the debt reading). */
-  rule: "output-clamp" | "precheck" | "none";
+  rule: "output-clamp" | "precheck" | "host-threshold" | "none";
 }
 
 /**
@@ -80,7 +84,10 @@ export interface HostBudget {
  * - output clamp: (system + tools + messages + live prompt) / 4 × 1.25 ≤ window − maxTokens − 1
  *   (else the host shrinks the output allowance below the model's maxTokens);
  * - precheck: ((messages + system + prompt) / 4 + boundaries) × 1.2 ≤ window − reserve
- *   (else the host compacts, and gives up or resets).
+ *   (else the host compacts, and gives up or resets);
+ * - host threshold: (system + tools + messages + appended) / 4 below the host's
+ *   memory-flush threshold, and with the reply below its preflight compaction's (else the host
+ *   runs its own pre-compaction turn).
  * The tighter one binds.
  */
 export function hostMessageBudget(line: HostLineSemantics, shape: HostRequestShape): HostBudget {
@@ -100,6 +107,10 @@ export function hostMessageBudget(line: HostLineSemantics, shape: HostRequestSha
     const minPrompt = Math.min(p.minPromptTokens, Math.max(1, Math.floor(shape.contextWindow * p.minPromptRatio)));
     const reserve = Math.min(p.reserveTokens, Math.max(0, shape.contextWindow - minPrompt));
     consider((shape.contextWindow - reserve) / p.safetyMargin - 2 * p.boundaryTokens - precheckUnits, "precheck");
+  }
+  if (line.hostThreshold) {
+    const limit = hostPromptLimit(line.hostThreshold, shape.contextWindow, shape.memoryFlush ?? { enabled: true, softThresholdTokens: undefined }, shape.replyTokens);
+    consider(limit - clampUnits, "host-threshold");
   }
   return best;
 }

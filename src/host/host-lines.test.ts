@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { detectHost, packageVersionNear, runtimeVersionOf } from "./detect-host.js";
 import { hostChars, hostMessageBudget, hostMessageChars } from "./host-estimate.js";
-import { HOST_LINES, hostLineOf } from "./host-lines.js";
+import { HOST_LINES, hostLineOf, hostPromptLimit } from "./host-lines.js";
 import { modelLimitsFromConfig, normalizeFactoryContext } from "./normalize.js";
 
 describe("host lines", () => {
@@ -62,10 +62,22 @@ describe("the host's currency", () => {
     expect(hostMessageChars({ role: "user", content: "hello" })).toBe(5);
   });
 
-  it("the output clamp binds on 2026.9 (window − maxTokens − 1, /1.25, less overhead and live prompt)", () => {
-    const b = hostMessageBudget(HOST_LINES["2026.9"], { contextWindow: 32_000, maxOutputTokens: 4_096, systemChars: 20_000, toolsChars: 20_000, livePromptChars: 400 });
+  it("the output clamp binds on 2026.9 with a large output allowance (window − maxTokens − 1, /1.25, less overhead and live prompt)", () => {
+    const b = hostMessageBudget(HOST_LINES["2026.9"], { contextWindow: 128_000, maxOutputTokens: 32_768, systemChars: 20_000, toolsChars: 20_000, livePromptChars: 400 });
     expect(b.rule).toBe("output-clamp");
-    expect(b.messageUnits).toBe(Math.floor((32_000 - 4_096 - 1) / 1.25 - 40_400 / 4));
+    expect(b.messageUnits).toBe(Math.floor((128_000 - 32_768 - 1) / 1.25 - 40_400 / 4));
+  });
+
+  it("the memory flush's threshold binds on 2026.9 at 32k: window − min(20,000, window/4) − 4,000; a reply beyond the soft 4,000 moves it", () => {
+    const b = hostMessageBudget(HOST_LINES["2026.9"], { contextWindow: 32_000, maxOutputTokens: 4_096, systemChars: 20_000, toolsChars: 20_000, livePromptChars: 400, replyTokens: 500 });
+    expect(b.rule).toBe("host-threshold");
+    expect(b.messageUnits).toBe(Math.floor(20_000 - 1 - 40_400 / 4));
+    const rule = HOST_LINES["2026.9"].hostThreshold!;
+    const flushOn = { enabled: true, softThresholdTokens: undefined };
+    expect(hostPromptLimit(rule, 200_000, flushOn)).toBe(176_000 - 1);
+    expect(hostPromptLimit(rule, 32_000, flushOn, 6_000)).toBe(24_000 - 1 - 6_000);
+    expect(hostPromptLimit(rule, 32_000, { enabled: false, softThresholdTokens: undefined }, 500)).toBe(24_000 - 1 - 500);
+    expect(HOST_LINES["2026.7"].hostThreshold).toBeUndefined();
   });
 
   it("the precheck binds on 2026.5 when it is tighter than the clamp", () => {

@@ -41,6 +41,24 @@ export interface PreflightRule {
   skipReasonText: string | undefined;
 }
 
+/**
+ * Where the host starts its own pre-compaction work (2026.8.x onwards, `agent-runner-memory-*` with
+ * memory-core's `buildMemoryFlushPlan`), reserve = min(floor, window × ratio):
+ * - after each run, a memory-flush turn once the last request's provider-reported prompt tokens reach
+ *   window − reserve − soft threshold;
+ * - before each reply, a preflight compaction (the flush first) once that prompt, its reply's output
+ *   and the new prompt reach window − reserve.
+ * A plan kept below both never sets either off.
+ */
+export interface HostThresholdRule {
+  /** `DEFAULT_AGENT_COMPACTION_RESERVE_TOKENS_FLOOR`. */
+  reserveFloorTokens: number;
+  /** `MAX_COMPACTION_RESERVE_RATIO`: the reserve never exceeds this share of the window. */
+  maxReserveRatio: number;
+  /** `DEFAULT_MEMORY_FLUSH_SOFT_TOKENS` (the operator may set `memoryFlush.softThresholdTokens`); capped at half of window − reserve. */
+  softThresholdTokens: number;
+}
+
 /** Per-line semantics of the engine contract. */
 export interface HostLineSemantics {
   line: HostLine;
@@ -53,13 +71,12 @@ export interface HostLineSemantics {
   /** Where the raw transcript lives and what `sessionFile` is. */
   transcriptStore: "jsonl" | "sqlite";
   /**
-   * maintain() may rewrite SQLite transcript entries it located itself. Off on both lines (measured 2026-11-23,
-   * 20-turn sessions):
-   * - 2026.9.6: the rewrite itself works (the host re-indexes for about a second; `chat.history` answers the
-   *   retryable "session history is rebuilding"), but with it the host starts its pre-compaction memory flush in
-   *   some sessions, and in 1 of 6 clean-clone runs the next user message queued behind it and was answered
-   *   only together with the one after (`long-session`, turn 10 of 20). Not shipped until that is understood.
-   * - 2026.8.2: the turn's own maintain does not see its entries yet, and a rewrite from the next turn's
+   * maintain() may rewrite SQLite transcript entries it located itself (measured 2026-11-23, 20-turn sessions):
+   * - 2026.9.6: on. After a rewrite the host re-indexes for about a second (`chat.history` answers the retryable
+   *   "session history is rebuilding"). With it on, plans that used to peak just under the memory flush's
+   *   threshold reached it, and one clean-clone run in six queued a user message behind the flush: the plan now
+   *   keeps below that threshold ({@link HostThresholdRule}).
+   * - 2026.8.2: off. The turn's own maintain does not see its entries yet, and a rewrite from the next turn's
    *   bootstrap maintain ends that turn before the model ("Session transcript anchor was not returned").
    */
   sqliteRewrite: boolean;
@@ -79,6 +96,8 @@ export interface HostLineSemantics {
   outputClamp: OutputClampRule | undefined;
   /** Preflight compaction before each reply, or undefined. */
   preflight: PreflightRule | undefined;
+  /** The prompt size at which the host starts its memory flush / preflight compaction (8.x onwards), or undefined. */
+  hostThreshold: HostThresholdRule | undefined;
   /** Whether the host reads `promptAuthority` from assemble's result. */
   honoursPromptAuthority: boolean;
   /** `registerAgentToolResultMiddleware` accepted from a non-bundled plugin. */
@@ -102,9 +121,14 @@ const OVERHEAD_5X = { systemChars: 21_000, toolsChars: 52_000 };
 const OVERHEAD_8X = { systemChars: 19_000, toolsChars: 85_000 };
 const OVERHEAD_9X = { systemChars: 22_000, toolsChars: 10_000 };
 const PREFLIGHT: PreflightRule = { reserveFloorTokens: 20_000, softThresholdTokens: 4_000, skipReasonText: "nothing to compact" };
-// 2026.8.2 and 2026.9.6 (`agent-runner-memory-*`): fires at window − the reserve floor (the soft threshold is the
-// memory flush's, which runs before it); a forced compaction that is not a skip ends the turn before the model.
+// 2026.8.2 and 2026.9.6 (`agent-runner-memory-*`): fires at window − min(20,000, window × 0.25) (the soft threshold is
+// the memory flush's, which runs before it: HOST_THRESHOLD_8X); a forced compaction that is not a skip ends the turn
+// before the model.
 const PREFLIGHT_8X: PreflightRule = { reserveFloorTokens: 20_000, softThresholdTokens: 0, skipReasonText: "nothing to compact" };
+// Measured 2026-11-23 on 2026.9.6 (32k, 20 tool turns, debug log): the post-run flush check read the last request's
+// prompt tokens (the provider's usage: tool schemas and framing included, hence chars/4 of the whole request); a plan
+// that peaked at 19,960 passed, one that reached 20,000 started the flush.
+const HOST_THRESHOLD_8X: HostThresholdRule = { reserveFloorTokens: 20_000, maxReserveRatio: 0.25, softThresholdTokens: 4_000 };
 
 /** The table: one row per host line. */
 export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.freeze({
@@ -112,42 +136,42 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     defaultOverhead: { systemChars: 20_000, toolsChars: 40_000 },
     appendsCurrentTurnResults: false,
     line: "2026.4", tokenBudget: "whole-window", factoryArgument: false, ingestion: "afterTurn", transcriptStore: "jsonl", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: undefined, rawPrecheck: PRECHECK_424, outputClamp: undefined, preflight: undefined,
+    appendsLivePrompt: true, precheck: undefined, rawPrecheck: PRECHECK_424, outputClamp: undefined, preflight: undefined, hostThreshold: undefined,
     honoursPromptAuthority: false, captureMiddleware: true, rewriteWithEntryIds: true,
   },
   "2026.5": {
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
     line: "2026.5", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
+    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT, hostThreshold: undefined,
     honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
   },
   "2026.6": {
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
     line: "2026.6", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
+    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT, hostThreshold: undefined,
     honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
   },
   "2026.7": {
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
     line: "2026.7", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT,
+    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT, hostThreshold: undefined,
     honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
   },
   "2026.8": {
     defaultOverhead: OVERHEAD_8X,
     appendsCurrentTurnResults: true,
     line: "2026.8", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT_8X,
+    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT_8X, hostThreshold: HOST_THRESHOLD_8X,
     honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
   },
   "2026.9": {
     defaultOverhead: OVERHEAD_9X,
     appendsCurrentTurnResults: true,
-    line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT_8X,
+    line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: true,
+    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT_8X, hostThreshold: HOST_THRESHOLD_8X,
     honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
   },
 });
@@ -156,6 +180,22 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
 export function currentTurnReserveChars(line: HostLineSemantics, contextWindow: number): number {
   if (!line.appendsCurrentTurnResults) return 0;
   return Math.min(Math.floor(contextWindow * 0.3 * 4), 16_000) + 1_500;
+}
+
+/**
+ * The most provider prompt tokens a request may carry without the host starting its own
+ * pre-compaction work: below the memory flush's threshold (unless the operator turned the flush
+ * off), and with `replyTokens` (its reply and the next prompt) below the preflight compaction's.
+ */
+export function hostPromptLimit(rule: HostThresholdRule, contextWindow: number, flush: { enabled: boolean; softThresholdTokens: number | undefined }, replyTokens = 0): number {
+  const reserve = Math.min(rule.reserveFloorTokens, Math.floor(contextWindow * rule.maxReserveRatio));
+  const preflightAt = contextWindow - reserve;
+  let limit = preflightAt - 1 - replyTokens;
+  if (flush.enabled) {
+    const soft = Math.min(flush.softThresholdTokens ?? rule.softThresholdTokens, Math.floor((contextWindow - reserve) / 2));
+    limit = Math.min(limit, preflightAt - soft - 1);
+  }
+  return Math.max(0, limit);
 }
 
 /** The line of a host version string (`2026.7.35` → `2026.7`); versions past the table map to its newest row. */

@@ -80,6 +80,29 @@ export function modelLimitsFromConfig(config: unknown, model: unknown): ModelLim
   return none;
 }
 
+/** The operator's pre-compaction memory-flush settings (`agents.defaults.compaction.memoryFlush`). */
+export interface MemoryFlushSettings {
+  /** False when the operator turned the flush off. */
+  enabled: boolean;
+  /** `softThresholdTokens`, when set. */
+  softThresholdTokens: number | undefined;
+}
+
+/** Reads `agents.defaults.compaction.memoryFlush` from the host config (defaults when absent or unreadable). */
+export function memoryFlushFromConfig(config: unknown): MemoryFlushSettings {
+  try {
+    const flush = (config as { agents?: { defaults?: { compaction?: { memoryFlush?: Record<string, unknown> } } } } | undefined)?.agents?.defaults?.compaction?.memoryFlush;
+    const soft = flush?.softThresholdTokens;
+    return {
+      enabled: flush?.enabled !== false,
+      softThresholdTokens: typeof soft === "number" && Number.isFinite(soft) && soft >= 0 ? Math.floor(soft) : undefined,
+    };
+  } catch {
+    // a hostile config getter: the host's defaults
+    return { enabled: true, softThresholdTokens: undefined };
+  }
+}
+
 function agentIdFromAgentDir(agentDir: string | undefined): string | undefined {
   if (!agentDir) return undefined;
   const parts = path.resolve(agentDir).split(path.sep);

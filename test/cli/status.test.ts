@@ -109,13 +109,13 @@ describe("status", () => {
     expect(JSON.parse(unknown.stdout).error.message).toContain("known sessions: agent:main:growing, agent:main:paid, agent:ops:quiet");
   });
 
-  it("on a SQLite host (2026.9.x) the debt advice does not send the operator to a command that does nothing", async () => {
+  it("on a SQLite host (2026.8.x-9.x) the debt advice does not send the operator to a command that does nothing", async () => {
     const sqlite = path.join(dir, "state", "agents", "main", "agent", "openclaw-agent.sqlite");
     await fsp.mkdir(path.dirname(sqlite), { recursive: true });
     await fsp.writeFile(sqlite, "SQLite format 3\0");
     const report = JSON.parse((await runWith(runStatusCommand, ["--json"], env)).stdout) as StatusReport;
     const w = report.warnings.find((x) => x.code === "debt_growing")!;
-    expect(w.message).toContain("neither maintain() nor `session clean` can shrink the transcript yet");
+    expect(w.message).toContain("`session clean` does not touch the transcript; maintain() pays tool outputs down on 2026.9.x (not on 2026.8.x)");
     expect(w.message).not.toContain("run `context-ledger session clean");
   });
 });

@@ -16,7 +16,9 @@ import { RESET_LOOP_WORKLOAD as W, turnMessage } from "../workloads.js";
 import type { HostScenario } from "./scenario.js";
 import { runScenarioTurns } from "./turns.js";
 
-const TURNS = 6;
+// Seven: maintain() pays each turn's 150,000-char output down in the host's transcript, so the raw history
+// (the answers stay) outgrows the 17,210-token budget only at turn 7.
+const TURNS = 7;
 
 export const fixHolds96: HostScenario = {
   name: "fix-holds-96",
@@ -49,8 +51,14 @@ export const fixHolds96: HostScenario = {
     expect(debts.every((d) => d.debt === d.raw - d.budget && d.assembled <= d.budget)).toBe(true);
 
     // Issue 6: a manual sessions.compact mid-session compacts, and the next turn starts with the summary.
+    // Below the host's memory-flush threshold (20,000 at 32k) the window holds one reset-loop turn (a
+    // 12,000-char answer each). Two short exchanges after it: the second one's view (history up to the
+    // first) holds that turn and a newer one, so there is an older turn to fold.
+    session.setScript(() => ({ text: "Noted." }));
+    await runScenarioTurns(session, { turns: 2, message: (n) => `Short one ${n}: note that the report ran. [fix-holds-96]` });
+    session.setScript(execTurnScript({ outputChars: W.outputChars, answerChars: W.answerChars, nodePath: NODE_BINARY }));
     const ours = (e: PluginEvent) => e.sessionKey === session.sessionKey;
-    const compactsBefore = events.filter((e) => e.op === "compact" && ours(e)).length;
+    const compactsBefore = (await session.pluginEvents()).filter((e) => e.op === "compact" && ours(e)).length;
     const result = await session.call("sessions.compact", { key: session.sessionKey }, 300_000);
     expect((result as { compacted?: boolean }).compacted, JSON.stringify(result)).toBe(true);
     const after = await runScenarioTurns(session, { turns: 1, message: () => turnMessage(TURNS + 1) });

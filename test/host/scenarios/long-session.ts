@@ -13,10 +13,11 @@ import { isInternalContextMessage } from "../mock-wire.js";
 import { countMessageTokens, loadTokenCounter } from "../token-count.js";
 import { turnMessage } from "../workloads.js";
 import { sendTurnAsSeen } from "../turn-as-seen.js";
+import type { HostVersion } from "../host-install.js";
 import type { HostScenario, ScenarioModel, ScenarioSession } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
 import { requestOverhead } from "./reset-loop.js";
-import { outputAllowance, recordFigures, transcriptSize } from "./turn-figures.js";
+import { outputAllowance, readFigures, recordFigures, transcriptSize, type TranscriptSize } from "./turn-figures.js";
 
 /** Turns and per-turn tool output of the long session. */
 export const LONG_SESSION = { turns: 20, outputChars: 40_000, answerChars: 2_000 } as const;
@@ -28,6 +29,21 @@ export function hostTransportEstimate(request: MockRequest): number {
   let units = 0;
   for (const ch of text) units += (ch.codePointAt(0) ?? 0) > 0x24f ? 4 : 1;
   return Math.ceil((units / 4) * 1.25);
+}
+
+/**
+ * The prompt room a host line leaves, in the transport's units (chars/4 × 1.25): window − maxTokens
+ * (its output clamp), or, where lower, the provider tokens at which 2026.8.x onwards start their own
+ * pre-compaction turn (memory-core's `buildMemoryFlushPlan`: window − min(20,000, window / 4) − 4,000),
+ * at the transport's factor. Stated from the host's dist, not from the engine's table.
+ */
+export function promptRoom(model: ScenarioModel, version: HostVersion): number {
+  const clamp = model.contextWindow - model.maxTokens;
+  const [, month] = version.split(".").map(Number);
+  if ((month ?? 0) < 8) return clamp;
+  const reserve = Math.min(20_000, Math.floor(model.contextWindow / 4));
+  const flushAt = model.contextWindow - reserve - Math.min(4_000, Math.floor((model.contextWindow - reserve) / 2));
+  return Math.min(clamp, Math.floor(flushAt * 1.25));
 }
 
 function isPureExtension(previous: unknown[], next: unknown[]): boolean {
@@ -44,13 +60,13 @@ function withoutHostTrailer(messages: unknown[]): unknown[] {
  * The main requests' figures (each turn's first request, the one the engine's view
  * shaped; later ones are the host appending the turn's tool calls): how many are a pure
  * extension of the previous turn's (system prompt, with the summary block, included;
- * the host's trailer left out), and the share of the prompt room (window − maxTokens
- * of `model`, the shape the requests were made with) each fills by the host's own
- * estimate once history no longer fits.
+ * the host's trailer left out), and the share of the prompt room each fills by the
+ * host's own estimate once history no longer fits. The room is what the host line
+ * leaves a prompt of `model` ({@link promptRoom}).
  */
-export function mainRequestFigures(requests: readonly MockRequest[], firstUserText: string, model: ScenarioModel) {
+export function mainRequestFigures(requests: readonly MockRequest[], firstUserText: string, model: ScenarioModel, version: HostVersion) {
   const mains = requests.filter((r) => r.indexInTurn === 0);
-  const room = model.contextWindow - model.maxTokens;
+  const room = promptRoom(model, version);
   let extending = 0;
   for (let i = 1; i < mains.length; i++) if (isPureExtension(withoutHostTrailer(mains[i - 1]!.messages), withoutHostTrailer(mains[i]!.messages))) extending++;
   // History exceeds what the engine keeps once the conversation's first user message left the prompt.
@@ -113,7 +129,7 @@ export async function measureLongSession(session: ScenarioSession, name: string)
       turnStartsExtendingPreviousTurn: firstOfTurn.filter((r) => r.extendsPrevious === true).length,
       turnStarts: firstOfTurn.length,
     },
-    mainRequests: mainRequestFigures(all, turnMessage(1), model),
+    mainRequests: mainRequestFigures(all, turnMessage(1), model, session.version),
     hostRunRequests: ofTurns.length - all.length,
     transcript: await transcriptSize(session),
     requestOverhead: requestOverhead(all[0]),
@@ -131,6 +147,11 @@ export function expectEveryTurnAnsweredInFull(figures: Awaited<ReturnType<typeof
   expect(figures.requestsBelowMaxTokens).toBe(0);
 }
 
+/** The host started no run of its own in the session (2026.8.x onwards: its pre-compaction memory flush; legacy's 32k session had 22 such requests). */
+export function expectNoHostRuns(figures: Awaited<ReturnType<typeof measureLongSession>>): void {
+  expect(figures.hostRunRequests, "requests of host-started runs (memory flush) in the session").toBe(0);
+}
+
 export const longSessionScenario: HostScenario = {
   name: "long-session",
   lines: ["2026.9.6"],
@@ -139,9 +160,39 @@ export const longSessionScenario: HostScenario = {
     const figures = await measureLongSession(session, "long-session");
     if (session.engineId !== "context-ledger") return;
     expectEveryTurnAnsweredInFull(figures);
-    // Issue 17's real-host figures (measured 15/19 extending, worst fill 0.70 at 32k; the goal of 90% cannot be met at 32k, see docs/host-lines.md).
+    expectNoHostRuns(figures);
+    // Issue 17's real-host figures at the defaults. Below the host's memory-flush threshold (20,000 provider tokens
+    // at 32k) the room holds about 6 turns of this session and a re-plan keeps 72% of it, so most turns re-plan
+    // (measured 6/19 extending, worst fill 0.67); long-session-low-water is the tuning for such a small room.
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
     expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
-    expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.7);
+    // maintain() pays each tool result down in the host's own transcript (measured 2026-11-23: 154 KB active vs legacy's 532 KB).
+    const legacy = (await readFigures("long-session", session.version, "legacy"))?.transcript as TranscriptSize | undefined;
+    expect(legacy?.activeBytes, `legacy's run on ${session.version} recorded no transcript size (it runs first in the line file)`).toBeTypeOf("number");
+    expect(figures.transcript.activeBytes).toBeLessThan((legacy?.activeBytes as number) / 2);
+  },
+};
+
+/** The `budget.lowWaterRatio` for a room as small as the 32k session's below the host's flush threshold. */
+export const LOW_WATER_SMALL_ROOM = 0.5;
+
+/**
+ * Issue 17 at 32k, tuned: a re-plan keeps half the room instead of the default 72%, so a window
+ * lasts about 3 turns instead of 1-2 (docs/operator-guide.md, when to lower `budget.lowWaterRatio`).
+ * Measured 2026-11-23: 14 of 19 main requests extend the previous one, every re-planned request
+ * fills at least 0.63 of the room.
+ */
+export const longSessionLowWaterScenario: HostScenario = {
+  name: "long-session-low-water",
+  lines: ["2026.9.6"],
+  engines: ["context-ledger"],
+  ledgerConfig: { budget: { lowWaterRatio: LOW_WATER_SMALL_ROOM } },
+  async run(session) {
+    const figures = await measureLongSession(session, "long-session-low-water");
+    expectEveryTurnAnsweredInFull(figures);
+    expectNoHostRuns(figures);
+    expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
+    expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
+    expect(figures.mainRequests.extending).toBeGreaterThanOrEqual(13);
   },
 };
