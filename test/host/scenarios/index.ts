@@ -9,6 +9,7 @@ export * as fixHolds424 from "./fix-holds-424.js";
 export * as fixHolds96 from "./fix-holds-96.js";
 export * as longSession from "./long-session.js";
 export * as longSession424 from "./long-session-424.js";
+export * as longSession48k from "./long-session-48k.js";
 export * as longSession64k from "./long-session-64k.js";
 export * as operator from "./operator.js";
 export * as resetLoop from "./reset-loop.js";

@@ -1,0 +1,32 @@
+/**
+ * Issue 17's two real-host figures together: the long session of `long-session.ts` at a
+ * 49,152-token window, context-ledger only, defaults. Below the host's memory-flush
+ * threshold (49,152 − 12,288 − 4,000 = 32,864 provider tokens) history first outgrows the
+ * room at about turn 16, so the re-plans that follow must keep both figures: every
+ * re-planned main request fills at least 60% of the room, and at least 90% of main
+ * requests extend the previous one (measured 2026-11-23: 18 of 19, worst fill 0.604).
+ * At 32k the room holds only about 6 turns and the cache figure cannot hold
+ * (docs/host-lines.md); at 64k history never outgrows it in 20 turns.
+ */
+import { expect } from "vitest";
+import { expectEveryTurnAnsweredInFull, expectNoHostRuns, measureLongSession } from "./long-session.js";
+import type { HostScenario, ScenarioModel } from "./scenario.js";
+
+/** The model shape of the 48k long session. */
+export const LONG_SESSION_48K_MODEL: ScenarioModel = { contextWindow: 49_152, maxTokens: 4_096 };
+
+export const longSession48kScenario: HostScenario = {
+  name: "long-session-48k",
+  lines: ["2026.9.6"],
+  engines: ["context-ledger"],
+  model: LONG_SESSION_48K_MODEL,
+  async run(session) {
+    const figures = await measureLongSession(session, "long-session-48k");
+    expectEveryTurnAnsweredInFull(figures);
+    expectNoHostRuns(figures);
+    // History outgrew the room (else the fill figure says nothing).
+    expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
+    expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
+    expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.9);
+  },
+};
