@@ -4,7 +4,7 @@
  * threshold (49,152 − 12,288 − 4,000 = 32,864 provider tokens) history first outgrows the
  * room at about turn 16, so the re-plans that follow must keep both figures: every
  * re-planned main request fills at least 60% of the room, and at least 90% of main
- * requests extend the previous one (measured 2026-11-23: 18 of 19, worst fill 0.604).
+ * requests extend the previous one (measured 2026-11-23, three runs: 18 of 19, worst fill 0.604-0.606).
  * At 32k the room holds only about 6 turns and the cache figure cannot hold
  * (docs/host-lines.md); at 64k history never outgrows it in 20 turns.
  */

@@ -147,7 +147,7 @@ export function expectEveryTurnAnsweredInFull(figures: Awaited<ReturnType<typeof
   expect(figures.requestsBelowMaxTokens).toBe(0);
 }
 
-/** The host started no run of its own in the session (2026.8.x onwards: its pre-compaction memory flush; legacy's 32k session had 22 such requests). */
+/** The host started no run of its own in the session (2026.8.x onwards: its pre-compaction memory flush; legacy's 32k session had 17-22 such requests). */
 export function expectNoHostRuns(figures: Awaited<ReturnType<typeof measureLongSession>>): void {
   expect(figures.hostRunRequests, "requests of host-started runs (memory flush) in the session").toBe(0);
 }
