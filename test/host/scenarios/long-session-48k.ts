@@ -9,24 +9,15 @@
  * (docs/host-lines.md); at 64k history never outgrows it in 20 turns.
  */
 import { expect } from "vitest";
-import { expectEveryTurnAnsweredInFull, expectNoHostRuns, measureLongSession } from "./long-session.js";
-import type { HostScenario, ScenarioModel } from "./scenario.js";
+import { ledgerLongSession } from "./long-session.js";
+import type { ScenarioModel } from "./scenario.js";
 
 /** The model shape of the 48k long session. */
 export const LONG_SESSION_48K_MODEL: ScenarioModel = { contextWindow: 49_152, maxTokens: 4_096 };
 
-export const longSession48kScenario: HostScenario = {
-  name: "long-session-48k",
-  lines: ["2026.9.6"],
-  engines: ["context-ledger"],
-  model: LONG_SESSION_48K_MODEL,
-  async run(session) {
-    const figures = await measureLongSession(session, "long-session-48k");
-    expectEveryTurnAnsweredInFull(figures);
-    expectNoHostRuns(figures);
-    // History outgrew the room (else the fill figure says nothing).
-    expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
-    expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
-    expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.9);
-  },
-};
+export const longSession48kScenario = ledgerLongSession({ name: "long-session-48k", model: LONG_SESSION_48K_MODEL }, (figures) => {
+  // History outgrew the room (else the fill figure says nothing).
+  expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
+  expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
+  expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.9);
+});

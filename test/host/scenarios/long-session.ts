@@ -141,15 +141,36 @@ export async function measureLongSession(session: ScenarioSession, name: string)
   return figures;
 }
 
+/** What {@link measureLongSession} records. */
+export type LongSessionFigures = Awaited<ReturnType<typeof measureLongSession>>;
+
 /** Every turn's shown answer is the model's (no host notice), and no request asked for less than maxTokens. */
-export function expectEveryTurnAnsweredInFull(figures: Awaited<ReturnType<typeof measureLongSession>>): void {
+export function expectEveryTurnAnsweredInFull(figures: LongSessionFigures): void {
   expect(figures.perTurn.map((t) => (t.answered ? "model" : `notice: ${t.shown}`))).toEqual(figures.perTurn.map(() => "model"));
   expect(figures.requestsBelowMaxTokens).toBe(0);
 }
 
 /** The host started no run of its own in the session (2026.8.x onwards: its pre-compaction memory flush; legacy's 32k session had 17-22 such requests). */
-export function expectNoHostRuns(figures: Awaited<ReturnType<typeof measureLongSession>>): void {
+export function expectNoHostRuns(figures: LongSessionFigures): void {
   expect(figures.hostRunRequests, "requests of host-started runs (memory flush) in the session").toBe(0);
+}
+
+/**
+ * A context-ledger long session on 2026.9.6 in a gateway of the given model shape and plugin config:
+ * every turn answered in full, no host-started run, then the scenario's own figures (`check`).
+ */
+export function ledgerLongSession(spec: Pick<HostScenario, "name" | "model" | "ledgerConfig">, check: (figures: LongSessionFigures) => void): HostScenario {
+  return {
+    ...spec,
+    lines: ["2026.9.6"],
+    engines: ["context-ledger"],
+    async run(session) {
+      const figures = await measureLongSession(session, spec.name);
+      expectEveryTurnAnsweredInFull(figures);
+      expectNoHostRuns(figures);
+      check(figures);
+    },
+  };
 }
 
 export const longSessionScenario: HostScenario = {
@@ -182,17 +203,8 @@ export const LOW_WATER_SMALL_ROOM = 0.5;
  * Measured 2026-11-23: 14 of 19 main requests extend the previous one, every re-planned request
  * fills at least 0.63 of the room.
  */
-export const longSessionLowWaterScenario: HostScenario = {
-  name: "long-session-low-water",
-  lines: ["2026.9.6"],
-  engines: ["context-ledger"],
-  ledgerConfig: { budget: { lowWaterRatio: LOW_WATER_SMALL_ROOM } },
-  async run(session) {
-    const figures = await measureLongSession(session, "long-session-low-water");
-    expectEveryTurnAnsweredInFull(figures);
-    expectNoHostRuns(figures);
-    expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
-    expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
-    expect(figures.mainRequests.extending).toBeGreaterThanOrEqual(13);
-  },
-};
+export const longSessionLowWaterScenario = ledgerLongSession({ name: "long-session-low-water", ledgerConfig: { budget: { lowWaterRatio: LOW_WATER_SMALL_ROOM } } }, (figures) => {
+  expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
+  expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
+  expect(figures.mainRequests.extending).toBeGreaterThanOrEqual(13);
+});
