@@ -5,7 +5,7 @@
  * divides by 4 and adds 20 %. A view that fits by exact BPE count can still be
  * clamped or compacted by the host, so the engine also counts what the host counts.
  */
-import { hostPromptLimit, type HostLineSemantics } from "./host-lines.js";
+import { hostPromptLimit, type HostLineSemantics, type MemoryFlushSettings } from "./host-lines.js";
 
 // Latin, Latin-1 and Latin Extended count as one char; everything above as `nonLatinWeight`.
 const NON_LATIN = /[^\u0000-\u024f]/gu;
@@ -68,7 +68,7 @@ export interface HostRequestShape {
   /** Tokens the host adds to the last prompt before a reply (that prompt's reply and the next prompt): the session's recent answers. */
   replyTokens?: number;
   /** The operator's memory-flush settings; the host's defaults when absent. */
-  memoryFlush?: { enabled: boolean; softThresholdTokens: number | undefined };
+  memoryFlush?: MemoryFlushSettings;
 }
 
 /** The budget the view's messages must fit, in host units (weighted chars / 4). */
@@ -109,7 +109,7 @@ export function hostMessageBudget(line: HostLineSemantics, shape: HostRequestSha
     consider((shape.contextWindow - reserve) / p.safetyMargin - 2 * p.boundaryTokens - precheckUnits, "precheck");
   }
   if (line.hostThreshold) {
-    const limit = hostPromptLimit(line.hostThreshold, shape.contextWindow, shape.memoryFlush ?? { enabled: true, softThresholdTokens: undefined }, shape.replyTokens);
+    const limit = hostPromptLimit(line.hostThreshold, shape.contextWindow, shape.memoryFlush, shape.replyTokens);
     consider(limit - clampUnits, "host-threshold");
   }
   return best;

@@ -73,9 +73,8 @@ describe("the host's currency", () => {
     expect(b.rule).toBe("host-threshold");
     expect(b.messageUnits).toBe(Math.floor(20_000 - 1 - 40_400 / 4));
     const rule = HOST_LINES["2026.9"].hostThreshold!;
-    const flushOn = { enabled: true, softThresholdTokens: undefined };
-    expect(hostPromptLimit(rule, 200_000, flushOn)).toBe(176_000 - 1);
-    expect(hostPromptLimit(rule, 32_000, flushOn, 6_000)).toBe(24_000 - 1 - 6_000);
+    expect(hostPromptLimit(rule, 200_000)).toBe(176_000 - 1);
+    expect(hostPromptLimit(rule, 32_000, undefined, 6_000)).toBe(24_000 - 1 - 6_000);
     expect(hostPromptLimit(rule, 32_000, { enabled: false, softThresholdTokens: undefined }, 500)).toBe(24_000 - 1 - 500);
     expect(HOST_LINES["2026.7"].hostThreshold).toBeUndefined();
   });

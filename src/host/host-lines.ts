@@ -59,6 +59,17 @@ export interface HostThresholdRule {
   softThresholdTokens: number;
 }
 
+/** The operator's pre-compaction memory-flush settings (`agents.defaults.compaction.memoryFlush`). */
+export interface MemoryFlushSettings {
+  /** False when the operator turned the flush off. */
+  enabled: boolean;
+  /** `softThresholdTokens`, when set. */
+  softThresholdTokens: number | undefined;
+}
+
+/** The host's memory flush when the operator set nothing: on, at the default soft threshold. */
+export const DEFAULT_MEMORY_FLUSH: Readonly<MemoryFlushSettings> = Object.freeze({ enabled: true, softThresholdTokens: undefined });
+
 /** Per-line semantics of the engine contract. */
 export interface HostLineSemantics {
   line: HostLine;
@@ -187,7 +198,7 @@ export function currentTurnReserveChars(line: HostLineSemantics, contextWindow: 
  * pre-compaction work: below the memory flush's threshold (unless the operator turned the flush
  * off), and with `replyTokens` (its reply and the next prompt) below the preflight compaction's.
  */
-export function hostPromptLimit(rule: HostThresholdRule, contextWindow: number, flush: { enabled: boolean; softThresholdTokens: number | undefined }, replyTokens = 0): number {
+export function hostPromptLimit(rule: HostThresholdRule, contextWindow: number, flush: MemoryFlushSettings = DEFAULT_MEMORY_FLUSH, replyTokens = 0): number {
   const reserve = Math.min(rule.reserveFloorTokens, Math.floor(contextWindow * rule.maxReserveRatio));
   const preflightAt = contextWindow - reserve;
   let limit = preflightAt - 1 - replyTokens;

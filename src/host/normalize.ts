@@ -11,7 +11,7 @@
  */
 import path from "node:path";
 import { detectHost } from "./detect-host.js";
-import { HOST_LINES, type HostLine, type HostLineSemantics } from "./host-lines.js";
+import { DEFAULT_MEMORY_FLUSH, HOST_LINES, type HostLine, type HostLineSemantics, type MemoryFlushSettings } from "./host-lines.js";
 
 /** Which host line is calling (kept under its old name: the lines were once two generations). */
 export type HostGeneration = HostLine;
@@ -80,14 +80,6 @@ export function modelLimitsFromConfig(config: unknown, model: unknown): ModelLim
   return none;
 }
 
-/** The operator's pre-compaction memory-flush settings (`agents.defaults.compaction.memoryFlush`). */
-export interface MemoryFlushSettings {
-  /** False when the operator turned the flush off. */
-  enabled: boolean;
-  /** `softThresholdTokens`, when set. */
-  softThresholdTokens: number | undefined;
-}
-
 /** Reads `agents.defaults.compaction.memoryFlush` from the host config (defaults when absent or unreadable). */
 export function memoryFlushFromConfig(config: unknown): MemoryFlushSettings {
   try {
@@ -99,7 +91,7 @@ export function memoryFlushFromConfig(config: unknown): MemoryFlushSettings {
     };
   } catch {
     // a hostile config getter: the host's defaults
-    return { enabled: true, softThresholdTokens: undefined };
+    return DEFAULT_MEMORY_FLUSH;
   }
 }
 
