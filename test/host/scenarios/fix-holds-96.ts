@@ -25,7 +25,8 @@ export const fixHolds96: HostScenario = {
   lines: [CURRENT_HOST],
   engines: ["context-ledger"],
   async run(session) {
-    session.setScript(execTurnScript({ outputChars: W.outputChars, answerChars: W.answerChars, nodePath: NODE_BINARY }));
+    const resetLoopScript = execTurnScript({ outputChars: W.outputChars, answerChars: W.answerChars, nodePath: NODE_BINARY });
+    session.setScript(resetLoopScript);
     const records = await runScenarioTurns(session, { turns: TURNS, onTurn: (r) => console.log(`[fix-96] ${formatTurn(r)}`) });
     const events = await session.pluginEvents();
     const log = await session.hostLog();
@@ -56,7 +57,7 @@ export const fixHolds96: HostScenario = {
     // first) holds that turn and a newer one, so there is an older turn to fold.
     session.setScript(() => ({ text: "Noted." }));
     await runScenarioTurns(session, { turns: 2, message: (n) => `Short one ${n}: note that the report ran. [fix-holds-96]` });
-    session.setScript(execTurnScript({ outputChars: W.outputChars, answerChars: W.answerChars, nodePath: NODE_BINARY }));
+    session.setScript(resetLoopScript);
     const ours = (e: PluginEvent) => e.sessionKey === session.sessionKey;
     const compactsBefore = (await session.pluginEvents()).filter((e) => e.op === "compact" && ours(e)).length;
     const result = await session.call("sessions.compact", { key: session.sessionKey }, 300_000);
