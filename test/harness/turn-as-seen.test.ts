@@ -63,6 +63,38 @@ describe("sendTurnAsSeen", () => {
     const { session } = fakeSession("context-ledger", "Answer 1: the report changed.", true, 3);
     const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
     expect(seen).toMatchObject({ texts: ["Answer 1: the report changed."], answered: true });
+    expect(seen.historyError).toBeUndefined();
+  });
+
+  it("a history that cannot be read is not an answer, and says why", async () => {
+    const { session } = fakeSession("context-ledger", "Answer 1: the report changed.", true);
+    session.call = async () => {
+      throw new GatewayRequestError("chat.history", { code: "INVALID_REQUEST", message: "unknown session" });
+    };
+    const seen = await sendTurnAsSeen(session, "Turn 1: run it.", { catchUpMs: 50 });
+    expect(seen).toMatchObject({ texts: [], answered: false });
+    expect(seen.historyError).toMatch(/unknown session/);
+  });
+
+  it("waits for the history to show an answer the model gave, and says how long it took", async () => {
+    const { session } = fakeSession("context-ledger", "Answer 1: the report changed.", true);
+    const read = session.call.bind(session);
+    let reads = 0;
+    session.call = async (method, params) => (++reads < 3 ? { messages: [text("user", "Turn 1: run it.")] } : read(method, params));
+    const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
+    expect(reads).toBe(3);
+    expect(seen).toMatchObject({ texts: ["Answer 1: the report changed."], answered: true });
+    expect(seen.historyCatchUpMs).toBeGreaterThan(0);
+  });
+
+  it("does not wait for an answer when the model was never asked for one (a queued or skipped turn)", async () => {
+    const { session } = fakeSession("context-ledger", "", false);
+    let reads = 0;
+    session.call = async () => (reads++, { messages: [text("user", "Turn 1: run it.")] });
+    const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
+    expect(reads).toBe(1);
+    expect(seen).toMatchObject({ texts: [], shown: "", answered: false });
+    expect(seen.historyCatchUpMs).toBeUndefined();
   });
 
   it("a host notice without a model request is not an answer (legacy: nothing to wait for)", async () => {

@@ -12,6 +12,9 @@ import type { MockRequest } from "./mock-model.js";
 import { isInternalContextMessage } from "./mock-wire.js";
 import { engineTurnSettled, waitForEvents } from "./settle.js";
 
+/** How a model answer in these scenarios begins (the mock scripts answer "Answer N: …"). */
+const ANSWER_PREFIX = "Answer ";
+
 /** Host notices that stand in for a model answer when the host gives up on a turn. */
 export const HOST_NOTICE_PATTERNS: readonly RegExp[] = [
   /Context is too large/i,
@@ -97,7 +100,7 @@ export async function readHistory(session: Pick<SeenTurnSession, "sessionKey" | 
 }
 
 /** A turn was answered by the model: one of its shown texts is the model's answer and none is a give-up notice. */
-export function answeredByModel(shown: readonly string[], answerPrefix = "Answer "): boolean {
+export function answeredByModel(shown: readonly string[], answerPrefix = ANSWER_PREFIX): boolean {
   return shown.some((t) => t.startsWith(answerPrefix)) && !shown.some(isHostNotice);
 }
 
@@ -117,6 +120,33 @@ export interface SeenTurn {
   shown: string;
   /** The model produced the final answer and the client showed it (no host notice). */
   answered: boolean;
+  /** Why the client's history could not be read after the run, if it could not (then `texts` is empty). */
+  historyError?: string;
+  /** Milliseconds the client's history took to show an answer the model had already given, when the first read did not (see {@link HISTORY_CATCH_UP_MS}). */
+  historyCatchUpMs?: number;
+}
+
+/**
+ * How long a reader waits for the client's history to show an answer the model gave in a run that
+ * ended ok. Checked only when the turn's final-answer request reached the model: a message the host
+ * queued or skipped never made that request, so it is not waited for.
+ */
+export const HISTORY_CATCH_UP_MS = 10_000;
+
+async function readTurnTexts(session: SeenTurnSession, message: string, modelAnswered: boolean, catchUpMs: number): Promise<Pick<SeenTurn, "texts" | "historyError" | "historyCatchUpMs">> {
+  const t0 = Date.now();
+  for (let reads = 1; ; reads++) {
+    let historyError: string | undefined;
+    const texts = await assistantTextsAfter(session, message).catch((error: unknown) => {
+      historyError = error instanceof Error ? error.message : String(error);
+      return [] as string[];
+    });
+    const shows = texts.some((t) => t.startsWith(ANSWER_PREFIX));
+    if (shows || !modelAnswered || Date.now() - t0 > catchUpMs) {
+      return { texts, ...(historyError ? { historyError } : {}), ...(reads > 1 && shows ? { historyCatchUpMs: Date.now() - t0 } : {}) };
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /**
@@ -124,15 +154,16 @@ export interface SeenTurn {
  * post-turn maintenance may stub it in the transcript), then waits for the engine's
  * post-turn work: 2026.4.24 queues a message sent during it, and a reader waits too.
  */
-export async function sendTurnAsSeen(session: SeenTurnSession, message: string): Promise<SeenTurn> {
+export async function sendTurnAsSeen(session: SeenTurnSession, message: string, options: { catchUpMs?: number } = {}): Promise<SeenTurn> {
   const before = session.requests().length;
   const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
   const result = await session.chatSend(message);
   const requests = session.requests().slice(before);
-  const texts = await assistantTextsAfter(session, message).catch(() => [] as string[]);
+  const modelAnswered = requests.some(isFinalAnswerRequest);
+  const read = await readTurnTexts(session, message, modelAnswered && result.wait.status === "ok", options.catchUpMs ?? HISTORY_CATCH_UP_MS);
   if (session.engineId !== "legacy") await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
-  const shown = texts.find((t) => t.startsWith("Answer ")) ?? texts.at(-1) ?? "";
-  return { result, requests, texts, shown, answered: requests.some(isFinalAnswerRequest) && answeredByModel(texts) };
+  const shown = read.texts.find((t) => t.startsWith(ANSWER_PREFIX)) ?? read.texts.at(-1) ?? "";
+  return { result, requests, shown, answered: modelAnswered && answeredByModel(read.texts), ...read };
 }
 
 /**

@@ -12,7 +12,7 @@ import { execTurnScript } from "../mock-scripts.js";
 import { isInternalContextMessage } from "../mock-wire.js";
 import { countMessageTokens, loadTokenCounter } from "../token-count.js";
 import { turnMessage } from "../workloads.js";
-import { sendTurnAsSeen } from "../turn-as-seen.js";
+import { isFinalAnswerRequest, sendTurnAsSeen } from "../turn-as-seen.js";
 import type { HostVersion } from "../host-install.js";
 import type { HostScenario, ScenarioModel, ScenarioSession } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
@@ -85,14 +85,18 @@ export async function measureLongSession(session: ScenarioSession, name: string)
   session.setScript(execTurnScript({ outputChars: LONG_SESSION.outputChars, answerChars: LONG_SESSION.answerChars }));
   const model = session.model;
   const counter = await loadTokenCounter();
-  const perTurn: { turn: number; answered: boolean; shown: string; requests: number; ms: number }[] = [];
+  const perTurn: { turn: number; answered: boolean; shown: string; requests: number; seen: string; historyCatchUpMs: number; ms: number }[] = [];
   for (let n = 1; n <= LONG_SESSION.turns; n++) {
-    const { result, requests, shown, answered } = await sendTurnAsSeen(session, turnMessage(n));
+    const { result, requests, shown, answered, historyError, historyCatchUpMs } = await sendTurnAsSeen(session, turnMessage(n));
     perTurn.push({
       turn: n,
       answered,
       shown: shown.slice(0, 80),
       requests: requests.length,
+      // What a failed turn needs for a diagnosis from CI's output alone: how the run ended, whether the model
+      // was asked for the final answer, whether the message was queued, and why history could not be read.
+      seen: `run ${String(result.wait.status)}${result.queued ? " (queued)" : ""}, ${requests.length} requests, final answer ${requests.some(isFinalAnswerRequest) ? "asked" : "not asked"}${historyError ? `, history: ${historyError}` : ""}${historyCatchUpMs ? `, history showed the answer after ${historyCatchUpMs} ms` : ""}`,
+      historyCatchUpMs: historyCatchUpMs ?? 0,
       ms: result.ms,
     });
   }
@@ -119,6 +123,8 @@ export async function measureLongSession(session: ScenarioSession, name: string)
     model,
     answered: perTurn.filter((t) => t.answered).length,
     turns: perTurn.length,
+    // Turns whose answer the client's history showed only on a later read (the model had answered; see HISTORY_CATCH_UP_MS).
+    historyCatchUps: perTurn.filter((t) => t.historyCatchUpMs > 0).length,
     minOutputAllowance: allowances.length > 0 ? Math.min(...allowances) : null,
     requestsBelowMaxTokens: allowances.filter((v) => v < model.maxTokens).length,
     maxHostEstimate: Math.max(...perRequest.map((r) => r.hostEstimate)),
@@ -146,7 +152,7 @@ export type LongSessionFigures = Awaited<ReturnType<typeof measureLongSession>>;
 
 /** Every turn's shown answer is the model's (no host notice), and no request asked for less than maxTokens. */
 export function expectEveryTurnAnsweredInFull(figures: LongSessionFigures): void {
-  expect(figures.perTurn.map((t) => (t.answered ? "model" : `notice: ${t.shown}`))).toEqual(figures.perTurn.map(() => "model"));
+  expect(figures.perTurn.map((t) => (t.answered ? "model" : `shown "${t.shown}" (${t.seen})`))).toEqual(figures.perTurn.map(() => "model"));
   expect(figures.requestsBelowMaxTokens).toBe(0);
 }
 
