@@ -44,7 +44,8 @@ export interface PreflightRule {
 /**
  * Where the host starts its own pre-compaction work (2026.8.x onwards, `agent-runner-memory-*` with
  * memory-core's `buildMemoryFlushPlan`), reserve = min(floor, window × ratio):
- * - after each run, a memory-flush turn once the last request's provider-reported prompt tokens reach
+ * - after each run and before each reply, a memory-flush turn once the last request's provider-reported
+ *   prompt tokens (with the last reply's output near the threshold, and the new message) reach
  *   window − reserve − soft threshold;
  * - before each reply, a preflight compaction (the flush first) once that prompt, its reply's output
  *   and the new prompt reach window − reserve.
