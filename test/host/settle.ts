@@ -1,6 +1,6 @@
 import type { PluginEvent } from "./logs.js";
 
-/** Options for {@link waitForEvents}. */
+/** Options for {@link pollUntil} and {@link waitForEvents}. */
 export interface WaitForEventsOptions {
   /** Give up (and return what was read) after this long. @default 30000 */
   timeoutMs?: number;
@@ -9,22 +9,29 @@ export interface WaitForEventsOptions {
 }
 
 /**
- * Polls `read` until `done` holds for what it returns (the engine's post-turn work, e.g.
- * `maintain` after `commitTurn`, can land just after `agent.wait` answers), or until
- * the timeout; returns the last read either way, so the caller's assertion says what
- * was missing. A condition, not a fixed quiet period.
+ * Polls `read` until `done` holds for what it returns, or until the timeout; returns the
+ * last read either way, so the caller's assertion says what was missing. A condition,
+ * not a fixed quiet period.
+ */
+export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, options: WaitForEventsOptions = {}): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
+  }
+}
+
+/**
+ * {@link pollUntil} over the engine's events: the engine's post-turn work, e.g. `maintain`
+ * after `commitTurn`, can land just after `agent.wait` answers.
  */
 export async function waitForEvents(
   read: () => Promise<PluginEvent[]>,
   done: (events: PluginEvent[]) => boolean,
   options: WaitForEventsOptions = {},
 ): Promise<PluginEvent[]> {
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  for (;;) {
-    const events = await read();
-    if (done(events) || Date.now() > deadline) return events;
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
-  }
+  return pollUntil(read, done, options);
 }
 
 /**

@@ -10,7 +10,7 @@ import { GatewayRequestError } from "./gateway-ws.js";
 import { RESET_REPLY, type PluginEvent } from "./logs.js";
 import type { MockRequest } from "./mock-model.js";
 import { isInternalContextMessage } from "./mock-wire.js";
-import { engineTurnSettled, waitForEvents } from "./settle.js";
+import { engineTurnSettled, pollUntil, waitForEvents } from "./settle.js";
 
 /** How a model answer in these scenarios begins (the mock scripts answer "Answer N: …"). */
 const ANSWER_PREFIX = "Answer ";
@@ -135,18 +135,21 @@ export const HISTORY_CATCH_UP_MS = 10_000;
 
 async function readTurnTexts(session: SeenTurnSession, message: string, modelAnswered: boolean, catchUpMs: number): Promise<Pick<SeenTurn, "texts" | "historyError" | "historyCatchUpMs">> {
   const t0 = Date.now();
-  for (let reads = 1; ; reads++) {
-    let historyError: string | undefined;
-    const texts = await assistantTextsAfter(session, message).catch((error: unknown) => {
-      historyError = error instanceof Error ? error.message : String(error);
-      return [] as string[];
-    });
-    const shows = texts.some((t) => t.startsWith(ANSWER_PREFIX));
-    if (shows || !modelAnswered || Date.now() - t0 > catchUpMs) {
-      return { texts, ...(historyError ? { historyError } : {}), ...(reads > 1 && shows ? { historyCatchUpMs: Date.now() - t0 } : {}) };
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  let reads = 0;
+  const read = await pollUntil(
+    async (): Promise<Pick<SeenTurn, "texts" | "historyError">> => {
+      reads++;
+      try {
+        return { texts: await assistantTextsAfter(session, message) };
+      } catch (error) {
+        return { texts: [], historyError: error instanceof Error ? error.message : String(error) };
+      }
+    },
+    (r) => !modelAnswered || r.texts.some((t) => t.startsWith(ANSWER_PREFIX)),
+    { timeoutMs: catchUpMs, intervalMs: 250 },
+  );
+  const caughtUp = reads > 1 && read.texts.some((t) => t.startsWith(ANSWER_PREFIX));
+  return { ...read, ...(caughtUp ? { historyCatchUpMs: Date.now() - t0 } : {}) };
 }
 
 /**
