@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { PluginEvent } from "../host/logs.js";
 import type { MockRequest } from "../host/mock-model.js";
 import { GatewayRequestError } from "../host/gateway-ws.js";
-import { seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../host/turn-as-seen.js";
+import { describeSeenTurn, seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../host/turn-as-seen.js";
 
 const request = (messages: unknown[]): MockRequest => ({ index: 0, turn: 1, indexInTurn: 0, body: {}, messages, lastMessage: messages.at(-1), userText: "", toolNames: ["exec"], bytes: 0, messageBytes: 0, capped: false, partition: "" });
 const text = (role: string, t: string) => ({ role, content: [{ type: "text", text: t }] });
@@ -74,6 +74,7 @@ describe("sendTurnAsSeen", () => {
     const seen = await sendTurnAsSeen(session, "Turn 1: run it.", { catchUpMs: 50 });
     expect(seen).toMatchObject({ texts: [], answered: false });
     expect(seen.historyError).toMatch(/unknown session/);
+    expect(describeSeenTurn(seen)).toBe("run ok, 2 requests, final answer asked, history: Expected gateway chat.history to succeed, got INVALID_REQUEST: unknown session");
   });
 
   it("waits for the history to show an answer the model gave, and says how long it took", async () => {
@@ -85,6 +86,7 @@ describe("sendTurnAsSeen", () => {
     expect(reads).toBe(3);
     expect(seen).toMatchObject({ texts: ["Answer 1: the report changed."], answered: true });
     expect(seen.historyCatchUpMs).toBeGreaterThan(0);
+    expect(describeSeenTurn(seen)).toMatch(/^run ok, 2 requests, final answer asked, history showed the answer after \d+ ms$/);
   });
 
   it("does not wait for an answer when the model was never asked for one (a queued or skipped turn)", async () => {
@@ -95,6 +97,7 @@ describe("sendTurnAsSeen", () => {
     expect(reads).toBe(1);
     expect(seen).toMatchObject({ texts: [], shown: "", answered: false });
     expect(seen.historyCatchUpMs).toBeUndefined();
+    expect(describeSeenTurn(seen)).toBe("run ok, 0 requests, final answer not asked");
   });
 
   it("a host notice without a model request is not an answer (legacy: nothing to wait for)", async () => {

@@ -120,6 +120,8 @@ export interface SeenTurn {
   shown: string;
   /** The model produced the final answer and the client showed it (no host notice). */
   answered: boolean;
+  /** The model was asked for the turn's final answer (a request of the turn carried its tool result). */
+  finalAnswerAsked: boolean;
   /** Why the client's history could not be read after the run, if it could not (then `texts` is empty). */
   historyError?: string;
   /** Milliseconds the client's history took to show an answer the model had already given, when the first read did not (see {@link HISTORY_CATCH_UP_MS}). */
@@ -162,11 +164,21 @@ export async function sendTurnAsSeen(session: SeenTurnSession, message: string, 
   const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
   const result = await session.chatSend(message);
   const requests = session.requests().slice(before);
-  const modelAnswered = requests.some(isFinalAnswerRequest);
-  const read = await readTurnTexts(session, message, modelAnswered && result.wait.status === "ok", options.catchUpMs ?? HISTORY_CATCH_UP_MS);
+  const finalAnswerAsked = requests.some(isFinalAnswerRequest);
+  const read = await readTurnTexts(session, message, finalAnswerAsked && result.wait.status === "ok", options.catchUpMs ?? HISTORY_CATCH_UP_MS);
   if (session.engineId !== "legacy") await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
   const shown = read.texts.find((t) => t.startsWith(ANSWER_PREFIX)) ?? read.texts.at(-1) ?? "";
-  return { result, requests, shown, answered: modelAnswered && answeredByModel(read.texts), ...read };
+  return { result, requests, shown, answered: finalAnswerAsked && answeredByModel(read.texts), finalAnswerAsked, ...read };
+}
+
+/**
+ * What a turn needs for a diagnosis from a test's output alone: how the run ended, whether the
+ * message was queued, the model requests and whether the final answer was asked, and what the
+ * client's history did (could not be read, or showed the answer only on a later read).
+ */
+export function describeSeenTurn(seen: SeenTurn): string {
+  const history = seen.historyError ? `, history: ${seen.historyError}` : seen.historyCatchUpMs ? `, history showed the answer after ${seen.historyCatchUpMs} ms` : "";
+  return `run ${String(seen.result.wait.status)}${seen.result.queued ? " (queued)" : ""}, ${seen.requests.length} requests, final answer ${seen.finalAnswerAsked ? "asked" : "not asked"}${history}`;
 }
 
 /**

@@ -12,7 +12,7 @@ import { execTurnScript } from "../mock-scripts.js";
 import { isInternalContextMessage } from "../mock-wire.js";
 import { countMessageTokens, loadTokenCounter } from "../token-count.js";
 import { turnMessage } from "../workloads.js";
-import { isFinalAnswerRequest, sendTurnAsSeen } from "../turn-as-seen.js";
+import { describeSeenTurn, sendTurnAsSeen } from "../turn-as-seen.js";
 import type { HostVersion } from "../host-install.js";
 import type { HostScenario, ScenarioModel, ScenarioSession } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
@@ -87,17 +87,15 @@ export async function measureLongSession(session: ScenarioSession, name: string)
   const counter = await loadTokenCounter();
   const perTurn: { turn: number; answered: boolean; shown: string; requests: number; seen: string; historyCatchUpMs: number; ms: number }[] = [];
   for (let n = 1; n <= LONG_SESSION.turns; n++) {
-    const { result, requests, shown, answered, historyError, historyCatchUpMs } = await sendTurnAsSeen(session, turnMessage(n));
+    const seen = await sendTurnAsSeen(session, turnMessage(n));
     perTurn.push({
       turn: n,
-      answered,
-      shown: shown.slice(0, 80),
-      requests: requests.length,
-      // What a failed turn needs for a diagnosis from CI's output alone: how the run ended, whether the model
-      // was asked for the final answer, whether the message was queued, and why history could not be read.
-      seen: `run ${String(result.wait.status)}${result.queued ? " (queued)" : ""}, ${requests.length} requests, final answer ${requests.some(isFinalAnswerRequest) ? "asked" : "not asked"}${historyError ? `, history: ${historyError}` : ""}${historyCatchUpMs ? `, history showed the answer after ${historyCatchUpMs} ms` : ""}`,
-      historyCatchUpMs: historyCatchUpMs ?? 0,
-      ms: result.ms,
+      answered: seen.answered,
+      shown: seen.shown.slice(0, 80),
+      requests: seen.requests.length,
+      seen: describeSeenTurn(seen),
+      historyCatchUpMs: seen.historyCatchUpMs ?? 0,
+      ms: seen.result.ms,
     });
   }
   // The user's turns only: a run the host starts on its own in the session (2026.9.6's pre-compaction memory
