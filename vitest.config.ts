@@ -12,7 +12,11 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // Every test under test/host/ drives a real host (other helpers' scenario files too); the
 // harness's in-process checks live in test/harness/.
 const HOST_FILES = ["test/host/**/*.test.ts", "**/*.host.test.ts"];
-const SOAK_FILES = ["test/**/*.soak.test.ts", "test/reliability/hostile-input.test.ts", "test/reliability/crash.test.ts"];
+const SOAK_FILES = [
+  "test/**/*.soak.test.ts",
+  "test/reliability/hostile-input.test.ts",
+  "test/reliability/crash.test.ts",
+];
 
 // The host files that take longest, longest first (clean-checkout CI, 2026-11-23: 2026.9.6 280-471 s,
 // 2026.4.24 about 175 s, every other host file 17-52 s). On a clean checkout vitest has no durations

@@ -20,7 +20,8 @@ const FILL_TARGET = 0.6;
 const CACHE_TARGET = 0.9;
 
 /** Which phase budget applies at turn `t` (1-based) of `turns` when the budget steps through `budgets`. */
-const phased = (budgets) => (t, turns) => budgets[Math.min(budgets.length - 1, Math.floor(((t - 1) * budgets.length) / turns))];
+const phased = (budgets) => (t, turns) =>
+  budgets[Math.min(budgets.length - 1, Math.floor(((t - 1) * budgets.length) / turns))];
 
 /**
  * The recorded host budget sequences. `budgets(turn, turns)` gives the
@@ -28,11 +29,41 @@ const phased = (budgets) => (t, turns) => budgets[Math.min(budgets.length - 1, M
  * prompt the model receives.
  */
 export const PATTERNS = {
-  constant32k: { label: "constant 32k", generation: "2026.9", budgets: () => [32_000], main: 0, gated: { fill: true, cache: true } },
-  triple96: { label: "2026.9.6 tool-loop triple (17,055 / 31,950 / 6,871)", generation: "2026.9", budgets: () => [17_055, 31_950, 6_871], main: 1, gated: { fill: true, cache: true } },
-  growing: { label: "growing 8k → 16k → 32k → 128k", generation: "2026.9", budgets: (t, n) => [phased([8_000, 16_000, 32_000, 128_000])(t, n)], main: 0, gated: { fill: true } },
-  shrinking: { label: "shrinking 128k → 32k → 8k", generation: "2026.9", budgets: (t, n) => [phased([128_000, 32_000, 8_000])(t, n)], main: 0, gated: { fill: true } },
-  window424: { label: "2026.4.24 window budget (32k window passed whole)", generation: "2026.4", budgets: () => [32_000], main: 0, gated: {} },
+  constant32k: {
+    label: "constant 32k",
+    generation: "2026.9",
+    budgets: () => [32_000],
+    main: 0,
+    gated: { fill: true, cache: true },
+  },
+  triple96: {
+    label: "2026.9.6 tool-loop triple (17,055 / 31,950 / 6,871)",
+    generation: "2026.9",
+    budgets: () => [17_055, 31_950, 6_871],
+    main: 1,
+    gated: { fill: true, cache: true },
+  },
+  growing: {
+    label: "growing 8k → 16k → 32k → 128k",
+    generation: "2026.9",
+    budgets: (t, n) => [phased([8_000, 16_000, 32_000, 128_000])(t, n)],
+    main: 0,
+    gated: { fill: true },
+  },
+  shrinking: {
+    label: "shrinking 128k → 32k → 8k",
+    generation: "2026.9",
+    budgets: (t, n) => [phased([128_000, 32_000, 8_000])(t, n)],
+    main: 0,
+    gated: { fill: true },
+  },
+  window424: {
+    label: "2026.4.24 window budget (32k window passed whole)",
+    generation: "2026.4",
+    budgets: () => [32_000],
+    main: 0,
+    gated: {},
+  },
 };
 
 /**
@@ -44,12 +75,19 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
   const { rt, engine } = bench;
   const history = [];
   // The history as the engine could send it: every tool output shaped with the configured (default) thresholds.
-  const probe = createShaper(rt, rt.settings("main"), { agentId: "main", sessionKey: IDS.sessionKey, sessionId: IDS.sessionId }, history);
+  const probe = createShaper(
+    rt,
+    rt.settings("main"),
+    { agentId: "main", sessionKey: IDS.sessionKey, sessionId: IDS.sessionId },
+    history,
+  );
   const calls = [];
   const mains = [];
   let shapedHistory = 0;
   let counted = 0;
-  const measure = (view) => counter.countMessages(view.messages) + (view.systemPromptAddition ? counter.countText(view.systemPromptAddition) : 0);
+  const measure = (view) =>
+    counter.countMessages(view.messages) +
+    (view.systemPromptAddition ? counter.countText(view.systemPromptAddition) : 0);
   // Tokens of the history as the engine could send it (every message shaped): the denominator of "history exceeds the budget".
   const sendable = () => {
     for (; counted < history.length; counted++) shapedHistory += counter.countMessage(probe.shape(counted));
@@ -62,9 +100,25 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
         const budgets = pattern.budgets(t, session.turns.length);
         for (let k = 0; k < budgets.length; k++) {
           const requested = budgets[k];
-          const view = await engine.assemble({ ...IDS, messages: history.slice(), tokenBudget: requested, model: "gpt-4o" });
+          const view = await engine.assemble({
+            ...IDS,
+            messages: history.slice(),
+            tokenBudget: requested,
+            model: "gpt-4o",
+          });
           const budget = Number(hostPromptBudget(pattern.generation, requested));
-          const call = { turn: t, role: k === pattern.main ? "main" : "loop", budget, tokens: measure(view), historyTokens: sendable(), first: view.messages[0]?.role, replanned: view.ledger?.plan.replanned ?? null, reason: view.ledger?.plan.reason, kept: view.messages.length, summary: view.systemPromptAddition ? counter.countText(view.systemPromptAddition) : 0 };
+          const call = {
+            turn: t,
+            role: k === pattern.main ? "main" : "loop",
+            budget,
+            tokens: measure(view),
+            historyTokens: sendable(),
+            first: view.messages[0]?.role,
+            replanned: view.ledger?.plan.replanned ?? null,
+            reason: view.ledger?.plan.reason,
+            kept: view.messages.length,
+            summary: view.systemPromptAddition ? counter.countText(view.systemPromptAddition) : 0,
+          };
           calls.push(call);
           if (k === pattern.main) mains.push({ ...call, messages: view.messages, system: view.systemPromptAddition });
         }
@@ -75,11 +129,19 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
   } finally {
     await bench.cleanup();
   }
-  if (process.env.REPLAY_DEBUG) for (const c of calls.filter((c) => c.historyTokens > c.budget).sort((a, b) => a.tokens / a.budget - b.tokens / b.budget).slice(0, 8)) console.log("  low fill", JSON.stringify(c));
+  if (process.env.REPLAY_DEBUG)
+    for (const c of calls
+      .filter((c) => c.historyTokens > c.budget)
+      .sort((a, b) => a.tokens / a.budget - b.tokens / b.budget)
+      .slice(0, 8))
+      console.log("  low fill", JSON.stringify(c));
   const fill = fillStats(calls);
   const fillMain = fillStats(calls.filter((c) => c.role === "main"));
   // The summary block is part of the prompt (the system prompt's end): a changed block is a cache miss too.
-  const cache = cacheStability(mains.map((m) => m.messages), mains.map((m) => m.system));
+  const cache = cacheStability(
+    mains.map((m) => m.messages),
+    mains.map((m) => m.system),
+  );
   return {
     label: pattern.label,
     assembles: calls.length,
@@ -108,7 +170,9 @@ export async function runBudgetReplayBench(options = {}) {
     if (options.only && !options.only.includes(key)) continue;
     const r = await replayPattern(generateToolSession({ turns }), pattern, { config: options.config, counter });
     patterns[key] = r;
-    log(`${key.padEnd(12)} fill worst ${r.fill.worst} p10 ${r.fill.p10} (${r.fill.calls} calls over budget)  cache-stable ${(r.cache.share * 100).toFixed(1)}% (${r.replans} re-plans / ${r.requests})  sent ${r.tokensSent}  over budget ${r.overBudget}  not user-first ${r.notUserFirst}  ${r.ms} ms`);
+    log(
+      `${key.padEnd(12)} fill worst ${r.fill.worst} p10 ${r.fill.p10} (${r.fill.calls} calls over budget)  cache-stable ${(r.cache.share * 100).toFixed(1)}% (${r.replans} re-plans / ${r.requests})  sent ${r.tokensSent}  over budget ${r.overBudget}  not user-first ${r.notUserFirst}  ${r.ms} ms`,
+    );
   }
   const targets = {};
   for (const [key, r] of Object.entries(patterns)) {
@@ -117,12 +181,23 @@ export async function runBudgetReplayBench(options = {}) {
     if (gated.cache) targets[`cache_${key}`] = check(r.cache.share * 100, ">=", CACHE_TARGET * 100, "%");
     targets[`over_${key}`] = check(r.overBudget, "<=", 0, "prompts");
   }
-  const baseline = await readFile(new URL("./budget-replay-baseline.json", import.meta.url), "utf8").then(JSON.parse, () => undefined);
-  return { name: "budget-replay", session: { turns, seed: SESSION_SEED }, patterns, targets, ...(baseline && turns === 160 ? { baseline } : {}) };
+  const baseline = await readFile(new URL("./budget-replay-baseline.json", import.meta.url), "utf8").then(
+    JSON.parse,
+    () => undefined,
+  );
+  return {
+    name: "budget-replay",
+    session: { turns, seed: SESSION_SEED },
+    patterns,
+    targets,
+    ...(baseline && turns === 160 ? { baseline } : {}),
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1].split(",") : undefined;
+  const only = process.argv.includes("--only")
+    ? process.argv[process.argv.indexOf("--only") + 1].split(",")
+    : undefined;
   const r = await runBudgetReplayBench({ only, log: console.log });
   console.log(JSON.stringify(r.targets, null, 1));
 }

@@ -27,14 +27,34 @@ async function runOne(planted, conv, budget) {
       if (COMPACT_AFTER.includes(t + 1)) {
         await engine.assemble({ ...IDS, messages: conv.messages.slice(0, starts[t + 1]), tokenBudget: budget });
         const r = await engine.compact({ ...IDS, force: true, tokenBudget: budget });
-        compactions.push({ afterTurn: t + 1, compacted: r.compacted, reason: r.reason ?? null, tokensBefore: r.result?.tokensBefore ?? null, tokensAfter: r.result?.tokensAfter ?? null });
+        compactions.push({
+          afterTurn: t + 1,
+          compacted: r.compacted,
+          reason: r.reason ?? null,
+          tokensBefore: r.result?.tokensBefore ?? null,
+          tokensAfter: r.result?.tokensAfter ?? null,
+        });
       }
     }
-    const question = { role: "user", content: "Before we ship: remind me of every decision, file, error, number and artifact we touched.", timestamp: 1_790_000_000_000 };
+    const question = {
+      role: "user",
+      content: "Before we ship: remind me of every decision, file, error, number and artifact we touched.",
+      timestamp: 1_790_000_000_000,
+    };
     const view = await engine.assemble({ ...IDS, messages: [...conv.messages, question], tokenBudget: budget });
     const prompt = `${view.systemPromptAddition ?? ""}\n${JSON.stringify(view.messages)}`;
     const recall = planted.factRecall(prompt, conv.facts);
-    return { budget, recalled: recall.recalled, total: recall.total, share: recall.share, missing: recall.missing.map((f) => f.id), compactions, promptTokens: view.estimatedTokens, summaryChars: view.systemPromptAddition?.length ?? 0, keptMessages: view.messages.length };
+    return {
+      budget,
+      recalled: recall.recalled,
+      total: recall.total,
+      share: recall.share,
+      missing: recall.missing.map((f) => f.id),
+      compactions,
+      promptTokens: view.estimatedTokens,
+      summaryChars: view.systemPromptAddition?.length ?? 0,
+      keptMessages: view.messages.length,
+    };
   } finally {
     await bench.cleanup();
   }
@@ -43,7 +63,8 @@ async function runOne(planted, conv, budget) {
 function naiveRecall(planted, conv, budget) {
   let used = 0;
   let i = conv.messages.length;
-  while (i > 0 && used + Math.ceil(textOfMessage(conv.messages[i - 1]).length / 4) <= budget) used += Math.ceil(textOfMessage(conv.messages[--i]).length / 4);
+  while (i > 0 && used + Math.ceil(textOfMessage(conv.messages[i - 1]).length / 4) <= budget)
+    used += Math.ceil(textOfMessage(conv.messages[--i]).length / 4);
   return planted.factRecall(JSON.stringify(conv.messages.slice(i)), conv.facts).share;
 }
 
@@ -60,11 +81,18 @@ export async function runContinuityBench(options = {}) {
     const row = await runOne(planted, conv, budget);
     row.naiveTailShare = naiveRecall(planted, conv, budget);
     rows.push(row);
-    log(`budget ${budget}: ${row.recalled}/${row.total} facts (${(row.share * 100).toFixed(1)}%) in the final prompt (naive tail: ${(row.naiveTailShare * 100).toFixed(1)}%); compactions ${row.compactions.map((c) => (c.compacted ? "yes" : c.reason)).join(", ")}; missing ${row.missing.join(", ") || "none"}`);
+    log(
+      `budget ${budget}: ${row.recalled}/${row.total} facts (${(row.share * 100).toFixed(1)}%) in the final prompt (naive tail: ${(row.naiveTailShare * 100).toFixed(1)}%); compactions ${row.compactions.map((c) => (c.compacted ? "yes" : c.reason)).join(", ")}; missing ${row.missing.join(", ") || "none"}`,
+    );
   }
   return {
     name: "continuity",
-    conversation: { turns: conv.turnStarts.length, messages: conv.messages.length, facts: conv.facts.length, plantedInTurns: Math.max(...conv.facts.map((f) => f.turn)) },
+    conversation: {
+      turns: conv.turnStarts.length,
+      messages: conv.messages.length,
+      facts: conv.facts.length,
+      plantedInTurns: Math.max(...conv.facts.map((f) => f.turn)),
+    },
     rows,
     targets: { recallAtSmallestBudget: check(rows[0].share * 100, ">=", 90, "%") },
   };

@@ -23,7 +23,10 @@ function rng(seed = 0x2545f491) {
   };
 }
 
-const WORDS = "the of and to in is that it was for on are with as be at by this have from or had not but what all were when we there can an your which their said if will each about how up out them then she many some so these would other into has more her two like him see time could no make than first been its who now people my made over did down only way find use may water long little very after words called just where most know".split(" ");
+const WORDS =
+  "the of and to in is that it was for on are with as be at by this have from or had not but what all were when we there can an your which their said if will each about how up out them then she many some so these would other into has more her two like him see time could no make than first been its who now people my made over did down only way find use may water long little very after words called just where most know".split(
+    " ",
+  );
 
 function fill(size, next) {
   const parts = [];
@@ -54,8 +57,17 @@ const KINDS = {
     });
   },
   "minified-json"(size, r) {
-    return fill(size, () =>
-      JSON.stringify({ id: Math.floor(r() * 1e9), name: WORDS[Math.floor(r() * WORDS.length)], ok: r() < 0.5, score: Math.round(r() * 1e6) / 1e3, tags: [WORDS[Math.floor(r() * 50)], WORDS[Math.floor(r() * 50)]], meta: { created: "2026-09-06T12:00:00Z", ref: Math.floor(r() * 0xffffffff).toString(16) } }) + ",",
+    return fill(
+      size,
+      () =>
+        JSON.stringify({
+          id: Math.floor(r() * 1e9),
+          name: WORDS[Math.floor(r() * WORDS.length)],
+          ok: r() < 0.5,
+          score: Math.round(r() * 1e6) / 1e3,
+          tags: [WORDS[Math.floor(r() * 50)], WORDS[Math.floor(r() * 50)]],
+          meta: { created: "2026-09-06T12:00:00Z", ref: Math.floor(r() * 0xffffffff).toString(16) },
+        }) + ",",
     );
   },
   base64(size, r) {
@@ -66,7 +78,11 @@ const KINDS = {
   html(size, r) {
     return fill(size, () => {
       const w = () => WORDS[Math.floor(r() * WORDS.length)];
-      return `<div class="card ${w()}-${w()}" data-id="${Math.floor(r() * 1e6)}"><a href="https://example.com/${w()}/${w()}?q=${w()}&amp;p=${Math.floor(r() * 99)}">${w()} ${w()}</a><span style="color:#${Math.floor(r() * 0xffffff).toString(16).padStart(6, "0")}">${w()} ${w()} ${w()}</span></div>\n`;
+      return `<div class="card ${w()}-${w()}" data-id="${Math.floor(r() * 1e6)}"><a href="https://example.com/${w()}/${w()}?q=${w()}&amp;p=${Math.floor(r() * 99)}">${w()} ${w()}</a><span style="color:#${Math.floor(
+        r() * 0xffffff,
+      )
+        .toString(16)
+        .padStart(6, "0")}">${w()} ${w()} ${w()}</span></div>\n`;
     });
   },
   log(size, r) {
@@ -104,7 +120,9 @@ export function runCountingBench(options = {}) {
   const kinds = options.kinds ?? Object.keys(KINDS);
   const log = options.log ?? (() => {});
   const encoderLoad = { o200k_base: measureFreshLoad("o200k_base"), cl100k_base: measureFreshLoad("cl100k_base") };
-  log(`encoder load (fresh process): o200k_base ${fmt(encoderLoad.o200k_base.ms)} ms, cl100k_base ${fmt(encoderLoad.cl100k_base.ms)} ms`);
+  log(
+    `encoder load (fresh process): o200k_base ${fmt(encoderLoad.o200k_base.ms)} ms, cl100k_base ${fmt(encoderLoad.cl100k_base.ms)} ms`,
+  );
   loadBpeTable("o200k_base");
 
   const rows = [];
@@ -121,9 +139,18 @@ export function runCountingBench(options = {}) {
         times.push(performance.now() - started);
       }
       const ms = median(times);
-      const row = { kind, bytes, tokens, ms: round(ms), mbPerSec: round(bytes / 1_048_576 / (ms / 1000)), bytesPerToken: round(bytes / tokens) };
+      const row = {
+        kind,
+        bytes,
+        tokens,
+        ms: round(ms),
+        mbPerSec: round(bytes / 1_048_576 / (ms / 1000)),
+        bytesPerToken: round(bytes / tokens),
+      };
       rows.push(row);
-      log(`${kind.padEnd(14)} ${String(bytes).padStart(8)} B  ${String(tokens).padStart(7)} tok  ${fmt(ms).padStart(8)} ms  ${fmt(row.mbPerSec).padStart(7)} MB/s`);
+      log(
+        `${kind.padEnd(14)} ${String(bytes).padStart(8)} B  ${String(tokens).padStart(7)} tok  ${fmt(ms).padStart(8)} ms  ${fmt(row.mbPerSec).padStart(7)} MB/s`,
+      );
     }
   }
 
@@ -133,7 +160,8 @@ export function runCountingBench(options = {}) {
     const large = at(1_000_000);
     return { kind, ratio1MBto100KB: small && large ? round(large.ms / small.ms) : null };
   });
-  for (const l of linearity) log(`linearity ${l.kind.padEnd(14)} time(1MB)/time(100KB) = ${l.ratio1MBto100KB} (10 = linear)`);
+  for (const l of linearity)
+    log(`linearity ${l.kind.padEnd(14)} time(1MB)/time(100KB) = ${l.ratio1MBto100KB} (10 = linear)`);
 
   const large = rows.filter((r) => r.bytes >= 1_000_000).map((r) => r.ms);
   const worst1MB = large.length > 0 ? Math.max(...large) : null;
@@ -144,11 +172,22 @@ export function runCountingBench(options = {}) {
     rows,
     linearity,
     targets: {
-      count1MBAnyContentMs: { target: TARGET_1MB_MS, measured: worst1MB === null ? null : round(worst1MB), pass: worst1MB === null ? null : worst1MB <= TARGET_1MB_MS },
-      encoderLoadMs: { target: TARGET_LOAD_MS, measured: encoderLoad.o200k_base.ms && round(encoderLoad.o200k_base.ms), pass: (encoderLoad.o200k_base.ms ?? Infinity) <= TARGET_LOAD_MS },
+      count1MBAnyContentMs: {
+        target: TARGET_1MB_MS,
+        measured: worst1MB === null ? null : round(worst1MB),
+        pass: worst1MB === null ? null : worst1MB <= TARGET_1MB_MS,
+      },
+      encoderLoadMs: {
+        target: TARGET_LOAD_MS,
+        measured: encoderLoad.o200k_base.ms && round(encoderLoad.o200k_base.ms),
+        pass: (encoderLoad.o200k_base.ms ?? Infinity) <= TARGET_LOAD_MS,
+      },
     },
   };
-  if (worst1MB !== null) log(`target: 1 MB of any content <= ${TARGET_1MB_MS} ms: worst ${fmt(worst1MB)} ms ${worst1MB <= TARGET_1MB_MS ? "PASS" : "FAIL"}`);
+  if (worst1MB !== null)
+    log(
+      `target: 1 MB of any content <= ${TARGET_1MB_MS} ms: worst ${fmt(worst1MB)} ms ${worst1MB <= TARGET_1MB_MS ? "PASS" : "FAIL"}`,
+    );
   return result;
 }
 

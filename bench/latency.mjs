@@ -18,7 +18,8 @@ async function warm(n, calls, config = {}) {
   const messages = generateLongHistory(n);
   const bench = await createBenchEngine(config);
   const ids = { sessionId: `lat-${n}`, sessionKey: `agent:main:lat-${n}` };
-  const call = (list) => bench.engine.assemble({ ...ids, messages: list, tokenBudget: LATENCY_BUDGET, model: "gpt-4o" });
+  const call = (list) =>
+    bench.engine.assemble({ ...ids, messages: list, tokenBudget: LATENCY_BUDGET, model: "gpt-4o" });
   try {
     const first = await timeRuns(1, () => call(messages.slice()));
     // Settle: a few calls so the window's anchor and the summary are in place.
@@ -26,11 +27,22 @@ async function warm(n, calls, config = {}) {
     const unchanged = await timeRuns(calls, () => call(messages.slice()));
     const b = createMessageBuilder(1_900_000_000_000);
     const appended = await timeRuns(calls, (i) => {
-      messages.push(i % 2 === 0 ? b.user(`follow-up ${i}: and what about the next batch?`) : b.assistant(`Batch ${i} is fine; nothing failed.`));
+      messages.push(
+        i % 2 === 0
+          ? b.user(`follow-up ${i}: and what about the next batch?`)
+          : b.assistant(`Batch ${i} is fine; nothing failed.`),
+      );
       return call(messages.slice());
     });
     const last = await call(messages.slice());
-    return { n, inProcessFirstMs: round(first[0]), appended: summarize(appended), unchanged: summarize(unchanged), kept: last.messages.length, tokens: last.estimatedTokens };
+    return {
+      n,
+      inProcessFirstMs: round(first[0]),
+      appended: summarize(appended),
+      unchanged: summarize(unchanged),
+      kept: last.messages.length,
+      tokens: last.estimatedTokens,
+    };
   } finally {
     await bench.cleanup();
   }
@@ -39,7 +51,10 @@ async function warm(n, calls, config = {}) {
 function fresh(n, reps) {
   const runs = [];
   for (let i = 0; i < reps; i++) {
-    const child = spawnSync(process.execPath, [CHILD, String(n), String(LATENCY_BUDGET)], { encoding: "utf8", maxBuffer: 1 << 20 });
+    const child = spawnSync(process.execPath, [CHILD, String(n), String(LATENCY_BUDGET)], {
+      encoding: "utf8",
+      maxBuffer: 1 << 20,
+    });
     if (child.status !== 0) return { n, error: child.stderr.trim().slice(-400) };
     runs.push(JSON.parse(child.stdout.trim().split("\n").at(-1)));
   }
@@ -65,7 +80,9 @@ export async function runLatencyBench(options = {}) {
   for (const n of lengths) {
     const row = await warm(n, calls);
     warmRows.push(row);
-    log(`warm ${String(n).padStart(6)} msgs: appended p50 ${row.appended.p50} ms (p5 ${row.appended.p5}, p95 ${row.appended.p95}); unchanged p50 ${row.unchanged.p50} ms; kept ${row.kept} msgs / ${row.tokens} tok`);
+    log(
+      `warm ${String(n).padStart(6)} msgs: appended p50 ${row.appended.p50} ms (p5 ${row.appended.p5}, p95 ${row.appended.p95}); unchanged p50 ${row.unchanged.p50} ms; kept ${row.kept} msgs / ${row.tokens} tok`,
+    );
   }
   const breakdown = [];
   for (const n of lengths) {
@@ -78,7 +95,10 @@ export async function runLatencyBench(options = {}) {
     const row = fresh(n, options.freshReps ?? 5);
     freshRows.push(row);
     if (row.error) log(`fresh ${n}: child failed: ${row.error}`);
-    else log(`fresh ${String(n).padStart(6)} msgs: first assemble p50 ${row.firstMs.p50} ms (import ${row.importMs.p50} ms more); second ${row.secondMs.p50} ms`);
+    else
+      log(
+        `fresh ${String(n).padStart(6)} msgs: first assemble p50 ${row.firstMs.p50} ms (import ${row.importMs.p50} ms more); second ${row.secondMs.p50} ms`,
+      );
   }
   const at = (rows, n) => rows.find((r) => r.n === n);
   const small = at(warmRows, lengths[0]);

@@ -14,7 +14,10 @@ export function runMemoryBench(options = {}) {
   const log = options.log ?? (() => {});
   const runs = [];
   for (let i = 0; i < (options.reps ?? 1); i++) {
-    const child = spawnSync(process.execPath, ["--expose-gc", CHILD, String(options.turns ?? 200)], { encoding: "utf8", maxBuffer: 4 << 20 });
+    const child = spawnSync(process.execPath, ["--expose-gc", CHILD, String(options.turns ?? 200)], {
+      encoding: "utf8",
+      maxBuffer: 4 << 20,
+    });
     if (child.status !== 0) return { name: "memory", error: child.stderr.trim().slice(-500) };
     runs.push(JSON.parse(child.stdout.trim().split("\n").at(-1)));
   }
@@ -33,6 +36,8 @@ export function runMemoryBench(options = {}) {
     peakRssMB: med((r) => r.peakRssMB),
     samples: runs[0].samples.map((s) => ({ turn: s.turn, rssMB: round(s.rssMB), heapMB: round(s.heapMB) })),
   };
-  log(`RSS with engine loaded + tokenizer warm: ${result.loadedRssMB} MB (heap ${result.loadedHeapMB} MB); with the session's messages ${result.sessionRssMB} MB; growth over ${options.turns ?? 200} turns: RSS ${result.growthRssMB} MB, heap ${result.growthHeapMB} MB (committed heap ${result.growthHeapTotalMB} MB, external ${result.growthExternalMB} MB)`);
+  log(
+    `RSS with engine loaded + tokenizer warm: ${result.loadedRssMB} MB (heap ${result.loadedHeapMB} MB); with the session's messages ${result.sessionRssMB} MB; growth over ${options.turns ?? 200} turns: RSS ${result.growthRssMB} MB, heap ${result.growthHeapMB} MB (committed heap ${result.growthHeapTotalMB} MB, external ${result.growthExternalMB} MB)`,
+  );
   return result;
 }

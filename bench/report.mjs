@@ -32,62 +32,125 @@ export function collectTargets(r) {
 
 function tokensSection(t) {
   const lines = [];
-  lines.push(`Session: ${t.session.turns} turns, ${t.session.toolOutputs} tool outputs, ${(t.session.totalOutputBytes / 1_048_576).toFixed(1)} MB of output (p50 ${Math.round(t.session.outputBytes.p50 / 1024)} KB, max ${Math.round(t.session.outputBytes.max / 1024)} KB). A turn is a user request, 1-3 tool rounds and an answer; the engine assembles a prompt before every model call (${t.engines["legacy pass-through"].modelCalls} calls). *Prompt per turn* is the largest prompt of the turn; *total sent* sums every model call. All prompts are counted with the same exact o200k_base counter.`, "");
+  lines.push(
+    `Session: ${t.session.turns} turns, ${t.session.toolOutputs} tool outputs, ${(t.session.totalOutputBytes / 1_048_576).toFixed(1)} MB of output (p50 ${Math.round(t.session.outputBytes.p50 / 1024)} KB, max ${Math.round(t.session.outputBytes.max / 1024)} KB). A turn is a user request, 1-3 tool rounds and an answer; the engine assembles a prompt before every model call (${t.engines["legacy pass-through"].modelCalls} calls). *Prompt per turn* is the largest prompt of the turn; *total sent* sums every model call. All prompts are counted with the same exact o200k_base counter.`,
+    "",
+  );
   lines.push("| engine | p5 | p50 | p95 | max | overflows 128k at turn | overflows 32k at turn | total tokens sent |");
   lines.push("|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const e of Object.values(t.engines)) {
-    lines.push(`| ${e.name} | ${fmtInt(e.band.p5)} | ${fmtInt(e.band.p50)} | ${fmtInt(e.band.p95)} | ${fmtInt(e.band.max)} | ${e.overflowTurn["128k"] ?? "never"} | ${e.overflowTurn["32k"] ?? "never"} | ${fmtInt(e.totalSent)} |`);
+    lines.push(
+      `| ${e.name} | ${fmtInt(e.band.p5)} | ${fmtInt(e.band.p50)} | ${fmtInt(e.band.p95)} | ${fmtInt(e.band.max)} | ${e.overflowTurn["128k"] ?? "never"} | ${e.overflowTurn["32k"] ?? "never"} | ${fmtInt(e.totalSent)} |`,
+    );
   }
-  lines.push("", `Headline: context-ledger @128k sends **${t.headline.totalSentRatioVsPassThrough}×** the tokens of the legacy pass-through over the session (p50 prompt ×${t.headline.p50RatioVsPassThrough}). The pass-through figures are what it would ask for; past its overflow turn a real host compacts or resets. Naive tail truncation estimates by chars/4 and overflows when the real count is higher; it also drops tool calls without their results.`);
-  lines.push("", `Offload ratio (@128k, same session): p50 prompt ${fmtInt(t.offload.withP50)} tokens with offload vs ${fmtInt(t.offload.withoutP50)} without (**×${t.offload.p50Ratio}**); total sent ×${t.offload.totalRatio}.${t.offload.keptMessagesP50 ? ` Both fill the budget once the history outgrows it, so the telling figure is how much conversation a prompt carries: p50 ${t.offload.keptMessagesP50.with} messages kept with offload vs ${t.offload.keptMessagesP50.without} without (×${t.offload.keptMessagesP50.ratio}); tokens per kept message ×${t.offload.tokensPerKeptMessageP50.ratio}.` : ""}`);
-  lines.push("", `assemble() inside this session (@128k, every call, including offloading each new output): p50 ${t.assembleMsIn200TurnSession.p50} ms, p95 ${t.assembleMsIn200TurnSession.p95} ms, max ${t.assembleMsIn200TurnSession.max} ms. \`estimatedTokens\` below the measured count: ${t.estimatedBelowMeasured} prompts.`);
-  lines.push("", "![prompt tokens per turn, 128k window](bench/tokens-per-turn-128k.svg)", "", "![prompt tokens per turn, 32k window](bench/tokens-per-turn-32k.svg)");
+  lines.push(
+    "",
+    `Headline: context-ledger @128k sends **${t.headline.totalSentRatioVsPassThrough}×** the tokens of the legacy pass-through over the session (p50 prompt ×${t.headline.p50RatioVsPassThrough}). The pass-through figures are what it would ask for; past its overflow turn a real host compacts or resets. Naive tail truncation estimates by chars/4 and overflows when the real count is higher; it also drops tool calls without their results.`,
+  );
+  lines.push(
+    "",
+    `Offload ratio (@128k, same session): p50 prompt ${fmtInt(t.offload.withP50)} tokens with offload vs ${fmtInt(t.offload.withoutP50)} without (**×${t.offload.p50Ratio}**); total sent ×${t.offload.totalRatio}.${t.offload.keptMessagesP50 ? ` Both fill the budget once the history outgrows it, so the telling figure is how much conversation a prompt carries: p50 ${t.offload.keptMessagesP50.with} messages kept with offload vs ${t.offload.keptMessagesP50.without} without (×${t.offload.keptMessagesP50.ratio}); tokens per kept message ×${t.offload.tokensPerKeptMessageP50.ratio}.` : ""}`,
+  );
+  lines.push(
+    "",
+    `assemble() inside this session (@128k, every call, including offloading each new output): p50 ${t.assembleMsIn200TurnSession.p50} ms, p95 ${t.assembleMsIn200TurnSession.p95} ms, max ${t.assembleMsIn200TurnSession.max} ms. \`estimatedTokens\` below the measured count: ${t.estimatedBelowMeasured} prompts.`,
+  );
+  lines.push(
+    "",
+    "![prompt tokens per turn, 128k window](bench/tokens-per-turn-128k.svg)",
+    "",
+    "![prompt tokens per turn, 32k window](bench/tokens-per-turn-32k.svg)",
+  );
   return lines;
 }
 
 function cacheSection(t) {
-  const lines = ["Share of prompts (every model call after the first) whose messages extend the previous prompt's messages byte for byte (per-message JSON equal over the previous length). No explicit compaction happens in this session; a re-plan (the window's start moves) counts as a miss. *With summary* also requires `systemPromptAddition` to be unchanged.", ""];
+  const lines = [
+    "Share of prompts (every model call after the first) whose messages extend the previous prompt's messages byte for byte (per-message JSON equal over the previous length). No explicit compaction happens in this session; a re-plan (the window's start moves) counts as a miss. *With summary* also requires `systemPromptAddition` to be unchanged.",
+    "",
+  ];
   lines.push("| engine | extends previous | prompts | re-plans | with summary block |", "|---|---:|---:|---:|---:|");
   for (const [name, c] of Object.entries(t.cacheStability)) {
-    lines.push(`| ${name} | ${pct(c.messages.share)} | ${c.messages.compared} | ${c.replans ?? "–"} | ${c.withSystemPrompt ? pct(c.withSystemPrompt.share) : "–"} |`);
+    lines.push(
+      `| ${name} | ${pct(c.messages.share)} | ${c.messages.compared} | ${c.replans ?? "–"} | ${c.withSystemPrompt ? pct(c.withSystemPrompt.share) : "–"} |`,
+    );
   }
   return lines;
 }
 
 function latencySection(l) {
-  const lines = [`Budget ${fmtInt(l.budget)} tokens for every length; warm = same process, p50 over ${l.callsPerPoint} calls each appending one message (and ${l.callsPerPoint} calls on unchanged input); first call = a fresh \`node\` process (module import reported separately; tokenizer load included in the first call).`, ""];
-  lines.push("| messages | warm appended p5 / p50 / p95 ms | warm unchanged p50 ms | kept messages | fresh first call p50 ms (min-max) | + module import ms |", "|---:|---:|---:|---:|---:|---:|");
+  const lines = [
+    `Budget ${fmtInt(l.budget)} tokens for every length; warm = same process, p50 over ${l.callsPerPoint} calls each appending one message (and ${l.callsPerPoint} calls on unchanged input); first call = a fresh \`node\` process (module import reported separately; tokenizer load included in the first call).`,
+    "",
+  ];
+  lines.push(
+    "| messages | warm appended p5 / p50 / p95 ms | warm unchanged p50 ms | kept messages | fresh first call p50 ms (min-max) | + module import ms |",
+    "|---:|---:|---:|---:|---:|---:|",
+  );
   for (const w of l.warm) {
     const f = l.fresh.find((x) => x.n === w.n);
     const fc = f?.firstMs ? `${f.firstMs.p50} (${f.firstMs.min}-${f.firstMs.max})` : "failed";
-    lines.push(`| ${fmtInt(w.n)} | ${w.appended.p5} / ${w.appended.p50} / ${w.appended.p95} | ${w.unchanged.p50} | ${w.kept} | ${fc} | ${f?.importMs?.p50 ?? "–"} |`);
+    lines.push(
+      `| ${fmtInt(w.n)} | ${w.appended.p5} / ${w.appended.p50} / ${w.appended.p95} | ${w.unchanged.p50} | ${w.kept} | ${fc} | ${f?.importMs?.p50 ?? "–"} |`,
+    );
   }
   lines.push("", `Ratio 50k/1k (warm, appended): **${l.ratio}** (unchanged: ${l.ratioUnchanged}).`);
-  if (l.breakdown) lines.push("", `Breakdown (warm appended p50, summary disabled): ${l.breakdown.map((b) => `${fmtInt(b.n)} msgs ${b.p50} ms`).join(", ")}; the difference to the rows above is the summary block (load + render + count) paid on every call.`);
+  if (l.breakdown)
+    lines.push(
+      "",
+      `Breakdown (warm appended p50, summary disabled): ${l.breakdown.map((b) => `${fmtInt(b.n)} msgs ${b.p50} ms`).join(", ")}; the difference to the rows above is the summary block (load + render + count) paid on every call.`,
+    );
   lines.push("", "![assemble latency vs history length](bench/latency.svg)");
   return lines;
 }
 
 function countingSection(c) {
-  const lines = [`Exact o200k_base counts (\`countTextTokens\`). Encoder load in a fresh process: o200k_base ${c.encoderLoad.o200k_base.ms?.toFixed(0)} ms, cl100k_base ${c.encoderLoad.cl100k_base.ms?.toFixed(0)} ms.`, ""];
+  const lines = [
+    `Exact o200k_base counts (\`countTextTokens\`). Encoder load in a fresh process: o200k_base ${c.encoderLoad.o200k_base.ms?.toFixed(0)} ms, cl100k_base ${c.encoderLoad.cl100k_base.ms?.toFixed(0)} ms.`,
+    "",
+  ];
   const sizes = [...new Set(c.rows.map((r) => r.bytes))].sort((a, b) => a - b);
-  lines.push(`| kind | ${sizes.map((s) => `${fmtInt(s / 1000)} KB ms`).join(" | ")} | MB/s at 1 MB | bytes/token | time(1MB)/time(100KB) |`);
+  lines.push(
+    `| kind | ${sizes.map((s) => `${fmtInt(s / 1000)} KB ms`).join(" | ")} | MB/s at 1 MB | bytes/token | time(1MB)/time(100KB) |`,
+  );
   lines.push(`|---|${sizes.map(() => "---:").join("|")}|---:|---:|---:|`);
   for (const kind of [...new Set(c.rows.map((r) => r.kind))]) {
     const rs = c.rows.filter((r) => r.kind === kind);
     const big = rs.find((r) => r.bytes === sizes.at(-1));
-    lines.push(`| ${kind} | ${sizes.map((s) => rs.find((r) => r.bytes === s)?.ms ?? "–").join(" | ")} | ${big?.mbPerSec ?? "–"} | ${big?.bytesPerToken ?? "–"} | ${c.linearity.find((l) => l.kind === kind)?.ratio1MBto100KB ?? "–"} |`);
+    lines.push(
+      `| ${kind} | ${sizes.map((s) => rs.find((r) => r.bytes === s)?.ms ?? "–").join(" | ")} | ${big?.mbPerSec ?? "–"} | ${big?.bytesPerToken ?? "–"} | ${c.linearity.find((l) => l.kind === kind)?.ratio1MBto100KB ?? "–"} |`,
+    );
   }
-  lines.push("", "A ratio near 10 is linear (10× the input, 10× the time).", "", "![counting time vs input size](bench/counting.svg)");
+  lines.push(
+    "",
+    "A ratio near 10 is linear (10× the input, 10× the time).",
+    "",
+    "![counting time vs input size](bench/counting.svg)",
+  );
   return lines;
 }
 
 function storeSection(s) {
-  const lines = [`Stash of a 150 KB output (${s.stash.sizeBytes} bytes; hash, gzip, temp write, fsync, link, meta), p50 over ${s.stash.ms.n} distinct outputs: **${s.stash.ms.p50} ms = ${s.stash.mbPerSec.p50} MB/s** (p5 ${s.stash.mbPerSec.p5}, p95 ${s.stash.mbPerSec.p95} MB/s); a deduplicated re-stash takes ${s.stash.dedupMs.p50} ms.`, ""];
-  lines.push("| selector (10 MB artifact) | p50 ms | p95 ms | selector alone p50 ms | answer |", "|---|---:|---:|---:|---|");
-  for (const r of s.fetch.selectors) lines.push(`| ${r.selector} | ${r.ms.p50} | ${r.ms.p95} | ${r.selectOnlyMs?.p50 ?? "–"} | ${r.notice.replace(/\|/g, "\\|")} |`);
-  lines.push("", `A fetch is \`store.readText()\` then \`selectSlice()\`. The rows are repeated fetches of one artifact: the store keeps decoded text in memory (p50 ${s.fetch.cachedReadMs?.p50 ?? "–"} ms), so they time the selector; a cold read (read, gunzip, SHA-256 verify) of the 10 MB blob adds p50 ${s.fetch.readVerifyMs.p50} ms. Grep scan of the 10 MB text in memory: p50 ${s.fetch.grepScanMs.p50} ms (${s.fetch.grepNotice}).`);
-  lines.push("", `gc over ${fmtInt(s.gc.artifacts)} artifacts (10% older than the age limit): **${fmtInt(s.gc.gcMs)} ms**, removed ${fmtInt(s.gc.removed)}, kept ${fmtInt(s.gc.kept)} (writing them straight into the layout took ${fmtInt(s.gc.populateMs)} ms).`);
+  const lines = [
+    `Stash of a 150 KB output (${s.stash.sizeBytes} bytes; hash, gzip, temp write, fsync, link, meta), p50 over ${s.stash.ms.n} distinct outputs: **${s.stash.ms.p50} ms = ${s.stash.mbPerSec.p50} MB/s** (p5 ${s.stash.mbPerSec.p5}, p95 ${s.stash.mbPerSec.p95} MB/s); a deduplicated re-stash takes ${s.stash.dedupMs.p50} ms.`,
+    "",
+  ];
+  lines.push(
+    "| selector (10 MB artifact) | p50 ms | p95 ms | selector alone p50 ms | answer |",
+    "|---|---:|---:|---:|---|",
+  );
+  for (const r of s.fetch.selectors)
+    lines.push(
+      `| ${r.selector} | ${r.ms.p50} | ${r.ms.p95} | ${r.selectOnlyMs?.p50 ?? "–"} | ${r.notice.replace(/\|/g, "\\|")} |`,
+    );
+  lines.push(
+    "",
+    `A fetch is \`store.readText()\` then \`selectSlice()\`. The rows are repeated fetches of one artifact: the store keeps decoded text in memory (p50 ${s.fetch.cachedReadMs?.p50 ?? "–"} ms), so they time the selector; a cold read (read, gunzip, SHA-256 verify) of the 10 MB blob adds p50 ${s.fetch.readVerifyMs.p50} ms. Grep scan of the 10 MB text in memory: p50 ${s.fetch.grepScanMs.p50} ms (${s.fetch.grepNotice}).`,
+  );
+  lines.push(
+    "",
+    `gc over ${fmtInt(s.gc.artifacts)} artifacts (10% older than the age limit): **${fmtInt(s.gc.gcMs)} ms**, removed ${fmtInt(s.gc.removed)}, kept ${fmtInt(s.gc.kept)} (writing them straight into the layout took ${fmtInt(s.gc.populateMs)} ms).`,
+  );
   return lines;
 }
 
@@ -104,27 +167,53 @@ function memorySection(m) {
 }
 
 function continuitySection(c) {
-  const lines = [`${c.conversation.turns}-turn conversation (${c.conversation.messages} messages), ${c.conversation.facts} facts planted in turns 1-${c.conversation.plantedInTurns} (\`test/support/planted-facts.ts\`), \`compact({ force: true })\` after turns 15, 30 and 45, then a final prompt; a fact counts when its key or handle appears verbatim in messages + systemPromptAddition.`, ""];
-  lines.push("| budget | recalled | share | naive tail at the same budget | compactions | missing |", "|---:|---:|---:|---:|---|---|");
-  for (const r of c.rows) lines.push(`| ${fmtInt(r.budget)} | ${r.recalled}/${r.total} | ${pct(r.share)} | ${pct(r.naiveTailShare)} | ${r.compactions.map((x) => (x.compacted ? `${x.tokensBefore}→${x.tokensAfter}` : x.reason)).join(", ")} | ${r.missing.join(", ") || "none"} |`);
+  const lines = [
+    `${c.conversation.turns}-turn conversation (${c.conversation.messages} messages), ${c.conversation.facts} facts planted in turns 1-${c.conversation.plantedInTurns} (\`test/support/planted-facts.ts\`), \`compact({ force: true })\` after turns 15, 30 and 45, then a final prompt; a fact counts when its key or handle appears verbatim in messages + systemPromptAddition.`,
+    "",
+  ];
+  lines.push(
+    "| budget | recalled | share | naive tail at the same budget | compactions | missing |",
+    "|---:|---:|---:|---:|---|---|",
+  );
+  for (const r of c.rows)
+    lines.push(
+      `| ${fmtInt(r.budget)} | ${r.recalled}/${r.total} | ${pct(r.share)} | ${pct(r.naiveTailShare)} | ${r.compactions.map((x) => (x.compacted ? `${x.tokensBefore}→${x.tokensAfter}` : x.reason)).join(", ")} | ${r.missing.join(", ") || "none"} |`,
+    );
   return lines;
 }
 
 function replayTargetLabel(key, replay) {
   const [kind, pattern] = key.split("_");
   const name = replay.patterns[pattern]?.label ?? pattern;
-  return kind === "fill" ? `Worst budget use, ${name}` : kind === "cache" ? `Cache-stable requests, ${name}` : `Prompts over budget, ${name}`;
+  return kind === "fill"
+    ? `Worst budget use, ${name}`
+    : kind === "cache"
+      ? `Cache-stable requests, ${name}`
+      : `Prompts over budget, ${name}`;
 }
 
 function replaySection(r) {
-  const lines = [`${r.session.turns}-turn tool-heavy session (bench/lib/synthetic-session.mjs, fixed seed), replayed through the engine with the budget sequences hosts pass; every model request assembles once per budget of its pattern (2026.9.6's tool loop: three times), and the model receives the *main* one. *Budget use* is the returned prompt (messages + system addition, exact o200k count) over the budget, for every call whose history (shaped as the engine would send it) exceeds that budget; for 2026.4.24 the budget is what its precheck admits of the 32k window it passes. *Cache-stable* is the share of main prompts that purely extend the previous one (per-message JSON). *Tokens sent* sums the main prompts. Metrics: \`test/support/budget-metrics.ts\`. *Before* is main's planner (${r.baseline?.measuredAt?.slice(0, 10) ?? "not recorded"}).`, ""];
-  lines.push("| pattern | worst use before → after | p10 use before → after | cache-stable before → after | re-plans before → after | tokens sent before → after |", "|---|---:|---:|---:|---:|---:|");
+  const lines = [
+    `${r.session.turns}-turn tool-heavy session (bench/lib/synthetic-session.mjs, fixed seed), replayed through the engine with the budget sequences hosts pass; every model request assembles once per budget of its pattern (2026.9.6's tool loop: three times), and the model receives the *main* one. *Budget use* is the returned prompt (messages + system addition, exact o200k count) over the budget, for every call whose history (shaped as the engine would send it) exceeds that budget; for 2026.4.24 the budget is what its precheck admits of the 32k window it passes. *Cache-stable* is the share of main prompts that purely extend the previous one (per-message JSON). *Tokens sent* sums the main prompts. Metrics: \`test/support/budget-metrics.ts\`. *Before* is main's planner (${r.baseline?.measuredAt?.slice(0, 10) ?? "not recorded"}).`,
+    "",
+  ];
+  lines.push(
+    "| pattern | worst use before → after | p10 use before → after | cache-stable before → after | re-plans before → after | tokens sent before → after |",
+    "|---|---:|---:|---:|---:|---:|",
+  );
   for (const [key, a] of Object.entries(r.patterns)) {
     const b = r.baseline?.patterns?.[key];
     const two = (f) => (b ? `${f(b)} → ${f(a)}` : f(a));
-    lines.push(`| ${a.label} | ${two((x) => pct(x.fill.worst))} | ${two((x) => pct(x.fill.p10))} | ${two((x) => pct(x.cache.share))} | ${two((x) => x.replans)} | ${two((x) => fmtInt(x.tokensSent))} |`);
+    lines.push(
+      `| ${a.label} | ${two((x) => pct(x.fill.worst))} | ${two((x) => pct(x.fill.p10))} | ${two((x) => pct(x.cache.share))} | ${two((x) => x.replans)} | ${two((x) => fmtInt(x.tokensSent))} |`,
+    );
   }
-  lines.push("", "Targets (issue 17): every call whose history exceeds its budget fills at least 60% of it in the constant, tool-loop, growing and shrinking patterns; at least 90% of main prompts are cache-stable at a constant 32k and under the tool-loop triple.", "", "The same two figures from real 2026.9.6 runs (20 tool-heavy turns, request bodies recorded by the host mock, main requests only) are recorded and asserted by the `long-session*` and `host-cut-64k` host scenarios; [host-lines.md](host-lines.md) gives them, and why a 32k window leaves room for only about 6 such turns below the host's memory-flush threshold.");
+  lines.push(
+    "",
+    "Targets (issue 17): every call whose history exceeds its budget fills at least 60% of it in the constant, tool-loop, growing and shrinking patterns; at least 90% of main prompts are cache-stable at a constant 32k and under the tool-loop triple.",
+    "",
+    "The same two figures from real 2026.9.6 runs (20 tool-heavy turns, request bodies recorded by the host mock, main requests only) are recorded and asserted by the `long-session*` and `host-cut-64k` host scenarios; [host-lines.md](host-lines.md) gives them, and why a 32k window leaves room for only about 6 such turns below the host's memory-flush threshold.",
+  );
   return lines;
 }
 
@@ -133,24 +222,35 @@ export function derivedFindings(r) {
   const notes = [];
   const l = r.latency;
   if (l?.breakdown && (!l.targets.warm1kMs.pass || !l.targets.warm50kMs.pass)) {
-    const rows = l.warm.map((w) => `${fmtInt(w.n)}: ${w.appended.p50} → ${l.breakdown.find((b) => b.n === w.n)?.p50} ms`);
-    notes.push(`Warm assemble: with the summary disabled the same calls take (p50, with → without) ${rows.join("; ")}. The difference is \`injectSummary()\` (src/assembly/inject-summary.ts) loading the summary sidecar and rendering and counting the summary block on every call, even when the window did not move.`);
+    const rows = l.warm.map(
+      (w) => `${fmtInt(w.n)}: ${w.appended.p50} → ${l.breakdown.find((b) => b.n === w.n)?.p50} ms`,
+    );
+    notes.push(
+      `Warm assemble: with the summary disabled the same calls take (p50, with → without) ${rows.join("; ")}. The difference is \`injectSummary()\` (src/assembly/inject-summary.ts) loading the summary sidecar and rendering and counting the summary block on every call, even when the window did not move.`,
+    );
   }
   const t = r.tokens;
   if (t && (!t.targets.cacheStability128k.pass || !t.targets.cacheStability32k.pass)) {
     const c128 = t.cacheStability["context-ledger @128k"];
     const c32 = t.cacheStability["context-ledger @32k"];
-    notes.push(`Prompt-cache stability: every miss is a re-plan (${c128.replans} of ${c128.messages.compared} prompts at 128k, ${c32.replans} at 32k). A re-plan leaves room for \`budget.headroomCalls\` model calls at the session's observed growth per call (at least \`clearing.clearAtLeastTokens\`), bounded by \`budget.lowWaterRatio\` (src/budget/elastic-window.ts); when each call adds more than that room allows, re-plans come sooner.`);
+    notes.push(
+      `Prompt-cache stability: every miss is a re-plan (${c128.replans} of ${c128.messages.compared} prompts at 128k, ${c32.replans} at 32k). A re-plan leaves room for \`budget.headroomCalls\` model calls at the session's observed growth per call (at least \`clearing.clearAtLeastTokens\`), bounded by \`budget.lowWaterRatio\` (src/budget/elastic-window.ts); when each call adds more than that room allows, re-plans come sooner.`,
+    );
   }
   const st = r.store;
   if (st && !st.targets.fetchWorstSelectorP50Ms.pass) {
     const worst = st.fetch.selectors.reduce((a, b) => (b.ms.p50 > a.ms.p50 ? b : a));
-    notes.push(`Fetch from 10 MB: the slowest selector is \`${worst.selector}\` at p50 ${worst.ms.p50} ms, of which the selector alone on the text in memory takes ${worst.selectOnlyMs.p50} ms (src/artifacts/selectors.ts); the read is served from the store's memory (p50 ${st.fetch.cachedReadMs?.p50 ?? "–"} ms; cold: ${st.fetch.readVerifyMs.p50} ms).`);
+    notes.push(
+      `Fetch from 10 MB: the slowest selector is \`${worst.selector}\` at p50 ${worst.ms.p50} ms, of which the selector alone on the text in memory takes ${worst.selectOnlyMs.p50} ms (src/artifacts/selectors.ts); the read is served from the store's memory (p50 ${st.fetch.cachedReadMs?.p50 ?? "–"} ms; cold: ${st.fetch.readVerifyMs.p50} ms).`,
+    );
   }
   if (st && !st.targets.stash150KBMBps.pass) {
-    notes.push(`Stash of 150 KB: p50 ${st.stash.ms.p50} ms end to end (a dedup hit costs ${st.stash.dedupMs.p50} ms), i.e. the time is in creating the blob and meta files (gzip, temp file, fsync, link, ensureInside realpath checks: src/artifacts/store.ts \`stash\`).`);
+    notes.push(
+      `Stash of 150 KB: p50 ${st.stash.ms.p50} ms end to end (a dedup hit costs ${st.stash.dedupMs.p50} ms), i.e. the time is in creating the blob and meta files (gzip, temp file, fsync, link, ensureInside realpath checks: src/artifacts/store.ts \`stash\`).`,
+    );
   }
-  if (l && !l.targets.firstCall50kMs.pass) notes.push(`First call: see the fresh-process rows; module import is reported apart from the first assemble().`);
+  if (l && !l.targets.firstCall50kMs.pass)
+    notes.push(`First call: see the fresh-process rows; module import is reported apart from the first assemble().`);
   return notes;
 }
 
@@ -162,14 +262,17 @@ export async function writeReport(results, { docsDir }) {
   if (t) {
     for (const w of ["128k", "32k"]) {
       const pick = [`context-ledger @${w}`, "legacy pass-through", `naive tail @${w}`];
-      await writeFile(new URL(`tokens-per-turn-${w}.svg`, chartDir), lineChart({
-        title: `Prompt tokens per turn, ${w} window (200-turn tool-heavy session)`,
-        xLabel: "turn",
-        yLabel: "prompt tokens (log scale)",
-        logY: true,
-        series: pick.map((name) => ({ name, points: t.engines[name].perTurn.map((v, i) => [i + 1, v]) })),
-        refLines: [{ y: t.windows[w], label: `${w} window` }],
-      }));
+      await writeFile(
+        new URL(`tokens-per-turn-${w}.svg`, chartDir),
+        lineChart({
+          title: `Prompt tokens per turn, ${w} window (200-turn tool-heavy session)`,
+          xLabel: "turn",
+          yLabel: "prompt tokens (log scale)",
+          logY: true,
+          series: pick.map((name) => ({ name, points: t.engines[name].perTurn.map((v, i) => [i + 1, v]) })),
+          refLines: [{ y: t.windows[w], label: `${w} window` }],
+        }),
+      );
     }
   }
   const l = results.latency;
@@ -177,31 +280,48 @@ export async function writeReport(results, { docsDir }) {
     const series = [
       { name: "warm p50, one message appended", points: l.warm.map((w) => [w.n, w.appended.p50]) },
       { name: "warm p50, unchanged", points: l.warm.map((w) => [w.n, w.unchanged.p50]), dash: true },
-      { name: "first call, fresh process (p50)", points: l.fresh.filter((f) => f.firstMs).map((f) => [f.n, f.firstMs.p50]) },
+      {
+        name: "first call, fresh process (p50)",
+        points: l.fresh.filter((f) => f.firstMs).map((f) => [f.n, f.firstMs.p50]),
+      },
     ];
-    if (l.breakdown) series.push({ name: "warm p50, summary off", points: l.breakdown.map((b) => [b.n, b.p50]), dash: true });
-    await writeFile(new URL("latency.svg", chartDir), lineChart({
-      title: `assemble() latency vs history length (budget ${fmtInt(l.budget)})`,
-      xLabel: "messages in the session (log scale)",
-      yLabel: "ms (log scale)",
-      logX: true,
-      logY: true,
-      series,
-      refLines: [{ y: 2, label: "target 2 ms (1k warm)" }, { y: 10, label: "target 10 ms (50k warm)" }, { y: 1500, label: "target 1.5 s (first call)" }],
-    }));
+    if (l.breakdown)
+      series.push({ name: "warm p50, summary off", points: l.breakdown.map((b) => [b.n, b.p50]), dash: true });
+    await writeFile(
+      new URL("latency.svg", chartDir),
+      lineChart({
+        title: `assemble() latency vs history length (budget ${fmtInt(l.budget)})`,
+        xLabel: "messages in the session (log scale)",
+        yLabel: "ms (log scale)",
+        logX: true,
+        logY: true,
+        series,
+        refLines: [
+          { y: 2, label: "target 2 ms (1k warm)" },
+          { y: 10, label: "target 10 ms (50k warm)" },
+          { y: 1500, label: "target 1.5 s (first call)" },
+        ],
+      }),
+    );
   }
   const c = results.counting;
   if (c) {
     const kinds = [...new Set(c.rows.map((r) => r.kind))];
-    await writeFile(new URL("counting.svg", chartDir), lineChart({
-      title: "Token counting time vs input size (o200k_base)",
-      xLabel: "input bytes (log scale)",
-      yLabel: "ms (log scale)",
-      logX: true,
-      logY: true,
-      series: kinds.map((k) => ({ name: k, points: c.rows.filter((r) => r.kind === k).map((r) => [r.bytes, Math.max(r.ms, 0.01)]) })),
-      refLines: [{ y: 1000, label: "target: 1 MB ≤ 1 s" }],
-    }));
+    await writeFile(
+      new URL("counting.svg", chartDir),
+      lineChart({
+        title: "Token counting time vs input size (o200k_base)",
+        xLabel: "input bytes (log scale)",
+        yLabel: "ms (log scale)",
+        logX: true,
+        logY: true,
+        series: kinds.map((k) => ({
+          name: k,
+          points: c.rows.filter((r) => r.kind === k).map((r) => [r.bytes, Math.max(r.ms, 0.01)]),
+        })),
+        refLines: [{ y: 1000, label: "target: 1 MB ≤ 1 s" }],
+      }),
+    );
   }
 
   const m = results.machine;
@@ -211,13 +331,20 @@ export async function writeReport(results, { docsDir }) {
     `Generated by \`npm run bench -- --write-docs\` (bench/run.mjs) on ${results.date}: ${m.cpu}, ${m.cores} cores, ${Math.round(m.memGB)} GB RAM, Node ${m.node}, ${m.platform}; load average at start ${m.loadAvg.join(" / ")}. Raw results: [bench/results/${results.date}.json](../bench/results/${results.date}.json). Total run time ${Math.round(results.durationMs / 1000)} s.`,
     "",
     "Times on a shared, noisy machine: compare ratios within this run rather than absolute times across runs. Every figure is printed beside its target; a miss is reported, not hidden.",
-    ...(results.partialRerun ? ["", `Partial re-run: only ${results.partialRerun.join(", ")} ran on ${results.date}; the other sections are carried over from the run of ${results.carriedFrom ?? "an earlier date"}.`] : []),
+    ...(results.partialRerun
+      ? [
+          "",
+          `Partial re-run: only ${results.partialRerun.join(", ")} ran on ${results.date}; the other sections are carried over from the run of ${results.carriedFrom ?? "an earlier date"}.`,
+        ]
+      : []),
     "",
     "## Targets",
     "",
     "| figure | measured | target | |",
     "|---|---:|---:|:---:|",
-    ...collectTargets(results).map(([label, tg]) => `| ${label} | ${tg.measured} ${tg.unit} | ${tg.cmp} ${tg.target} ${tg.unit} | ${mark(tg)} |`),
+    ...collectTargets(results).map(
+      ([label, tg]) => `| ${label} | ${tg.measured} ${tg.unit} | ${tg.cmp} ${tg.target} ${tg.unit} | ${mark(tg)} |`,
+    ),
     "",
   ];
   const findings = derivedFindings(results);
@@ -229,7 +356,8 @@ export async function writeReport(results, { docsDir }) {
   if (results.store) out.push("## 5. Artifact store", "", ...storeSection(results.store), "");
   if (results.memory) out.push("## 6. Memory", "", ...memorySection(results.memory), "");
   if (results.continuity) out.push("## 7. Continuity", "", ...continuitySection(results.continuity), "");
-  if (results.replay && !results.replay.error) out.push("## 8. Budget use under host budget patterns", "", ...replaySection(results.replay), "");
+  if (results.replay && !results.replay.error)
+    out.push("## 8. Budget use under host budget patterns", "", ...replaySection(results.replay), "");
   out.push(
     "## Reproduce",
     "",

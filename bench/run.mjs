@@ -19,13 +19,43 @@ const log = (name) => (line) => console.log(`  [${name}] ${line}`);
 
 /** Every bench: [key for --only, label, run(quick)]. Adding a bench is one line here. */
 const steps = [
-  ["tokens", "1/4/8 tokens per turn, cache stability, offload ratio", (quick) => runTokensPerTurnBench({ turns: quick ? 40 : 200, log: log("tokens") })],
-  ["latency", "2 assembly latency", (quick) => runLatencyBench({ calls: quick ? 15 : 50, freshReps: quick ? 1 : 5, log: log("latency") })],
-  ["counting", "3 token counting", (quick) => runCountingBench({ sizes: quick ? [10_000, 100_000, 1_000_000] : [10_000, 30_000, 100_000, 300_000, 1_000_000], log: log("counting") })],
-  ["store", "5 artifact store", (quick) => runStoreBench({ gcArtifacts: quick ? 10_000 : 100_000, stashReps: quick ? 10 : 40, fetchReps: quick ? 5 : 15, log: log("store") })],
+  [
+    "tokens",
+    "1/4/8 tokens per turn, cache stability, offload ratio",
+    (quick) => runTokensPerTurnBench({ turns: quick ? 40 : 200, log: log("tokens") }),
+  ],
+  [
+    "latency",
+    "2 assembly latency",
+    (quick) => runLatencyBench({ calls: quick ? 15 : 50, freshReps: quick ? 1 : 5, log: log("latency") }),
+  ],
+  [
+    "counting",
+    "3 token counting",
+    (quick) =>
+      runCountingBench({
+        sizes: quick ? [10_000, 100_000, 1_000_000] : [10_000, 30_000, 100_000, 300_000, 1_000_000],
+        log: log("counting"),
+      }),
+  ],
+  [
+    "store",
+    "5 artifact store",
+    (quick) =>
+      runStoreBench({
+        gcArtifacts: quick ? 10_000 : 100_000,
+        stashReps: quick ? 10 : 40,
+        fetchReps: quick ? 5 : 15,
+        log: log("store"),
+      }),
+  ],
   ["memory", "6 memory", (quick) => runMemoryBench({ turns: quick ? 40 : 200, log: log("memory") })],
   ["continuity", "7 continuity", () => runContinuityBench({ log: log("continuity") })],
-  ["replay", "8 budget replay (host budget patterns)", (quick) => runBudgetReplayBench({ turns: quick ? 40 : 160, log: log("replay") })],
+  [
+    "replay",
+    "8 budget replay (host budget patterns)",
+    (quick) => runBudgetReplayBench({ turns: quick ? 40 : 160, log: log("replay") }),
+  ],
 ];
 
 const HELP = `npm run bench [-- OPTIONS]      (runs \`npm run build\` first; or node --import ./scripts/register-ts.mjs bench/run.mjs)
@@ -60,7 +90,9 @@ try {
     },
   }));
 } catch (err) {
-  console.error(`bench: ${String(err?.message ?? err).replace(/\. To specify a positional argument.*$/s, "")} (see npm run bench -- --help)`);
+  console.error(
+    `bench: ${String(err?.message ?? err).replace(/\. To specify a positional argument.*$/s, "")} (see npm run bench -- --help)`,
+  );
   process.exit(2);
 }
 if (opts.help) {
@@ -68,10 +100,20 @@ if (opts.help) {
   process.exit(0);
 }
 const keys = steps.map(([k]) => k);
-const only = opts.only === undefined ? undefined : new Set(opts.only.split(",").map((s) => s.trim()).filter(Boolean));
+const only =
+  opts.only === undefined
+    ? undefined
+    : new Set(
+        opts.only
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
 const unknown = only ? [...only].filter((k) => !keys.includes(k)) : [];
 if (only && (only.size === 0 || unknown.length)) {
-  console.error(`bench: --only: expected a comma-separated subset of ${keys.join(", ")}, got "${opts.only}" (see npm run bench -- --help)`);
+  console.error(
+    `bench: --only: expected a comma-separated subset of ${keys.join(", ")}, got "${opts.only}" (see npm run bench -- --help)`,
+  );
   process.exit(2);
 }
 const quick = opts.quick === true;
@@ -97,7 +139,14 @@ const results = {
   schema: "context-ledger.bench.v1",
   date,
   startedAt: new Date().toISOString(),
-  machine: { cpu: cpus()[0]?.model.trim() ?? "unknown", cores: cpus().length, memGB: totalmem() / 1024 ** 3, node: process.version, platform: `${process.platform}-${process.arch}`, loadAvg: loadavg().map((v) => Math.round(v * 100) / 100) },
+  machine: {
+    cpu: cpus()[0]?.model.trim() ?? "unknown",
+    cores: cpus().length,
+    memGB: totalmem() / 1024 ** 3,
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    loadAvg: loadavg().map((v) => Math.round(v * 100) / 100),
+  },
   quick,
 };
 const elapsed = () => `${Math.round((performance.now() - started) / 1000)}s`;
@@ -118,14 +167,18 @@ for (const [key, label, run] of steps) {
 results.durationMs = Math.round(performance.now() - started);
 for (const k of Object.keys(results)) if (results[k]?.error) delete results[k].targets;
 
-const outDir = opts.out === undefined ? new URL("../.bench/results/", import.meta.url) : new URL(`${opts.out.replace(/\/?$/, "/")}`, `file://${process.cwd()}/`);
+const outDir =
+  opts.out === undefined
+    ? new URL("../.bench/results/", import.meta.url)
+    : new URL(`${opts.out.replace(/\/?$/, "/")}`, `file://${process.cwd()}/`);
 await mkdir(outDir, { recursive: true });
 const file = new URL(`${date}${quick ? "-quick" : ""}.json`, outDir);
 if (only) {
   // A partial run updates the same day's results instead of replacing them.
   const saved = await readFile(file, "utf8").then(JSON.parse, () => undefined);
   if (saved) {
-    for (const key of Object.keys(saved)) if (!(key in results) || (keys.includes(key) && !wanted(key))) results[key] = saved[key];
+    for (const key of Object.keys(saved))
+      if (!(key in results) || (keys.includes(key) && !wanted(key))) results[key] = saved[key];
     results.durationMs = saved.durationMs;
     results.partialRerun = [...only];
     results.carriedFrom = saved.carriedFrom ?? saved.date;
@@ -142,6 +195,13 @@ if (writeDocs) {
 const rows = collectTargets(results);
 const width = Math.max(0, ...rows.map(([l]) => l.length));
 console.log(`\n${"figure".padEnd(width)}  ${"measured".padStart(16)}  ${"target".padStart(16)}`);
-for (const [label, t] of rows) console.log(`${label.padEnd(width)}  ${`${t.measured} ${t.unit}`.padStart(16)}  ${`${t.cmp} ${t.target} ${t.unit}`.padStart(16)}  ${t.pass ? "PASS" : "MISS"}`);
-const where = writeDocs ? `; docs/benchmarks.md, docs/bench/*.svg and bench/results/${date}.json rewritten` : "; docs untouched (--write-docs rewrites docs/benchmarks.md)";
-console.log(`\n${rows.filter(([, t]) => t.pass).length}/${rows.length} targets met; results in ${rel(file)}${where}; ${elapsed()} total`);
+for (const [label, t] of rows)
+  console.log(
+    `${label.padEnd(width)}  ${`${t.measured} ${t.unit}`.padStart(16)}  ${`${t.cmp} ${t.target} ${t.unit}`.padStart(16)}  ${t.pass ? "PASS" : "MISS"}`,
+  );
+const where = writeDocs
+  ? `; docs/benchmarks.md, docs/bench/*.svg and bench/results/${date}.json rewritten`
+  : "; docs untouched (--write-docs rewrites docs/benchmarks.md)";
+console.log(
+  `\n${rows.filter(([, t]) => t.pass).length}/${rows.length} targets met; results in ${rel(file)}${where}; ${elapsed()} total`,
+);

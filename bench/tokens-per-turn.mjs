@@ -92,7 +92,9 @@ export async function runTokensPerTurnBench(options = {}) {
   const genStart = performance.now();
   const session = generateToolSession({ turns });
   const outputs = summarize(session.outputBytes);
-  log(`session: ${turns} turns, ${session.outputBytes.length} tool outputs, ${(session.outputBytes.reduce((s, b) => s + b, 0) / 1_048_576).toFixed(1)} MB (p50 ${Math.round(outputs.p50 / 1024)} KB, max ${Math.round(outputs.max / 1024)} KB), generated in ${Math.round(performance.now() - genStart)} ms`);
+  log(
+    `session: ${turns} turns, ${session.outputBytes.length} tool outputs, ${(session.outputBytes.reduce((s, b) => s + b, 0) / 1_048_576).toFixed(1)} MB (p50 ${Math.round(outputs.p50 / 1024)} KB, max ${Math.round(outputs.max / 1024)} KB), generated in ${Math.round(performance.now() - genStart)} ms`,
+  );
 
   const runs = {};
   const t0 = performance.now();
@@ -107,7 +109,11 @@ export async function runTokensPerTurnBench(options = {}) {
     log(`context-ledger @${label} replayed in ${Math.round(performance.now() - t)} ms`);
   }
   const t1 = performance.now();
-  runs.ledgerNoOffload128k = await replayLedger(generateToolSession({ turns }), { budget: WINDOWS["128k"], measure, config: { offload: { enabled: false } } });
+  runs.ledgerNoOffload128k = await replayLedger(generateToolSession({ turns }), {
+    budget: WINDOWS["128k"],
+    measure,
+    config: { offload: { enabled: false } },
+  });
   log(`context-ledger @128k without offload replayed in ${Math.round(performance.now() - t1)} ms`);
 
   const engines = {
@@ -116,20 +122,39 @@ export async function runTokensPerTurnBench(options = {}) {
     "legacy pass-through": describeRun("legacy pass-through", runs.passThrough, WINDOWS),
     "naive tail @128k": describeRun("naive tail @128k", runs.naive128k, WINDOWS),
     "naive tail @32k": describeRun("naive tail @32k", runs.naive32k, WINDOWS),
-    "context-ledger @128k, offload off": describeRun("context-ledger @128k, offload off", runs.ledgerNoOffload128k, WINDOWS),
+    "context-ledger @128k, offload off": describeRun(
+      "context-ledger @128k, offload off",
+      runs.ledgerNoOffload128k,
+      WINDOWS,
+    ),
   };
   for (const e of Object.values(engines)) {
-    log(`${e.name.padEnd(34)} prompt p5/p50/p95 ${e.band.p5}/${e.band.p50}/${e.band.p95}  max ${e.band.max}  sent ${e.totalSent}  overflow 128k@${e.overflowTurn["128k"] ?? "never"} 32k@${e.overflowTurn["32k"] ?? "never"}`);
+    log(
+      `${e.name.padEnd(34)} prompt p5/p50/p95 ${e.band.p5}/${e.band.p50}/${e.band.p95}  max ${e.band.max}  sent ${e.totalSent}  overflow 128k@${e.overflowTurn["128k"] ?? "never"} 32k@${e.overflowTurn["32k"] ?? "never"}`,
+    );
   }
 
   const cache = {};
-  for (const [key, label] of [["ledger128k", "context-ledger @128k"], ["ledger32k", "context-ledger @32k"], ["naive128k", "naive tail @128k"], ["naive32k", "naive tail @32k"], ["passThrough", "legacy pass-through"]]) {
+  for (const [key, label] of [
+    ["ledger128k", "context-ledger @128k"],
+    ["ledger32k", "context-ledger @32k"],
+    ["naive128k", "naive tail @128k"],
+    ["naive32k", "naive tail @32k"],
+    ["passThrough", "legacy pass-through"],
+  ]) {
     const run = runs[key];
     cache[label] = {
       messages: cacheStability(run.calls),
-      ...(key.startsWith("ledger") ? { withSystemPrompt: cacheStability(run.calls, { withSystem: true }), replans: run.calls.filter((c) => c.replanned).length } : {}),
+      ...(key.startsWith("ledger")
+        ? {
+            withSystemPrompt: cacheStability(run.calls, { withSystem: true }),
+            replans: run.calls.filter((c) => c.replanned).length,
+          }
+        : {}),
     };
-    log(`cache stability ${label.padEnd(22)} ${(cache[label].messages.share * 100).toFixed(1)}% of ${cache[label].messages.compared} prompts extend the previous one${cache[label].replans !== undefined ? ` (${cache[label].replans} re-plans; with the summary block ${(cache[label].withSystemPrompt.share * 100).toFixed(1)}%)` : ""}`);
+    log(
+      `cache stability ${label.padEnd(22)} ${(cache[label].messages.share * 100).toFixed(1)}% of ${cache[label].messages.compared} prompts extend the previous one${cache[label].replans !== undefined ? ` (${cache[label].replans} re-plans; with the summary block ${(cache[label].withSystemPrompt.share * 100).toFixed(1)}%)` : ""}`,
+    );
   }
 
   const on = engines["context-ledger @128k"];
@@ -145,9 +170,15 @@ export async function runTokensPerTurnBench(options = {}) {
     withP50: on.band.p50,
     withoutP50: off.band.p50,
     keptMessagesP50: { with: keptOn.p50, without: keptOff.p50, ratio: round(keptOn.p50 / keptOff.p50) },
-    tokensPerKeptMessageP50: { with: tokPerMsg(runs.ledger128k).p50, without: tokPerMsg(runs.ledgerNoOffload128k).p50, ratio: round(tokPerMsg(runs.ledger128k).p50 / tokPerMsg(runs.ledgerNoOffload128k).p50) },
+    tokensPerKeptMessageP50: {
+      with: tokPerMsg(runs.ledger128k).p50,
+      without: tokPerMsg(runs.ledgerNoOffload128k).p50,
+      ratio: round(tokPerMsg(runs.ledger128k).p50 / tokPerMsg(runs.ledgerNoOffload128k).p50),
+    },
   };
-  log(`offload ratio @128k: p50 prompt ${offload.withP50} vs ${offload.withoutP50} tokens (x${offload.p50Ratio}); total sent x${offload.totalRatio}; messages kept per prompt p50 ${keptOn.p50} vs ${keptOff.p50} (x${offload.keptMessagesP50.ratio}); tokens per kept message x${offload.tokensPerKeptMessageP50.ratio}`);
+  log(
+    `offload ratio @128k: p50 prompt ${offload.withP50} vs ${offload.withoutP50} tokens (x${offload.p50Ratio}); total sent x${offload.totalRatio}; messages kept per prompt p50 ${keptOn.p50} vs ${keptOff.p50} (x${offload.keptMessagesP50.ratio}); tokens per kept message x${offload.tokensPerKeptMessageP50.ratio}`,
+  );
 
   const assembleMs = summarize(runs.ledger128k.calls.map((c) => c.ms));
   const honest = runs.ledger128k.calls.concat(runs.ledger32k.calls).filter((c) => c.tokens > c.estimated).length;
@@ -162,7 +193,12 @@ export async function runTokensPerTurnBench(options = {}) {
   };
   return {
     name: "tokens-per-turn",
-    session: { turns, toolOutputs: session.outputBytes.length, outputBytes: outputs, totalOutputBytes: session.outputBytes.reduce((s, b) => s + b, 0) },
+    session: {
+      turns,
+      toolOutputs: session.outputBytes.length,
+      outputBytes: outputs,
+      totalOutputBytes: session.outputBytes.reduce((s, b) => s + b, 0),
+    },
     windows: WINDOWS,
     engines,
     cacheStability: cache,

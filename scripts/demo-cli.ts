@@ -101,7 +101,9 @@ function positiveInt(flag: string, raw: string | undefined, fallback: number, mi
   if (raw === undefined) return fallback;
   const value = Number(raw.replace(/[_,]/g, ""));
   if (!/^\d[\d_,]*$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new Error(`--${flag}: expected a whole number from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}, got "${raw}"`);
+    throw new Error(
+      `--${flag}: expected a whole number from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}, got "${raw}"`,
+    );
   }
   return value;
 }
@@ -111,7 +113,9 @@ function parsePrices(raw: string | undefined): Prices {
   const parts = raw.split(",").map((p) => p.trim());
   const nums = parts.map(Number);
   if (parts.length !== 3 || nums.some((n, i) => parts[i] === "" || !Number.isFinite(n) || n < 0)) {
-    throw new Error(`--price: expected three non-negative numbers IN,CACHED,OUT (US$ per million tokens), got "${raw}"`);
+    throw new Error(
+      `--price: expected three non-negative numbers IN,CACHED,OUT (US$ per million tokens), got "${raw}"`,
+    );
   }
   return { input: nums[0] ?? 0, cachedInput: nums[1] ?? 0, output: nums[2] ?? 0 };
 }
@@ -146,15 +150,21 @@ export function parseDemoArgs(argv: readonly string[]): DemoCommand {
     }));
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
-    return { kind: "error", message: `${text.replace(/\. To specify a positional argument.*$/s, "")} (see npm run demo -- --help)` };
+    return {
+      kind: "error",
+      message: `${text.replace(/\. To specify a positional argument.*$/s, "")} (see npm run demo -- --help)`,
+    };
   }
   if (values.help) return { kind: "help" };
   try {
     const host = (values.host as string | undefined) ?? DEMO_DEFAULTS.host;
-    if (!(DEMO_HOSTS as readonly string[]).includes(host)) throw new Error(`--host: expected one of ${DEMO_HOSTS.join(", ")}, got "${host}"`);
+    if (!(DEMO_HOSTS as readonly string[]).includes(host))
+      throw new Error(`--host: expected one of ${DEMO_HOSTS.join(", ")}, got "${host}"`);
     const baseUrl = values["base-url"] as string | undefined;
-    if (baseUrl !== undefined && !/^https?:\/\/\S+$/.test(baseUrl)) throw new Error(`--base-url: expected an http(s) URL, got "${baseUrl}"`);
-    if (baseUrl !== undefined && values.model === undefined) throw new Error("--base-url: also pass --model ID (the model id at that endpoint)");
+    if (baseUrl !== undefined && !/^https?:\/\/\S+$/.test(baseUrl))
+      throw new Error(`--base-url: expected an http(s) URL, got "${baseUrl}"`);
+    if (baseUrl !== undefined && values.model === undefined)
+      throw new Error("--base-url: also pass --model ID (the model id at that endpoint)");
     const out = (values.out as string | undefined) ?? DEMO_DEFAULTS.out;
     if (out.trim() === "") throw new Error('--out: expected a file path, got ""');
     const options: DemoOptions = {
@@ -163,7 +173,13 @@ export function parseDemoArgs(argv: readonly string[]): DemoCommand {
       window: positiveInt("window", values.window as string | undefined, DEMO_DEFAULTS.window, 1_000, 2_000_000),
       output: positiveInt("output", values.output as string | undefined, DEMO_DEFAULTS.output, 0, 5_000_000),
       answer: positiveInt("answer", values.answer as string | undefined, DEMO_DEFAULTS.answer, 1, 1_000_000),
-      maxTokens: positiveInt("max-tokens", values["max-tokens"] as string | undefined, DEMO_DEFAULTS.maxTokens, 1, 1_000_000),
+      maxTokens: positiveInt(
+        "max-tokens",
+        values["max-tokens"] as string | undefined,
+        DEMO_DEFAULTS.maxTokens,
+        1,
+        1_000_000,
+      ),
       out,
       serial: values.serial === true,
       build: values.build !== false,
@@ -176,6 +192,9 @@ export function parseDemoArgs(argv: readonly string[]): DemoCommand {
     };
     return { kind: "run", options };
   } catch (error) {
-    return { kind: "error", message: `${error instanceof Error ? error.message : String(error)} (see npm run demo -- --help)` };
+    return {
+      kind: "error",
+      message: `${error instanceof Error ? error.message : String(error)} (see npm run demo -- --help)`,
+    };
   }
 }

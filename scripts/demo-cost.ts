@@ -87,6 +87,7 @@ export function costTotals(requests: readonly RequestCost[], prices: Prices): Co
   const cachedTokens = requests.reduce((s, r) => s + r.cachedTokens, 0);
   const outputTokens = requests.reduce((s, r) => s + r.outputTokens, 0);
   const uncachedTokens = promptTokens - cachedTokens;
-  const dollars = (uncachedTokens * prices.input + cachedTokens * prices.cachedInput + outputTokens * prices.output) / 1_000_000;
+  const dollars =
+    (uncachedTokens * prices.input + cachedTokens * prices.cachedInput + outputTokens * prices.output) / 1_000_000;
   return { requests: requests.length, promptTokens, cachedTokens, uncachedTokens, outputTokens, dollars };
 }

@@ -61,7 +61,8 @@ export interface DemoReportInput {
 }
 
 const COLORS = ["#1565c0", "#ef6c00", "#2e7d32"];
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] as string);
+const esc = (s: string) =>
+  s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] as string);
 const kb = (bytes: number) => `${fmt(bytes / 1024)} KB`;
 const dollars = (d: number) => `$${d.toFixed(d < 1 ? 4 : 2)}`;
 
@@ -77,12 +78,41 @@ export function rowMarks(row: DemoRow): ChartMark[] {
 
 /** The per-turn table as printed to the terminal. */
 export function formatTable(rows: readonly DemoRow[]): string {
-  const head = ["turn", "engine", "status", "prompt tokens", "requests", "clamped", "transcript", "raw tokens", "debt", "artifacts", "resets", "compactions", "seconds"];
+  const head = [
+    "turn",
+    "engine",
+    "status",
+    "prompt tokens",
+    "requests",
+    "clamped",
+    "transcript",
+    "raw tokens",
+    "debt",
+    "artifacts",
+    "resets",
+    "compactions",
+    "seconds",
+  ];
   const body = [...rows]
     .sort((a, b) => a.turn - b.turn || a.engine.localeCompare(b.engine))
-    .map((r) => [String(r.turn), r.engine, r.status, fmt(r.promptTokens), String(r.requests), String(r.clamped), kb(r.rawBytes), r.rawTokens === null ? "-" : fmt(r.rawTokens), r.debtTokens === null ? "-" : fmt(r.debtTokens), fmt(r.artifacts), String(r.resets), String(r.compactions), (r.ms / 1000).toFixed(1)]);
+    .map((r) => [
+      String(r.turn),
+      r.engine,
+      r.status,
+      fmt(r.promptTokens),
+      String(r.requests),
+      String(r.clamped),
+      kb(r.rawBytes),
+      r.rawTokens === null ? "-" : fmt(r.rawTokens),
+      r.debtTokens === null ? "-" : fmt(r.debtTokens),
+      fmt(r.artifacts),
+      String(r.resets),
+      String(r.compactions),
+      (r.ms / 1000).toFixed(1),
+    ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 1 || i === 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(" | ");
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 1 || i === 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(" | ");
   return [line(head), widths.map((w) => "-".repeat(w)).join("-+-"), ...body.map(line)].join("\n");
 }
 
@@ -92,7 +122,9 @@ export function formatCost(engines: readonly EngineSummary[], prices: Prices): s
     (e) =>
       `${e.engine}: ${fmt(e.cost.promptTokens)} prompt tokens in ${fmt(e.cost.requests)} requests (${fmt(e.cost.cachedTokens)} cached, ${fmt(e.cost.uncachedTokens)} uncached) + ${fmt(e.cost.outputTokens)} output = ${dollars(e.cost.dollars)}`,
   );
-  lines.push(`prices: US$ ${prices.input} per million uncached input tokens, ${prices.cachedInput} cached, ${prices.output} output (--price); cached = the leading messages identical to the previous request's`);
+  lines.push(
+    `prices: US$ ${prices.input} per million uncached input tokens, ${prices.cachedInput} cached, ${prices.output} output (--price); cached = the leading messages identical to the previous request's`,
+  );
   return lines;
 }
 
@@ -112,7 +144,11 @@ export function headline(input: Pick<DemoReportInput, "engines" | "contextWindow
 /** The self-contained HTML report. */
 export function renderDemoReport(input: DemoReportInput): string {
   const series = (value: (r: DemoRow) => number, marks: boolean) =>
-    input.engines.map((e, i) => ({ name: e.engine, color: COLORS[i % COLORS.length] ?? "#333", points: e.rows.map((r) => ({ x: r.turn, y: value(r), ...(marks ? { marks: rowMarks(r) } : {}) })) }));
+    input.engines.map((e, i) => ({
+      name: e.engine,
+      color: COLORS[i % COLORS.length] ?? "#333",
+      points: e.rows.map((r) => ({ x: r.turn, y: value(r), ...(marks ? { marks: rowMarks(r) } : {}) })),
+    }));
   const prompts = lineChart({
     title: "What the model was sent: the largest prompt of each turn",
     xLabel: "turn",

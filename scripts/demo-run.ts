@@ -82,7 +82,13 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     maxTokens: options.maxTokens,
     engine: ctx.engine,
     ledgerDir: ctx.ledgerDir,
-    ...(options.baseUrl ? { extraConfig: { models: { providers: { mock: { apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "none" } } } } } : {}),
+    ...(options.baseUrl
+      ? {
+          extraConfig: {
+            models: { providers: { mock: { apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "none" } } },
+          },
+        }
+      : {}),
   });
   ctx.onCleanup(() => env.cleanup());
   ctx.say(`starting the gateway (OpenClaw ${options.host}) ...`);
@@ -116,7 +122,10 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
   for (let turn = 1; turn <= options.turns && !ctx.stopping(); turn++) {
     ctx.busy(`turn ${turn}`);
     // Measured after the engine's post-turn work, so the next message is a turn of its own, not a queued follow-up.
-    const seen = await sendTurnAsSeen(session, `Turn ${turn}: run the nightly report command again and summarize what changed.`);
+    const seen = await sendTurnAsSeen(
+      session,
+      `Turn ${turn}: run the nightly report command again and summarize what changed.`,
+    );
     const sent = seen.result;
     // Every request since the last turn settled, the host's post-turn ones included (none is left to the next turn).
     const requests = mock ? mock.requests.slice(counted) : [];
@@ -134,18 +143,26 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     const events = await readPluginEvents(env).catch(() => []);
     const fresh = events.slice(eventsSeen);
     eventsSeen = events.length;
-    for (const e of fresh) if (e.op === "assemble" && typeof (e.debt as { promptBudget?: unknown } | undefined)?.promptBudget === "number") promptBudget = (e.debt as { promptBudget: number }).promptBudget;
+    for (const e of fresh)
+      if (e.op === "assemble" && typeof (e.debt as { promptBudget?: unknown } | undefined)?.promptBudget === "number")
+        promptBudget = (e.debt as { promptBudget: number }).promptBudget;
     const transcript = await measureTranscript(env.stateDir, DEMO_SESSION, counter);
     const artifacts = await measureArtifacts(env.stateDir);
 
-    const resets = Math.max(signalDelta(signals, signalsBefore, "sessionRestarted"), signalDelta(signals, signalsBefore, "resetReply"));
+    const resets = Math.max(
+      signalDelta(signals, signalsBefore, "sessionRestarted"),
+      signalDelta(signals, signalsBefore, "resetReply"),
+    );
     const overflow = signalDelta(signals, signalsBefore, "overflowDetected");
     const failed = signalDelta(signals, signalsBefore, "compactionFailed");
     const hostCompacted = signalDelta(signals, signalsBefore, "compactionSucceeded");
-    const ledgerCompacted = fresh.filter((e) => (e.op === "compact" && e.compacted === true) || (e.op === "paydown" && e.changed === true)).length;
+    const ledgerCompacted = fresh.filter(
+      (e) => (e.op === "compact" && e.compacted === true) || (e.op === "paydown" && e.changed === true),
+    ).length;
     const summaryRequests = turnCosts.filter((c) => c.noTools).length;
     if (process.env.CONTEXT_LEDGER_DEMO_DEBUG === "1") {
-      for (const r of requests.filter((q) => q.toolNames.length === 0)) ctx.say(`turn ${turn}: request without tools, last message: ${JSON.stringify(r.lastMessage).slice(0, 300)}`);
+      for (const r of requests.filter((q) => q.toolNames.length === 0))
+        ctx.say(`turn ${turn}: request without tools, last message: ${JSON.stringify(r.lastMessage).slice(0, 300)}`);
     }
     const allowances = turnCosts.map((c) => c.allowance).filter((a): a is number => a !== null);
     const clamped = allowances.filter((a) => a < options.maxTokens);
@@ -153,14 +170,21 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
 
     const notes: string[] = [];
     if (!answered) notes.push(seen.shown ? `the client showed: "${clip(seen.shown)}"` : "the client showed no reply");
-    if (resets > 0) notes.push(`session reset ×${resets}${requests.length === 0 ? " (no model call: the reply was the host's reset notice)" : ""}`);
+    if (resets > 0)
+      notes.push(
+        `session reset ×${resets}${requests.length === 0 ? " (no model call: the reply was the host's reset notice)" : ""}`,
+      );
     if (overflow > 0) notes.push(`${overflow} overflow retr${overflow === 1 ? "y" : "ies"}`);
     if (failed > 0) notes.push("host compaction failed");
     if (hostCompacted > 0) notes.push(`host compacted ×${hostCompacted}`);
     // Requests without tools are the host asking for a compaction summary ("a structured context checkpoint summary" on 2026.4.24).
-    if (summaryRequests > 0) notes.push(`${summaryRequests} compaction summary request${summaryRequests === 1 ? "" : "s"}`);
+    if (summaryRequests > 0)
+      notes.push(`${summaryRequests} compaction summary request${summaryRequests === 1 ? "" : "s"}`);
     if (ledgerCompacted > 0) notes.push(`transcript paid down ×${ledgerCompacted}`);
-    if (clamped.length > 0) notes.push(`${clamped.length} request${clamped.length === 1 ? "" : "s"} clamped (min ${Math.min(...clamped).toLocaleString("en-US")} of ${options.maxTokens.toLocaleString("en-US")} output tokens)`);
+    if (clamped.length > 0)
+      notes.push(
+        `${clamped.length} request${clamped.length === 1 ? "" : "s"} clamped (min ${Math.min(...clamped).toLocaleString("en-US")} of ${options.maxTokens.toLocaleString("en-US")} output tokens)`,
+      );
     const row: DemoRow = {
       engine: label,
       turn,
@@ -184,10 +208,17 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
         `transcript ${Math.round(row.rawBytes / 1024).toLocaleString("en-US")} KB, ${(row.ms / 1000).toFixed(1)} s${notes.length ? ` — ${notes.join(", ")}` : ""}`,
     );
   }
-  return { engine: label, rows, cost: costTotals(costs, options.prices), gatewayStartMs: gateway.startMs, promptBudget };
+  return {
+    engine: label,
+    rows,
+    cost: costTotals(costs, options.prices),
+    gatewayStartMs: gateway.startMs,
+    promptBudget,
+  };
 }
 
 /** Fills each row's debt: raw transcript tokens over the prompt budget (the same rule for every engine). */
 export function fillDebt(runs: readonly EngineRun[], budget: number): void {
-  for (const run of runs) for (const row of run.rows) row.debtTokens = row.rawTokens === null ? null : Math.max(0, row.rawTokens - budget);
+  for (const run of runs)
+    for (const row of run.rows) row.debtTokens = row.rawTokens === null ? null : Math.max(0, row.rawTokens - budget);
 }

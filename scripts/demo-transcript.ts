@@ -60,7 +60,10 @@ function parsed(json: string): unknown {
 
 async function activeJsonl(sessionsDir: string, sessionKey: string): Promise<string | undefined> {
   try {
-    const index = JSON.parse(await fsp.readFile(path.join(sessionsDir, "sessions.json"), "utf8")) as Record<string, { sessionId?: string; sessionFile?: string }>;
+    const index = JSON.parse(await fsp.readFile(path.join(sessionsDir, "sessions.json"), "utf8")) as Record<
+      string,
+      { sessionId?: string; sessionFile?: string }
+    >;
     const entry = index[sessionKey];
     if (entry?.sessionFile && existsSync(entry.sessionFile)) return entry.sessionFile;
     if (entry?.sessionId) {
@@ -70,22 +73,39 @@ async function activeJsonl(sessionsDir: string, sessionKey: string): Promise<str
   } catch {
     // no index yet: fall back to the newest transcript
   }
-  const files = (await fsp.readdir(sessionsDir).catch(() => [] as string[])).filter((f) => f.endsWith(".jsonl") && !f.includes(".trajectory"));
-  const stats = await Promise.all(files.map(async (f) => ({ f, t: (await fsp.stat(path.join(sessionsDir, f))).mtimeMs })));
+  const files = (await fsp.readdir(sessionsDir).catch(() => [] as string[])).filter(
+    (f) => f.endsWith(".jsonl") && !f.includes(".trajectory"),
+  );
+  const stats = await Promise.all(
+    files.map(async (f) => ({ f, t: (await fsp.stat(path.join(sessionsDir, f))).mtimeMs })),
+  );
   const newest = stats.sort((a, b) => b.t - a.t)[0];
   return newest ? path.join(sessionsDir, newest.f) : undefined;
 }
 
-async function sqliteSize(dbPath: string, sessionKey: string, count: (text: string) => number): Promise<TranscriptSize> {
+async function sqliteSize(
+  dbPath: string,
+  sessionKey: string,
+  count: (text: string) => number,
+): Promise<TranscriptSize> {
   const { DatabaseSync } = await import("node:sqlite");
   const db = new DatabaseSync(dbPath, { readOnly: true });
   try {
-    const win = db.prepare("SELECT session_id FROM session_windows WHERE session_key = ? ORDER BY created_at DESC LIMIT 1").get(sessionKey) as { session_id?: string } | undefined;
+    const win = db
+      .prepare("SELECT session_id FROM session_windows WHERE session_key = ? ORDER BY created_at DESC LIMIT 1")
+      .get(sessionKey) as { session_id?: string } | undefined;
     const sessionId =
       win?.session_id ??
-      (db.prepare("SELECT session_id FROM transcript_events GROUP BY session_id ORDER BY COUNT(*) DESC LIMIT 1").get() as { session_id?: string } | undefined)?.session_id;
+      (
+        db
+          .prepare("SELECT session_id FROM transcript_events GROUP BY session_id ORDER BY COUNT(*) DESC LIMIT 1")
+          .get() as { session_id?: string } | undefined
+      )?.session_id;
     if (!sessionId) return { bytes: 0, tokens: 0, messages: 0, store: "sqlite" };
-    const hasBranch = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_active_events'").get() !== undefined;
+    const hasBranch =
+      db
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_active_events'")
+        .get() !== undefined;
     const query = hasBranch
       ? "SELECT e.event_json, e.event_zstd, e.event_utf8_bytes FROM session_transcript_active_events a JOIN transcript_events e ON e.session_id = a.session_id AND e.seq = a.event_seq WHERE a.session_id = ? ORDER BY a.active_position"
       : "SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq";
@@ -115,7 +135,11 @@ async function sqliteSize(dbPath: string, sessionKey: string, count: (text: stri
  * Measures the active transcript of `sessionKey` for agent `main` under a host state dir.
  * Never throws: an unreadable store reads as `{ store: "none" }` with zeros.
  */
-export async function measureTranscript(stateDir: string, sessionKey: string, count: (text: string) => number): Promise<TranscriptSize> {
+export async function measureTranscript(
+  stateDir: string,
+  sessionKey: string,
+  count: (text: string) => number,
+): Promise<TranscriptSize> {
   const agentDir = path.join(stateDir, "agents", "main");
   try {
     const db = path.join(agentDir, "agent", "openclaw-agent.sqlite");
@@ -149,6 +173,7 @@ export async function measureArtifacts(stateDir: string): Promise<{ count: numbe
       }
     }
   };
-  for (const agent of await fsp.readdir(agents).catch(() => [] as string[])) await walk(path.join(agents, agent, "artifacts", "blobs"));
+  for (const agent of await fsp.readdir(agents).catch(() => [] as string[]))
+    await walk(path.join(agents, agent, "artifacts", "blobs"));
   return { count, bytes };
 }

@@ -7,10 +7,27 @@
  * the options. Ctrl-C stops every child process group and removes the temp folder.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ensureHost, fenceStageInstallRoot, hostPackageDir, NODE_BIN_DIR, REPO_ROOT, type HostVersion } from "../test/host/host-install.js";
+import {
+  ensureHost,
+  fenceStageInstallRoot,
+  hostPackageDir,
+  NODE_BIN_DIR,
+  REPO_ROOT,
+  type HostVersion,
+} from "../test/host/host-install.js";
 import { stopAllGroups, liveGroupPids } from "../test/host/processes.js";
 import { loadTokenCounter } from "../test/host/token-count.js";
 import { DEMO_HELP, parseDemoArgs, type DemoHost, type DemoOptions } from "./demo-cli.js";
@@ -30,7 +47,9 @@ if (command.kind === "error") {
 const options: DemoOptions = command.options;
 if (options.rerender) {
   const saved = JSON.parse(readFileSync(options.rerender, "utf8")) as DemoReportInput;
-  const out = path.resolve(process.argv.includes("--out") ? options.out : options.rerender.replace(/\.json$/i, "") + ".html");
+  const out = path.resolve(
+    process.argv.includes("--out") ? options.out : options.rerender.replace(/\.json$/i, "") + ".html",
+  );
   writeFileSync(out, renderDemoReport(saved));
   console.log(`report: ${path.relative(process.cwd(), out) || out} (re-rendered from ${options.rerender})`);
   process.exit(0);
@@ -91,21 +110,31 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 const busy = new Map<string, { what: string; since: number }>();
 const ticker = setInterval(() => {
   if (stopping || Date.now() - lastLine < 10_000 || busy.size === 0) return;
-  say(`... ${[...busy].map(([who, b]) => `${who}: ${b.what} (${Math.round((Date.now() - b.since) / 1000)} s)`).join("; ")}`);
+  say(
+    `... ${[...busy].map(([who, b]) => `${who}: ${b.what} (${Math.round((Date.now() - b.since) / 1000)} s)`).join("; ")}`,
+  );
 }, 1_000);
 ticker.unref();
 
 function build(): Promise<void> {
   return new Promise((resolve, reject) => {
     busy.set("build", { what: "tsc", since: Date.now() });
-    tsc = spawn(path.join(NODE_BIN_DIR, "tsc"), ["-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    tsc = spawn(path.join(NODE_BIN_DIR, "tsc"), ["-p", "tsconfig.build.json"], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     tsc.stdout?.on("data", (d: Buffer) => (out += d.toString()));
     tsc.stderr?.on("data", (d: Buffer) => (out += d.toString()));
     tsc.once("close", (code) => {
       busy.delete("build");
       if (code === 0) resolve();
-      else reject(new Error(`Expected the build (tsc -p tsconfig.build.json) to pass, got exit ${String(code)}:\n${out.slice(-3000)}`));
+      else
+        reject(
+          new Error(
+            `Expected the build (tsc -p tsconfig.build.json) to pass, got exit ${String(code)}:\n${out.slice(-3000)}`,
+          ),
+        );
     });
   });
 }
@@ -115,7 +144,14 @@ function distIsCurrent(): boolean {
   const built = path.join(REPO_ROOT, "dist", "index.js");
   if (!existsSync(built)) return false;
   const builtAt = statSync(built).mtimeMs;
-  const sources = ["index.ts", "package.json", "tsconfig.json", "tsconfig.build.json", "openclaw.plugin.json", ...readdirSync(path.join(REPO_ROOT, "src"), { recursive: true }).map((f) => path.join("src", String(f)))];
+  const sources = [
+    "index.ts",
+    "package.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "openclaw.plugin.json",
+    ...readdirSync(path.join(REPO_ROOT, "src"), { recursive: true }).map((f) => path.join("src", String(f))),
+  ];
   return sources.every((f) => {
     const full = path.join(REPO_ROOT, f);
     return !existsSync(full) || statSync(full).mtimeMs <= builtAt;
@@ -123,7 +159,9 @@ function distIsCurrent(): boolean {
 }
 
 async function main(): Promise<void> {
-  say(`context-ledger demo: OpenClaw ${options.host}, ${options.turns} turn${options.turns === 1 ? "" : "s"}, window ${options.window.toLocaleString("en-US")} tokens, exec printing ${options.output.toLocaleString("en-US")} chars + a ${options.answer.toLocaleString("en-US")}-char answer each turn${options.baseUrl ? `, model ${options.model} at ${options.baseUrl}` : ", offline mock model"} (--help for options)`);
+  say(
+    `context-ledger demo: OpenClaw ${options.host}, ${options.turns} turn${options.turns === 1 ? "" : "s"}, window ${options.window.toLocaleString("en-US")} tokens, exec printing ${options.output.toLocaleString("en-US")} chars + a ${options.answer.toLocaleString("en-US")}-char answer each turn${options.baseUrl ? `, model ${options.model} at ${options.baseUrl}` : ", offline mock model"} (--help for options)`,
+  );
   if (options.build && distIsCurrent()) say("dist/ is newer than every source file: no build needed");
   else if (options.build) {
     say("building the plugin (tsc) ...");
@@ -131,11 +169,14 @@ async function main(): Promise<void> {
     say("built dist/");
   }
   let host: DemoHost = options.host;
-  if (!existsSync(path.join(hostPackageDir(host as HostVersion), "package.json"))) say(`installing OpenClaw ${host} into .cache/ (first time only: ~1 min, ~650 MB) ...`);
+  if (!existsSync(path.join(hostPackageDir(host as HostVersion), "package.json")))
+    say(`installing OpenClaw ${host} into .cache/ (first time only: ~1 min, ~650 MB) ...`);
   busy.set("host", { what: `installing OpenClaw ${host}`, since: Date.now() });
   const installed = await ensureHost(host as HostVersion).catch((error: unknown) => {
     if (process.argv.includes("--host")) throw error;
-    say(`could not install OpenClaw ${host} (${error instanceof Error ? error.message : String(error)}); running the current host 2026.9.6 instead`);
+    say(
+      `could not install OpenClaw ${host} (${error instanceof Error ? error.message : String(error)}); running the current host 2026.9.6 instead`,
+    );
     host = "2026.9.6";
     return ensureHost(host);
   });
@@ -143,7 +184,9 @@ async function main(): Promise<void> {
   // 2026.4.24 names its staging folder after the REAL path of its package (sha256 of the realpath);
   // ensureHost fences the path as given, which differs when .cache/openclaw-* is a symlink. Without a
   // package.json there, its `npm install` walks up to this project's package.json and rewrites node_modules.
-  const installRoot = installed.stageDir ? await fenceStageInstallRoot(installed.stageDir, realpathSync(installed.packageDir), host) : undefined;
+  const installRoot = installed.stageDir
+    ? await fenceStageInstallRoot(installed.stageDir, realpathSync(installed.packageDir), host)
+    : undefined;
   options.host = host;
   say(`OpenClaw ${host} ready (${path.relative(REPO_ROOT, installed.packageDir) || installed.packageDir})`);
   // Transcripts and requests repeat the same texts turn after turn: count each distinct text once.
@@ -159,7 +202,10 @@ async function main(): Promise<void> {
 
   // 2026.4.24 stages bundled-plugin dependencies at the first gateway start: let one gateway do it alone.
   const firstStage = installRoot !== undefined && !existsSync(path.join(installRoot, "node_modules"));
-  if (firstStage) say("first run on this host line: the first gateway stages its bundled plugins (one time, ~1 min); the second starts after it");
+  if (firstStage)
+    say(
+      "first run on this host line: the first gateway stages its bundled plugins (one time, ~1 min); the second starts after it",
+    );
   let releaseSecond: () => void = () => undefined;
   const firstUp = new Promise<void>((resolve) => (releaseSecond = resolve));
   const serialGate = options.serial ? undefined : firstStage ? firstUp : undefined;
@@ -217,7 +263,10 @@ async function main(): Promise<void> {
     schedule: options.serial ? "one after the other" : "at the same time",
   };
   writeFileSync(out, renderDemoReport(input));
-  writeFileSync(out.replace(/\.html?$/i, "") + ".json", `${JSON.stringify({ ...input, gatewayStartMs: runs.map((r) => r.gatewayStartMs) }, null, 2)}\n`);
+  writeFileSync(
+    out.replace(/\.html?$/i, "") + ".json",
+    `${JSON.stringify({ ...input, gatewayStartMs: runs.map((r) => r.gatewayStartMs) }, null, 2)}\n`,
+  );
   console.log(`\nreport: ${path.relative(process.cwd(), out) || out}  (open it in a browser)  —  ${seconds} s in all`);
 }
 

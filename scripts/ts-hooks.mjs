@@ -6,7 +6,11 @@ import { fileURLToPath } from "node:url";
 
 /** Resolves a relative `.js` import from a `.ts` module to the `.ts` file when it exists. */
 export async function resolve(specifier, context, next) {
-  if (specifier.endsWith(".js") && (specifier.startsWith(".") || specifier.startsWith("/")) && context.parentURL?.endsWith(".ts")) {
+  if (
+    specifier.endsWith(".js") &&
+    (specifier.startsWith(".") || specifier.startsWith("/")) &&
+    context.parentURL?.endsWith(".ts")
+  ) {
     const candidate = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
     if (existsSync(fileURLToPath(candidate))) return next(candidate.href, context);
   }

@@ -32,7 +32,10 @@ function runtimeFor(api: OpenClawPluginApi): LedgerRuntime {
 /** Registers the engine, the retrieval tools, raw-output capture, the CLI and the /ledger chat command. Wiring only. */
 function register(api: OpenClawPluginApi): void {
   const rt = runtimeFor(api);
-  void rt.events.write({ op: "register", mode: String((api as { registrationMode?: unknown }).registrationMode ?? "unknown") });
+  void rt.events.write({
+    op: "register",
+    mode: String((api as { registrationMode?: unknown }).registrationMode ?? "unknown"),
+  });
   const hostVersion = runtimeVersionOf(api);
   api.registerContextEngine(ENGINE_ID, (ctx?: unknown) => createEngine(rt, ctx, hostVersion));
   registerRequestOverheadProbe(api, rt.requestOverhead);
@@ -45,7 +48,8 @@ function register(api: OpenClawPluginApi): void {
         grepTimeoutMs: rt.config.retrieval.grepTimeoutMs,
         // `"*"` needs the list of agents; peek answers pass through the configured redaction.
         listAgents: () => listAgentIds(rt.root),
-        redact: (text: string) => (rt.config.redaction.enabled ? redactSecrets(text, rt.config.redaction.patterns) : text),
+        redact: (text: string) =>
+          rt.config.redaction.enabled ? redactSecrets(text, rt.config.redaction.patterns) : text,
       }),
       { names: ["ledger_fetch", "ledger_peek"] },
     );

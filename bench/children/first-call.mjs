@@ -17,4 +17,15 @@ const t2 = performance.now();
 await bench.engine.assemble({ ...ids, messages: messages.slice(), tokenBudget: budget, model: "gpt-4o" });
 const secondMs = performance.now() - t2;
 await bench.cleanup();
-console.log(JSON.stringify({ n, importMs, firstMs, secondMs, firstWithImportMs: importMs + firstMs, kept: view.messages.length, tokens: view.estimatedTokens, rssMB: process.memoryUsage().rss / 1_048_576 }));
+console.log(
+  JSON.stringify({
+    n,
+    importMs,
+    firstMs,
+    secondMs,
+    firstWithImportMs: importMs + firstMs,
+    kept: view.messages.length,
+    tokens: view.estimatedTokens,
+    rssMB: process.memoryUsage().rss / 1_048_576,
+  }),
+);

@@ -6,8 +6,14 @@ const turns = Number(process.argv[2] ?? 200);
 const mb = () => process.memoryUsage().rss / 1_048_576;
 const heap = () => process.memoryUsage().heapUsed / 1_048_576;
 // Memory outside live JS objects: V8's committed heap, and buffers held by native code.
-const outside = () => { const u = process.memoryUsage(); return { heapTotalMB: u.heapTotal / 1_048_576, externalMB: u.external / 1_048_576 }; };
-const settle = () => { globalThis.gc?.(); globalThis.gc?.(); };
+const outside = () => {
+  const u = process.memoryUsage();
+  return { heapTotalMB: u.heapTotal / 1_048_576, externalMB: u.external / 1_048_576 };
+};
+const settle = () => {
+  globalThis.gc?.();
+  globalThis.gc?.();
+};
 const { createTokenCounter } = await import("../../dist/src/budget/count-message.js");
 const { createBenchEngine } = await import("../lib/engine.mjs");
 const { generateToolSession } = await import("../lib/synthetic-session.mjs");
@@ -36,4 +42,17 @@ await replayLedger(session, {
 });
 settle();
 const end = { rssMB: mb(), heapMB: heap(), ...outside() };
-console.log(JSON.stringify({ turns, loaded, withSession, end, samples, growthRssMB: end.rssMB - withSession.rssMB, growthHeapMB: end.heapMB - withSession.heapMB, growthHeapTotalMB: end.heapTotalMB - withSession.heapTotalMB, growthExternalMB: end.externalMB - withSession.externalMB, peakRssMB: Math.max(...samples.map((s) => s.rssMB)) }));
+console.log(
+  JSON.stringify({
+    turns,
+    loaded,
+    withSession,
+    end,
+    samples,
+    growthRssMB: end.rssMB - withSession.rssMB,
+    growthHeapMB: end.heapMB - withSession.heapMB,
+    growthHeapTotalMB: end.heapTotalMB - withSession.heapTotalMB,
+    growthExternalMB: end.externalMB - withSession.externalMB,
+    peakRssMB: Math.max(...samples.map((s) => s.rssMB)),
+  }),
+);

@@ -17,7 +17,10 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 export async function createBenchEngine(config = {}, { generation = "2026.9" } = {}) {
   const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-bench-"));
   const rt = createLedgerRuntime({ config: parseConfig({ ...config, stateDir: dir }), hostLogger: quiet });
-  const engine = createEngine(rt, generation === "2026.4" ? undefined : { agentDir: path.join(dir, "agents", "main", "agent") });
+  const engine = createEngine(
+    rt,
+    generation === "2026.4" ? undefined : { agentDir: path.join(dir, "agents", "main", "agent") },
+  );
   return {
     dir,
     rt,

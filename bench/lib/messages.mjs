@@ -7,7 +7,16 @@ export function createMessageBuilder(start = 1_780_000_000_000) {
   const tick = () => (ts += 1000);
   return {
     user: (text) => ({ role: "user", content: text, timestamp: tick() }),
-    assistant: (text) => ({ role: "assistant", content: [{ type: "text", text }], api: "openai-completions", provider: "mock", model: "m", usage: {}, stopReason: "stop", timestamp: tick() }),
+    assistant: (text) => ({
+      role: "assistant",
+      content: [{ type: "text", text }],
+      api: "openai-completions",
+      provider: "mock",
+      model: "m",
+      usage: {},
+      stopReason: "stop",
+      timestamp: tick(),
+    }),
     call: (id, name, args = {}, lead) => ({
       role: "assistant",
       content: [...(lead ? [{ type: "text", text: lead }] : []), { type: "toolCall", id, name, arguments: args }],
@@ -18,7 +27,14 @@ export function createMessageBuilder(start = 1_780_000_000_000) {
       stopReason: "toolUse",
       timestamp: tick(),
     }),
-    result: (id, name, text, isError = false) => ({ role: "toolResult", toolCallId: id, toolName: name, content: [{ type: "text", text }], isError, timestamp: tick() }),
+    result: (id, name, text, isError = false) => ({
+      role: "toolResult",
+      toolCallId: id,
+      toolName: name,
+      content: [{ type: "text", text }],
+      isError,
+      timestamp: tick(),
+    }),
   };
 }
 
@@ -27,5 +43,9 @@ export function textOfMessage(message) {
   const c = message?.content;
   if (typeof c === "string") return c;
   if (!Array.isArray(c)) return "";
-  return c.map((b) => (typeof b?.text === "string" ? b.text : b?.type === "toolCall" ? JSON.stringify(b.arguments ?? {}) : "")).join("\n");
+  return c
+    .map((b) =>
+      typeof b?.text === "string" ? b.text : b?.type === "toolCall" ? JSON.stringify(b.arguments ?? {}) : "",
+    )
+    .join("\n");
 }

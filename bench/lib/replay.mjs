@@ -8,7 +8,12 @@ const IDS = { sessionId: "bench-session", sessionKey: "agent:main:bench" };
 
 /** Per-turn record of a replay. */
 function turnRecord(turn, calls) {
-  return { turn, calls: calls.length, prompt: Math.max(...calls.map((c) => c.tokens)), sent: calls.reduce((s, c) => s + c.tokens, 0) };
+  return {
+    turn,
+    calls: calls.length,
+    prompt: Math.max(...calls.map((c) => c.tokens)),
+    sent: calls.reduce((s, c) => s + c.tokens, 0),
+  };
 }
 
 /**
@@ -30,7 +35,15 @@ export async function replayLedger(session, { budget, config = {}, measure, onTu
         const view = await engine.assemble({ ...IDS, messages: history.slice(), tokenBudget: budget, model: "gpt-4o" });
         const ms = performance.now() - started;
         const tokens = measure(view.messages, view.systemPromptAddition);
-        const call = { turn: t + 1, tokens, estimated: view.estimatedTokens, ms, replanned: view.ledger?.plan.replanned ?? null, kept: view.messages.length, ...(keepViews ? { view } : {}) };
+        const call = {
+          turn: t + 1,
+          tokens,
+          estimated: view.estimatedTokens,
+          ms,
+          replanned: view.ledger?.plan.replanned ?? null,
+          kept: view.messages.length,
+          ...(keepViews ? { view } : {}),
+        };
         turnCalls.push(call);
         return call;
       };

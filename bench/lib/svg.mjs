@@ -43,7 +43,9 @@ export function lineChart(spec) {
   const px = (v) => m.l + ((tx(v) - x0) / (x1 - x0)) * pw;
   const py = (v) => m.t + ph - ((Math.min(ty(v), y1) - y0) / (y1 - y0)) * ph;
   const out = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
   out.push(`<text x="${W / 2}" y="22" text-anchor="middle" font-size="15" font-weight="600">${esc(spec.title)}</text>`);
   // Y ticks
@@ -74,24 +76,36 @@ export function lineChart(spec) {
   out.push(`<line x1="${m.l}" x2="${m.l}" y1="${m.t}" y2="${m.t + ph}" stroke="#374151"/>`);
   out.push(`<line x1="${m.l}" x2="${m.l + pw}" y1="${m.t + ph}" y2="${m.t + ph}" stroke="#374151"/>`);
   out.push(`<text x="${m.l + pw / 2}" y="${m.t + ph + 36}" text-anchor="middle">${esc(spec.xLabel)}</text>`);
-  out.push(`<text transform="translate(16 ${m.t + ph / 2}) rotate(-90)" text-anchor="middle">${esc(spec.yLabel)}</text>`);
+  out.push(
+    `<text transform="translate(16 ${m.t + ph / 2}) rotate(-90)" text-anchor="middle">${esc(spec.yLabel)}</text>`,
+  );
   for (const r of spec.refLines ?? []) {
     const y = py(r.y);
     out.push(`<line x1="${m.l}" x2="${m.l + pw}" y1="${y}" y2="${y}" stroke="#6b7280" stroke-dasharray="6 4"/>`);
     out.push(`<text x="${m.l + pw - 4}" y="${y - 5}" text-anchor="end" fill="#6b7280">${esc(r.label)}</text>`);
   }
-  out.push(`<g clip-path="url(#plot)"><clipPath id="plot"><rect x="${m.l}" y="${m.t - 2}" width="${pw}" height="${ph + 4}"/></clipPath>`);
+  out.push(
+    `<g clip-path="url(#plot)"><clipPath id="plot"><rect x="${m.l}" y="${m.t - 2}" width="${pw}" height="${ph + 4}"/></clipPath>`,
+  );
   spec.series.forEach((s, i) => {
     const pts = s.points.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(" ");
-    out.push(`<polyline fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="2"${s.dash ? ' stroke-dasharray="5 3"' : ""} points="${pts}"/>`);
-    if (s.points.length <= 12) for (const [x, y] of s.points) out.push(`<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="3.5" fill="${COLORS[i % COLORS.length]}"/>`);
+    out.push(
+      `<polyline fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="2"${s.dash ? ' stroke-dasharray="5 3"' : ""} points="${pts}"/>`,
+    );
+    if (s.points.length <= 12)
+      for (const [x, y] of s.points)
+        out.push(
+          `<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="3.5" fill="${COLORS[i % COLORS.length]}"/>`,
+        );
   });
   out.push(`</g>`);
   // Legend below the axis.
   let lx = m.l;
   const ly = H - 18;
   spec.series.forEach((s, i) => {
-    out.push(`<line x1="${lx}" x2="${lx + 22}" y1="${ly - 4}" y2="${ly - 4}" stroke="${COLORS[i % COLORS.length]}" stroke-width="3"${s.dash ? ' stroke-dasharray="5 3"' : ""}/>`);
+    out.push(
+      `<line x1="${lx}" x2="${lx + 22}" y1="${ly - 4}" y2="${ly - 4}" stroke="${COLORS[i % COLORS.length]}" stroke-width="3"${s.dash ? ' stroke-dasharray="5 3"' : ""}/>`,
+    );
     out.push(`<text x="${lx + 28}" y="${ly}">${esc(s.name)}</text>`);
     lx += 40 + s.name.length * 6.6;
   });

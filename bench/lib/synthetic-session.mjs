@@ -35,7 +35,10 @@ export function generateToolSession(options = {}) {
       const size = logUniform(rng, minBytes, maxBytes);
       const text = kind.make(size, rng);
       outputBytes.push(Buffer.byteLength(text));
-      steps.push({ call: b.call(id, kind.tool, kind.args(rng), rng() < 0.3 ? prose(rng, 80) : undefined), result: b.result(id, kind.tool, text) });
+      steps.push({
+        call: b.call(id, kind.tool, kind.args(rng), rng() < 0.3 ? prose(rng, 80) : undefined),
+        result: b.result(id, kind.tool, text),
+      });
     }
     const answer = b.assistant(prose(rng, int(rng, 100, 700)));
     turns.push({ user, steps, answer });
@@ -51,7 +54,11 @@ export function generateToolSession(options = {}) {
 export function generateLongHistory(n, seed = 7) {
   const rng = createRng(seed);
   const b = createMessageBuilder();
-  const pool = Array.from({ length: 64 }, (_, i) => `2026-11-22T03:${String(i % 60).padStart(2, "0")}:00Z INFO worker-${i % 7} processed batch ${i * 37} in ${(i * 53) % 1000} ms status=ok`);
+  const pool = Array.from(
+    { length: 64 },
+    (_, i) =>
+      `2026-11-22T03:${String(i % 60).padStart(2, "0")}:00Z INFO worker-${i % 7} processed batch ${i * 37} in ${(i * 53) % 1000} ms status=ok`,
+  );
   const body = (chars) => {
     const lines = [];
     let len = 0;

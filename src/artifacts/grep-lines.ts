@@ -112,7 +112,15 @@ export function grepLines(text: string, regex: RegExp, options: GrepLinesOptions
     timedOut = true;
     n--;
   }
-  return { text: out.join("").replace(/\n$/, ""), matches, shownMatches, scannedLines: n, timedOut, outputFull, windowed };
+  return {
+    text: out.join("").replace(/\n$/, ""),
+    matches,
+    shownMatches,
+    scannedLines: n,
+    timedOut,
+    outputFull,
+    windowed,
+  };
 }
 
 function matchIndex(regex: RegExp, line: string, window: number, expired: () => boolean): number | "timeout" {

@@ -22,7 +22,11 @@ describe("parseHandle", () => {
   });
 
   it.each([
-    ["uppercase hex", GOOD.toUpperCase().replace("LEDGER:V1:SHA256:", HANDLE_PREFIX), /uppercase hex digit `A` at digit 1/],
+    [
+      "uppercase hex",
+      GOOD.toUpperCase().replace("LEDGER:V1:SHA256:", HANDLE_PREFIX),
+      /uppercase hex digit `A` at digit 1/,
+    ],
     ["short", GOOD.slice(0, -1), /exactly 64 hex digits .* got 63 characters/],
     ["long", `${GOOD}0`, /got 65 characters/],
     ["non-ASCII", `${GOOD.slice(0, -1)}é`, /ASCII-only .* index 80/],

@@ -20,35 +20,50 @@ export function parseHandle(text: unknown): string {
   // eslint-disable-next-line no-control-regex
   const nonAscii = /[^\x00-\x7f]/.exec(text);
   if (nonAscii) {
-    throw invalid(`Expected an ASCII-only handle, got a non-ASCII character at index ${nonAscii.index} in ${describeValue(text)}`);
+    throw invalid(
+      `Expected an ASCII-only handle, got a non-ASCII character at index ${nonAscii.index} in ${describeValue(text)}`,
+    );
   }
   const space = /\s/.exec(text);
   if (space) {
-    throw invalid(`Expected a handle without whitespace, got whitespace at index ${space.index} in ${describeValue(text)}`);
+    throw invalid(
+      `Expected a handle without whitespace, got whitespace at index ${space.index} in ${describeValue(text)}`,
+    );
   }
   const at = text.indexOf(HANDLE_PREFIX);
   if (at < 0) {
     throw invalid(`Expected a handle starting with \`${HANDLE_PREFIX}\`, got ${describeValue(text)}`);
   }
   if (at > 0) {
-    throw invalid(`Expected the handle to start at the first character, got ${at} leading characters in ${describeValue(text)}`);
+    throw invalid(
+      `Expected the handle to start at the first character, got ${at} leading characters in ${describeValue(text)}`,
+    );
   }
   const hex = text.slice(HANDLE_PREFIX.length);
   if (hex.length !== 64) {
-    throw invalid(`Expected exactly 64 hex digits after \`${HANDLE_PREFIX}\`, got ${hex.length} characters in ${describeValue(text)}`);
+    throw invalid(
+      `Expected exactly 64 hex digits after \`${HANDLE_PREFIX}\`, got ${hex.length} characters in ${describeValue(text)}`,
+    );
   }
   if (!HEX64.test(hex)) {
     const bad = /[^0-9a-f]/.exec(hex);
     const ch = bad?.[0] ?? "?";
     const why = /[A-F]/.test(ch) ? "uppercase hex digit" : "non-hex character";
-    throw invalid(`Expected 64 lowercase hex digits, got ${why} \`${ch}\` at digit ${(bad?.index ?? 0) + 1} in ${describeValue(text)}`);
+    throw invalid(
+      `Expected 64 lowercase hex digits, got ${why} \`${ch}\` at digit ${(bad?.index ?? 0) + 1} in ${describeValue(text)}`,
+    );
   }
   return hex;
 }
 
 /** True when `text` is exactly a valid handle (see {@link parseHandle}). */
 export function isHandle(text: unknown): text is string {
-  return typeof text === "string" && text.length === HANDLE_LENGTH && text.startsWith(HANDLE_PREFIX) && HEX64.test(text.slice(HANDLE_PREFIX.length));
+  return (
+    typeof text === "string" &&
+    text.length === HANDLE_LENGTH &&
+    text.startsWith(HANDLE_PREFIX) &&
+    HEX64.test(text.slice(HANDLE_PREFIX.length))
+  );
 }
 
 /** Formats a 64-hex digest as a handle; throws `handle_invalid` on anything else. */

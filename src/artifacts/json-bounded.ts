@@ -14,14 +14,21 @@ let lastParse: { text: string; root: unknown } | undefined;
  */
 export function parseJsonArtifact(text: string): unknown {
   if (text.length > JSON_SELECTOR_MAX_CHARS) {
-    throw new LedgerError("selector_invalid", `Expected an artifact of at most ${fmt(JSON_SELECTOR_MAX_CHARS)} chars for a \`json\` selector, got ${fmt(text.length)}; use grep or range instead`);
+    throw new LedgerError(
+      "selector_invalid",
+      `Expected an artifact of at most ${fmt(JSON_SELECTOR_MAX_CHARS)} chars for a \`json\` selector, got ${fmt(text.length)}; use grep or range instead`,
+    );
   }
   if (lastParse && lastParse.text.length === text.length && lastParse.text === text) return lastParse.root;
   let root: unknown;
   try {
     root = JSON.parse(text);
   } catch (err) {
-    throw new LedgerError("selector_invalid", `Expected the artifact to be JSON for a \`json\` selector, got ${(err as Error).message}; use grep or range instead`, { cause: err });
+    throw new LedgerError(
+      "selector_invalid",
+      `Expected the artifact to be JSON for a \`json\` selector, got ${(err as Error).message}; use grep or range instead`,
+      { cause: err },
+    );
   }
   lastParse = { text, root };
   return root;
@@ -52,7 +59,9 @@ export function prettyJsonPrefix(value: unknown, limit: number): PrettyPrefix {
   const openValue = (v: unknown, indent: string): boolean => {
     if (v === null || typeof v !== "object") return write(JSON.stringify(v) ?? "null");
     const isArray = Array.isArray(v);
-    const entries: Array<[string | undefined, unknown]> = isArray ? v.map((x) => [undefined, x]) : Object.entries(v as Record<string, unknown>);
+    const entries: Array<[string | undefined, unknown]> = isArray
+      ? v.map((x) => [undefined, x])
+      : Object.entries(v as Record<string, unknown>);
     if (entries.length === 0) return write(isArray ? "[]" : "{}");
     stack.push({ entries, next: 0, close: isArray ? "]" : "}", indent });
     return write(isArray ? "[" : "{");

@@ -55,7 +55,8 @@ export function parseJsonPath(path: string): JsonPathStep[] {
           key += path[j];
           j++;
         }
-        if (path[j] !== quote || path[j + 1] !== "]") throw invalid(path, i, `Expected a closing ${quote}] for the quoted member`);
+        if (path[j] !== quote || path[j + 1] !== "]")
+          throw invalid(path, i, `Expected a closing ${quote}] for the quoted member`);
         steps.push({ key });
         i = j + 2;
         continue;

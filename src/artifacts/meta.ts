@@ -40,7 +40,9 @@ export function parseArtifactMeta(text: string, where: string): ArtifactMeta {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new LedgerError("state_corrupt", `Expected JSON in artifact meta \`${where}\`, got a parse error`, { cause: err });
+    throw new LedgerError("state_corrupt", `Expected JSON in artifact meta \`${where}\`, got a parse error`, {
+      cause: err,
+    });
   }
   const m = value as Partial<ArtifactMeta> | null;
   const ok =
@@ -60,7 +62,10 @@ export function parseArtifactMeta(text: string, where: string): ArtifactMeta {
     typeof m.origin === "object" &&
     m.origin !== null;
   if (!ok) {
-    throw new LedgerError("state_corrupt", `Expected a \`${ARTIFACT_META_SCHEMA}\` object in \`${where}\`, got ${describeValue(value)}`);
+    throw new LedgerError(
+      "state_corrupt",
+      `Expected a \`${ARTIFACT_META_SCHEMA}\` object in \`${where}\`, got ${describeValue(value)}`,
+    );
   }
   return m as ArtifactMeta;
 }

@@ -29,11 +29,15 @@ export function parseSelector(input: unknown): Selector {
     json: ["path"],
   };
   if (typeof kind !== "string" || !(SELECTOR_KINDS as readonly string[]).includes(kind)) {
-    throw invalid(`Expected \`kind\` to be one of ${SELECTOR_KINDS.map((k) => `\`${k}\``).join(", ")}, got ${describeValue(kind)}`);
+    throw invalid(
+      `Expected \`kind\` to be one of ${SELECTOR_KINDS.map((k) => `\`${k}\``).join(", ")}, got ${describeValue(kind)}`,
+    );
   }
   for (const key of Object.keys(o)) {
     if (key !== "kind" && !allowed[kind]?.includes(key)) {
-      throw invalid(`Expected only ${["kind", ...(allowed[kind] ?? [])].map((k) => `\`${k}\``).join(", ")} in a \`${kind}\` selector, got \`${key}\``);
+      throw invalid(
+        `Expected only ${["kind", ...(allowed[kind] ?? [])].map((k) => `\`${k}\``).join(", ")} in a \`${kind}\` selector, got \`${key}\``,
+      );
     }
   }
   switch (kind) {
@@ -54,14 +58,18 @@ export function parseSelector(input: unknown): Selector {
       }
       const flags = o.flags === undefined ? "" : o.flags;
       if (typeof flags !== "string" || !/^(?!.*(.).*\1)[iu]*$/.test(flags)) {
-        throw invalid(`Expected \`flags\` to be made of \`i\` and \`u\` at most once each, got ${describeValue(o.flags)}`);
+        throw invalid(
+          `Expected \`flags\` to be made of \`i\` and \`u\` at most once each, got ${describeValue(o.flags)}`,
+        );
       }
       const context = o.context === undefined ? 0 : int(o.context, "context", 0, MAX_GREP_CONTEXT);
       return { kind, pattern: o.pattern, flags, context };
     }
     default: {
       if (typeof o.path !== "string" || o.path.length === 0) {
-        throw invalid(`Expected \`path\` to be a JSONPath string such as \`$.items[0].name\`, got ${describeValue(o.path)}`);
+        throw invalid(
+          `Expected \`path\` to be a JSONPath string such as \`$.items[0].name\`, got ${describeValue(o.path)}`,
+        );
       }
       parseJsonPath(o.path); // refuse an unsupported path before any artifact is read
       return { kind: "json", path: o.path };

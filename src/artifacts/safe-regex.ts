@@ -84,9 +84,20 @@ export function compileSafeRegex(pattern: string, flags = ""): SafeRegex {
     const quant = canQuantify ? /^(?:[*+?]|\{(\d+)(,(\d*))?\})/.exec(pattern.slice(i)) : null;
     if (quant) {
       const q = quant[0];
-      const max = q === "?" ? 1 : q === "*" || q === "+" ? Infinity : quant[2] === undefined ? Number(quant[1]) : quant[3] ? Number(quant[3]) : Infinity;
+      const max =
+        q === "?"
+          ? 1
+          : q === "*" || q === "+"
+            ? Infinity
+            : quant[2] === undefined
+              ? Number(quant[1])
+              : quant[3]
+                ? Number(quant[3])
+                : Infinity;
       if (lastGroup && max > 1 && (lastGroup.hasQuantifier || lastGroup.hasAlternation)) {
-        throw refused(`Expected no repeated group that itself repeats or alternates (like \`(a+)+\` or \`(a|b)*\`), got \`${q}\` at index ${i}`);
+        throw refused(
+          `Expected no repeated group that itself repeats or alternates (like \`(a+)+\` or \`(a|b)*\`), got \`${q}\` at index ${i}`,
+        );
       }
       if (max > 32 && ++unbounded > MAX_UNBOUNDED_QUANTIFIERS) {
         throw refused(`Expected at most ${MAX_UNBOUNDED_QUANTIFIERS} unbounded quantifiers, got more at index ${i}`);
@@ -103,9 +114,13 @@ export function compileSafeRegex(pattern: string, flags = ""): SafeRegex {
   try {
     regex = new RegExp(pattern, flags);
   } catch (err) {
-    throw new LedgerError("selector_invalid", `Expected a valid regular expression, got ${describeValue(pattern)}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw new LedgerError(
+      "selector_invalid",
+      `Expected a valid regular expression, got ${describeValue(pattern)}: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
   }
   return { regex, windowChars: WINDOW_BY_UNBOUNDED[unbounded] ?? 32, unboundedQuantifiers: unbounded };
 }

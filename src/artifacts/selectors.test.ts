@@ -30,15 +30,23 @@ describe("selectSlice", () => {
   });
 
   it("head and tail with a line count", () => {
-    expect(selectSlice(TEXT, sel({ kind: "head", lines: 3 }), { maxChars: 8000 })).toMatchObject({ text: "line 1\nline 2\nline 3", notice: `lines 1-3 of 2,104 shown (21 of ${TOTAL} chars)`, truncated: false });
+    expect(selectSlice(TEXT, sel({ kind: "head", lines: 3 }), { maxChars: 8000 })).toMatchObject({
+      text: "line 1\nline 2\nline 3",
+      notice: `lines 1-3 of 2,104 shown (21 of ${TOTAL} chars)`,
+      truncated: false,
+    });
     const t = selectSlice(TEXT, sel({ kind: "tail", lines: 2 }), { maxChars: 8000 });
     expect(t.text).toBe("line 2103\nline 2104");
     expect(t.notice).toBe(`lines 2,103-2,104 of 2,104 shown (20 of ${TOTAL} chars)`);
   });
 
   it("range is 1-based and inclusive, past-the-end says so", () => {
-    expect(selectSlice(TEXT, sel({ kind: "range", start: 10, end: 12 }), { maxChars: 8000 }).text).toBe("line 10\nline 11\nline 12");
-    expect(selectSlice(TEXT, sel({ kind: "range", start: 3000, end: 3001 }), { maxChars: 8000 }).notice).toMatch(/past the end \(2,104 lines\)/);
+    expect(selectSlice(TEXT, sel({ kind: "range", start: 10, end: 12 }), { maxChars: 8000 }).text).toBe(
+      "line 10\nline 11\nline 12",
+    );
+    expect(selectSlice(TEXT, sel({ kind: "range", start: 3000, end: 3001 }), { maxChars: 8000 }).notice).toMatch(
+      /past the end \(2,104 lines\)/,
+    );
     const capped = selectSlice(TEXT, sel({ kind: "range", start: 1, end: 2104 }), { maxChars: 100 });
     expect(capped.text.length).toBeLessThanOrEqual(100);
     expect(capped.truncated).toBe(true);
@@ -73,7 +81,9 @@ describe("selectSlice", () => {
     expect(r.text.split("\n").slice(0, 4)).toEqual(["41-line 41", "42:line 42 ERROR boom", "43-line 43", "--"]);
     expect(r.notice).toBe("grep /error/i: 21 matching lines of 2,104, 21 shown");
     const capped = selectSlice(TEXT, sel({ kind: "grep", pattern: "ERROR" }), { maxChars: 60 });
-    expect(capped.notice).toMatch(/^grep \/ERROR\/: 21 matching lines of 2,104, 2 shown; the rest left out to fit 60 chars$/);
+    expect(capped.notice).toMatch(
+      /^grep \/ERROR\/: 21 matching lines of 2,104, 2 shown; the rest left out to fit 60 chars$/,
+    );
     expect(capped.truncated).toBe(true);
   });
 
@@ -85,15 +95,32 @@ describe("selectSlice", () => {
   });
 
   it("json selects by a documented JSONPath subset", () => {
-    const doc = JSON.stringify({ items: [{ name: "a", n: 1 }, { name: "b", n: 2 }], "odd key": { x: true } });
-    expect(selectSlice(doc, sel({ kind: "json", path: "$.items[*].name" }), { maxChars: 8000 }).text).toBe('[\n  "a",\n  "b"\n]');
-    expect(selectSlice(doc, sel({ kind: "json", path: "$.items[-1].n" }), { maxChars: 8000 })).toMatchObject({ text: "2", notice: "$.items[-1].n: 1 value; 1 chars shown" });
+    const doc = JSON.stringify({
+      items: [
+        { name: "a", n: 1 },
+        { name: "b", n: 2 },
+      ],
+      "odd key": { x: true },
+    });
+    expect(selectSlice(doc, sel({ kind: "json", path: "$.items[*].name" }), { maxChars: 8000 }).text).toBe(
+      '[\n  "a",\n  "b"\n]',
+    );
+    expect(selectSlice(doc, sel({ kind: "json", path: "$.items[-1].n" }), { maxChars: 8000 })).toMatchObject({
+      text: "2",
+      notice: "$.items[-1].n: 1 value; 1 chars shown",
+    });
     expect(selectSlice(doc, sel({ kind: "json", path: "$['odd key'].x" }), { maxChars: 8000 }).text).toBe("true");
-    expect(selectSlice(doc, sel({ kind: "json", path: "$.nope" }), { maxChars: 8000 }).notice).toBe("$.nope: no value (missing member `nope` at $)");
-    expect(errCode(() => selectSlice("not json", sel({ kind: "json", path: "$" }), { maxChars: 10 }))).toBe("selector_invalid");
+    expect(selectSlice(doc, sel({ kind: "json", path: "$.nope" }), { maxChars: 8000 }).notice).toBe(
+      "$.nope: no value (missing member `nope` at $)",
+    );
+    expect(errCode(() => selectSlice("not json", sel({ kind: "json", path: "$" }), { maxChars: 10 }))).toBe(
+      "selector_invalid",
+    );
     expect(errCode(() => sel({ kind: "json", path: "$..name" }))).toBe("selector_invalid");
     expect(errCode(() => sel({ kind: "json", path: "items" }))).toBe("selector_invalid");
-    expect(errCode(() => selectSlice(doc, { kind: "json", path: "$[?(@.n)]" }, { maxChars: 10 }))).toBe("selector_invalid");
+    expect(errCode(() => selectSlice(doc, { kind: "json", path: "$[?(@.n)]" }, { maxChars: 10 }))).toBe(
+      "selector_invalid",
+    );
   });
 });
 
@@ -118,7 +145,17 @@ describe("grep safety", () => {
     expect((caught as Error).message).toMatch(message);
   });
 
-  it.each(["error", "^\\s*at .*\\(", "(?:foo|bar) \\d+ms", "exit code [1-9]\\d*", "[A-Z]+_[A-Z]+=\\S+", "\\bwarn(ing)?\\b", ".*timeout.*", "\\w+\\s+\\d+", ".*a.*b.*c"])("accepts the ordinary pattern %s", (pattern) => {
+  it.each([
+    "error",
+    "^\\s*at .*\\(",
+    "(?:foo|bar) \\d+ms",
+    "exit code [1-9]\\d*",
+    "[A-Z]+_[A-Z]+=\\S+",
+    "\\bwarn(ing)?\\b",
+    ".*timeout.*",
+    "\\w+\\s+\\d+",
+    ".*a.*b.*c",
+  ])("accepts the ordinary pattern %s", (pattern) => {
     expect(compileSafeRegex(pattern).regex).toBeInstanceOf(RegExp);
   });
 
@@ -152,6 +189,11 @@ describe("parseSelector", () => {
   it("accepts shorthands and defaults", () => {
     expect(parseSelector(undefined)).toEqual({ kind: "headtail" });
     expect(parseSelector("tail")).toEqual({ kind: "tail" });
-    expect(parseSelector({ kind: "grep", pattern: "x" })).toEqual({ kind: "grep", pattern: "x", flags: "", context: 0 });
+    expect(parseSelector({ kind: "grep", pattern: "x" })).toEqual({
+      kind: "grep",
+      pattern: "x",
+      flags: "",
+      context: 0,
+    });
   });
 });

@@ -5,7 +5,15 @@ import { evaluateJsonPath, parseJsonPath } from "./json-path.js";
 import { countLines } from "./meta.js";
 import { compileSafeRegex } from "./safe-regex.js";
 import { HARD_MAX_CHARS, type Selector, type Slice, type SliceOptions } from "./selector-types.js";
-import { chompNewline, describeWindow, fmt, headEnd, lineEndOffset, lineStartOffset, tailStart } from "./text-window.js";
+import {
+  chompNewline,
+  describeWindow,
+  fmt,
+  headEnd,
+  lineEndOffset,
+  lineStartOffset,
+  tailStart,
+} from "./text-window.js";
 
 export { parseSelector } from "./parse-selector.js";
 export { HARD_MAX_CHARS, SELECTOR_KINDS } from "./selector-types.js";
@@ -22,7 +30,10 @@ const MARKER_RESERVE = 80;
 export function selectSlice(text: string, selector: Selector, options: SliceOptions): Slice {
   const hard = options.hardMaxChars ?? HARD_MAX_CHARS;
   if (!Number.isInteger(options.maxChars) || options.maxChars < 1) {
-    throw new LedgerError("selector_invalid", `Expected \`maxChars\` to be a positive integer, got ${describeValue(options.maxChars)}`);
+    throw new LedgerError(
+      "selector_invalid",
+      `Expected \`maxChars\` to be a positive integer, got ${describeValue(options.maxChars)}`,
+    );
   }
   const budget = Math.min(options.maxChars, hard);
   const totalLines = countLines(text);
@@ -46,7 +57,12 @@ export function selectSlice(text: string, selector: Selector, options: SliceOpti
     }
     case "range": {
       if (selector.start > totalLines) {
-        return { ...base, text: "", notice: `no lines shown: line ${fmt(selector.start)} is past the end (${fmt(totalLines)} lines)`, truncated: false };
+        return {
+          ...base,
+          text: "",
+          notice: `no lines shown: line ${fmt(selector.start)} is past the end (${fmt(totalLines)} lines)`,
+          truncated: false,
+        };
       }
       const start = lineStartOffset(text, selector.start);
       const end = lineEndOffset(text, Math.min(selector.end, totalLines));
@@ -57,19 +73,37 @@ export function selectSlice(text: string, selector: Selector, options: SliceOpti
     case "grep": {
       const safe = compileSafeRegex(selector.pattern, selector.flags ?? "");
       const timeout = options.grepTimeoutMs ?? 500;
-      const r = grepLines(text, safe.regex, { context: selector.context ?? 0, maxChars: budget, windowChars: safe.windowChars, deadline: Date.now() + timeout });
-      const parts = [`${fmt(r.matches)}${r.timedOut ? "+" : ""} matching lines of ${fmt(totalLines)}, ${fmt(r.shownMatches)} shown`];
+      const r = grepLines(text, safe.regex, {
+        context: selector.context ?? 0,
+        maxChars: budget,
+        windowChars: safe.windowChars,
+        deadline: Date.now() + timeout,
+      });
+      const parts = [
+        `${fmt(r.matches)}${r.timedOut ? "+" : ""} matching lines of ${fmt(totalLines)}, ${fmt(r.shownMatches)} shown`,
+      ];
       if (r.outputFull) parts.push(`the rest left out to fit ${fmt(budget)} chars`);
       if (r.timedOut) parts.push(`scan stopped at line ${fmt(r.scannedLines)} after the ${fmt(timeout)} ms limit`);
-      if (r.windowed) parts.push(`lines over ${fmt(safe.windowChars)} chars were searched in overlapping windows of that size`);
-      return { ...base, text: r.text, notice: `grep /${selector.pattern}/${selector.flags ?? ""}: ${parts.join("; ")}`, truncated: r.outputFull || r.timedOut };
+      if (r.windowed)
+        parts.push(`lines over ${fmt(safe.windowChars)} chars were searched in overlapping windows of that size`);
+      return {
+        ...base,
+        text: r.text,
+        notice: `grep /${selector.pattern}/${selector.flags ?? ""}: ${parts.join("; ")}`,
+        truncated: r.outputFull || r.timedOut,
+      };
     }
     case "json":
       return jsonSlice(text, selector.path, budget, base);
   }
 }
 
-function headTail(text: string, budget: number, base: { totalLines: number; totalChars: number }, window: (s: number, e: number, as: number, ae: number) => Slice): Slice {
+function headTail(
+  text: string,
+  budget: number,
+  base: { totalLines: number; totalChars: number },
+  window: (s: number, e: number, as: number, ae: number) => Slice,
+): Slice {
   if (text.length <= budget) return window(0, text.length, 0, text.length);
   const room = Math.max(2, budget - MARKER_RESERVE);
   const hEnd = headEnd(text, 0, text.length, Math.floor(room / 2));
@@ -84,7 +118,12 @@ function headTail(text: string, budget: number, base: { totalLines: number; tota
   };
 }
 
-function jsonSlice(text: string, path: string, budget: number, base: { totalLines: number; totalChars: number }): Slice {
+function jsonSlice(
+  text: string,
+  path: string,
+  budget: number,
+  base: { totalLines: number; totalChars: number },
+): Slice {
   const steps = parseJsonPath(path);
   const result = evaluateJsonPath(parseJsonArtifact(text), steps);
   if (result.values.length === 0) {
@@ -96,7 +135,14 @@ function jsonSlice(text: string, path: string, budget: number, base: { totalLine
   const end = headEnd(out, 0, out.length, budget);
   const what = result.multiple ? `${fmt(result.values.length)} matches` : "1 value";
   let shownPart = `${fmt(out.length)} chars shown`;
-  if (!pretty.complete) shownPart = `chars 1-${fmt(end)} of more than ${fmt(out.length)} shown (lines 1-${fmt(countLines(out.slice(0, end)))} of the pretty-printed value)`;
-  else if (end < out.length) shownPart = `chars 1-${fmt(end)} of ${fmt(out.length)} shown (${describeWindow(out, 0, end, countLines(out))} of the pretty-printed value)`;
-  return { ...base, text: chompNewline(out.slice(0, end)), notice: `${path}: ${what}; ${shownPart}`, truncated: end < out.length || !pretty.complete };
+  if (!pretty.complete)
+    shownPart = `chars 1-${fmt(end)} of more than ${fmt(out.length)} shown (lines 1-${fmt(countLines(out.slice(0, end)))} of the pretty-printed value)`;
+  else if (end < out.length)
+    shownPart = `chars 1-${fmt(end)} of ${fmt(out.length)} shown (${describeWindow(out, 0, end, countLines(out))} of the pretty-printed value)`;
+  return {
+    ...base,
+    text: chompNewline(out.slice(0, end)),
+    notice: `${path}: ${what}; ${shownPart}`,
+    truncated: end < out.length || !pretty.complete,
+  };
 }

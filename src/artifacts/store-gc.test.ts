@@ -46,7 +46,10 @@ describe("artifact gc", () => {
   it("removes oldest unreferenced first until the total fits maxTotalBytes", async () => {
     const { store, made } = await seed();
     const report = await store.gc({ maxTotalBytes: 150 });
-    expect(report.removed.map((r) => [r.handle, r.reason])).toEqual([[made[0], "over-size"], [made[1], "over-size"]]);
+    expect(report.removed.map((r) => [r.handle, r.reason])).toEqual([
+      [made[0], "over-size"],
+      [made[1], "over-size"],
+    ]);
     expect((await store.stats()).storedBytes).toBe(100);
   });
 

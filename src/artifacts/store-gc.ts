@@ -76,7 +76,10 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
     if (st && now - st.mtimeMs > STALE_TEMP_MS) stale.push(file);
   }
   progress?.({ phase: "scan", done: entries.length, total: entries.length });
-  const referenced = keepNewer > 0 ? new Set([...given, ...entries.filter((e) => now - e.createdMs < keepNewer).map((e) => e.handle)]) : given;
+  const referenced =
+    keepNewer > 0
+      ? new Set([...given, ...entries.filter((e) => now - e.createdMs < keepNewer).map((e) => e.handle)])
+      : given;
 
   const removals: GcRemoval[] = [];
   const removedHex = new Set<string>();
@@ -103,7 +106,10 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
 
   if (!dryRun) {
     // Announced before the first removal: a running engine that sees the new epoch re-stashes what it cites.
-    if (removals.length > 0) await fsp.writeFile(path.join(ctx.root, GC_EPOCH_FILE), `${Math.max(now, (await readGcEpoch(ctx.root)) + 1)}\n`, { mode: 0o600 });
+    if (removals.length > 0)
+      await fsp.writeFile(path.join(ctx.root, GC_EPOCH_FILE), `${Math.max(now, (await readGcEpoch(ctx.root)) + 1)}\n`, {
+        mode: 0o600,
+      });
     let done = 0;
     for (const r of removals) {
       await ctx.removeHex(r.handle.slice(-64));

@@ -37,7 +37,8 @@ export async function readdirOrEmpty(dir: string): Promise<string[]> {
   try {
     return (await fsp.readdir(dir)).sort();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return [];
+    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR")
+      return [];
     throw err;
   }
 }

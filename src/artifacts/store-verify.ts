@@ -13,7 +13,10 @@ export interface VerifyContext {
 }
 
 /** Reads and verifies every blob, and pairs blobs with meta files. */
-export async function runVerifyAll(ctx: VerifyContext, onProgress?: (progress: StoreProgress) => void): Promise<VerifyReport> {
+export async function runVerifyAll(
+  ctx: VerifyContext,
+  onProgress?: (progress: StoreProgress) => void,
+): Promise<VerifyReport> {
   const blobs: string[] = [];
   for await (const { name } of walkFanout(blobsDir(ctx.root))) {
     if (!name.startsWith(TEMP_PREFIX) && /^[0-9a-f]{64}$/.test(name)) blobs.push(name);

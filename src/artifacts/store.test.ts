@@ -29,16 +29,31 @@ async function code(p: Promise<unknown>): Promise<string> {
   return "ok";
 }
 
-const LOG = Array.from({ length: 400 }, (_, i) => `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}Z INFO line ${i}`).join("\n");
+const LOG = Array.from(
+  { length: 400 },
+  (_, i) => `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}Z INFO line ${i}`,
+).join("\n");
 
 describe("artifact store", () => {
   it("round-trips text and binary content and writes meta without the content", async () => {
     const store = createArtifactStore({ root, now: () => Date.UTC(2026, 0, 2) });
-    const { handle, meta, created } = await store.stash(LOG, { kind: "tool-output", format: "log", origin: { toolName: "exec", toolCallId: "c1", agentId: "main", sessionKey: "s" } });
+    const { handle, meta, created } = await store.stash(LOG, {
+      kind: "tool-output",
+      format: "log",
+      origin: { toolName: "exec", toolCallId: "c1", agentId: "main", sessionKey: "s" },
+    });
     expect(created).toBe(true);
     expect(handle).toBe(handleForBytes(LOG));
     expect(await store.readText(handle)).toBe(LOG);
-    expect(meta).toMatchObject({ schema: "context-ledger.artifact.meta.v1", bytes: Buffer.byteLength(LOG), lines: 400, compression: "gzip", kind: "tool-output", format: "log", createdAt: "2026-01-02T00:00:00.000Z" });
+    expect(meta).toMatchObject({
+      schema: "context-ledger.artifact.meta.v1",
+      bytes: Buffer.byteLength(LOG),
+      lines: 400,
+      compression: "gzip",
+      kind: "tool-output",
+      format: "log",
+      createdAt: "2026-01-02T00:00:00.000Z",
+    });
     expect(meta.origin).toEqual({ toolName: "exec", toolCallId: "c1", agentId: "main", sessionKey: "s" });
     const metaText = await fsp.readFile(artifactPaths(root, meta.sha256).meta, "utf8");
     expect(metaText).not.toContain("INFO line");

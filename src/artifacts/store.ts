@@ -83,7 +83,9 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
     } catch (err) {
       if (isNotFound(err)) return undefined;
       if ((err as NodeJS.ErrnoException).code === "ELOOP") {
-        throw new LedgerError("path_outside_store", `Expected a regular file at \`${file}\`, got a symlink`, { cause: err });
+        throw new LedgerError("path_outside_store", `Expected a regular file at \`${file}\`, got a symlink`, {
+          cause: err,
+        });
       }
       throw err;
     }
@@ -158,13 +160,21 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
   const store: ArtifactStore = {
     root,
     async stash(content: string | Uint8Array, info: StashInfo = {}): Promise<StashResult> {
-      const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+      const bytes =
+        typeof content === "string"
+          ? Buffer.from(content, "utf8")
+          : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
       const hex = sha256Hex(bytes);
       const handle = formatHandle(hex);
       const paths = artifactPaths(root, hex);
       const real = (await rootReal(true)) as string;
       await assertInsideStore(real, paths.blob);
-      if (await fsp.lstat(paths.blob).then(() => true, () => false)) {
+      if (
+        await fsp.lstat(paths.blob).then(
+          () => true,
+          () => false,
+        )
+      ) {
         const existing = await tryReadMetaHex(hex).catch(() => undefined);
         if (existing) return { handle, meta: existing, created: false };
       }
@@ -258,7 +268,10 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
       return removeHex(parseHandle(handle));
     },
     async gc(gcOptions: GcOptions = {}) {
-      const report = await runGc({ root, now, removeHex, readMetaHex: (hex) => tryReadMetaHex(hex).catch(() => undefined) }, gcOptions);
+      const report = await runGc(
+        { root, now, removeHex, readMetaHex: (hex) => tryReadMetaHex(hex).catch(() => undefined) },
+        gcOptions,
+      );
       if (!report.dryRun) usedBytes = undefined;
       return report;
     },
@@ -294,7 +307,10 @@ function decodeVerified(hex: string, stored: Buffer, compression: Compression | 
       why = `an undecodable ${c} blob (${(err as Error).message})`;
     }
   }
-  throw new LedgerError("artifact_corrupt", `Expected the content of ${formatHandle(hex)} to hash to its handle, got ${why}; nothing served`);
+  throw new LedgerError(
+    "artifact_corrupt",
+    `Expected the content of ${formatHandle(hex)} to hash to its handle, got ${why}; nothing served`,
+  );
 }
 
 function countLinesInBytes(bytes: Buffer): number {

@@ -69,6 +69,8 @@ export function describeWindow(text: string, start: number, end: number, totalLi
   const cutStart = start > 0 && text[start - 1] !== "\n";
   const cutEnd = end < text.length && text[end - 1] !== "\n";
   const range = first === last ? `line ${fmt(first)}` : `lines ${fmt(first)}-${fmt(last)}`;
-  const cuts = [cutStart ? `line ${fmt(first)} starts mid-line` : "", cutEnd ? `line ${fmt(last)} cut` : ""].filter(Boolean);
+  const cuts = [cutStart ? `line ${fmt(first)} starts mid-line` : "", cutEnd ? `line ${fmt(last)} cut` : ""].filter(
+    Boolean,
+  );
   return `${range} of ${fmt(totalLines)}${cuts.length ? ` (${cuts.join(", ")})` : ""}`;
 }

@@ -10,7 +10,13 @@ import { fingerprintMessage } from "../host/messages.js";
 import { dualCurrencyCharge } from "../budget/dual-currency.js";
 import { hostChars } from "../host/host-estimate.js";
 import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
-import { hostPromptBudget, normalizeBudget, type HostGeneration, type NormalizedBudget, type SessionIdentity } from "../host/normalize.js";
+import {
+  hostPromptBudget,
+  normalizeBudget,
+  type HostGeneration,
+  type NormalizedBudget,
+  type SessionIdentity,
+} from "../host/normalize.js";
 import { hostEstimateOf, hostUnitsOf, resolveHostPlan, type RequestOverhead } from "./host-plan.js";
 import { startAtUserTurn, withHostSummaryFirst } from "./valid-start.js";
 import { advanceTally } from "../host/raw-tally.js";
@@ -58,7 +64,14 @@ export interface AssembledView {
     budget: NormalizedBudget;
     plan: Pick<WindowPlan, "start" | "reason" | "replanned" | "overBudget"> & { kept: number; excluded: number };
     /** The host's own budget for this view: which estimator binds, its room, and what it will count. */
-    host: { rule: string; messageUnits: number | null; estimate: number; exactTokens: number; contextWindow: number | null; maxOutputTokens: number | null };
+    host: {
+      rule: string;
+      messageUnits: number | null;
+      estimate: number;
+      exactTokens: number;
+      contextWindow: number | null;
+      maxOutputTokens: number | null;
+    };
     offloaded: number;
     summaryInjected: boolean;
   };
@@ -70,7 +83,11 @@ export interface AssembledView {
  * turn losslessly, inject the summary when history was trimmed, and measure
  * raw-history pressure as maintenance debt (reported, never acted on here).
  */
-export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, input: AssembleViewInput): Promise<AssembledView> {
+export async function assembleView(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  input: AssembleViewInput,
+): Promise<AssembledView> {
   const { identity } = input;
   const messages = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
   const modelId = typeof input.model === "string" ? input.model : undefined;
@@ -97,7 +114,10 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   const summaryReserve = settings.summary.enabled ? Math.ceil(settings.summary.maxInjectedChars / 3) + 16 : 0;
   const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve - REPLY_PRIMING_TOKENS);
   // The host's units left for messages, less the same safety share the exact budget keeps.
-  const rawHostUnits = hostPlan.host.messageUnits === undefined ? undefined : Math.floor(hostPlan.host.messageUnits * (1 - settings.budget.safetyMarginRatio));
+  const rawHostUnits =
+    hostPlan.host.messageUnits === undefined
+      ? undefined
+      : Math.floor(hostPlan.host.messageUnits * (1 - settings.budget.safetyMarginRatio));
   // When the host's own overhead leaves (almost) nothing for the conversation (2026.8.2 at 32k: system prompt,
   // 85k chars of tool schemas and an appended tool result), no view can avoid its clamp: plan by exact count,
   // so the turn keeps its question and tool results, and say so in the host reading.
@@ -118,7 +138,13 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   const charge = dualCurrencyCharge(messageBudget, hostUnits);
   const costOf = (message: unknown): number => charge(counter.countMessage(message), () => hostUnitsOf(message));
   let clearing = createClearingShaper(rt, shaping, view, shaper);
-  const windows = planElasticWindow(state, settings, { messages: view, hostBudget: budget.tokens, messageBudget, newestUser, count: (i, clearBefore) => costOf(clearing.shapeAt(i, clearBefore)) });
+  const windows = planElasticWindow(state, settings, {
+    messages: view,
+    hostBudget: budget.tokens,
+    messageBudget,
+    newestUser,
+    count: (i, clearBefore) => costOf(clearing.shapeAt(i, clearBefore)),
+  });
   let { plan } = windows;
   let clearBefore = windows.clearBefore;
   const shapeKept = (i: number): unknown => clearing.shapeAt(i, clearBefore);
@@ -131,13 +157,30 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
   } catch (err) {
     if (!isLedgerError(err, "store_full")) throw err;
     // No handle may reach the prompt unless its original is stored: keep outputs inline this turn, re-planned.
-    rt.logger.warn(`offload refused session=${identity.sessionKey}: ${err.code}: ${err.message}; tool outputs stay inline this turn`);
-    void rt.events.write({ op: "offload:refused", agentId: identity.agentId, sessionKey: identity.sessionKey, reason: err.message });
-    const inline = { ...settings, offload: { ...settings.offload, enabled: false }, clearing: { ...settings.clearing, enabled: false } };
+    rt.logger.warn(
+      `offload refused session=${identity.sessionKey}: ${err.code}: ${err.message}; tool outputs stay inline this turn`,
+    );
+    void rt.events.write({
+      op: "offload:refused",
+      agentId: identity.agentId,
+      sessionKey: identity.sessionKey,
+      reason: err.message,
+    });
+    const inline = {
+      ...settings,
+      offload: { ...settings.offload, enabled: false },
+      clearing: { ...settings.clearing, enabled: false },
+    };
     shaper = createShaper(rt, inline, identity, view);
     clearing = createClearingShaper(rt, inline, view, shaper);
     clearBefore = -1;
-    plan = planWindow({ messages: view, budget: messageBudget, count: (i) => costOf(shaper.shape(i)), fingerprint: (i) => fingerprintMessage(view[i]), target: windows.target });
+    plan = planWindow({
+      messages: view,
+      budget: messageBudget,
+      count: (i) => costOf(shaper.shape(i)),
+      fingerprint: (i) => fingerprintMessage(view[i]),
+      target: windows.target,
+    });
     keptIdx = withHostSummaryFirst(view, startAtUserTurn(view, plan.kept));
     kept = keptIdx.map(shapeKept);
   }
@@ -176,9 +219,37 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     reducibleChars: tally.reducibleChars,
   };
   // What `context-ledger view` and `/ledger view` show: written in the background, flushed on dispose.
-  recordViewSnapshot(rt, settings, identity, { turn: state.turns + 1, kept, keptIndexes: keptIdx, tokensOf: (i) => counter.countMessage(shapeKept(i)), total: view.length, budget: { tokens: budget.tokens, messageBudget }, estimatedTokens, plan: { start: plan.start, reason: plan.reason, replanned: plan.replanned, overBudget: plan.overBudget, excluded: plan.excluded.length }, summary: { text: summary.text, tokens: summary.tokens }, debt, handles: new Set([...shaper.handles(), ...clearing.handles()]) });
-  const anchors = recordWindow(windows.anchors, windows.previous, { plan, budget: messageBudget, total: view.length, clearBefore, fingerprint: (i) => fingerprintMessage(view[i]), pin: windows.pin });
-  const frontier = plan.kept.length > 0 ? { start: plan.start, anchor: fingerprintMessage(view[plan.start]), total: view.length } : null;
+  recordViewSnapshot(rt, settings, identity, {
+    turn: state.turns + 1,
+    kept,
+    keptIndexes: keptIdx,
+    tokensOf: (i) => counter.countMessage(shapeKept(i)),
+    total: view.length,
+    budget: { tokens: budget.tokens, messageBudget },
+    estimatedTokens,
+    plan: {
+      start: plan.start,
+      reason: plan.reason,
+      replanned: plan.replanned,
+      overBudget: plan.overBudget,
+      excluded: plan.excluded.length,
+    },
+    summary: { text: summary.text, tokens: summary.tokens },
+    debt,
+    handles: new Set([...shaper.handles(), ...clearing.handles()]),
+  });
+  const anchors = recordWindow(windows.anchors, windows.previous, {
+    plan,
+    budget: messageBudget,
+    total: view.length,
+    clearBefore,
+    fingerprint: (i) => fingerprintMessage(view[i]),
+    pin: windows.pin,
+  });
+  const frontier =
+    plan.kept.length > 0
+      ? { start: plan.start, anchor: fingerprintMessage(view[plan.start]), total: view.length }
+      : null;
   rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
     s.raw = tally;
     s.frontier = frontier;
@@ -195,7 +266,14 @@ export async function assembleView(rt: LedgerRuntime, settings: AgentSettings, i
     ledger: {
       debt,
       budget,
-      plan: { start: plan.start, reason: plan.reason, replanned: plan.replanned, overBudget: plan.overBudget, kept: keptIdx.length, excluded: plan.excluded.length },
+      plan: {
+        start: plan.start,
+        reason: plan.reason,
+        replanned: plan.replanned,
+        overBudget: plan.overBudget,
+        kept: keptIdx.length,
+        excluded: plan.excluded.length,
+      },
       host: {
         rule: rawHostUnits !== undefined && !hostViable ? `${hostPlan.host.rule}:unviable` : hostPlan.host.rule,
         messageUnits: rawHostUnits ?? null,
@@ -218,10 +296,17 @@ function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastVi
   // 2026.9.x also assembles partial histories inside a turn (tool-loop retries); compact()
   // must plan on the fullest view of the current conversation, not the last partial one.
   // 9.x's in-loop calls may pass a shorter, host-trimmed slice of the same conversation (same epoch): not the fuller view.
-  const sameConversation = previous !== undefined && previous.sessionId === view.sessionId && conversationEpoch(previous.messages) !== "empty";
+  const sameConversation =
+    previous !== undefined && previous.sessionId === view.sessionId && conversationEpoch(previous.messages) !== "empty";
   if (previous && sameConversation && previous.messages.length > view.messages.length) return;
   // The same history planned under a smaller budget (9.x's in-loop call) is not the fuller view either.
-  if (previous && sameConversation && previous.messages.length === view.messages.length && previous.messageBudget > view.messageBudget) return;
+  if (
+    previous &&
+    sameConversation &&
+    previous.messages.length === view.messages.length &&
+    previous.messageBudget > view.messageBudget
+  )
+    return;
   rt.lastViews.delete(key);
   rt.lastViews.set(key, view);
   if (rt.lastViews.size > MAX_VIEWS) {

@@ -1,4 +1,11 @@
-import { clearToolResult, stripThinking, stubSummaryOf, textChars, toolMatcher, toolNameOf } from "../budget/clear-tool-results.js";
+import {
+  clearToolResult,
+  stripThinking,
+  stubSummaryOf,
+  textChars,
+  toolMatcher,
+  toolNameOf,
+} from "../budget/clear-tool-results.js";
 import type { AgentSettings } from "../config/schema.js";
 import { blocksOf, roleOf, textOf } from "../host/messages.js";
 import { summarizeOutput } from "../results/summarize-output.js";
@@ -28,7 +35,11 @@ const citedHandle = new WeakMap<object, string | null>();
 function handleCitedBy(result: unknown): string | undefined {
   if (result === null || typeof result !== "object") return undefined;
   let handle = citedHandle.get(result);
-  if (handle === undefined) citedHandle.set(result, (handle = roleOf(result) === "toolResult" ? (HANDLE.exec(textOf(result))?.[0] ?? null) : null));
+  if (handle === undefined)
+    citedHandle.set(
+      result,
+      (handle = roleOf(result) === "toolResult" ? (HANDLE.exec(textOf(result))?.[0] ?? null) : null),
+    );
   return handle ?? undefined;
 }
 
@@ -39,7 +50,12 @@ function handleCitedBy(result: unknown): string | undefined {
  * note that the tool can be rerun, as Anthropic's `clear_tool_uses` does: no
  * store write on the prompt path. Its original stays in the host transcript.
  */
-export function createClearingShaper(rt: LedgerRuntime, settings: AgentSettings, messages: readonly unknown[], shaper: Shaper): ClearingShaper {
+export function createClearingShaper(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  messages: readonly unknown[],
+  shaper: Shaper,
+): ClearingShaper {
   const { clearing } = settings;
   const excluded = toolMatcher(clearing.excludeTools);
   const handles = new Set<string>();
@@ -50,7 +66,12 @@ export function createClearingShaper(rt: LedgerRuntime, settings: AgentSettings,
     const shaped = shaper.shape(index);
     if (roleOf(message) === "toolResult") {
       const name = toolNameOf(message);
-      if (excluded(name) || resolveToolPolicy(name, settings.offload.tools) === "full" || textChars(shaped) <= MIN_CLEARED_CHARS) return shaped;
+      if (
+        excluded(name) ||
+        resolveToolPolicy(name, settings.offload.tools) === "full" ||
+        textChars(shaped) <= MIN_CLEARED_CHARS
+      )
+        return shaped;
       const stub = stubIn(shaped);
       if (stub) return clearToolResult(shaped, stub.handle, textChars(message), stubSummaryOf(stub.text));
       const gist = summarizeOutput(textOf(message), { toolName: name });

@@ -47,7 +47,8 @@ export interface HostPlan {
   factor: number;
 }
 
-const posInt = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined);
+const posInt = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined;
 
 /** Resolves the line's budgets for one assemble. */
 export function resolveHostPlan(input: HostPlanInput): HostPlan {
@@ -57,13 +58,27 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
   const wholeWindow = semantics.tokenBudget === "whole-window" ? posInt(input.tokenBudget) : undefined;
   const contextWindow = limits.contextWindow ?? wholeWindow;
   // The transport asks for the model's configured maxTokens; runtimeSettings carry a generic default on some passes (8000 seen).
-  const maxOutputTokens = limits.maxTokens ?? posInt(rsLimits?.maxOutputTokens) ?? (contextWindow ? Math.min(8_192, Math.floor(contextWindow / 8)) : undefined);
+  const maxOutputTokens =
+    limits.maxTokens ??
+    posInt(rsLimits?.maxOutputTokens) ??
+    (contextWindow ? Math.min(8_192, Math.floor(contextWindow / 8)) : undefined);
   // Measured by the host (`llm_input`) when granted, else the line's bare-agent figure.
   const overhead = input.overhead ?? semantics.defaultOverhead;
   const livePromptChars = semantics.appendsLivePrompt && typeof input.prompt === "string" ? hostChars(input.prompt) : 0;
   const fixedChars = overhead.systemChars + overhead.toolsChars + livePromptChars + input.summaryChars;
-  const exactCeiling = wholeWindow && maxOutputTokens && semantics.line !== "2026.4" ? Math.max(1, wholeWindow - maxOutputTokens) : undefined;
-  if (!contextWindow || !maxOutputTokens) return { contextWindow, maxOutputTokens, exactCeiling, host: { messageUnits: undefined, rule: "none" }, fixedChars, factor: 1 };
+  const exactCeiling =
+    wholeWindow && maxOutputTokens && semantics.line !== "2026.4"
+      ? Math.max(1, wholeWindow - maxOutputTokens)
+      : undefined;
+  if (!contextWindow || !maxOutputTokens)
+    return {
+      contextWindow,
+      maxOutputTokens,
+      exactCeiling,
+      host: { messageUnits: undefined, rule: "none" },
+      fixedChars,
+      factor: 1,
+    };
   // The live prompt and (2026.8.x onwards) the current turn's tool result arrive after assemble: both count.
   const appendedChars = livePromptChars + currentTurnReserveChars(semantics, contextWindow);
   const host = hostMessageBudget(semantics, {
@@ -76,7 +91,12 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
     memoryFlush: memoryFlushFromConfig(input.config),
   });
   // What the host's own estimator multiplies by: the precheck's, else the transport's (the threshold is the provider's count).
-  const factor = host.rule === "precheck" ? (semantics.precheck?.safetyMargin ?? 1) : host.rule === "none" ? 1 : (semantics.outputClamp?.safetyMargin ?? 1);
+  const factor =
+    host.rule === "precheck"
+      ? (semantics.precheck?.safetyMargin ?? 1)
+      : host.rule === "none"
+        ? 1
+        : (semantics.outputClamp?.safetyMargin ?? 1);
   return { contextWindow, maxOutputTokens, exactCeiling, host, fixedChars, factor };
 }
 

@@ -8,7 +8,13 @@ import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { renderSummaryReport } from "../summary/render-summary.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { countProblem } from "../state/session-state.js";
-import { bringSummaryUpTo, findEpochSidecar, openSummary, saveOpenedSummary, summaryKey } from "../summary/summary-service.js";
+import {
+  bringSummaryUpTo,
+  findEpochSidecar,
+  openSummary,
+  saveOpenedSummary,
+  summaryKey,
+} from "../summary/summary-service.js";
 import type { SummaryState } from "../summary/summary-state.js";
 import { INHERITED_SUMMARY_HEADING, readInheritedSummary } from "../subagents/subagent-context.js";
 
@@ -91,7 +97,9 @@ async function ownSummary(
     onReadError: (code, message) => {
       if (reportedSidecars.has(file)) return;
       reportedSidecars.add(file);
-      rt.logger.error(`summary sidecar problem ${code}: ${message}; it is left untouched for inspection (the summary is rebuilt in memory until it is fixed or removed)`);
+      rt.logger.error(
+        `summary sidecar problem ${code}: ${message}; it is left untouched for inspection (the summary is rebuilt in memory until it is fixed or removed)`,
+      );
       rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => countProblem(s, { code, message }));
     },
   });
@@ -99,7 +107,9 @@ async function ownSummary(
   const before = summaryKey(opened.state);
   const store = rt.store(identity.agentId);
   const target = Math.min(plan.start, messages.length);
-  let state = await bringSummaryUpTo(opened.state, messages, target, async (handle) => (await store.tryRead(handle))?.toString("utf8"));
+  let state = await bringSummaryUpTo(opened.state, messages, target, async (handle) =>
+    (await store.tryRead(handle))?.toString("utf8"),
+  );
   const redact = (text: string) => rt.redact(settings, text);
   const renders = new Map<number, ReturnType<typeof renderSummaryReport>>();
   const render = (maxChars: number) => {
@@ -118,7 +128,12 @@ async function ownSummary(
       frontierIndex: target,
       frontierFingerprint: target > 0 ? fingerprintMessage(messages[target - 1]) : null,
       render: { maxChars: settings.summary.maxInjectedChars, redact },
-      stash: (content) => store.stash(content, { kind: "checkpoint", format: "json", origin: { agentId: identity.agentId, sessionKey: identity.sessionKey } }),
+      stash: (content) =>
+        store.stash(content, {
+          kind: "checkpoint",
+          format: "json",
+          origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
+        }),
     });
     state = sealed.state;
   }
@@ -127,7 +142,13 @@ async function ownSummary(
   if (stateKey !== before) await saveOpenedSummary(opened, state);
   const entry: CachedSummary = {
     state,
-    mtimeMs: stateKey !== before ? await stat(file).then((st) => st.mtimeMs, () => -1) : mtimeMs,
+    mtimeMs:
+      stateKey !== before
+        ? await stat(file).then(
+            (st) => st.mtimeMs,
+            () => -1,
+          )
+        : mtimeMs,
     // Rendered blocks survive across calls while the state is unchanged (warm turns re-render nothing).
     renders: cached && cached.stateKey === stateKey ? cached.renders : new Map(),
     stateKey,
@@ -138,7 +159,14 @@ async function ownSummary(
   if (state.coveredCount === 0 || !(plan.start > 0 || pressured)) return { tokens: 0 };
   // A window that starts before the record's end (another budget class advanced it) is shown only the turns
   // it dropped itself: its block stays as it was while the window stands, and no turn is told twice.
-  const shown = state.coveredCount > target ? { ...state, entries: state.entries.filter((e) => e.to <= target), checkpoints: state.checkpoints.filter((c) => c.coveredCount <= target) } : state;
+  const shown =
+    state.coveredCount > target
+      ? {
+          ...state,
+          entries: state.entries.filter((e) => e.to <= target),
+          checkpoints: state.checkpoints.filter((c) => c.coveredCount <= target),
+        }
+      : state;
   const shownKey = shown === state ? "" : `@${shown.entries.length}:${shown.checkpoints.length}`;
   for (let maxChars = settings.summary.maxInjectedChars; maxChars >= 200; maxChars = Math.floor(maxChars / 2)) {
     let counted = entry.renders.get(`${maxChars}${shownKey}`);

@@ -17,7 +17,12 @@ export interface PlainView {
  * The disabled agent's view: the host's messages unchanged with an exact
  * token count; nothing is stored.
  */
-export function passThroughView(rt: LedgerRuntime, settings: AgentSettings, messages: unknown, model: unknown): PlainView {
+export function passThroughView(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  messages: unknown,
+  model: unknown,
+): PlainView {
   const list = Array.isArray(messages) ? (messages as unknown[]) : [];
   const counter = rt.counter(settings, typeof model === "string" ? model : undefined);
   return { messages: list, estimatedTokens: counter.countMessages(list), promptAuthority: "assembled" };
@@ -30,12 +35,29 @@ export function passThroughView(rt: LedgerRuntime, settings: AgentSettings, mess
  */
 export function safeFallbackView(messages: unknown, tokenBudget: unknown): PlainView {
   const list = Array.isArray(messages) ? (messages as unknown[]) : [];
-  const budget = typeof tokenBudget === "number" && Number.isFinite(tokenBudget) && tokenBudget > 0 ? tokenBudget : Number.MAX_SAFE_INTEGER;
+  const budget =
+    typeof tokenBudget === "number" && Number.isFinite(tokenBudget) && tokenBudget > 0
+      ? tokenBudget
+      : Number.MAX_SAFE_INTEGER;
   try {
-    const plan = planWindow({ messages: list, budget, count: (i) => estimateRawTokens(list[i]) + 4, fingerprint: (i) => fingerprintMessage(list[i]), refillRatio: 1 });
-    return { messages: plan.kept.map((i) => list[i]), estimatedTokens: plan.tokens, promptAuthority: "preassembly_may_overflow" };
+    const plan = planWindow({
+      messages: list,
+      budget,
+      count: (i) => estimateRawTokens(list[i]) + 4,
+      fingerprint: (i) => fingerprintMessage(list[i]),
+      refillRatio: 1,
+    });
+    return {
+      messages: plan.kept.map((i) => list[i]),
+      estimatedTokens: plan.tokens,
+      promptAuthority: "preassembly_may_overflow",
+    };
   } catch {
     // Pass-through must never fail the host's turn: a history the planner cannot walk goes as it came.
-    return { messages: list, estimatedTokens: list.reduce<number>((s, m) => s + estimateRawTokens(m) + 4, 0), promptAuthority: "preassembly_may_overflow" };
+    return {
+      messages: list,
+      estimatedTokens: list.reduce<number>((s, m) => s + estimateRawTokens(m) + 4, 0),
+      promptAuthority: "preassembly_may_overflow",
+    };
   }
 }

@@ -28,7 +28,10 @@ export async function reduceNewestUserTurn(
   for (const previewChars of [settings.offload.previewChars, 0]) {
     const blocks = blocksOf(original).map((b) => ({ ...b }));
     const order = blocks
-      .map((b, i) => ({ i, size: typeof b.text === "string" ? b.text.length : typeof b.data === "string" ? b.data.length : 0 }))
+      .map((b, i) => ({
+        i,
+        size: typeof b.text === "string" ? b.text.length : typeof b.data === "string" ? b.data.length : 0,
+      }))
       .filter((x) => x.size > 0)
       .sort((a, b) => b.size - a.size || a.i - b.i);
     reduced = { ...original, content: blocks };
@@ -38,10 +41,27 @@ export async function reduceNewestUserTurn(
       if (!block) continue;
       if (typeof block.text === "string" && !block.text.startsWith(LEDGER_MARKER)) {
         const { handle, meta } = await store.stash(block.text, { kind: "user-input", origin });
-        blocks[i] = { type: "text", text: buildStub({ handle, text: block.text, meta, previewChars, label: "user message part", redact: (t) => rt.redact(settings, t) }) };
+        blocks[i] = {
+          type: "text",
+          text: buildStub({
+            handle,
+            text: block.text,
+            meta,
+            previewChars,
+            label: "user message part",
+            redact: (t) => rt.redact(settings, t),
+          }),
+        };
       } else if (block.type === "image" && typeof block.data === "string") {
-        const { handle } = await store.stash(Buffer.from(block.data, "base64"), { kind: "user-image", format: String(block.mimeType ?? "image"), origin });
-        blocks[i] = { type: "text", text: `${LEDGER_MARKER} image ${handle}] image (${String(block.mimeType ?? "unknown type")}, ${block.data.length} base64 chars) moved to the artifact store to fit the prompt budget.` };
+        const { handle } = await store.stash(Buffer.from(block.data, "base64"), {
+          kind: "user-image",
+          format: String(block.mimeType ?? "image"),
+          origin,
+        });
+        blocks[i] = {
+          type: "text",
+          text: `${LEDGER_MARKER} image ${handle}] image (${String(block.mimeType ?? "unknown type")}, ${block.data.length} base64 chars) moved to the artifact store to fit the prompt budget.`,
+        };
       }
       reduced = { ...original, content: blocks };
     }

@@ -26,7 +26,6 @@ export interface Shaper {
   offloaded(): number;
 }
 
-
 // Shaped messages per agent, by message identity: the host hands the same
 // objects to every call in a process, so warm assembly re-shapes nothing.
 // The stashes ride along: after a gc removed an original, a cache hit can still store it again.
@@ -38,7 +37,12 @@ const shapedCache = new WeakMap<object, Map<string, { result: unknown; stashes: 
  * the write happens in `flush()`, before the prompt is returned, so every
  * handle the model sees is fetchable.
  */
-export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identity: SessionIdentity, messages: readonly unknown[]): Shaper {
+export function createShaper(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  identity: SessionIdentity,
+  messages: readonly unknown[],
+): Shaper {
   const memo = new Map<number, unknown>();
   const pending = new Map<string, PendingStash>();
   const handles = new Set<string>();
@@ -50,27 +54,56 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
 
   const limits = shapeLimitsOf(settings);
   const shapeMessage = (message: unknown): unknown => {
-    if (!settings.offload.enabled || roleOf(message) !== "toolResult" || !message || typeof message !== "object") return message;
+    if (!settings.offload.enabled || roleOf(message) !== "toolResult" || !message || typeof message !== "object")
+      return message;
     const rec = message as Record<string, unknown>;
     const toolName = String(rec.toolName ?? "unknown");
     const policy = resolveToolPolicy(toolName, settings.offload.tools);
     const callId = toolResultIdOf(message);
-    const origin = { toolName, ...(callId ? { toolCallId: callId } : {}), agentId: identity.agentId, sessionKey: identity.sessionKey };
+    const origin = {
+      toolName,
+      ...(callId ? { toolCallId: callId } : {}),
+      agentId: identity.agentId,
+      sessionKey: identity.sessionKey,
+    };
     const exitCode = exitCodeOf(rec.details);
     let changed = false;
     const next = blocksOf(message).map((block) => {
       if (typeof block.text !== "string") return block;
-      const plan = planToolResultShape(block.text, { toolName, policy, limits, origin, exitCode, redact: settings.redaction.enabled, redactPatterns: settings.redaction.patterns });
+      const plan = planToolResultShape(block.text, {
+        toolName,
+        policy,
+        limits,
+        origin,
+        exitCode,
+        redact: settings.redaction.enabled,
+        redactPatterns: settings.redaction.patterns,
+      });
       if (!plan.changed) return block;
       changed = true;
       // The host truncated (and may have re-id'd) this output; a capture of this session it verifiably derives from holds the original.
-      const captured = plan.decision === "offloaded" && callId ? captures.resolve({ hostId: callId, hostText: block.text, session: captureSession }) : undefined;
+      const captured =
+        plan.decision === "offloaded" && callId
+          ? captures.resolve({ hostId: callId, hostText: block.text, session: captureSession })
+          : undefined;
       if (captured) {
         handles.add(captured.handle);
         offloaded++;
-        const coverage = { chars: captured.chars, lines: captured.lines, ...(captured.partial ? { partial: captured.partial } : {}) };
+        const coverage = {
+          chars: captured.chars,
+          lines: captured.lines,
+          ...(captured.partial ? { partial: captured.partial } : {}),
+        };
         // Summary and preview from the captured original, so they agree with the size the stub states.
-        const text = stubForText(captured.handle, captures.textOf(captured) ?? block.text, { toolName, origin, exitCode, limits, coverage, redact: settings.redaction.enabled, redactPatterns: settings.redaction.patterns });
+        const text = stubForText(captured.handle, captures.textOf(captured) ?? block.text, {
+          toolName,
+          origin,
+          exitCode,
+          limits,
+          coverage,
+          redact: settings.redaction.enabled,
+          redactPatterns: settings.redaction.patterns,
+        });
         return { type: "text", text };
       }
       for (const s of plan.stashes) pending.set(s.handle, s);
@@ -129,7 +162,10 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, identit
       const todo = [...pending].filter(([handle]) => !stashed.has(`${store.root}\u0000${handle}`));
       const wanted = todo.reduce((sum, [, p]) => sum + Buffer.byteLength(p.content), 0);
       if (wanted > maxNewBytes) {
-        throw new LedgerError("store_full", `Expected at most ${Math.max(0, Math.floor(maxNewBytes))} more artifact bytes for this session (limits.maxSessionBytes), got ${wanted}`);
+        throw new LedgerError(
+          "store_full",
+          `Expected at most ${Math.max(0, Math.floor(maxNewBytes))} more artifact bytes for this session (limits.maxSessionBytes), got ${wanted}`,
+        );
       }
       let created = 0;
       for (const [handle, p] of todo) {

@@ -3,7 +3,14 @@ import { errorMessage } from "../errors.js";
 import { blocksOf, roleOf, textOf, toolResultIdOf, type LooseMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
-import { saveViewRecord, trackViewWrite, VIEW_RECORD_SCHEMA, type ViewMessage, type ViewOffload, type ViewRecord } from "../state/view-record.js";
+import {
+  saveViewRecord,
+  trackViewWrite,
+  VIEW_RECORD_SCHEMA,
+  type ViewMessage,
+  type ViewOffload,
+  type ViewRecord,
+} from "../state/view-record.js";
 import type { DebtReading } from "../state/session-state.js";
 
 const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
@@ -27,11 +34,17 @@ function describe(rt: LedgerRuntime, m: unknown, settings: AgentSettings): Descr
   const handles = [...new Set(text.match(HANDLE_IN_TEXT) ?? [])];
   const toolName = (m as LooseMessage).toolName;
   const callId = toolResultIdOf(m);
-  const calls = blocksOf(m).filter((b) => b.type === "toolCall" || b.type === "tool_use" || b.type === "toolUse").map((b) => String(b.name ?? "?"));
+  const calls = blocksOf(m)
+    .filter((b) => b.type === "toolCall" || b.type === "tool_use" || b.type === "toolUse")
+    .map((b) => String(b.name ?? "?"));
   const row: Described = {
     role: roleOf(m),
     chars: text.length,
-    preview: rt.redact(settings, text.slice(0, PREVIEW_CHARS * 2)).replace(/\s+/g, " ").slice(0, PREVIEW_CHARS) || (calls.length ? `[calls ${calls.join(", ")}]` : ""),
+    preview:
+      rt
+        .redact(settings, text.slice(0, PREVIEW_CHARS * 2))
+        .replace(/\s+/g, " ")
+        .slice(0, PREVIEW_CHARS) || (calls.length ? `[calls ${calls.join(", ")}]` : ""),
     ...(typeof toolName === "string" ? { toolName } : {}),
     ...(callId ? { toolCallId: callId } : {}),
     ...(handles.length ? { handles } : {}),
@@ -40,7 +53,11 @@ function describe(rt: LedgerRuntime, m: unknown, settings: AgentSettings): Descr
   return row;
 }
 
-async function offloadsOfView(rt: LedgerRuntime, agentId: string, handles: ReadonlySet<string>): Promise<ViewOffload[]> {
+async function offloadsOfView(
+  rt: LedgerRuntime,
+  agentId: string,
+  handles: ReadonlySet<string>,
+): Promise<ViewOffload[]> {
   let offloads = offloadsOf.get(rt);
   if (!offloads) offloadsOf.set(rt, (offloads = new Map()));
   const out: ViewOffload[] = [];
@@ -49,7 +66,12 @@ async function offloadsOfView(rt: LedgerRuntime, agentId: string, handles: Reado
 }
 
 // Snapshots of back-to-back assemblies overlap; the promise is remembered so they share one read per handle.
-function offloadOf(rt: LedgerRuntime, offloads: Map<string, Promise<ViewOffload>>, agentId: string, handle: string): Promise<ViewOffload> {
+function offloadOf(
+  rt: LedgerRuntime,
+  offloads: Map<string, Promise<ViewOffload>>,
+  agentId: string,
+  handle: string,
+): Promise<ViewOffload> {
   const key = `${agentId}\u0000${handle}`;
   const known = offloads.get(key);
   if (known) return known;
@@ -60,7 +82,12 @@ function offloadOf(rt: LedgerRuntime, offloads: Map<string, Promise<ViewOffload>
     .then((meta) => {
       // Not yet stored (or gone) is not remembered: the next snapshot looks again.
       if (!meta) offloads.delete(key);
-      return { handle, bytes: meta?.bytes ?? null, lines: meta?.lines ?? null, toolName: meta?.origin.toolName ?? null };
+      return {
+        handle,
+        bytes: meta?.bytes ?? null,
+        lines: meta?.lines ?? null,
+        toolName: meta?.origin.toolName ?? null,
+      };
     });
   if (offloads.size >= MAX_REMEMBERED_OFFLOADS) offloads.delete(offloads.keys().next().value as string);
   offloads.set(key, read);
@@ -87,7 +114,12 @@ export interface ViewSnapshotInput {
  * `/ledger view`) in the background: previews redacted, sizes of offloaded
  * outputs read from the store. Never throws; a failure is logged with its code.
  */
-export function recordViewSnapshot(rt: LedgerRuntime, settings: AgentSettings, identity: SessionIdentity, input: ViewSnapshotInput): void {
+export function recordViewSnapshot(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  identity: SessionIdentity,
+  input: ViewSnapshotInput,
+): void {
   const job = (async () => {
     const messages: ViewMessage[] = [];
     const from = Math.max(0, input.kept.length - MAX_RECORDED_MESSAGES);
@@ -109,7 +141,9 @@ export function recordViewSnapshot(rt: LedgerRuntime, settings: AgentSettings, i
       plan: { ...input.plan, total: input.total, kept: input.kept.length },
       messages,
       offloaded,
-      summary: input.summary.text ? { text: rt.redact(settings, input.summary.text), tokens: input.summary.tokens } : null,
+      summary: input.summary.text
+        ? { text: rt.redact(settings, input.summary.text), tokens: input.summary.tokens }
+        : null,
       debt: input.debt,
     };
     await saveViewRecord(rt.root, record);

@@ -47,9 +47,16 @@ export function toolNameOf(message: unknown): string {
 export const CLEARED_SUMMARY_CHARS = 400;
 
 /** Text of the placeholder a cleared tool result carries: what it was, its stub's summary, and where the original is. */
-export function clearedResultText(toolName: string, originalChars: number, handle: string | undefined, summary = ""): string {
+export function clearedResultText(
+  toolName: string,
+  originalChars: number,
+  handle: string | undefined,
+  summary = "",
+): string {
   const size = `${originalChars.toLocaleString("en-US")} chars`;
-  const gist = summary ? `\n${summary.length > CLEARED_SUMMARY_CHARS ? `${summary.slice(0, CLEARED_SUMMARY_CHARS)}…` : summary}` : "";
+  const gist = summary
+    ? `\n${summary.length > CLEARED_SUMMARY_CHARS ? `${summary.slice(0, CLEARED_SUMMARY_CHARS)}…` : summary}`
+    : "";
   return handle
     ? `${LEDGER_MARKER} cleared] Older ${toolName} result (${size}) cleared from the prompt, stored losslessly.${gist}\nFetch slices: ledger_fetch {"handle":"${handle}"}`
     : `${LEDGER_MARKER} cleared] Older ${toolName} result (${size}) cleared from the prompt; rerun the tool if you need it again.${gist}`;
@@ -70,10 +77,18 @@ export function stubSummaryOf(stubText: string): string {
  * The message with its text replaced by {@link clearedResultText}; role, ids,
  * tool name and details stay, so the pairing with its call is unchanged.
  */
-export function clearToolResult(message: unknown, handle: string | undefined, originalChars: number, summary = ""): unknown {
+export function clearToolResult(
+  message: unknown,
+  handle: string | undefined,
+  originalChars: number,
+  summary = "",
+): unknown {
   if (!message || typeof message !== "object" || roleOf(message) !== "toolResult") return message;
   const rec = message as Record<string, unknown>;
-  return { ...rec, content: [{ type: "text", text: clearedResultText(toolNameOf(message), originalChars, handle, summary) }] };
+  return {
+    ...rec,
+    content: [{ type: "text", text: clearedResultText(toolNameOf(message), originalChars, handle, summary) }],
+  };
 }
 
 /** The assistant message without its thinking blocks (unchanged when it has none, or nothing else). */
@@ -93,6 +108,15 @@ export function textChars(message: unknown): number {
 /** Tool-name matcher for names and globs (`*` any run, `?` one character). */
 export function toolMatcher(patterns: readonly string[]): (toolName: string) => boolean {
   if (patterns.length === 0) return () => false;
-  const res = patterns.map((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "s"));
+  const res = patterns.map(
+    (p) =>
+      new RegExp(
+        `^${p
+          .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+          .replace(/\*/g, ".*")
+          .replace(/\?/g, ".")}$`,
+        "s",
+      ),
+  );
   return (name) => res.some((r) => r.test(name));
 }

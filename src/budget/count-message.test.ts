@@ -37,7 +37,8 @@ describe("createTokenCounter: counting rules", () => {
       model: "gpt-4o",
       timestamp: 2,
     };
-    const expected = 4 + t("I should list files.") + t("Listing.") + 8 + t("exec") + t("call_1") + t(JSON.stringify(args));
+    const expected =
+      4 + t("I should list files.") + t("Listing.") + 8 + t("exec") + t("call_1") + t(JSON.stringify(args));
     expect(counter.countMessage(message)).toBe(expected);
   });
 
@@ -55,10 +56,16 @@ describe("createTokenCounter: counting rules", () => {
   });
 
   it("counts custom host messages by what the host replays", () => {
-    expect(counter.countMessage({ role: "compactionSummary", summary: "we did things", tokensBefore: 9 })).toBe(4 + 40 + t("we did things"));
+    expect(counter.countMessage({ role: "compactionSummary", summary: "we did things", tokensBefore: 9 })).toBe(
+      4 + 40 + t("we did things"),
+    );
     expect(counter.countMessage({ role: "branchSummary", summary: "s", fromId: "x" })).toBe(4 + 40 + t("s"));
-    expect(counter.countMessage({ role: "bashExecution", command: "ls", output: "a b", exitCode: 0 })).toBe(4 + 16 + t("ls") + t("a b"));
-    expect(counter.countMessage({ role: "custom", customType: "note", content: "hi", display: true })).toBe(4 + t("hi"));
+    expect(counter.countMessage({ role: "bashExecution", command: "ls", output: "a b", exitCode: 0 })).toBe(
+      4 + 16 + t("ls") + t("a b"),
+    );
+    expect(counter.countMessage({ role: "custom", customType: "note", content: "hi", display: true })).toBe(
+      4 + t("hi"),
+    );
   });
 
   it("counts unknown roles by their JSON (countUnknown)", () => {
@@ -76,7 +83,9 @@ describe("createTokenCounter: counting rules", () => {
 
   it("honours a configured image estimate", () => {
     const small = createTokenCounter({ imageTokens: 85 });
-    expect(small.countMessage({ role: "user", content: [{ type: "image", data: "x", mimeType: "image/png" }] })).toBe(4 + 85);
+    expect(small.countMessage({ role: "user", content: [{ type: "image", data: "x", mimeType: "image/png" }] })).toBe(
+      4 + 85,
+    );
   });
 
   it("adds 3 reply-priming tokens once per request", () => {
@@ -97,7 +106,12 @@ describe("createTokenCounter: malformed messages never throw", () => {
     expect(counter.countMessage(undefined)).toBe(4);
     expect(counter.countMessage({ role: "user" })).toBe(4);
     expect(counter.countMessage({ role: "user", content: 42 })).toBe(4 + t("42"));
-    expect(counter.countMessage({ role: "assistant", content: [null, 7, "raw", { type: "text" }, { type: "text", text: 5 }] })).toBe(4 + t("7") + t("raw"));
+    expect(
+      counter.countMessage({
+        role: "assistant",
+        content: [null, 7, "raw", { type: "text" }, { type: "text", text: 5 }],
+      }),
+    ).toBe(4 + t("7") + t("raw"));
     expect(counter.countMessage({ role: "toolResult", toolName: 5, content: "ok" })).toBe(4 + t("ok"));
     expect(counter.countMessages("not an array" as unknown as unknown[])).toBe(3);
   });
@@ -119,9 +133,22 @@ describe("createTokenCounter: malformed messages never throw", () => {
   });
 
   it("survives throwing getters, revoked proxies and BigInts", () => {
-    const throwing = { role: "user", get content(): unknown { throw new Error("boom"); } };
+    const throwing = {
+      role: "user",
+      get content(): unknown {
+        throw new Error("boom");
+      },
+    };
     expect(counter.countMessage(throwing)).toBe(4);
-    const blocks = [{ type: "text", text: "kept" }, { type: "text", get text(): string { throw new Error("boom"); } }];
+    const blocks = [
+      { type: "text", text: "kept" },
+      {
+        type: "text",
+        get text(): string {
+          throw new Error("boom");
+        },
+      },
+    ];
     expect(counter.countMessage({ role: "user", content: blocks })).toBe(4 + t("kept"));
     const { proxy, revoke } = Proxy.revocable({ role: "user", content: "x" }, {});
     revoke();
@@ -148,7 +175,10 @@ describe("createTokenCounter: caching", () => {
 
   it("answers an equal copy from the content-hash cache", () => {
     const counter = createTokenCounter();
-    const transcript = Array.from({ length: 50 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: [{ type: "text", text: `message ${i}` }] }));
+    const transcript = Array.from({ length: 50 }, (_, i) => ({
+      role: i % 2 ? "assistant" : "user",
+      content: [{ type: "text", text: `message ${i}` }],
+    }));
     const total = counter.countMessages(transcript);
     const copy = structuredClone(transcript);
     expect(counter.countMessages(copy)).toBe(total);
@@ -180,8 +210,20 @@ describe("createTokenCounter: caching", () => {
 
   it("does not confuse messages whose texts only differ in where they split", () => {
     const counter = createTokenCounter();
-    const one = counter.countMessage({ role: "user", content: [{ type: "text", text: "ab" }, { type: "text", text: "c" }] });
-    const two = counter.countMessage({ role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: "bc" }] });
+    const one = counter.countMessage({
+      role: "user",
+      content: [
+        { type: "text", text: "ab" },
+        { type: "text", text: "c" },
+      ],
+    });
+    const two = counter.countMessage({
+      role: "user",
+      content: [
+        { type: "text", text: "a" },
+        { type: "text", text: "bc" },
+      ],
+    });
     expect(counter.stats().misses).toBe(2);
     expect(one).toBe(4 + t("ab") + t("c"));
     expect(two).toBe(4 + t("a") + t("bc"));

@@ -43,7 +43,10 @@ const CONTENT_ROLES = new Set(["user", "assistant", "system", "developer", "cust
  * (throwing getters, revoked proxies) contributes nothing, a cycle is cut.
  * Unknown roles and non-objects are counted by their JSON ("countUnknown").
  */
-export function projectMessage(message: unknown, rules: ProjectionRules = { imageTokens: IMAGE_TOKENS }): MessageProjection {
+export function projectMessage(
+  message: unknown,
+  rules: ProjectionRules = { imageTokens: IMAGE_TOKENS },
+): MessageProjection {
   const out: MessageProjection = { fixed: MESSAGE_OVERHEAD_TOKENS, texts: [] };
   guard(() => projectInto(out, message, rules));
   return out;

@@ -7,8 +7,12 @@ import { countTextTokens } from "./count-text.js";
 import type { EncodingName } from "./encoder.js";
 
 // The reference: js-tiktoken itself, with special-token text treated as plain text.
-const reference: Record<EncodingName, Tiktoken> = { o200k_base: new Tiktoken(o200k), cl100k_base: new Tiktoken(cl100k) };
-const exact = (text: string, encoding: EncodingName = "o200k_base"): number => reference[encoding].encode(text, [], []).length;
+const reference: Record<EncodingName, Tiktoken> = {
+  o200k_base: new Tiktoken(o200k),
+  cl100k_base: new Tiktoken(cl100k),
+};
+const exact = (text: string, encoding: EncodingName = "o200k_base"): number =>
+  reference[encoding].encode(text, [], []).length;
 
 /** Deterministic pseudo-random bytes (xorshift32), so expectations are stable. */
 function pseudoRandomBytes(length: number, seed = 0x9e3779b9): Buffer {
@@ -24,9 +28,16 @@ function pseudoRandomBytes(length: number, seed = 0x9e3779b9): Buffer {
 }
 
 const SAMPLES: Record<string, string> = {
-  prose: "The quick brown fox jumps over the lazy dog. It's 3:45pm; we'll see who's there — and don't forget the 12,345 items!\n\n",
-  code: 'export function add(a: number, b: number): number {\n  return a + b; // sum\n}\n\nconst xs = [1, 2, 3].map((x) => x * 2);\n\tif (xs.length > 2) { console.log(`len=${xs.length}`); }\n',
-  json: JSON.stringify({ id: 42, name: "widget", tags: ["a", "b"], nested: { ok: true, ratio: 0.125, empty: null }, list: [{ k: 1 }, { k: 2 }] }),
+  prose:
+    "The quick brown fox jumps over the lazy dog. It's 3:45pm; we'll see who's there — and don't forget the 12,345 items!\n\n",
+  code: "export function add(a: number, b: number): number {\n  return a + b; // sum\n}\n\nconst xs = [1, 2, 3].map((x) => x * 2);\n\tif (xs.length > 2) { console.log(`len=${xs.length}`); }\n",
+  json: JSON.stringify({
+    id: 42,
+    name: "widget",
+    tags: ["a", "b"],
+    nested: { ok: true, ratio: 0.125, empty: null },
+    list: [{ k: 1 }, { k: 2 }],
+  }),
   html: '<!DOCTYPE html><html><head><meta charset="utf-8"><title>T</title></head><body><div class="a b" id="x"><p>Hello&nbsp;<b>world</b></p></div></body></html>',
   log: "2026-09-06T12:00:01.123Z INFO  [gateway] request id=abc123 took 15ms\n2026-09-06T12:00:02.456Z ERROR [exec] exit code 1: ENOENT /tmp/x\n",
   unicode: "Ünïcödé façade naïve — “quotes” 日本語のテキストです。 Привет, мир! 🎉👩‍👩‍👧 ١٢٣ ＡＢＣ\r\n",
@@ -68,7 +79,15 @@ describe("countTextTokens", () => {
   });
 
   it("equals js-tiktoken on long single pre-tokens (where splitting would err)", () => {
-    for (const text of ["x".repeat(1000), " ".repeat(700), "=".repeat(900), "é".repeat(400), "日".repeat(300), "\n".repeat(500), "Ab".repeat(300)]) {
+    for (const text of [
+      "x".repeat(1000),
+      " ".repeat(700),
+      "=".repeat(900),
+      "é".repeat(400),
+      "日".repeat(300),
+      "\n".repeat(500),
+      "Ab".repeat(300),
+    ]) {
       expect(countTextTokens(text)).toBe(exact(text));
       expect(countTextTokens(text, "cl100k_base")).toBe(exact(text, "cl100k_base"));
     }
@@ -80,8 +99,13 @@ describe("countTextTokens", () => {
     const texts = fc.oneof(
       fc.string({ unit: "binary", maxLength: 200 }),
       fc.string({ unit: "grapheme", maxLength: 200 }),
-      fc.string({ unit: fc.constantFrom("a", "A", " ", "\n", "1", "=", "'", "é", "日", "\uD800", "s"), maxLength: 400 }),
-      fc.tuple(fc.constantFrom("x", " ", "-", "Z", "0", "\t", "ä"), fc.integer({ min: 1, max: 600 })).map(([c, n]) => c.repeat(n)),
+      fc.string({
+        unit: fc.constantFrom("a", "A", " ", "\n", "1", "=", "'", "é", "日", "\uD800", "s"),
+        maxLength: 400,
+      }),
+      fc
+        .tuple(fc.constantFrom("x", " ", "-", "Z", "0", "\t", "ä"), fc.integer({ min: 1, max: 600 }))
+        .map(([c, n]) => c.repeat(n)),
       fc.jsonValue().map((v) => JSON.stringify(v)),
       fc.uint8Array({ maxLength: 600 }).map((b) => Buffer.from(b).toString("base64")),
     );

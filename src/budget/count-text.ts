@@ -50,7 +50,10 @@ export function countTextWithTable(text: string, table: BpeTable): number {
   const ascii = !NON_ASCII.test(text);
   const countPiece = (piece: string): number => {
     // An ASCII string is already its own UTF-8 binary string.
-    const bytes = ascii || Buffer.byteLength(piece, "utf8") === piece.length ? piece : Buffer.from(piece, "utf8").toString("latin1");
+    const bytes =
+      ascii || Buffer.byteLength(piece, "utf8") === piece.length
+        ? piece
+        : Buffer.from(piece, "utf8").toString("latin1");
     return countBpe(bytes);
   };
 

@@ -29,7 +29,10 @@ export function dualCurrencyCount(options: DualCurrencyOptions): (i: number) => 
  * tokens and its host units scaled onto the exact budget. `hostUnits` is only called when
  * a host estimator binds.
  */
-export function dualCurrencyCharge(exactBudget: number, hostBudget: number | undefined): (exact: number, hostUnits: () => number) => number {
+export function dualCurrencyCharge(
+  exactBudget: number,
+  hostBudget: number | undefined,
+): (exact: number, hostUnits: () => number) => number {
   if (hostBudget === undefined) return (exact) => exact;
   // No room at all in the host's currency: every message costs more than the whole budget.
   if (hostBudget <= 0) return (exact) => Math.max(exact, exactBudget + 1);

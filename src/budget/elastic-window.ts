@@ -45,7 +45,11 @@ export interface WindowState {
 }
 
 /** Plans the window of one assemble call (see the module comment). */
-export function planElasticWindow(state: WindowState, settings: AgentSettings, input: ElasticWindowInput): ElasticWindow {
+export function planElasticWindow(
+  state: WindowState,
+  settings: AgentSettings,
+  input: ElasticWindowInput,
+): ElasticWindow {
   const { messages, messageBudget, newestUser } = input;
   const { anchors, previous, hostCut } = locateAnchor(anchorsOf(state, messageBudget), messageBudget, messages);
   const floor = Math.min(messageBudget, Math.ceil(settings.budget.lowWaterRatio * input.hostBudget));
@@ -63,11 +67,17 @@ export function planElasticWindow(state: WindowState, settings: AgentSettings, i
   let freshClear: number | undefined;
   const fresh = (): number =>
     (freshClear ??= settings.clearing.enabled
-      ? clearBoundary(messages, { keepToolResults: settings.clearing.keepToolResults, excluded: toolMatcher(settings.clearing.excludeTools), newestUser })
+      ? clearBoundary(messages, {
+          keepToolResults: settings.clearing.keepToolResults,
+          excluded: toolMatcher(settings.clearing.excludeTools),
+          newestUser,
+        })
       : -1);
   // The host cut into the window from the front: keep only the newest part of what it passed, so the
   // next turns' cuts fall before the window's first message instead of moving it every turn.
-  const cutTarget = hostCut ? tailShareTokens(messages, settings.budget.lowWaterRatio, (i) => input.count(i, fresh())) : undefined;
+  const cutTarget = hostCut
+    ? tailShareTokens(messages, settings.budget.lowWaterRatio, (i) => input.count(i, fresh()))
+    : undefined;
   const plan = planWindow({
     messages,
     budget: messageBudget,
@@ -78,7 +88,14 @@ export function planElasticWindow(state: WindowState, settings: AgentSettings, i
     target: cutTarget === undefined ? target : Math.min(target, cutTarget),
     lowWater: messageBudget > 0 && !previous?.pinned && cutTarget === undefined ? floor / messageBudget : 0,
   });
-  return { plan, clearBefore: plan.recounted ? fresh() : stableClear, target, anchors, previous, pin: cutTarget !== undefined && plan.replanned };
+  return {
+    plan,
+    clearBefore: plan.recounted ? fresh() : stableClear,
+    target,
+    anchors,
+    previous,
+    pin: cutTarget !== undefined && plan.replanned,
+  };
 }
 
 /**
@@ -105,7 +122,19 @@ function anchorsOf(state: WindowState, messageBudget: number): WindowAnchor[] {
   const windows = state.windows ?? [];
   const f = state.frontier;
   if (!f || windows.some((a) => a.start === f.start && a.anchor === f.anchor)) return [...windows];
-  return [{ start: f.start, anchor: f.anchor, budget: messageBudget, total: f.total, tokens: 0, clearBefore: -1, growth: windows.reduce((m, a) => Math.max(m, a.growth), 0), used: 0, pinned: true }];
+  return [
+    {
+      start: f.start,
+      anchor: f.anchor,
+      budget: messageBudget,
+      total: f.total,
+      tokens: 0,
+      clearBefore: -1,
+      growth: windows.reduce((m, a) => Math.max(m, a.growth), 0),
+      used: 0,
+      pinned: true,
+    },
+  ];
 }
 
 /**
@@ -116,7 +145,11 @@ function anchorsOf(state: WindowState, messageBudget: number): WindowAnchor[] {
  * other classes' anchors as they were. An anchor whose message is gone stays as
  * it was: the planner re-plans it and keeps its growth.
  */
-function locateAnchor(stored: WindowAnchor[], messageBudget: number, messages: readonly unknown[]): { anchors: WindowAnchor[]; previous: WindowAnchor | undefined; hostCut: boolean } {
+function locateAnchor(
+  stored: WindowAnchor[],
+  messageBudget: number,
+  messages: readonly unknown[],
+): { anchors: WindowAnchor[]; previous: WindowAnchor | undefined; hostCut: boolean } {
   const total = messages.length;
   const fingerprints = new Map<number, string>();
   const fingerprint = (i: number): string => {
@@ -137,7 +170,11 @@ function locateAnchor(stored: WindowAnchor[], messageBudget: number, messages: r
   });
   const previous = pickAnchor(located, messageBudget, total);
   const i = previous ? located.indexOf(previous) : -1;
-  return { anchors: stored.map((a, j) => (j === i ? located[j]! : a)), previous, hostCut: previous !== undefined && cuts.has(previous) };
+  return {
+    anchors: stored.map((a, j) => (j === i ? located[j]! : a)),
+    previous,
+    hostCut: previous !== undefined && cuts.has(previous),
+  };
 }
 
 /**
@@ -147,7 +184,12 @@ function locateAnchor(stored: WindowAnchor[], messageBudget: number, messages: r
  * session's windows begins: that is the engine's own view handed back (9.6's second and
  * third assembles), cut by the engine, not the host.
  */
-function cutPast(anchor: WindowAnchor, stored: readonly WindowAnchor[], total: number, fingerprint: (i: number) => string): number | undefined {
+function cutPast(
+  anchor: WindowAnchor,
+  stored: readonly WindowAnchor[],
+  total: number,
+  fingerprint: (i: number) => string,
+): number | undefined {
   if (!anchor.tail || total === 0) return undefined;
   const cut = frontShift(anchor.total - 1, anchor.tail, total, fingerprint);
   if (cut === undefined || cut <= 0) return undefined;

@@ -62,6 +62,8 @@ describe("loadBpeTable", () => {
       caught = err;
     }
     expect(isLedgerError(caught, "tokenizer_unavailable")).toBe(true);
-    expect((caught as Error).message).toBe('Expected encoding to be one of o200k_base, cl100k_base, got `"p50k_base"` (string)');
+    expect((caught as Error).message).toBe(
+      'Expected encoding to be one of o200k_base, cl100k_base, got `"p50k_base"` (string)',
+    );
   });
 });

@@ -87,12 +87,17 @@ export function loadBpeTable(name: EncodingName = DEFAULT_ENCODING): BpeTable {
   try {
     raw = requireRanks(RANK_MODULES[name]);
   } catch (err) {
-    throw new LedgerError("tokenizer_unavailable", `Could not load ${RANK_MODULES[name]}: ${errorMessage(err)}`, { cause: err });
+    throw new LedgerError("tokenizer_unavailable", `Could not load ${RANK_MODULES[name]}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   const data = (raw as { default?: unknown }).default ?? raw;
   const { pat_str: pattern, bpe_ranks: bpeRanks } = (data ?? {}) as { pat_str?: unknown; bpe_ranks?: unknown };
   if (typeof pattern !== "string" || typeof bpeRanks !== "string") {
-    throw new LedgerError("tokenizer_unavailable", `Expected ${RANK_MODULES[name]} to export { pat_str, bpe_ranks } strings, got ${describeValue(Object.keys(data ?? {}))}`);
+    throw new LedgerError(
+      "tokenizer_unavailable",
+      `Expected ${RANK_MODULES[name]} to export { pat_str, bpe_ranks } strings, got ${describeValue(Object.keys(data ?? {}))}`,
+    );
   }
   const { ranks, maxTokenBytes } = parseRanks(bpeRanks);
   const table: BpeTable = { name, pattern, ranks, maxTokenBytes, loadMs: performance.now() - started };

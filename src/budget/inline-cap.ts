@@ -15,5 +15,12 @@ const CHARS_PER_TOKEN = 3;
 export function capInlineOutputs(settings: AgentSettings, messageBudget: number): AgentSettings {
   const cap = Math.max(200, Math.floor(messageBudget * MAX_INLINE_SHARE * CHARS_PER_TOKEN));
   if (!settings.offload.enabled || cap >= settings.offload.maxChars) return settings;
-  return { ...settings, offload: { ...settings.offload, maxChars: cap, structuredMaxChars: Math.min(settings.offload.structuredMaxChars, cap) } };
+  return {
+    ...settings,
+    offload: {
+      ...settings.offload,
+      maxChars: cap,
+      structuredMaxChars: Math.min(settings.offload.structuredMaxChars, cap),
+    },
+  };
 }

@@ -9,7 +9,9 @@ type Msg = Record<string, unknown>;
 // sometimes a broken round (orphan result, call without result) to test exclusion.
 const turnArb = fc.record({
   userLen: fc.integer({ min: 1, max: 400 }),
-  rounds: fc.array(fc.record({ calls: fc.integer({ min: 1, max: 3 }), resultLen: fc.integer({ min: 0, max: 3000 }) }), { maxLength: 3 }),
+  rounds: fc.array(fc.record({ calls: fc.integer({ min: 1, max: 3 }), resultLen: fc.integer({ min: 0, max: 3000 }) }), {
+    maxLength: 3,
+  }),
   answerLen: fc.integer({ min: 0, max: 600 }),
   broken: fc.constantFrom("none", "none", "none", "orphan", "unanswered"),
   image: fc.boolean(),
@@ -21,14 +23,33 @@ function build(turns: Turn[]): Msg[] {
   const out: Msg[] = [];
   let id = 0;
   for (const t of turns) {
-    out.push({ role: "user", content: t.image ? [{ type: "text", text: "u".repeat(t.userLen) }, { type: "image", data: "AAAA", mimeType: "image/png" }] : "u".repeat(t.userLen) });
+    out.push({
+      role: "user",
+      content: t.image
+        ? [
+            { type: "text", text: "u".repeat(t.userLen) },
+            { type: "image", data: "AAAA", mimeType: "image/png" },
+          ]
+        : "u".repeat(t.userLen),
+    });
     for (const r of t.rounds) {
       const ids = Array.from({ length: r.calls }, () => `c${id++}`);
-      out.push({ role: "assistant", content: ids.map((cid) => ({ type: "toolCall", id: cid, name: "exec", arguments: {} })) });
-      for (const cid of ids) out.push({ role: "toolResult", toolCallId: cid, toolName: "exec", content: [{ type: "text", text: "r".repeat(r.resultLen) }] });
+      out.push({
+        role: "assistant",
+        content: ids.map((cid) => ({ type: "toolCall", id: cid, name: "exec", arguments: {} })),
+      });
+      for (const cid of ids)
+        out.push({
+          role: "toolResult",
+          toolCallId: cid,
+          toolName: "exec",
+          content: [{ type: "text", text: "r".repeat(r.resultLen) }],
+        });
     }
-    if (t.broken === "orphan") out.push({ role: "toolResult", toolCallId: `orphan${id++}`, toolName: "exec", content: [] });
-    if (t.broken === "unanswered") out.push({ role: "assistant", content: [{ type: "toolCall", id: `u${id++}`, name: "exec", arguments: {} }] });
+    if (t.broken === "orphan")
+      out.push({ role: "toolResult", toolCallId: `orphan${id++}`, toolName: "exec", content: [] });
+    if (t.broken === "unanswered")
+      out.push({ role: "assistant", content: [{ type: "toolCall", id: `u${id++}`, name: "exec", arguments: {} }] });
     out.push({ role: "assistant", content: [{ type: "text", text: "a".repeat(t.answerLen) }] });
   }
   return out;
@@ -37,7 +58,13 @@ function build(turns: Turn[]): Msg[] {
 const cost = (m: unknown) => 4 + Math.ceil(JSON.stringify(m).length / 4);
 
 function plan(messages: Msg[], budget: number, previous?: { start: number; anchor: string } | null) {
-  return planWindow({ messages, budget, count: (i) => cost(messages[i]), fingerprint: (i) => fingerprintMessage(messages[i]), previous });
+  return planWindow({
+    messages,
+    budget,
+    count: (i) => cost(messages[i]),
+    fingerprint: (i) => fingerprintMessage(messages[i]),
+    previous,
+  });
 }
 
 function paired(kept: unknown[]): boolean {
@@ -55,7 +82,10 @@ function paired(kept: unknown[]): boolean {
 }
 
 describe("planWindow invariants (property-based)", () => {
-  const input = fc.record({ turns: fc.array(turnArb, { minLength: 1, maxLength: 25 }), budget: fc.integer({ min: 200, max: 20_000 }) });
+  const input = fc.record({
+    turns: fc.array(turnArb, { minLength: 1, maxLength: 25 }),
+    budget: fc.integer({ min: 200, max: 20_000 }),
+  });
 
   it("never exceeds the budget unless the newest user turn alone does, keeps pairs, order and the newest user turn", () => {
     fc.assert(
@@ -92,7 +122,12 @@ describe("planWindow invariants (property-based)", () => {
         const first = plan(messages, budget);
         if (first.kept.length === 0 || first.reason === "mandatory-only") return;
         const next = [...messages, ...build([extra])];
-        const anchor = { start: first.start, anchor: fingerprintMessage(messages[first.start]), resume: first.resume, resumeAnchor: fingerprintMessage(messages[first.resume]) };
+        const anchor = {
+          start: first.start,
+          anchor: fingerprintMessage(messages[first.start]),
+          resume: first.resume,
+          resumeAnchor: fingerprintMessage(messages[first.resume]),
+        };
         const second = plan(next, budget, anchor);
         if (second.reason === "stable") {
           expect(second.kept.slice(0, first.kept.length)).toEqual(first.kept);
@@ -110,7 +145,11 @@ describe("planWindow invariants (property-based)", () => {
     fc.assert(
       fc.property(fc.integer({ min: 50, max: 300 }), fc.integer({ min: 2_000, max: 20_000 }), (n, budget) => {
         const messages: Msg[] = [];
-        for (let i = 0; i < n; i++) messages.push({ role: i % 2 ? "assistant" : "user", content: i % 2 ? [{ type: "text", text: "x".repeat(150) }] : "y".repeat(150) });
+        for (let i = 0; i < n; i++)
+          messages.push({
+            role: i % 2 ? "assistant" : "user",
+            content: i % 2 ? [{ type: "text", text: "x".repeat(150) }] : "y".repeat(150),
+          });
         const total = messages.reduce((s, m) => s + cost(m), 0);
         const p = plan(messages, budget);
         if (total > budget) expect(p.tokens).toBeGreaterThanOrEqual(0.9 * budget - 100);
@@ -119,7 +158,10 @@ describe("planWindow invariants (property-based)", () => {
   });
 
   it("excludes orphan results and unanswered calls", () => {
-    const messages = build([{ userLen: 5, rounds: [], answerLen: 5, broken: "orphan", image: false }, { userLen: 5, rounds: [], answerLen: 5, broken: "unanswered", image: false }]);
+    const messages = build([
+      { userLen: 5, rounds: [], answerLen: 5, broken: "orphan", image: false },
+      { userLen: 5, rounds: [], answerLen: 5, broken: "unanswered", image: false },
+    ]);
     const p = plan(messages, 100_000);
     expect(p.excluded).toHaveLength(2);
     expect(paired(p.kept.map((i) => messages[i]))).toBe(true);

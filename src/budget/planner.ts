@@ -110,12 +110,16 @@ export function newestUserTokens(messages: readonly unknown[], count: (index: nu
 function freshPlan(options: PlanWindowOptions, newestUser: number): WindowPlan {
   if (!options.replanCount) return replan(options, newestUser);
   const cleared = replan({ ...options, count: options.replanCount }, newestUser);
-  if (cleared.start > 0 || cleared.tokens >= targetOf(options) || cleared.reason === "mandatory-only") return { ...cleared, recounted: true };
+  if (cleared.start > 0 || cleared.tokens >= targetOf(options) || cleared.reason === "mandatory-only")
+    return { ...cleared, recounted: true };
   return replan(options, newestUser);
 }
 
 function targetOf(options: PlanWindowOptions): number {
-  return Math.min(options.budget, Math.max(0, options.target ?? Math.max(0, Math.min(1, options.refillRatio ?? 0.9)) * options.budget));
+  return Math.min(
+    options.budget,
+    Math.max(0, options.target ?? Math.max(0, Math.min(1, options.refillRatio ?? 0.9)) * options.budget),
+  );
 }
 
 function replan(options: PlanWindowOptions, newestUser: number): WindowPlan {
@@ -146,8 +150,21 @@ function replan(options: PlanWindowOptions, newestUser: number): WindowPlan {
   }
   kept.reverse();
   excluded.reverse();
-  const plan: WindowPlan = { kept, start, resume: start, tokens, replanned: true, recounted: false, reason: "replan", excluded, newestUser, overBudget: false };
-  return newestUser >= 0 && start < messages.length && !isGenuineUserMessage(messages[start]) ? startAtUser(options, plan) : plan;
+  const plan: WindowPlan = {
+    kept,
+    start,
+    resume: start,
+    tokens,
+    replanned: true,
+    recounted: false,
+    reason: "replan",
+    excluded,
+    newestUser,
+    overBudget: false,
+  };
+  return newestUser >= 0 && start < messages.length && !isGenuineUserMessage(messages[start])
+    ? startAtUser(options, plan)
+    : plan;
 }
 
 /**
@@ -176,7 +193,14 @@ function startAtUser(options: PlanWindowOptions, plan: WindowPlan): WindowPlan {
       end = unit.start;
     }
     if (end === u && tokens <= budget) {
-      return { ...plan, kept: [...extra.reverse(), ...plan.kept], excluded: [...broken.reverse(), ...plan.excluded], start: u, resume: u, tokens };
+      return {
+        ...plan,
+        kept: [...extra.reverse(), ...plan.kept],
+        excluded: [...broken.reverse(), ...plan.excluded],
+        start: u,
+        resume: u,
+        tokens,
+      };
     }
     // Keep the turn's user message ahead of a gap, dropping the oldest kept units until it fits.
     const head = count(u);
@@ -192,7 +216,14 @@ function startAtUser(options: PlanWindowOptions, plan: WindowPlan): WindowPlan {
     if (isGenuineUserMessage(messages[r])) return fromIndex(plan, r, count);
     if (left + head <= budget) {
       const gap = Array.from({ length: r - u - 1 }, (_, i) => u + 1 + i);
-      return { ...plan, kept: [u, ...plan.kept.filter((i) => i >= r)], excluded: [...gap, ...plan.excluded.filter((i) => i >= r)], start: u, resume: r, tokens: left + head };
+      return {
+        ...plan,
+        kept: [u, ...plan.kept.filter((i) => i >= r)],
+        excluded: [...gap, ...plan.excluded.filter((i) => i >= r)],
+        start: u,
+        resume: r,
+        tokens: left + head,
+      };
     }
   }
   // Neither fits: the window begins at the next user message (the newest one at the latest).
@@ -205,7 +236,14 @@ function startAtUser(options: PlanWindowOptions, plan: WindowPlan): WindowPlan {
 function fromIndex(plan: WindowPlan, s: number, count: (index: number) => number): WindowPlan {
   const dropped = plan.kept.filter((i) => i < s);
   const tokens = plan.tokens - dropped.reduce((sum, i) => sum + count(i), 0);
-  return { ...plan, kept: plan.kept.filter((i) => i >= s), excluded: plan.excluded.filter((i) => i >= s), start: s, resume: s, tokens };
+  return {
+    ...plan,
+    kept: plan.kept.filter((i) => i >= s),
+    excluded: plan.excluded.filter((i) => i >= s),
+    start: s,
+    resume: s,
+    tokens,
+  };
 }
 
 function tryStableWindow(options: PlanWindowOptions, newestUser: number): WindowPlan | undefined {
@@ -213,10 +251,12 @@ function tryStableWindow(options: PlanWindowOptions, newestUser: number): Window
   const n = messages.length;
   if (!previous || previous.start < 0 || previous.start >= n) return undefined;
   if (!isUnitBoundary(messages, previous.start) || fingerprint(previous.start) !== previous.anchor) return undefined;
-  if (newestUser >= 0 && (newestUser < previous.start || !isGenuineUserMessage(messages[previous.start]))) return undefined;
+  if (newestUser >= 0 && (newestUser < previous.start || !isGenuineUserMessage(messages[previous.start])))
+    return undefined;
   const resume = previous.resume !== undefined && previous.resume > previous.start ? previous.resume : previous.start;
   if (resume > previous.start) {
-    if (resume >= n || !isUnitBoundary(messages, resume) || fingerprint(resume) !== previous.resumeAnchor) return undefined;
+    if (resume >= n || !isUnitBoundary(messages, resume) || fingerprint(resume) !== previous.resumeAnchor)
+      return undefined;
     if (newestUser >= 0 && newestUser > previous.start && newestUser < resume) return undefined;
   }
   const kept: number[] = [];
@@ -242,7 +282,18 @@ function tryStableWindow(options: PlanWindowOptions, newestUser: number): Window
   }
   kept.reverse();
   excluded.reverse();
-  return { kept, start: previous.start, resume, tokens, replanned: false, recounted: false, reason: "stable", excluded, newestUser, overBudget: false };
+  return {
+    kept,
+    start: previous.start,
+    resume,
+    tokens,
+    replanned: false,
+    recounted: false,
+    reason: "stable",
+    excluded,
+    newestUser,
+    overBudget: false,
+  };
 }
 
 /**

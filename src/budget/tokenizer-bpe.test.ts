@@ -10,7 +10,10 @@ describe("RankBucketQueue", () => {
   it("pops (rank, position) in ascending order under interleaved pushes and pops", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 5000 })), fc.constant(null)), { maxLength: 400 }),
+        fc.array(
+          fc.oneof(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 5000 })), fc.constant(null)),
+          { maxLength: 400 },
+        ),
         (ops) => {
           const queue = new RankBucketQueue();
           const model: number[] = [];
@@ -43,7 +46,9 @@ describe("createBpeCounter", () => {
     const pieces = fc.oneof(
       fc.uint8Array({ maxLength: 300 }).map(binary),
       fc.string({ unit: fc.constantFrom("a", "b", "x", " ", "=", "\xc3", "\xa9"), maxLength: 600 }),
-      fc.tuple(fc.constantFrom("x", " ", "ab", "\xe6\x97\xa5"), fc.integer({ min: 1, max: 2000 })).map(([s, n]) => s.repeat(n)),
+      fc
+        .tuple(fc.constantFrom("x", " ", "ab", "\xe6\x97\xa5"), fc.integer({ min: 1, max: 2000 }))
+        .map(([s, n]) => s.repeat(n)),
     );
     fc.assert(
       fc.property(pieces, (piece) => {

@@ -52,7 +52,11 @@ export type BpeCounter = (bytes: string) => number;
  * @param maxTokenBytes Length of the longest token (longer pairs are skipped).
  * @param longPieceBytes Pieces this long or longer use the bucket queue (tests lower it). @default 512
  */
-export function createBpeCounter(ranks: ReadonlyMap<string, number>, maxTokenBytes: number, longPieceBytes = LONG_PIECE_BYTES): BpeCounter {
+export function createBpeCounter(
+  ranks: ReadonlyMap<string, number>,
+  maxTokenBytes: number,
+  longPieceBytes = LONG_PIECE_BYTES,
+): BpeCounter {
   const buckets = new RankBucketQueue();
   const byteRank = new Int32Array(256);
   for (let b = 0; b < 256; b++) byteRank[b] = ranks.get(String.fromCharCode(b)) ?? NO_RANK;

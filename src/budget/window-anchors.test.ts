@@ -3,8 +3,30 @@ import { clearBoundary, stripThinking, toolMatcher } from "./clear-tool-results.
 import type { WindowPlan } from "./planner.js";
 import { pickAnchor, recordWindow, replanTarget, type WindowAnchor } from "./window-anchors.js";
 
-const anchor = (budget: number, extra: Partial<WindowAnchor> = {}): WindowAnchor => ({ start: 0, anchor: "a", budget, total: 10, tokens: 100, clearBefore: -1, growth: 0, used: 1, ...extra });
-const plan = (p: Partial<WindowPlan>): WindowPlan => ({ kept: [0, 1], start: 0, resume: 0, tokens: 500, replanned: false, recounted: false, reason: "stable", excluded: [], newestUser: 0, overBudget: false, ...p });
+const anchor = (budget: number, extra: Partial<WindowAnchor> = {}): WindowAnchor => ({
+  start: 0,
+  anchor: "a",
+  budget,
+  total: 10,
+  tokens: 100,
+  clearBefore: -1,
+  growth: 0,
+  used: 1,
+  ...extra,
+});
+const plan = (p: Partial<WindowPlan>): WindowPlan => ({
+  kept: [0, 1],
+  start: 0,
+  resume: 0,
+  tokens: 500,
+  replanned: false,
+  recounted: false,
+  reason: "stable",
+  excluded: [],
+  newestUser: 0,
+  overBudget: false,
+  ...p,
+});
 
 describe("budget classes", () => {
   it("picks the nearest class within a factor of 1.25, and none for a budget far from every class", () => {
@@ -26,11 +48,23 @@ describe("budget classes", () => {
   it("averages growth over stable calls, keeps a class's budget, and evicts the least recently used class", () => {
     const prev = anchor(29_000, { growth: 100, tokens: 1_000 });
     const fp = () => "f";
-    const next = recordWindow([prev], prev, { plan: plan({ tokens: 2_000 }), budget: 28_000, total: 20, clearBefore: -1, fingerprint: fp });
+    const next = recordWindow([prev], prev, {
+      plan: plan({ tokens: 2_000 }),
+      budget: 28_000,
+      total: 20,
+      clearBefore: -1,
+      fingerprint: fp,
+    });
     expect(next).toHaveLength(1);
     expect(next[0]).toMatchObject({ budget: 29_000, growth: 370, tokens: 2_000, total: 20 });
     const many = [1, 2, 3, 4].map((i) => anchor(1_000 * 4 ** i, { used: i }));
-    const after = recordWindow(many, undefined, { plan: plan({ replanned: true }), budget: 7, total: 20, clearBefore: -1, fingerprint: fp });
+    const after = recordWindow(many, undefined, {
+      plan: plan({ replanned: true }),
+      budget: 7,
+      total: 20,
+      clearBefore: -1,
+      fingerprint: fp,
+    });
     expect(after.map((a) => a.budget).sort((a, b) => a - b)).toEqual([7, 16_000, 64_000, 256_000]);
   });
 });
@@ -47,7 +81,13 @@ describe("clearing", () => {
   });
 
   it("drops thinking blocks but never empties a message", () => {
-    const m = { role: "assistant", content: [{ type: "thinking", thinking: "t" }, { type: "text", text: "a" }] };
+    const m = {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "t" },
+        { type: "text", text: "a" },
+      ],
+    };
     expect(stripThinking(m)).toEqual({ role: "assistant", content: [{ type: "text", text: "a" }] });
     const only = { role: "assistant", content: [{ type: "thinking", thinking: "t" }] };
     expect(stripThinking(only)).toBe(only);

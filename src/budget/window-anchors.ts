@@ -56,7 +56,12 @@ export function pickAnchor(anchors: readonly WindowAnchor[], budget: number, tot
  * the message is gone (rewrite, rewind, reset: the caller re-plans).
  * Linear in `start` at worst; one fingerprint when nothing moved.
  */
-export function frontShift(start: number, anchor: string, total: number, fingerprint: (index: number) => string): number | undefined {
+export function frontShift(
+  start: number,
+  anchor: string,
+  total: number,
+  fingerprint: (index: number) => string,
+): number | undefined {
   for (let i = Math.min(start, total - 1); i >= 0; i--) if (fingerprint(i) === anchor) return start - i;
   return undefined;
 }
@@ -118,7 +123,11 @@ export interface RecordWindowInput {
  * The anchors after this call: the call's class updated (or added, evicting
  * the least recently used), its growth averaged over stable calls.
  */
-export function recordWindow(anchors: readonly WindowAnchor[], previous: WindowAnchor | undefined, input: RecordWindowInput): WindowAnchor[] {
+export function recordWindow(
+  anchors: readonly WindowAnchor[],
+  previous: WindowAnchor | undefined,
+  input: RecordWindowInput,
+): WindowAnchor[] {
   const { plan, budget, total } = input;
   const others = anchors.filter((a) => a !== previous);
   const used = anchors.reduce((m, a) => Math.max(m, a.used), 0) + 1;

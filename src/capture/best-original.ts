@@ -15,7 +15,10 @@ export interface BestOriginal {
 }
 
 // Footers the host's shell tools append to the text they show (their full output is in the spill file).
-const SPILL_FOOTERS: readonly RegExp[] = [/\n\n\[Showing [^\]\n]*Full output: [^\]\n]*\]$/, /\n\n\[Output truncated\. Full output: [^\]\n]*\]$/];
+const SPILL_FOOTERS: readonly RegExp[] = [
+  /\n\n\[Showing [^\]\n]*Full output: [^\]\n]*\]$/,
+  /\n\n\[Output truncated\. Full output: [^\]\n]*\]$/,
+];
 
 function bodyOf(text: string): string {
   for (const footer of SPILL_FOOTERS) {
@@ -32,7 +35,11 @@ function bodyOf(text: string): string {
  * (2026.4.24 exec), else the result text. A longer source is taken only when
  * it contains the result text, so it is this call's output.
  */
-export async function bestOriginal(result: unknown, textSource: string, options: ReadSpillOptions & { textCap?: number } = {}): Promise<BestOriginal | undefined> {
+export async function bestOriginal(
+  result: unknown,
+  textSource: string,
+  options: ReadSpillOptions & { textCap?: number } = {},
+): Promise<BestOriginal | undefined> {
   const text = textOf(result);
   const details = (result as { details?: unknown } | null)?.details;
   const d = details && typeof details === "object" ? (details as Record<string, unknown>) : {};
@@ -40,13 +47,23 @@ export async function bestOriginal(result: unknown, textSource: string, options:
   // The host may have cut the text (head, tail, notice in a form we know or not) or shown a tail with a footer.
   const head = body.slice(0, Math.min(1_024, Math.ceil(body.length / 2)));
   const contains = (candidate: string): boolean =>
-    candidate.length >= head.length && (matchHostCopy(text, candidate) !== "none" || candidate.includes(body) || (head.length > 0 && candidate.startsWith(head)));
+    candidate.length >= head.length &&
+    (matchHostCopy(text, candidate) !== "none" ||
+      candidate.includes(body) ||
+      (head.length > 0 && candidate.startsWith(head)));
   if (typeof d.fullOutputPath === "string") {
     const spill = await readHostSpillFile(d.fullOutputPath, options);
     if ("text" in spill && contains(spill.text)) return { text: spill.text, source: "spill-file" };
   }
-  if (typeof d.aggregated === "string" && d.aggregated.length > text.length && contains(d.aggregated)) return { text: d.aggregated, source: "aggregated" };
+  if (typeof d.aggregated === "string" && d.aggregated.length > text.length && contains(d.aggregated))
+    return { text: d.aggregated, source: "aggregated" };
   if (text.length === 0) return undefined;
   const cap = options.textCap;
-  return cap !== undefined && text.length === cap ? { text, source: textSource, partial: `the host hands plugins at most ${cap.toLocaleString("en-US")} chars of a tool result; the rest was not captured` } : { text, source: textSource };
+  return cap !== undefined && text.length === cap
+    ? {
+        text,
+        source: textSource,
+        partial: `the host hands plugins at most ${cap.toLocaleString("en-US")} chars of a tool result; the rest was not captured`,
+      }
+    : { text, source: textSource };
 }

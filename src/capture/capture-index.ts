@@ -98,7 +98,10 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
     }
     return memo.get(file) ?? undefined;
   };
-  const sessionDirs = (s: CaptureSession): string[] => [...new Set([s.sessionKey, s.sessionId].filter((v): v is string => Boolean(v)))].map((k) => path.join(dir, encodeSegment(k)));
+  const sessionDirs = (s: CaptureSession): string[] =>
+    [...new Set([s.sessionKey, s.sessionId].filter((v): v is string => Boolean(v)))].map((k) =>
+      path.join(dir, encodeSegment(k)),
+    );
   const textMemo = new Map<string, string | null>();
   const originalOf = (handle: string): string | undefined => {
     if (!textMemo.has(handle)) textMemo.set(handle, readArtifactTextSync(storeRoot, handle) ?? null);
@@ -119,7 +122,8 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
         for (const name of names) {
           if (!name.endsWith(".json")) continue;
           const rec = readRecord(path.join(d, name));
-          if (rec && sameSession(rec, query.session) && toolCallIdsMatch(rec.toolCallId, query.hostId)) candidates.push(rec);
+          if (rec && sameSession(rec, query.session) && toolCallIdsMatch(rec.toolCallId, query.hostId))
+            candidates.push(rec);
         }
       }
       // Exact matches only: captured from this very message, or the host copy is this capture's own truncation.
@@ -134,19 +138,31 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
       const fuller = candidates.filter((rec) => {
         if (exact.includes(rec)) return false;
         const original = originalOf(rec.handle);
-        return original !== undefined && exact.some((e) => e.chars < rec.chars && original.startsWith(originalOf(e.handle) ?? "\u0000"));
+        return (
+          original !== undefined &&
+          exact.some((e) => e.chars < rec.chars && original.startsWith(originalOf(e.handle) ?? "\u0000"))
+        );
       });
       const verified = [...exact, ...fuller];
       // The same content can be recorded twice: the same session id first, then the largest.
-      verified.sort((a, b) => Number(b.sessionId === query.session.sessionId) - Number(a.sessionId === query.session.sessionId) || b.chars - a.chars);
+      verified.sort(
+        (a, b) =>
+          Number(b.sessionId === query.session.sessionId) - Number(a.sessionId === query.session.sessionId) ||
+          b.chars - a.chars,
+      );
       return verified[0];
     },
     textOf: (rec) => originalOf(rec.handle),
     async record(rec) {
       const full: CaptureRecord = { schema: "context-ledger.capture.v2", ...rec };
       const scope = rec.sessionKey ?? rec.sessionId;
-      if (!scope) throw new Error(`Expected a session key or id for the capture of call ${rec.toolCallId}, got neither`);
-      const file = path.join(dir, encodeSegment(scope), `${encodeSegment(rec.toolCallId)}.${rec.handle.slice(-16)}.json`);
+      if (!scope)
+        throw new Error(`Expected a session key or id for the capture of call ${rec.toolCallId}, got neither`);
+      const file = path.join(
+        dir,
+        encodeSegment(scope),
+        `${encodeSegment(rec.toolCallId)}.${rec.handle.slice(-16)}.json`,
+      );
       memo.set(file, full);
       await writeFileAtomic(file, `${JSON.stringify(full)}\n`);
     },

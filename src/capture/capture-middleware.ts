@@ -33,7 +33,12 @@ export async function captureToolCall(
     if (!original || original.text.startsWith(LEDGER_MARKER) || !isOversized(original.text, settings)) return;
     const { handle } = await rt.store(agentId).stash(original.text, {
       kind: "tool-output",
-      origin: { toolName: call.toolName, toolCallId: call.toolCallId, agentId, sessionKey: ctx.sessionKey ?? ctx.sessionId ?? "unknown" },
+      origin: {
+        toolName: call.toolName,
+        toolCallId: call.toolCallId,
+        agentId,
+        sessionKey: ctx.sessionKey ?? ctx.sessionId ?? "unknown",
+      },
     });
     await captures(agentId).record({
       toolCallId: call.toolCallId,
@@ -46,7 +51,15 @@ export async function captureToolCall(
       source: original.source,
       ...(original.partial ? { partial: original.partial } : {}),
     });
-    void rt.events.write({ op: "capture", agentId, toolName: call.toolName, toolCallId: call.toolCallId, chars: original.text.length, source: original.source, handle });
+    void rt.events.write({
+      op: "capture",
+      agentId,
+      toolName: call.toolName,
+      toolCallId: call.toolCallId,
+      chars: original.text.length,
+      source: original.source,
+      handle,
+    });
   } catch (err) {
     rt.logger.warn(`capture failed tool=${call.toolName}: ${(err as Error).message}`);
   }
@@ -60,12 +73,27 @@ export async function captureToolCall(
  * `details.aggregated`, text). The `after_tool_call` hook is not used: on
  * 2026.9.6 its result is cut to ~8,000 chars ("…(truncated)…").
  */
-export function registerCapture(api: OpenClawPluginApi, rt: LedgerRuntime, captures: (agentId: string) => CaptureIndex): void {
+export function registerCapture(
+  api: OpenClawPluginApi,
+  rt: LedgerRuntime,
+  captures: (agentId: string) => CaptureIndex,
+): void {
   if (typeof api.registerAgentToolResultMiddleware === "function") {
     try {
       api.registerAgentToolResultMiddleware(
         async (event, ctx) => {
-          await captureToolCall(rt, captures, { toolCallId: event.toolCallId, toolName: event.toolName, result: event.result, source: "middleware", textCap: MIDDLEWARE_TEXT_CAP }, ctx);
+          await captureToolCall(
+            rt,
+            captures,
+            {
+              toolCallId: event.toolCallId,
+              toolName: event.toolName,
+              result: event.result,
+              source: "middleware",
+              textCap: MIDDLEWARE_TEXT_CAP,
+            },
+            ctx,
+          );
           return undefined;
         },
         { runtimes: ["openclaw"] },

@@ -10,7 +10,8 @@ import { createCaptureIndex, type CaptureIndex } from "./capture-index.js";
 import { captureTurnOutputs } from "./capture-turn.js";
 
 const settings = resolveAgentSettings(parseConfig({}), "main");
-const output = (tag: string) => `${tag}\n${Array.from({ length: 2_500 }, (_, i) => `line ${i + 1} ${"q".repeat(50)}`).join("\n")}\n`;
+const output = (tag: string) =>
+  `${tag}\n${Array.from({ length: 2_500 }, (_, i) => `line ${i + 1} ${"q".repeat(50)}`).join("\n")}\n`;
 // 2026.4.24 keeps the head of an exec result in the text and the whole output in details.aggregated.
 const execResult = (id: string, full: string, details: Record<string, unknown> = { aggregated: full }) => ({
   role: "toolResult",
@@ -33,7 +34,14 @@ afterEach(async () => {
 });
 
 const capture = (messages: unknown[], sessionKey: string, spillDir = tmp) =>
-  captureTurnOutputs({ messages, settings, store, captures, origin: { agentId: "main", sessionKey, sessionId: `${sessionKey}-id` }, spill: { spillDirs: [spillDir] } });
+  captureTurnOutputs({
+    messages,
+    settings,
+    store,
+    captures,
+    origin: { agentId: "main", sessionKey, sessionId: `${sessionKey}-id` },
+    spill: { spillDirs: [spillDir] },
+  });
 
 describe("captureTurnOutputs", () => {
   it("stores details.aggregated and links it to that very message, not to another result with the same id", async () => {
@@ -57,7 +65,13 @@ describe("captureTurnOutputs", () => {
     const [hy] = await capture([y], "agent:main:y");
     expect(await store.readText(hx as string)).toBe(output("X"));
     expect(await store.readText(hy as string)).toBe(output("Y"));
-    expect(captures.resolve({ hostId: "call_1", hostText: x.content[0]?.text ?? "", session: { sessionKey: "agent:main:y" } })).toBeUndefined();
+    expect(
+      captures.resolve({
+        hostId: "call_1",
+        hostText: x.content[0]?.text ?? "",
+        session: { sessionKey: "agent:main:y" },
+      }),
+    ).toBeUndefined();
   });
 
   it("never reads a path a tool result names unless it is the host's own spill file", async () => {
@@ -79,11 +93,18 @@ describe("captureTurnOutputs", () => {
 describe("captureTurnOutputs on hosts that cap what plugins see", () => {
   it("says a 100,000-char result text is not the whole output", async () => {
     const capped = output("C").padEnd(150_000, "z").slice(0, 100_000);
-    const message = { role: "toolResult", toolCallId: "call_c", toolName: "exec", content: [{ type: "text", text: capped }] };
+    const message = {
+      role: "toolResult",
+      toolCallId: "call_c",
+      toolName: "exec",
+      content: [{ type: "text", text: capped }],
+    };
     await capture([message], "agent:main:c");
     const rec = captures.resolve({ hostId: "call_c", hostText: capped, session: { sessionKey: "agent:main:c" } });
     expect(rec?.chars).toBe(100_000);
-    expect(rec?.partial).toBe("the host hands plugins at most 100,000 chars of a tool result; the rest was not captured");
+    expect(rec?.partial).toBe(
+      "the host hands plugins at most 100,000 chars of a tool result; the rest was not captured",
+    );
     // A longer text was not cut at that cap (2026.5.28 hands the whole output): whole.
     const whole = output("W").slice(0, 149_999);
     await capture([{ ...message, toolCallId: "call_w", content: [{ type: "text", text: whole }] }], "agent:main:c");

@@ -48,7 +48,10 @@ export async function captureTurnOutputs(options: CaptureTurnOptions): Promise<s
     if (!original || !isOversized(original.text, options.settings)) continue;
     const toolName = String((message as Record<string, unknown>).toolName ?? "unknown");
     const cut = original.source === "result-text" ? parseHostCopy(original.text) : undefined;
-    const partial = cut?.omitted !== undefined ? `the host kept ${cut.keptChars.toLocaleString("en-US")} of ${(cut.keptChars + cut.omitted).toLocaleString("en-US")} chars; the rest was not captured` : original.partial;
+    const partial =
+      cut?.omitted !== undefined
+        ? `the host kept ${cut.keptChars.toLocaleString("en-US")} of ${(cut.keptChars + cut.omitted).toLocaleString("en-US")} chars; the rest was not captured`
+        : original.partial;
     const { handle } = await options.store.stash(original.text, {
       kind: "tool-output",
       origin: { toolName, toolCallId: id, agentId: options.origin.agentId, sessionKey: options.origin.sessionKey },

@@ -8,7 +8,13 @@ import { hostFunction, installedHostDists } from "../../test/support/host-dist.j
 import { createCaptureIndex, type CaptureIndex } from "./capture-index.js";
 import { matchHostCopy, MIDDLE_OMISSION_MARKER, parseHostCopy } from "../host/host-copy.js";
 import { readHostSpillFile } from "./spill-file.js";
-import { hostToolCallIdForms, normalizeToolCallId, strict9ToolCallId, strictToolCallId, toolCallIdsMatch } from "./tool-call-id.js";
+import {
+  hostToolCallIdForms,
+  normalizeToolCallId,
+  strict9ToolCallId,
+  strictToolCallId,
+  toolCallIdsMatch,
+} from "./tool-call-id.js";
 
 /** Provider-shaped ids: OpenAI `call_…`, Anthropic `toolu_01…`, Kimi, long and short ones. */
 const PROVIDER_IDS = [
@@ -22,7 +28,11 @@ const PROVIDER_IDS = [
 ];
 
 function numbered(lines: number): string {
-  return Array.from({ length: lines }, (_, i) => `line ${String(i + 1).padStart(4, "0")} ${"abcdefghij".repeat(5)}`).join("\n") + "\n";
+  return (
+    Array.from({ length: lines }, (_, i) => `line ${String(i + 1).padStart(4, "0")} ${"abcdefghij".repeat(5)}`).join(
+      "\n",
+    ) + "\n"
+  );
 }
 
 describe("tool-call ids as the hosts rewrite them", () => {
@@ -39,32 +49,38 @@ describe("tool-call ids as the hosts rewrite them", () => {
   });
 
   const hosts = installedHostDists();
-  it.skipIf(hosts.length === 0)(`matches every rewrite of each installed host's own sanitiser (${hosts.map((h) => h.version).join(", ")})`, async () => {
-    for (const { version, dist } of hosts) {
-      type Sanitize = (messages: unknown[], mode: string, options?: Record<string, unknown>) => unknown[];
-      const sanitize = await hostFunction<Sanitize>(dist, "tool-call-id-", "sanitizeToolCallIdsForCloudCodeAssist");
-      expect(sanitize, `sanitizer in ${version}`).toBeDefined();
-      // Each id twice in one transcript (providers and mocks reuse ids), in every mode and duplicate style.
-      const transcript = PROVIDER_IDS.flatMap((id) => [id, id]).flatMap((id) => [
-        { role: "assistant", content: [{ type: "toolCall", id, name: "exec", arguments: {} }] },
-        { role: "toolResult", toolCallId: id, toolName: "exec", content: [{ type: "text", text: "x" }] },
-      ]);
-      const variants: [string, Record<string, unknown>][] = [
-        ["strict", {}],
-        ["strict", { preserveNativeAnthropicToolUseIds: true }],
-        ["strict", { duplicateToolCallIdStyle: "openai" }],
-        ["strict9", {}],
-      ];
-      for (const [mode, opts] of variants) {
-        const out = (sanitize as Sanitize)(transcript, mode, opts) as { role: string; toolCallId?: string }[];
-        const results = out.filter((m) => m.role === "toolResult");
-        results.forEach((m, i) => {
-          const raw = PROVIDER_IDS[Math.floor(i / 2)] as string;
-          expect(toolCallIdsMatch(raw, m.toolCallId as string), `${version} ${mode} ${JSON.stringify(opts)}: ${raw} → ${m.toolCallId}`).toBe(true);
-        });
+  it.skipIf(hosts.length === 0)(
+    `matches every rewrite of each installed host's own sanitiser (${hosts.map((h) => h.version).join(", ")})`,
+    async () => {
+      for (const { version, dist } of hosts) {
+        type Sanitize = (messages: unknown[], mode: string, options?: Record<string, unknown>) => unknown[];
+        const sanitize = await hostFunction<Sanitize>(dist, "tool-call-id-", "sanitizeToolCallIdsForCloudCodeAssist");
+        expect(sanitize, `sanitizer in ${version}`).toBeDefined();
+        // Each id twice in one transcript (providers and mocks reuse ids), in every mode and duplicate style.
+        const transcript = PROVIDER_IDS.flatMap((id) => [id, id]).flatMap((id) => [
+          { role: "assistant", content: [{ type: "toolCall", id, name: "exec", arguments: {} }] },
+          { role: "toolResult", toolCallId: id, toolName: "exec", content: [{ type: "text", text: "x" }] },
+        ]);
+        const variants: [string, Record<string, unknown>][] = [
+          ["strict", {}],
+          ["strict", { preserveNativeAnthropicToolUseIds: true }],
+          ["strict", { duplicateToolCallIdStyle: "openai" }],
+          ["strict9", {}],
+        ];
+        for (const [mode, opts] of variants) {
+          const out = (sanitize as Sanitize)(transcript, mode, opts) as { role: string; toolCallId?: string }[];
+          const results = out.filter((m) => m.role === "toolResult");
+          results.forEach((m, i) => {
+            const raw = PROVIDER_IDS[Math.floor(i / 2)] as string;
+            expect(
+              toolCallIdsMatch(raw, m.toolCallId as string),
+              `${version} ${mode} ${JSON.stringify(opts)}: ${raw} → ${m.toolCallId}`,
+            ).toBe(true);
+          });
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 describe("host copies", () => {
@@ -74,14 +90,21 @@ describe("host copies", () => {
     const hosts = installedHostDists();
     const current = hosts.find((h) => h.version === "2026.9.6");
     type Truncate = (text: string, maxChars: number, options?: Record<string, unknown>) => string;
-    const truncate = current ? await hostFunction<Truncate>(current.dist, "tool-result-truncation-", "truncateToolResultText") : undefined;
+    const truncate = current
+      ? await hostFunction<Truncate>(current.dist, "tool-result-truncation-", "truncateToolResultText")
+      : undefined;
     const withErrorTail = `${original}FATAL: disk full, exit code 1\n`;
     const copies: [string, string][] = truncate
       ? [
           [original, truncate(original, 16_000)],
           [withErrorTail, truncate(withErrorTail, 16_000)],
         ]
-      : [[original, `${original.slice(0, 15_000)}[... ${original.length - 15_000} more characters truncated; rerun with narrower args if needed]`]];
+      : [
+          [
+            original,
+            `${original.slice(0, 15_000)}[... ${original.length - 15_000} more characters truncated; rerun with narrower args if needed]`,
+          ],
+        ];
     for (const [source, copy] of copies) {
       expect(copy.length).toBeLessThan(source.length);
       expect(matchHostCopy(copy, source)).toBe("exact");
@@ -95,7 +118,12 @@ describe("host copies", () => {
 
   it("parses head, tail and the omitted count", () => {
     const copy = `head${MIDDLE_OMISSION_MARKER}tail[... 10 more characters truncated; rerun with narrower args if needed]`;
-    expect(parseHostCopy(copy)).toEqual({ head: "head", tail: "tail", omitted: 10, keptChars: 8 + MIDDLE_OMISSION_MARKER.length });
+    expect(parseHostCopy(copy)).toEqual({
+      head: "head",
+      tail: "tail",
+      omitted: 10,
+      keptChars: 8 + MIDDLE_OMISSION_MARKER.length,
+    });
     expect(parseHostCopy("plain")).toEqual({ head: "plain", keptChars: 5 });
   });
 });
@@ -103,13 +131,23 @@ describe("host copies", () => {
 describe("capture index", () => {
   let tmp: string;
   let index: CaptureIndex;
-  const stash = async (text: string) => (await createArtifactStore({ root: artifactRoot(tmp, "main") }).stash(text)).handle;
+  const stash = async (text: string) =>
+    (await createArtifactStore({ root: artifactRoot(tmp, "main") }).stash(text)).handle;
   const record = async (toolCallId: string, text: string, session: { sessionKey?: string; sessionId?: string }) => {
     const handle = await stash(text);
-    await index.record({ toolCallId, toolName: "exec", ...session, handle, chars: text.length, lines: 1, source: "middleware" });
+    await index.record({
+      toolCallId,
+      toolName: "exec",
+      ...session,
+      handle,
+      chars: text.length,
+      lines: 1,
+      source: "middleware",
+    });
     return handle;
   };
-  const hostCut = (text: string) => `${text.slice(0, 15_899)}[... ${text.length - 15_899} more characters truncated; rerun with narrower args if needed]`;
+  const hostCut = (text: string) =>
+    `${text.slice(0, 15_899)}[... ${text.length - 15_899} more characters truncated; rerun with narrower args if needed]`;
 
   beforeEach(async () => {
     tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "ledger-capture-"));
@@ -124,7 +162,14 @@ describe("capture index", () => {
       const text = `${i}\n${numbered(1_700)}`;
       const handle = await record(id, text, { sessionKey: "agent:main:s1", sessionId: "sid-1" });
       for (const hostId of [id, strictToolCallId(id).slice(0, 40), strict9ToolCallId(id)]) {
-        expect(index.resolve({ hostId, hostText: hostCut(text), session: { sessionKey: "agent:main:s1", sessionId: "sid-1" } })?.handle, `${id} as ${hostId}`).toBe(handle);
+        expect(
+          index.resolve({
+            hostId,
+            hostText: hostCut(text),
+            session: { sessionKey: "agent:main:s1", sessionId: "sid-1" },
+          })?.handle,
+          `${id} as ${hostId}`,
+        ).toBe(handle);
       }
     }
   });
@@ -132,7 +177,9 @@ describe("capture index", () => {
   it("rejects a capture whose content the host copy was not cut from", async () => {
     await record("call_1", numbered(1_700), { sessionKey: "agent:main:s1" });
     const other = numbered(1_800);
-    expect(index.resolve({ hostId: "call1", hostText: hostCut(other), session: { sessionKey: "agent:main:s1" } })).toBeUndefined();
+    expect(
+      index.resolve({ hostId: "call1", hostText: hostCut(other), session: { sessionKey: "agent:main:s1" } }),
+    ).toBeUndefined();
   });
 
   it("never links across sessions: two sessions reusing call_1 each get their own output", async () => {
@@ -140,10 +187,22 @@ describe("capture index", () => {
     const y = `session Y\n${numbered(1_700)}`;
     const hx = await record("call_1", x, { sessionKey: "agent:main:x", sessionId: "sx" });
     const hy = await record("call_1", y, { sessionKey: "agent:main:y", sessionId: "sy" });
-    expect(index.resolve({ hostId: "call1", hostText: hostCut(x), session: { sessionKey: "agent:main:x", sessionId: "sx" } })?.handle).toBe(hx);
-    expect(index.resolve({ hostId: "call1", hostText: hostCut(y), session: { sessionKey: "agent:main:y", sessionId: "sy" } })?.handle).toBe(hy);
+    expect(
+      index.resolve({ hostId: "call1", hostText: hostCut(x), session: { sessionKey: "agent:main:x", sessionId: "sx" } })
+        ?.handle,
+    ).toBe(hx);
+    expect(
+      index.resolve({ hostId: "call1", hostText: hostCut(y), session: { sessionKey: "agent:main:y", sessionId: "sy" } })
+        ?.handle,
+    ).toBe(hy);
     // Y's copy of X's very output (same bytes) still does not reach X's capture.
-    expect(index.resolve({ hostId: "call1", hostText: hostCut(x), session: { sessionKey: "agent:main:y", sessionId: "sy" } })).toBeUndefined();
+    expect(
+      index.resolve({
+        hostId: "call1",
+        hostText: hostCut(x),
+        session: { sessionKey: "agent:main:y", sessionId: "sy" },
+      }),
+    ).toBeUndefined();
     expect(index.resolve({ hostId: "call1", hostText: hostCut(x), session: {} })).toBeUndefined();
   });
 
@@ -172,8 +231,12 @@ describe("spill files", () => {
     await fsp.writeFile(good, "full output\n", { mode: 0o600 });
     expect(await readHostSpillFile(good, { spillDirs: [dir] })).toEqual({ text: "full output\n" });
     expect(await readHostSpillFile("/etc/passwd", { spillDirs: [dir] })).toEqual({ refused: "bad-name" });
-    expect(await readHostSpillFile(good, { spillDirs: [path.join(dir, "elsewhere")] })).toEqual({ refused: "outside-temp-dir" });
-    expect(await readHostSpillFile("openclaw-bash-0123456789abcdef.log", { spillDirs: [dir] })).toEqual({ refused: "not-absolute" });
+    expect(await readHostSpillFile(good, { spillDirs: [path.join(dir, "elsewhere")] })).toEqual({
+      refused: "outside-temp-dir",
+    });
+    expect(await readHostSpillFile("openclaw-bash-0123456789abcdef.log", { spillDirs: [dir] })).toEqual({
+      refused: "not-absolute",
+    });
     const open = path.join(dir, "openclaw-bash-fedcba9876543210.log");
     await fsp.writeFile(open, "x", { mode: 0o644 });
     await fsp.chmod(open, 0o644);

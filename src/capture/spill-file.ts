@@ -10,7 +10,15 @@ export const MAX_SPILL_BYTES = 256 * 1024 * 1024;
 const SPILL_NAME = /^openclaw-[a-z0-9-]+-[0-9a-f]{16}\.log$/;
 
 /** Why a path named by a tool result is not read. */
-export type SpillRefusal = "not-absolute" | "outside-temp-dir" | "bad-name" | "not-regular-file" | "not-private" | "not-owned" | "too-large" | "unreadable";
+export type SpillRefusal =
+  | "not-absolute"
+  | "outside-temp-dir"
+  | "bad-name"
+  | "not-regular-file"
+  | "not-private"
+  | "not-owned"
+  | "too-large"
+  | "unreadable";
 
 /** Options for {@link readHostSpillFile}. */
 export interface ReadSpillOptions {
@@ -25,7 +33,10 @@ export interface ReadSpillOptions {
  * this process's user. A tool result is model-influenced data: any other path
  * (`/etc/passwd`, `~/.ssh/id_rsa`, a link) is refused, never read.
  */
-export async function readHostSpillFile(file: string, options: ReadSpillOptions = {}): Promise<{ text: string } | { refused: SpillRefusal }> {
+export async function readHostSpillFile(
+  file: string,
+  options: ReadSpillOptions = {},
+): Promise<{ text: string } | { refused: SpillRefusal }> {
   if (!path.isAbsolute(file)) return { refused: "not-absolute" };
   if (!SPILL_NAME.test(path.basename(file))) return { refused: "bad-name" };
   const dirs = options.spillDirs ?? [os.tmpdir()];

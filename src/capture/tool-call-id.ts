@@ -63,7 +63,8 @@ export function hostToolCallIdForms(rawId: string): Set<string> {
     for (let i = 0; i < 4; i++) forms.add(sha256Prefix(`${seed}:${i}`, STRICT9));
   }
   // Repeats in `openai` duplicate style.
-  for (let occurrence = 2; occurrence <= 4; occurrence++) forms.add(`call_${sha256Prefix(`${rawId}:${occurrence}:0`, 24)}`);
+  for (let occurrence = 2; occurrence <= 4; occurrence++)
+    forms.add(`call_${sha256Prefix(`${rawId}:${occurrence}:0`, 24)}`);
   return forms;
 }
 

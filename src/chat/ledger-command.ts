@@ -68,18 +68,25 @@ async function viewText(rt: LedgerRuntime, agentId: string, sessionKey: string |
   if (!sessionKey) return "No session in this context.";
   const views = await readViewRecords(viewRecordPath(rt.root, agentId, sessionKey));
   const v: ViewRecord | undefined = views.at(-1);
-  if (!v) return `No assembled view recorded for ${sessionKey} yet (one is recorded at each turn context-ledger assembles).`;
+  if (!v)
+    return `No assembled view recorded for ${sessionKey} yet (one is recorded at each turn context-ledger assembles).`;
   const lines = [`What the model saw · turn ${v.turn} · ${v.at}`, ...viewHeadline(v)];
   const roles = new Map<string, number>();
   for (const m of v.messages) roles.set(m.role, (roles.get(m.role) ?? 0) + 1);
   lines.push(`Kept by role: ${[...roles].map(([r, n]) => `${r} ${n}`).join(", ") || "none"}`);
-  for (const o of v.offloaded.slice(0, 8)) lines.push(`  offloaded ${o.handle} · ${o.bytes === null ? "?" : formatBytes(o.bytes)} · ${o.toolName ?? "-"}`);
+  for (const o of v.offloaded.slice(0, 8))
+    lines.push(`  offloaded ${o.handle} · ${o.bytes === null ? "?" : formatBytes(o.bytes)} · ${o.toolName ?? "-"}`);
   if (v.offloaded.length > 8) lines.push(`  … ${v.offloaded.length - 8} more`);
   if (v.offloaded.length > 0) lines.push("Fetch a slice: /ledger fetch HANDLE lines 1-40");
   return lines.join("\n");
 }
 
-async function fetchText(rt: LedgerRuntime, agentId: string, sessionKey: string | undefined, words: string[]): Promise<string> {
+async function fetchText(
+  rt: LedgerRuntime,
+  agentId: string,
+  sessionKey: string | undefined,
+  words: string[],
+): Promise<string> {
   const [handle, kind, ...more] = words;
   if (!handle) return "Usage: /ledger fetch HANDLE [lines A-B | head N | tail N | grep PATTERN]";
   const selector = selectorOf(kind, more.join(" "));
@@ -93,7 +100,10 @@ async function fetchText(rt: LedgerRuntime, agentId: string, sessionKey: string 
     },
     { agentId, ...(sessionKey ? { sessionKey } : {}) },
   );
-  const result = await (fetchTool as NonNullable<typeof fetchTool>).execute("ledger-chat-command", { handle, selector });
+  const result = await (fetchTool as NonNullable<typeof fetchTool>).execute("ledger-chat-command", {
+    handle,
+    selector,
+  });
   return result.content.map((c) => c.text).join("\n");
 }
 

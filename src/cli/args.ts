@@ -35,7 +35,9 @@ export const COMMON_OPTIONS = {
  * `--` ends options, a lone `-` is a positional (stdin).
  */
 export function parseArgv(argv: readonly string[], spec: ArgSpec, command = "context-ledger"): ParsedArgs {
-  const known = Object.keys(spec).map((k) => `--${k}`).join(", ");
+  const known = Object.keys(spec)
+    .map((k) => `--${k}`)
+    .join(", ");
   const byShort = new Map(Object.entries(spec).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
   // Non-strict: parseArgs' own messages do not name the command or the accepted options; ours do.
   const { tokens } = parseArgs({ args: [...argv], options: spec, strict: false, allowPositionals: true, tokens: true });
@@ -50,9 +52,11 @@ export function parseArgv(argv: readonly string[], spec: ArgSpec, command = "con
     }
     const name = t.rawName.startsWith("--") ? t.name : (byShort.get(t.name) ?? t.name);
     const option = spec[name];
-    if (!option) throw usageError(`Unknown option \`${t.rawName}\` for \`${command}\`; expected one of ${known || "no options"}`);
+    if (!option)
+      throw usageError(`Unknown option \`${t.rawName}\` for \`${command}\`; expected one of ${known || "no options"}`);
     if (option.type === "boolean") {
-      if (t.value !== undefined) throw usageError(`Option \`--${name}\` of \`${command}\` takes no value, got ${describeValue(t.value)}`);
+      if (t.value !== undefined)
+        throw usageError(`Option \`--${name}\` of \`${command}\` takes no value, got ${describeValue(t.value)}`);
       flags[name] = true;
       continue;
     }
@@ -93,7 +97,8 @@ export function intFlag(args: ParsedArgs, name: string, min: number, max: number
   const raw = stringFlag(args, name);
   if (raw === undefined) return undefined;
   const n = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw usageError(`Expected \`--${name}\` to be an integer between ${min} and ${max}, got ${describeValue(raw)}`);
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw usageError(`Expected \`--${name}\` to be an integer between ${min} and ${max}, got ${describeValue(raw)}`);
   return n;
 }
 
@@ -101,7 +106,8 @@ export function intFlag(args: ParsedArgs, name: string, min: number, max: number
 export function choiceFlag<T extends string>(args: ParsedArgs, name: string, allowed: readonly T[]): T | undefined {
   const raw = stringFlag(args, name);
   if (raw === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(raw)) throw usageError(`Expected \`--${name}\` to be one of ${allowed.join(", ")}, got ${describeValue(raw)}`);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw usageError(`Expected \`--${name}\` to be one of ${allowed.join(", ")}, got ${describeValue(raw)}`);
   return raw as T;
 }
 

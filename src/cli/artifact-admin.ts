@@ -13,7 +13,8 @@ export async function runListCommand(c: ArtifactCommandContext): Promise<number>
   const session = stringFlag(c.args, "session");
   const tool = stringFlag(c.args, "tool");
   const sinceRaw = stringFlag(c.args, "since");
-  const since = sinceRaw === undefined ? undefined : new Date(Date.now() - parseDuration(sinceRaw, "since")).toISOString();
+  const since =
+    sinceRaw === undefined ? undefined : new Date(Date.now() - parseDuration(sinceRaw, "since")).toISOString();
   const all: ArtifactMeta[] = [];
   for await (const meta of c.store.list()) {
     if (session !== undefined && meta.origin.sessionKey !== session) continue;
@@ -25,21 +26,40 @@ export async function runListCommand(c: ArtifactCommandContext): Promise<number>
   const shown = all.slice(0, limit);
   const totals = { count: all.length, bytes: sum(all, "bytes"), storedBytes: sum(all, "storedBytes") };
   if (c.json) {
-    writeReceipt(c.io, ARTIFACT_SCHEMAS.list, { agentId: c.agentId, filters: { session: session ?? null, tool: tool ?? null, since: since ?? null }, ...totals, artifacts: shown });
+    writeReceipt(c.io, ARTIFACT_SCHEMAS.list, {
+      agentId: c.agentId,
+      filters: { session: session ?? null, tool: tool ?? null, since: since ?? null },
+      ...totals,
+      artifacts: shown,
+    });
     return 0;
   }
   if (shown.length > 0) {
-    const rows = shown.map((m) => [m.handle, formatBytes(m.bytes), formatCount(m.lines), m.format, m.kind, m.createdAt.replace(/\.\d+Z$/, "Z"), sourceOf(m)]);
+    const rows = shown.map((m) => [
+      m.handle,
+      formatBytes(m.bytes),
+      formatCount(m.lines),
+      m.format,
+      m.kind,
+      m.createdAt.replace(/\.\d+Z$/, "Z"),
+      sourceOf(m),
+    ]);
     c.io.stdout.write(formatTable(["HANDLE", "SIZE", "LINES", "FORMAT", "KIND", "CREATED", "SOURCE"], rows));
   }
-  c.io.stderr.write(`${plural(totals.count, "artifact")}, ${formatBytes(totals.bytes)} original, ${formatBytes(totals.storedBytes)} stored${shown.length < all.length ? `, ${shown.length} shown` : ""}\n`);
+  c.io.stderr.write(
+    `${plural(totals.count, "artifact")}, ${formatBytes(totals.bytes)} original, ${formatBytes(totals.storedBytes)} stored${shown.length < all.length ? `, ${shown.length} shown` : ""}\n`,
+  );
   return 0;
 }
 
 /** Where an artifact came from: tool, session and call, as far as known. */
 function sourceOf(m: ArtifactMeta): string {
   const o = m.origin;
-  return [o.toolName, o.sessionKey && `session ${o.sessionKey}`, o.toolCallId && `call ${o.toolCallId}`].filter(Boolean).join(" · ") || "-";
+  return (
+    [o.toolName, o.sessionKey && `session ${o.sessionKey}`, o.toolCallId && `call ${o.toolCallId}`]
+      .filter(Boolean)
+      .join(" · ") || "-"
+  );
 }
 
 /** `artifact rm HANDLE...`: exit 2 when none of them existed. */
@@ -70,14 +90,27 @@ export async function runGcCommand(c: ArtifactCommandContext): Promise<number> {
   const referenced = await scanReferencedHandles(c.agentDir);
   const progress = createProgress(c.io.stderr);
   const dryRun = c.args.flags["dry-run"] === true;
-  const report = await c.store.gc({ maxAgeMs, maxTotalBytes, referenced, dryRun, onProgress: (p) => progress.update(`gc ${p.phase}`, p.done, p.total) });
+  const report = await c.store.gc({
+    maxAgeMs,
+    maxTotalBytes,
+    referenced,
+    dryRun,
+    onProgress: (p) => progress.update(`gc ${p.phase}`, p.done, p.total),
+  });
   progress.end();
   if (c.json) {
-    writeReceipt(c.io, ARTIFACT_SCHEMAS.gc, { agentId: c.agentId, maxAgeMs: maxAgeMs ?? null, maxTotalBytes, referencedCount: referenced.size, ...report });
+    writeReceipt(c.io, ARTIFACT_SCHEMAS.gc, {
+      agentId: c.agentId,
+      maxAgeMs: maxAgeMs ?? null,
+      maxTotalBytes,
+      referencedCount: referenced.size,
+      ...report,
+    });
     return 0;
   }
   const verb = dryRun ? "would remove" : "removed";
-  for (const r of report.removed) c.io.stdout.write(`${verb} ${r.handle} ${formatBytes(r.storedBytes)} ${r.reason} (created ${r.createdAt})\n`);
+  for (const r of report.removed)
+    c.io.stdout.write(`${verb} ${r.handle} ${formatBytes(r.storedBytes)} ${r.reason} (created ${r.createdAt})\n`);
   c.io.stdout.write(
     `${dryRun ? "dry run: " : ""}${verb} ${plural(report.removed.length, "artifact")} (${formatBytes(report.freedStoredBytes)}); kept ${formatCount(report.keptCount)} (${formatBytes(report.keptStoredBytes)}, ${formatCount(report.referencedKept)} referenced); stale temp files ${dryRun ? "found" : "removed"}: ${report.staleTempFiles}\n`,
   );

@@ -29,7 +29,12 @@ async function run(argv: string[], stdin = ""): Promise<{ code: number; out: str
   stdout.on("data", (d: Buffer) => (out += d.toString()));
   stderr.on("data", (d: Buffer) => (err += d.toString()));
   const env = { HOME: path.join(tmp, "home"), OPENCLAW_STATE_DIR: path.join(tmp, "oc") };
-  const code = await runArtifactCommand([...argv, "--state-dir", state], { stdout, stderr, stdin: Readable.from([Buffer.from(stdin)]), env });
+  const code = await runArtifactCommand([...argv, "--state-dir", state], {
+    stdout,
+    stderr,
+    stdin: Readable.from([Buffer.from(stdin)]),
+    env,
+  });
   return { code, out, err };
 }
 
@@ -41,7 +46,12 @@ describe("context-ledger artifact", () => {
     expect(a).toMatchObject({ code: 0, out: `${handleForBytes(LOG)}\n` });
     const b = await run(["stash", "-", "--json", "--agent", "ops"], LOG);
     const receipt = JSON.parse(b.out);
-    expect(receipt).toMatchObject({ schema: "context-ledger.artifact.stash.v1", handle: handleForBytes(LOG), created: true, agentId: "ops" });
+    expect(receipt).toMatchObject({
+      schema: "context-ledger.artifact.stash.v1",
+      handle: handleForBytes(LOG),
+      created: true,
+      agentId: "ops",
+    });
     expect(receipt.meta).toMatchObject({ bytes: LOG.length, lines: 500, kind: "cli" });
     expect(JSON.parse((await run(["stash", file, "--json"])).out).created).toBe(false);
   });
@@ -49,9 +59,18 @@ describe("context-ledger artifact", () => {
   it("fetches slices with flags or a JSON selector and reports the notice on stderr", async () => {
     const handle = (await run(["stash"], LOG)).out.trim();
     const g = await run(["fetch", handle, "--pattern", "error", "--flags", "i"]);
-    expect(g).toMatchObject({ code: 0, out: "300:row 300 ERROR timeout\n", err: "grep /error/i: 1 matching lines of 500, 1 shown\n" });
+    expect(g).toMatchObject({
+      code: 0,
+      out: "300:row 300 ERROR timeout\n",
+      err: "grep /error/i: 1 matching lines of 500, 1 shown\n",
+    });
     const r = await run(["fetch", handle, "--selector", '{"kind":"range","start":2,"end":3}', "--json"]);
-    expect(JSON.parse(r.out)).toMatchObject({ schema: "context-ledger.artifact.fetch.v1", text: "row 2\nrow 3", truncated: false, totalLines: 500 });
+    expect(JSON.parse(r.out)).toMatchObject({
+      schema: "context-ledger.artifact.fetch.v1",
+      text: "row 2\nrow 3",
+      truncated: false,
+      totalLines: 500,
+    });
     const t = await run(["fetch", handle, "--selector", "tail", "--lines", "1"]);
     expect(t.out).toBe("row 500\n");
     expect((await run(["fetch", handle, "--raw"])).out).toBe(LOG);
@@ -92,7 +111,9 @@ describe("context-ledger artifact", () => {
     expect(JSON.parse((await run(["list", "--json"])).out).count).toBe(2);
     const real = await run(["gc", "--max-age", "0s"]);
     expect(real.out).toMatch(/^removed ledger:v1:sha256:[0-9a-f]{64} 5 B expired/);
-    expect(JSON.parse((await run(["list", "--json"])).out).artifacts.map((m: { handle: string }) => m.handle)).toEqual([b]);
+    expect(JSON.parse((await run(["list", "--json"])).out).artifacts.map((m: { handle: string }) => m.handle)).toEqual([
+      b,
+    ]);
     const rm = JSON.parse((await run(["rm", b, "--json"])).out);
     expect(rm).toEqual({ schema: "context-ledger.artifact.rm.v1", agentId: "main", removed: [b], missing: [] });
   });
@@ -100,10 +121,18 @@ describe("context-ledger artifact", () => {
 
 describe("context-ledger artifact: operator details", () => {
   it("list has a header, human sizes and the source, and filters by session, tool and age", async () => {
-    await runArtifactCommand(["stash", "-", "--state-dir", state], { stdout: new PassThrough(), stderr: new PassThrough(), stdin: Readable.from([Buffer.from("one line")]), env: {} });
+    await runArtifactCommand(["stash", "-", "--state-dir", state], {
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      stdin: Readable.from([Buffer.from("one line")]),
+      env: {},
+    });
     const { createArtifactStore } = await import("../artifacts/store.js");
     const store = createArtifactStore({ root: artifactRoot(state, "main") });
-    await store.stash(LOG, { kind: "tool-output", origin: { toolName: "exec", sessionKey: "agent:main:a", toolCallId: "call_aB_1-x" } });
+    await store.stash(LOG, {
+      kind: "tool-output",
+      origin: { toolName: "exec", sessionKey: "agent:main:a", toolCallId: "call_aB_1-x" },
+    });
     const all = await run(["list"]);
     expect(all.out.split("\n")[0]).toMatch(/^HANDLE\s+SIZE\s+LINES\s+FORMAT\s+KIND\s+CREATED\s+SOURCE$/);
     expect(all.out).toMatch(/\s3\.8 KiB\s+500\s+.*exec · session agent:main:a · call call_aB_1-x/);
@@ -117,7 +146,9 @@ describe("context-ledger artifact: operator details", () => {
     const handle = (await run(["stash", "--agent", "ops"], "ops only")).out.trim();
     const miss = await run(["fetch", handle]);
     expect(miss.code).toBe(2);
-    expect(miss.err).toContain(`${handle} is not in agent \`main\`'s store (${artifactRoot(state, "main")}); it is in agent \`ops\`'s store`);
+    expect(miss.err).toContain(
+      `${handle} is not in agent \`main\`'s store (${artifactRoot(state, "main")}); it is in agent \`ops\`'s store`,
+    );
     expect(miss.err).toContain(`next: context-ledger artifact fetch ${handle} --agent ops`);
   });
 
@@ -136,9 +167,18 @@ describe("context-ledger artifact: operator details", () => {
 
 describe("args", () => {
   it("parses flags, values, = forms and positionals; refuses unknown flags", () => {
-    const spec = { json: { type: "boolean" as const }, agent: { type: "string" as const }, help: { type: "boolean" as const, short: "h" } };
-    expect(parseArgv(["a", "--agent", "ops", "--json", "-", "--agent=x", "-h", "--", "--json"], spec)).toEqual({ flags: { agent: "x", json: true, help: true }, positionals: ["a", "-", "--json"] });
-    expect(() => parseArgv(["--nope"], spec, "artifact fetch")).toThrow("Unknown option `--nope` for `artifact fetch`; expected one of --json, --agent, --help");
+    const spec = {
+      json: { type: "boolean" as const },
+      agent: { type: "string" as const },
+      help: { type: "boolean" as const, short: "h" },
+    };
+    expect(parseArgv(["a", "--agent", "ops", "--json", "-", "--agent=x", "-h", "--", "--json"], spec)).toEqual({
+      flags: { agent: "x", json: true, help: true },
+      positionals: ["a", "-", "--json"],
+    });
+    expect(() => parseArgv(["--nope"], spec, "artifact fetch")).toThrow(
+      "Unknown option `--nope` for `artifact fetch`; expected one of --json, --agent, --help",
+    );
     expect(() => parseArgv(["--agent"], spec)).toThrow(/needs a value/);
     expect(() => parseArgv(["--json=1"], spec)).toThrow(/takes no value/);
   });

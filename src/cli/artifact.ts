@@ -25,36 +25,65 @@ export { exitCodeFor } from "./fail.js";
 export const STASH_FORMATS: readonly OutputFormat[] = ["json", "html", "xml", "pdf-text", "log", "text"];
 
 const COMMON: ArgSpec = COMMON_OPTIONS;
-const TAIL = "Options: --agent ID (default main), --state-dir DIR, --openclaw-state DIR, --json, --help\nExit codes: 0 ok, 1 usage error, 2 not found, 3 corrupt, 4 invalid handle or selector, 5 other failure\n";
+const TAIL =
+  "Options: --agent ID (default main), --state-dir DIR, --openclaw-state DIR, --json, --help\nExit codes: 0 ok, 1 usage error, 2 not found, 3 corrupt, 4 invalid handle or selector, 5 other failure\n";
 
-const LEAVES: Record<string, { options: ArgSpec; usage: string; run: (c: ArtifactCommandContext) => Promise<number> }> = {
-  stash: {
-    options: { ...COMMON, kind: { type: "string" }, format: { type: "string" } },
-    usage: `Usage: {prog} artifact stash [FILE|-] [--kind K] [--format ${STASH_FORMATS.join("|")}]\nStores a file (or stdin) in the agent's store and prints its handle.\n${TAIL}`,
-    run: stash,
-  },
-  fetch: {
-    options: { ...COMMON, selector: { type: "string" }, lines: { type: "string" }, pattern: { type: "string" }, flags: { type: "string" }, context: { type: "string" }, start: { type: "string" }, end: { type: "string" }, path: { type: "string" }, "max-chars": { type: "string" }, raw: { type: "boolean" } },
-    usage: `Usage: {prog} artifact fetch HANDLE [--selector KIND|JSON] [--lines N] [--pattern RE --flags i --context N]\n         [--start N --end N] [--path JSONPATH] [--max-chars N] [--raw]\nPrints a bounded slice (the notice goes to stderr); --raw prints the whole original bytes.\n${TAIL}`,
-    run: fetch,
-  },
-  peek: {
-    options: { ...COMMON, "preview-chars": { type: "string" }, unverified: { type: "boolean" } },
-    usage: `Usage: {prog} artifact peek HANDLE [--preview-chars N] [--unverified]\nMetadata and a short preview. --unverified shows the stored bytes of an artifact that fails its hash check (never served to a model).\n${TAIL}`,
-    run: peek,
-  },
-  list: {
-    options: { ...COMMON, limit: { type: "string" }, session: { type: "string" }, tool: { type: "string" }, since: { type: "string" } },
-    usage: `Usage: {prog} artifact list [--limit N] [--session KEY] [--tool NAME] [--since 12h]\nArtifacts of the agent, newest first; the totals go to stderr.\n${TAIL}`,
-    run: runListCommand,
-  },
-  rm: { options: { ...COMMON }, usage: `Usage: {prog} artifact rm HANDLE...\nRemoves artifacts (exit 2 when none existed).\n${TAIL}`, run: runRmCommand },
-  gc: {
-    options: { ...COMMON, "dry-run": { type: "boolean" }, "max-age": { type: "string" }, "max-bytes": { type: "string" } },
-    usage: `Usage: {prog} artifact gc [--dry-run] [--max-age DURATION] [--max-bytes SIZE]\nRemoves artifacts no ledger state references: older than --max-age (e.g. 30d; no age limit when absent)\nand/or beyond --max-bytes (e.g. 1G; default: the configured limits.maxStoreBytes), oldest first.\n${TAIL}`,
-    run: runGcCommand,
-  },
-};
+const LEAVES: Record<string, { options: ArgSpec; usage: string; run: (c: ArtifactCommandContext) => Promise<number> }> =
+  {
+    stash: {
+      options: { ...COMMON, kind: { type: "string" }, format: { type: "string" } },
+      usage: `Usage: {prog} artifact stash [FILE|-] [--kind K] [--format ${STASH_FORMATS.join("|")}]\nStores a file (or stdin) in the agent's store and prints its handle.\n${TAIL}`,
+      run: stash,
+    },
+    fetch: {
+      options: {
+        ...COMMON,
+        selector: { type: "string" },
+        lines: { type: "string" },
+        pattern: { type: "string" },
+        flags: { type: "string" },
+        context: { type: "string" },
+        start: { type: "string" },
+        end: { type: "string" },
+        path: { type: "string" },
+        "max-chars": { type: "string" },
+        raw: { type: "boolean" },
+      },
+      usage: `Usage: {prog} artifact fetch HANDLE [--selector KIND|JSON] [--lines N] [--pattern RE --flags i --context N]\n         [--start N --end N] [--path JSONPATH] [--max-chars N] [--raw]\nPrints a bounded slice (the notice goes to stderr); --raw prints the whole original bytes.\n${TAIL}`,
+      run: fetch,
+    },
+    peek: {
+      options: { ...COMMON, "preview-chars": { type: "string" }, unverified: { type: "boolean" } },
+      usage: `Usage: {prog} artifact peek HANDLE [--preview-chars N] [--unverified]\nMetadata and a short preview. --unverified shows the stored bytes of an artifact that fails its hash check (never served to a model).\n${TAIL}`,
+      run: peek,
+    },
+    list: {
+      options: {
+        ...COMMON,
+        limit: { type: "string" },
+        session: { type: "string" },
+        tool: { type: "string" },
+        since: { type: "string" },
+      },
+      usage: `Usage: {prog} artifact list [--limit N] [--session KEY] [--tool NAME] [--since 12h]\nArtifacts of the agent, newest first; the totals go to stderr.\n${TAIL}`,
+      run: runListCommand,
+    },
+    rm: {
+      options: { ...COMMON },
+      usage: `Usage: {prog} artifact rm HANDLE...\nRemoves artifacts (exit 2 when none existed).\n${TAIL}`,
+      run: runRmCommand,
+    },
+    gc: {
+      options: {
+        ...COMMON,
+        "dry-run": { type: "boolean" },
+        "max-age": { type: "string" },
+        "max-bytes": { type: "string" },
+      },
+      usage: `Usage: {prog} artifact gc [--dry-run] [--max-age DURATION] [--max-bytes SIZE]\nRemoves artifacts no ledger state references: older than --max-age (e.g. 30d; no age limit when absent)\nand/or beyond --max-bytes (e.g. 1G; default: the configured limits.maxStoreBytes), oldest first.\n${TAIL}`,
+      run: runGcCommand,
+    },
+  };
 
 const GROUP_USAGE = `Usage: {prog} artifact <command> [options]
   stash [FILE|-] [--kind K] [--format F]       store a file or stdin; prints the handle
@@ -77,18 +106,40 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
     Object.entries(LEAVES).map(([sub, leaf]) => [
       sub,
       (rest: string[], io2: CliIo) =>
-        runCommand(rest, io2, { name: `artifact ${sub}`, options: leaf.options, usage: leaf.usage }, async (args, json) => {
-          const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io2.env });
-          const agentId = stringFlag(args, "agent") ?? "main";
-          const root = artifactRoot(ctx.ledgerRoot, agentId);
-          const store = createArtifactStore({ root });
-          const c: ArtifactCommandContext = { args, io: io2, store, agentId, ledgerRoot: ctx.ledgerRoot, agentDir: agentRoot(ctx.ledgerRoot, agentId), maxStoreBytes: ctx.config.limits.maxStoreBytes, json };
-          try {
-            return await leaf.run(c);
-          } catch (err) {
-            throw isLedgerError(err, "artifact_not_found") ? await notFoundHere(c, err, sub) : isLedgerError(err, "artifact_corrupt") && sub !== "peek" ? corruptHint(c, err) : err;
-          }
-        }),
+        runCommand(
+          rest,
+          io2,
+          { name: `artifact ${sub}`, options: leaf.options, usage: leaf.usage },
+          async (args, json) => {
+            const ctx = await loadOperatorContext({
+              stateDir: stringFlag(args, "state-dir"),
+              openclawState: stringFlag(args, "openclaw-state"),
+              env: io2.env,
+            });
+            const agentId = stringFlag(args, "agent") ?? "main";
+            const root = artifactRoot(ctx.ledgerRoot, agentId);
+            const store = createArtifactStore({ root });
+            const c: ArtifactCommandContext = {
+              args,
+              io: io2,
+              store,
+              agentId,
+              ledgerRoot: ctx.ledgerRoot,
+              agentDir: agentRoot(ctx.ledgerRoot, agentId),
+              maxStoreBytes: ctx.config.limits.maxStoreBytes,
+              json,
+            };
+            try {
+              return await leaf.run(c);
+            } catch (err) {
+              throw isLedgerError(err, "artifact_not_found")
+                ? await notFoundHere(c, err, sub)
+                : isLedgerError(err, "artifact_corrupt") && sub !== "peek"
+                  ? corruptHint(c, err)
+                  : err;
+            }
+          },
+        ),
     ]),
   );
   return runGroup(argv, io, { name: "artifact", usage: GROUP_USAGE, commands });
@@ -96,10 +147,15 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
 
 async function stash(c: ArtifactCommandContext): Promise<number> {
   const source = c.args.positionals[0] ?? "-";
-  if (c.args.positionals.length > 1) throw new LedgerError("input_invalid", `Expected one FILE or -, got ${c.args.positionals.length} arguments`);
+  if (c.args.positionals.length > 1)
+    throw new LedgerError("input_invalid", `Expected one FILE or -, got ${c.args.positionals.length} arguments`);
   const format = choiceFlag(c.args, "format", STASH_FORMATS);
   const bytes = source === "-" ? await readAll(c.io.stdin) : await fsp.readFile(source);
-  const { handle, meta, created } = await c.store.stash(bytes, { kind: stringFlag(c.args, "kind") ?? "cli", format: format ?? detectFormat(bytes.subarray(0, 4_000_000).toString("utf8")), origin: { agentId: c.agentId } });
+  const { handle, meta, created } = await c.store.stash(bytes, {
+    kind: stringFlag(c.args, "kind") ?? "cli",
+    format: format ?? detectFormat(bytes.subarray(0, 4_000_000).toString("utf8")),
+    origin: { agentId: c.agentId },
+  });
   if (c.json) writeReceipt(c.io, ARTIFACT_SCHEMAS.stash, { handle, created, agentId: c.agentId, source, meta });
   else c.io.stdout.write(`${handle}\n`);
   return 0;
@@ -151,7 +207,9 @@ async function peek(c: ArtifactCommandContext): Promise<number> {
     c.io.stdout.write(
       [
         handle,
-        ...(verified ? [] : ["UNVERIFIED: these stored bytes fail the hash check; context-ledger never serves them to a model"]),
+        ...(verified
+          ? []
+          : ["UNVERIFIED: these stored bytes fail the hash check; context-ledger never serves them to a model"]),
         `bytes ${meta.bytes} · lines ${meta.lines} · format ${meta.format} · kind ${meta.kind} · stored ${meta.storedBytes} (${meta.compression}) · created ${meta.createdAt}`,
         `origin: ${[o.toolName && `tool ${o.toolName}`, o.toolCallId && `call ${o.toolCallId}`, o.agentId && `agent ${o.agentId}`, o.sessionKey && `session ${o.sessionKey}`].filter(Boolean).join(", ") || "-"}`,
         "--- preview ---",
@@ -170,18 +228,32 @@ async function notFoundHere(c: ArtifactCommandContext, err: LedgerError, sub: st
   const elsewhere: string[] = [];
   if (handle) {
     for (const agent of await listLedgerAgents(c.ledgerRoot)) {
-      if (agent !== c.agentId && (await createArtifactStore({ root: artifactRoot(c.ledgerRoot, agent) }).has(handle).catch(() => false))) elsewhere.push(agent);
+      if (
+        agent !== c.agentId &&
+        (await createArtifactStore({ root: artifactRoot(c.ledgerRoot, agent) })
+          .has(handle)
+          .catch(() => false))
+      )
+        elsewhere.push(agent);
     }
   }
   const prog = progName(c.io);
-  const hint = elsewhere.length > 0 ? `${prog} artifact ${sub} ${handle} --agent ${elsewhere[0]}` : `${prog} artifact list --agent ${c.agentId}`;
+  const hint =
+    elsewhere.length > 0
+      ? `${prog} artifact ${sub} ${handle} --agent ${elsewhere[0]}`
+      : `${prog} artifact list --agent ${c.agentId}`;
   const message = `${handle ? `${handle} is` : "Expected artifacts, got none"} not in agent \`${c.agentId}\`'s store (${where})${elsewhere.length ? `; it is in agent ${elsewhere.map((a) => `\`${a}\``).join(", ")}'s store` : ""}`;
   return new CliFailure(err.code, handle ? message : err.message, EXIT.notFound, hint);
 }
 
 function corruptHint(c: ArtifactCommandContext, err: LedgerError): CliFailure {
   const handle = c.args.positionals[0] ?? "HANDLE";
-  return new CliFailure(err.code, err.message, EXIT.corrupt, `${progName(c.io)} artifact peek ${handle} --unverified --agent ${c.agentId} (look), then \`${progName(c.io)} artifact rm ${handle} --agent ${c.agentId}\``);
+  return new CliFailure(
+    err.code,
+    err.message,
+    EXIT.corrupt,
+    `${progName(c.io)} artifact peek ${handle} --unverified --agent ${c.agentId} (look), then \`${progName(c.io)} artifact rm ${handle} --agent ${c.agentId}\``,
+  );
 }
 
 function selectorFrom(args: ParsedArgs): Selector {
@@ -191,22 +263,41 @@ function selectorFrom(args: ParsedArgs): Selector {
     try {
       parsed = JSON.parse(raw);
     } catch (err) {
-      throw new LedgerError("selector_invalid", `Expected --selector to be a kind or a JSON object, got invalid JSON: ${(err as Error).message}`, { cause: err });
+      throw new LedgerError(
+        "selector_invalid",
+        `Expected --selector to be a kind or a JSON object, got invalid JSON: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
     return parseSelector(parsed);
   }
-  const kind = raw ?? (stringFlag(args, "pattern") ? "grep" : stringFlag(args, "path") ? "json" : stringFlag(args, "start") ? "range" : "headtail");
+  const kind =
+    raw ??
+    (stringFlag(args, "pattern")
+      ? "grep"
+      : stringFlag(args, "path")
+        ? "json"
+        : stringFlag(args, "start")
+          ? "range"
+          : "headtail");
   const num = (name: string) => {
     const v = stringFlag(args, name);
     return v === undefined ? undefined : /^\d+$/.test(v) ? Number(v) : v;
   };
   const candidate: Record<string, unknown> = { kind };
-  const fields: Record<string, string[]> = { head: ["lines"], tail: ["lines"], grep: ["pattern", "flags", "context"], range: ["start", "end"], json: ["path"] };
+  const fields: Record<string, string[]> = {
+    head: ["lines"],
+    tail: ["lines"],
+    grep: ["pattern", "flags", "context"],
+    range: ["start", "end"],
+    json: ["path"],
+  };
   for (const f of fields[kind] ?? []) {
     const v = f === "pattern" || f === "flags" || f === "path" ? stringFlag(args, f) : num(f);
     if (v !== undefined) candidate[f] = v;
   }
-  if (kind === "range" && candidate.end === undefined && typeof candidate.start === "number") candidate.end = candidate.start + 99;
+  if (kind === "range" && candidate.end === undefined && typeof candidate.start === "number")
+    candidate.end = candidate.start + 99;
   return parseSelector(candidate);
 }
 
@@ -220,6 +311,7 @@ function requireOne(args: ParsedArgs): string {
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer | string>) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  for await (const chunk of stream as AsyncIterable<Buffer | string>)
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks);
 }

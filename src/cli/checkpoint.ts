@@ -53,47 +53,88 @@ export async function runCheckpointCommand(argv: string[], io: CliIo): Promise<n
 }
 
 async function runList(argv: string[], io: CliIo): Promise<number> {
-  return runCommand(argv, io, { name: "checkpoint list", options: LIST_SPEC, usage: LIST_USAGE }, async (args, json) => {
-    const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io.env });
-    const list = await listCheckpoints(ctx.ledgerRoot, stringFlag(args, "agent"), stringFlag(args, "session"));
-    if (json) writeJson(io, { schema: CHECKPOINT_LIST_SCHEMA, root: ctx.ledgerRoot, checkpoints: list });
-    else if (list.length === 0) io.stdout.write(`No checkpoints under ${ctx.ledgerRoot}\n`);
-    else {
-      io.stdout.write(
-        formatTable(
-          ["AGENT", "SESSION", "SEALED", "COVERS", "SIZE", "HANDLE"],
-          list.map((c) => [c.agentId, c.sessionKey ?? "-", c.at ?? "-", formatCount(c.coveredCount), c.bytes === null ? "-" : formatBytes(c.bytes), c.handle]),
-        ),
-      );
-    }
-    return 0;
-  });
+  return runCommand(
+    argv,
+    io,
+    { name: "checkpoint list", options: LIST_SPEC, usage: LIST_USAGE },
+    async (args, json) => {
+      const ctx = await loadOperatorContext({
+        stateDir: stringFlag(args, "state-dir"),
+        openclawState: stringFlag(args, "openclaw-state"),
+        env: io.env,
+      });
+      const list = await listCheckpoints(ctx.ledgerRoot, stringFlag(args, "agent"), stringFlag(args, "session"));
+      if (json) writeJson(io, { schema: CHECKPOINT_LIST_SCHEMA, root: ctx.ledgerRoot, checkpoints: list });
+      else if (list.length === 0) io.stdout.write(`No checkpoints under ${ctx.ledgerRoot}\n`);
+      else {
+        io.stdout.write(
+          formatTable(
+            ["AGENT", "SESSION", "SEALED", "COVERS", "SIZE", "HANDLE"],
+            list.map((c) => [
+              c.agentId,
+              c.sessionKey ?? "-",
+              c.at ?? "-",
+              formatCount(c.coveredCount),
+              c.bytes === null ? "-" : formatBytes(c.bytes),
+              c.handle,
+            ]),
+          ),
+        );
+      }
+      return 0;
+    },
+  );
 }
 
 async function runShow(argv: string[], io: CliIo): Promise<number> {
-  return runCommand(argv, io, { name: "checkpoint show", options: SHOW_SPEC, usage: SHOW_USAGE }, async (args, json) => {
-    const { positionals } = args;
-    const handle = positionals[0];
-    if (!handle || positionals.length > 1) throw new CliFailure("input_invalid", `Expected one HANDLE, got ${positionals.length} arguments`, EXIT.usage, `${progName(io)} checkpoint list`);
-    parseHandle(handle);
-    const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io.env });
-    const agentFilter = stringFlag(args, "agent");
-    const agents = agentFilter ? [agentFilter] : await listLedgerAgents(ctx.ledgerRoot);
-    for (const agentId of agents) {
-      const store = createArtifactStore({ root: artifactRoot(ctx.ledgerRoot, agentId) });
-      const data = await store.tryRead(handle);
-      if (!data) continue;
-      const kind = (await store.tryReadMeta(handle).catch(() => undefined))?.kind;
-      if (kind !== undefined && kind !== "checkpoint") {
-        throw new CliFailure("handle_invalid", `expected a checkpoint pack, got a \`${kind}\` artifact (${handle})`, EXIT.invalid, `${progName(io)} artifact fetch ${handle} --agent ${agentId}`);
+  return runCommand(
+    argv,
+    io,
+    { name: "checkpoint show", options: SHOW_SPEC, usage: SHOW_USAGE },
+    async (args, json) => {
+      const { positionals } = args;
+      const handle = positionals[0];
+      if (!handle || positionals.length > 1)
+        throw new CliFailure(
+          "input_invalid",
+          `Expected one HANDLE, got ${positionals.length} arguments`,
+          EXIT.usage,
+          `${progName(io)} checkpoint list`,
+        );
+      parseHandle(handle);
+      const ctx = await loadOperatorContext({
+        stateDir: stringFlag(args, "state-dir"),
+        openclawState: stringFlag(args, "openclaw-state"),
+        env: io.env,
+      });
+      const agentFilter = stringFlag(args, "agent");
+      const agents = agentFilter ? [agentFilter] : await listLedgerAgents(ctx.ledgerRoot);
+      for (const agentId of agents) {
+        const store = createArtifactStore({ root: artifactRoot(ctx.ledgerRoot, agentId) });
+        const data = await store.tryRead(handle);
+        if (!data) continue;
+        const kind = (await store.tryReadMeta(handle).catch(() => undefined))?.kind;
+        if (kind !== undefined && kind !== "checkpoint") {
+          throw new CliFailure(
+            "handle_invalid",
+            `expected a checkpoint pack, got a \`${kind}\` artifact (${handle})`,
+            EXIT.invalid,
+            `${progName(io)} artifact fetch ${handle} --agent ${agentId}`,
+          );
+        }
+        const pack = parseCheckpointPack(data.toString("utf8"));
+        if (json) writeJson(io, { schema: CHECKPOINT_SHOW_SCHEMA, agentId, handle, bytes: data.length, pack });
+        else io.stdout.write(renderPack(agentId, handle, data.length, pack));
+        return 0;
       }
-      const pack = parseCheckpointPack(data.toString("utf8"));
-      if (json) writeJson(io, { schema: CHECKPOINT_SHOW_SCHEMA, agentId, handle, bytes: data.length, pack });
-      else io.stdout.write(renderPack(agentId, handle, data.length, pack));
-      return 0;
-    }
-    throw new CliFailure("not_found", `no checkpoint ${handle} in ${agentFilter ? `agent \`${agentFilter}\`'s store` : "any agent's store"} under ${ctx.ledgerRoot}`, EXIT.notFound, `${progName(io)} checkpoint list`);
-  });
+      throw new CliFailure(
+        "not_found",
+        `no checkpoint ${handle} in ${agentFilter ? `agent \`${agentFilter}\`'s store` : "any agent's store"} under ${ctx.ledgerRoot}`,
+        EXIT.notFound,
+        `${progName(io)} checkpoint list`,
+      );
+    },
+  );
 }
 
 /**
@@ -101,27 +142,67 @@ async function runShow(argv: string[], io: CliIo): Promise<number> {
  * summary sidecars, and any artifact of kind `checkpoint` in the stores.
  * Sorted by agent, then seal time.
  */
-export async function listCheckpoints(root: string, agentFilter?: string, sessionFilter?: string): Promise<CheckpointListing[]> {
+export async function listCheckpoints(
+  root: string,
+  agentFilter?: string,
+  sessionFilter?: string,
+): Promise<CheckpointListing[]> {
   const out: CheckpointListing[] = [];
   for (const agentId of await listLedgerAgents(root)) {
     if (agentFilter !== undefined && agentId !== agentFilter) continue;
     const byHandle = new Map<string, CheckpointListing>();
     const add = (c: CheckpointListing) => {
       const prev = byHandle.get(c.handle);
-      byHandle.set(c.handle, prev ? { ...prev, sessionKey: prev.sessionKey ?? c.sessionKey, at: prev.at ?? c.at, coveredCount: prev.coveredCount ?? c.coveredCount, bytes: prev.bytes ?? c.bytes } : c);
+      byHandle.set(
+        c.handle,
+        prev
+          ? {
+              ...prev,
+              sessionKey: prev.sessionKey ?? c.sessionKey,
+              at: prev.at ?? c.at,
+              coveredCount: prev.coveredCount ?? c.coveredCount,
+              bytes: prev.bytes ?? c.bytes,
+            }
+          : c,
+      );
     };
     for (const s of await listLedgerSessions(root, agentId)) {
-      for (const cp of s.state?.checkpoints ?? []) add({ agentId, sessionKey: s.sessionKey, handle: cp.handle, at: cp.at, coveredCount: cp.coveredCount, bytes: null });
-      const sidecars = (await fsp.readdir(s.dir).catch(() => [] as string[])).filter((n) => n.startsWith("summary-") && n.endsWith(".json"));
+      for (const cp of s.state?.checkpoints ?? [])
+        add({
+          agentId,
+          sessionKey: s.sessionKey,
+          handle: cp.handle,
+          at: cp.at,
+          coveredCount: cp.coveredCount,
+          bytes: null,
+        });
+      const sidecars = (await fsp.readdir(s.dir).catch(() => [] as string[])).filter(
+        (n) => n.startsWith("summary-") && n.endsWith(".json"),
+      );
       for (const name of sidecars) {
         const summary = await tryLoadSummary(path.join(s.dir, name));
-        for (const ref of summary?.checkpoints ?? []) add({ agentId, sessionKey: s.sessionKey, handle: ref.handle, at: null, coveredCount: ref.coveredCount, bytes: null });
+        for (const ref of summary?.checkpoints ?? [])
+          add({
+            agentId,
+            sessionKey: s.sessionKey,
+            handle: ref.handle,
+            at: null,
+            coveredCount: ref.coveredCount,
+            bytes: null,
+          });
       }
     }
     const store = createArtifactStore({ root: artifactRoot(root, agentId) });
     for await (const meta of store.list()) {
       if (meta.kind === "checkpoint" || byHandle.has(meta.handle)) {
-        add({ agentId, sessionKey: meta.origin.sessionKey ?? null, handle: meta.handle, at: meta.createdAt, coveredCount: null, bytes: meta.bytes });
+        add({
+          agentId,
+          sessionKey: meta.origin.sessionKey ?? null,
+          handle: meta.handle,
+          at: meta.createdAt,
+          coveredCount: null,
+          bytes: meta.bytes,
+        });
       }
     }
     const rows = [...byHandle.values()].filter((c) => sessionFilter === undefined || c.sessionKey === sessionFilter);

@@ -21,7 +21,12 @@ export function renderUsage(io: Pick<CliIo, "prog">, usage: string): string {
  * otherwise parses the options and calls `body`. Any error becomes the one
  * failure report (JSON document with `--json`) and its exit code.
  */
-export async function runCommand(argv: readonly string[], io: CliIo, spec: CommandSpec, body: (args: ParsedArgs, json: boolean) => Promise<number>): Promise<number> {
+export async function runCommand(
+  argv: readonly string[],
+  io: CliIo,
+  spec: CommandSpec,
+  body: (args: ParsedArgs, json: boolean) => Promise<number>,
+): Promise<number> {
   const json = wantsJson(argv);
   if (wantsHelp(argv)) {
     io.stdout.write(renderUsage(io, spec.usage));
@@ -36,7 +41,11 @@ export async function runCommand(argv: readonly string[], io: CliIo, spec: Comma
 }
 
 /** Runs a group (`artifact`, `checkpoint`, `session`): dispatches its first word to a leaf command. */
-export async function runGroup(argv: readonly string[], io: CliIo, group: { name: string; usage: string; commands: Record<string, (argv: string[], io: CliIo) => Promise<number>> }): Promise<number> {
+export async function runGroup(
+  argv: readonly string[],
+  io: CliIo,
+  group: { name: string; usage: string; commands: Record<string, (argv: string[], io: CliIo) => Promise<number>> },
+): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {
     io.stdout.write(renderUsage(io, group.usage));
@@ -44,7 +53,12 @@ export async function runGroup(argv: readonly string[], io: CliIo, group: { name
   }
   const run = group.commands[sub];
   if (!run) {
-    const err = new CliFailure("input_invalid", `unknown command \`${sub}\`; expected one of ${Object.keys(group.commands).join(", ")}`, EXIT.usage, `run \`${progName(io)} ${group.name} --help\``);
+    const err = new CliFailure(
+      "input_invalid",
+      `unknown command \`${sub}\`; expected one of ${Object.keys(group.commands).join(", ")}`,
+      EXIT.usage,
+      `run \`${progName(io)} ${group.name} --help\``,
+    );
     return reportFailure(io, err, { command: group.name, json: wantsJson(rest), usage: renderUsage(io, group.usage) });
   }
   return run(rest, io);

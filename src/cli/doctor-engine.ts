@@ -3,7 +3,8 @@ import { ENGINE_INFO } from "../engine/info.js";
 import type { DoctorFinding } from "./doctor-types.js";
 
 /** The host doctor's line this check explains (2026.9.x `openclaw doctor`). */
-export const HOST_DOCTOR_READ_ONLY_WARNING = "is registered for read-only discovery; offline host compatibility inspection is unavailable";
+export const HOST_DOCTOR_READ_ONLY_WARNING =
+  "is registered for read-only discovery; offline host compatibility inspection is unavailable";
 
 /**
  * What `openclaw doctor` cannot check offline, checked here: 2026.8+ runs a
@@ -15,7 +16,8 @@ export const HOST_DOCTOR_READ_ONLY_WARNING = "is registered for read-only discov
  */
 export function checkEngineContract(): DoctorFinding {
   const ts = ENGINE_INFO.transcriptSemantics;
-  const ok = ts.currentTurnFence === "before-current-turn-entry-v1" && ts.turnAdvancementIdempotency === "atomic-idempotent-v1";
+  const ok =
+    ts.currentTurnFence === "before-current-turn-entry-v1" && ts.turnAdvancementIdempotency === "atomic-idempotent-v1";
   return {
     check: "engine",
     level: ok ? "ok" : "error",

@@ -16,23 +16,58 @@ export const SUPPORTED_RANGE = "2026.4.24 – 2026.9.x";
 export async function checkHostConfig(ctx: OperatorContext): Promise<DoctorFinding[]> {
   const out: DoctorFinding[] = [];
   const where = ctx.configPath;
-  if (ctx.hostConfigError) return [{ check: "config", level: "error", message: `host config unreadable: ${ctx.hostConfigError}`, path: where }];
+  if (ctx.hostConfigError)
+    return [
+      { check: "config", level: "error", message: `host config unreadable: ${ctx.hostConfigError}`, path: where },
+    ];
   if (!ctx.hostConfig) {
-    return [{ check: "config", level: "warn", message: `no host config at ${where}: the plugin is not configured in the host (see docs/operator-guide.md, Install)`, path: where }];
+    return [
+      {
+        check: "config",
+        level: "warn",
+        message: `no host config at ${where}: the plugin is not configured in the host (see docs/operator-guide.md, Install)`,
+        path: where,
+      },
+    ];
   }
   const entry = pluginEntry(ctx.hostConfig);
   const plugins = ctx.hostConfig.plugins as Record<string, unknown> | undefined;
-  if (!entry) out.push({ check: "config", level: "warn", message: `plugins.entries["${PLUGIN_ID}"] is missing: defaults apply, and the host may not load the plugin`, path: where });
-  else if (entry.enabled === false) out.push({ check: "config", level: "error", message: `plugins.entries["${PLUGIN_ID}"].enabled is false: the host does not load the plugin`, path: where });
-  if (plugins?.enabled === false) out.push({ check: "config", level: "error", message: "plugins.enabled is false: the host loads no plugins", path: where });
+  if (!entry)
+    out.push({
+      check: "config",
+      level: "warn",
+      message: `plugins.entries["${PLUGIN_ID}"] is missing: defaults apply, and the host may not load the plugin`,
+      path: where,
+    });
+  else if (entry.enabled === false)
+    out.push({
+      check: "config",
+      level: "error",
+      message: `plugins.entries["${PLUGIN_ID}"].enabled is false: the host does not load the plugin`,
+      path: where,
+    });
+  if (plugins?.enabled === false)
+    out.push({
+      check: "config",
+      level: "error",
+      message: "plugins.enabled is false: the host loads no plugins",
+      path: where,
+    });
   if (Array.isArray(plugins?.allow) && !plugins.allow.includes(PLUGIN_ID)) {
     out.push({ check: "config", level: "error", message: `plugins.allow does not list "${PLUGIN_ID}"`, path: where });
   }
   if (ctx.configError) out.push({ check: "config", level: "error", message: ctx.configError, path: where });
-  else if (entry) out.push({ check: "config", level: "ok", message: `plugins.entries["${PLUGIN_ID}"].config is valid against the schema`, path: where });
+  else if (entry)
+    out.push({
+      check: "config",
+      level: "ok",
+      message: `plugins.entries["${PLUGIN_ID}"].config is valid against the schema`,
+      path: where,
+    });
 
   const slot = selectedContextEngine(ctx.hostConfig);
-  if (slot === PLUGIN_ID) out.push({ check: "slot", level: "ok", message: `plugins.slots.contextEngine selects "${PLUGIN_ID}"` });
+  if (slot === PLUGIN_ID)
+    out.push({ check: "slot", level: "ok", message: `plugins.slots.contextEngine selects "${PLUGIN_ID}"` });
   else {
     out.push({
       check: "slot",
@@ -43,9 +78,12 @@ export async function checkHostConfig(ctx: OperatorContext): Promise<DoctorFindi
 
   const agentIds = new Set<string>(["main"]);
   const list = (ctx.hostConfig.agents as Record<string, unknown> | undefined)?.list;
-  if (Array.isArray(list)) for (const a of list) if (a && typeof (a as { id?: unknown }).id === "string") agentIds.add((a as { id: string }).id);
+  if (Array.isArray(list))
+    for (const a of list)
+      if (a && typeof (a as { id?: unknown }).id === "string") agentIds.add((a as { id: string }).id);
   for (const id of Object.keys(ctx.config.agents)) agentIds.add(id);
-  for (const name of await fsp.readdir(path.join(ctx.openclawState, "agents")).catch(() => [] as string[])) agentIds.add(name);
+  for (const name of await fsp.readdir(path.join(ctx.openclawState, "agents")).catch(() => [] as string[]))
+    agentIds.add(name);
   const on: string[] = [];
   const off: string[] = [];
   for (const id of [...agentIds].sort()) (resolveAgentSettings(ctx.config, id).enabled ? on : off).push(id);
@@ -83,7 +121,10 @@ export interface FoundHost {
 export async function checkHostVersion(options: HostVersionOptions): Promise<DoctorFinding> {
   if (options.openclawBin) {
     const given = options.openclawBin;
-    const exists = await fsp.stat(given).then(() => true, () => false);
+    const exists = await fsp.stat(given).then(
+      () => true,
+      () => false,
+    );
     const found = exists ? await packageAbove(await fsp.realpath(given)) : undefined;
     if (!found) {
       return {
@@ -129,14 +170,21 @@ export function isSupportedHostVersion(version: string): boolean {
 
 async function findHostPackage(options: HostVersionOptions): Promise<FoundHost | undefined> {
   const starts: { start: string; via: FoundHost["via"] }[] = [];
-  if (options.hostEntry) starts.push({ start: await fsp.realpath(options.hostEntry).catch(() => path.resolve(options.hostEntry as string)), via: "running host" });
+  if (options.hostEntry)
+    starts.push({
+      start: await fsp.realpath(options.hostEntry).catch(() => path.resolve(options.hostEntry as string)),
+      via: "running host",
+    });
   for (const dir of (options.env.PATH ?? "").split(path.delimiter).filter(Boolean)) {
     const real = await fsp.realpath(path.join(dir, "openclaw")).catch(() => undefined);
     if (real) starts.push({ start: real, via: "PATH" });
   }
   const cwd = options.cwd ?? process.cwd();
   try {
-    starts.push({ start: createRequire(path.join(cwd, "noop.js")).resolve("openclaw/package.json"), via: "working folder" });
+    starts.push({
+      start: createRequire(path.join(cwd, "noop.js")).resolve("openclaw/package.json"),
+      via: "working folder",
+    });
   } catch {
     // Not resolvable from here: still report where it would be looked for.
     starts.push({ start: path.join(cwd, "node_modules", "openclaw"), via: "working folder" });
@@ -152,7 +200,10 @@ async function findHostPackage(options: HostVersionOptions): Promise<FoundHost |
 async function packageAbove(start: string): Promise<{ file: string; version: string } | undefined> {
   for (let dir = start; ; dir = path.dirname(dir)) {
     const file = path.basename(dir) === "package.json" ? dir : path.join(dir, "package.json");
-    const pkg = await fsp.readFile(file, "utf8").then((t) => JSON.parse(t) as { name?: unknown; version?: unknown }, () => undefined);
+    const pkg = await fsp.readFile(file, "utf8").then(
+      (t) => JSON.parse(t) as { name?: unknown; version?: unknown },
+      () => undefined,
+    );
     if (pkg?.name === "openclaw" && typeof pkg.version === "string") return { file, version: pkg.version };
     if (path.dirname(dir) === dir) return undefined;
   }

@@ -36,7 +36,12 @@ export async function checkPermissionsAndTemp(options: StoreCheckOptions): Promi
     const st = await fsp.lstat(p).catch(() => undefined);
     if (!st) return;
     if (st.isSymbolicLink()) {
-      out.push({ check: "permissions", level: "warn", message: "symlink inside the ledger state (never followed; remove it if you did not put it there)", path: p });
+      out.push({
+        check: "permissions",
+        level: "warn",
+        message: "symlink inside the ledger state (never followed; remove it if you did not put it there)",
+        path: p,
+      });
       return;
     }
     // proper-lockfile's lock folders are empty and live only while a lock is held: not state.
@@ -44,19 +49,38 @@ export async function checkPermissionsAndTemp(options: StoreCheckOptions): Promi
     const want = st.isDirectory() ? DIR_MODE : FILE_MODE;
     if ((st.mode & 0o077) !== 0) {
       loose++;
-      const f: DoctorFinding = { check: "permissions", level: "error", message: `${st.isDirectory() ? "folder" : "file"} mode ${octal(st.mode)} is looser than ${octal(want)}`, path: p };
+      const f: DoctorFinding = {
+        check: "permissions",
+        level: "error",
+        message: `${st.isDirectory() ? "folder" : "file"} mode ${octal(st.mode)} is looser than ${octal(want)}`,
+        path: p,
+      };
       if (options.fix) {
         await fsp.chmod(p, (st.mode & 0o700) | (st.isDirectory() ? DIR_MODE : 0));
-        Object.assign(f, { fixed: true, message: `${f.message}; fixed: chmod ${octal((st.mode & 0o700) | (st.isDirectory() ? DIR_MODE : 0))}` });
+        Object.assign(f, {
+          fixed: true,
+          message: `${f.message}; fixed: chmod ${octal((st.mode & 0o700) | (st.isDirectory() ? DIR_MODE : 0))}`,
+        });
       }
       out.push(f);
     }
     if (st.isFile() && path.basename(p).startsWith(TEMP_PREFIX)) {
       temps++;
       const age = now - st.mtimeMs;
-      if (age <= STALE_TEMP_MS) out.push({ check: "temp", level: "info", message: "temp file of a write in flight (younger than a minute), left alone", path: p });
+      if (age <= STALE_TEMP_MS)
+        out.push({
+          check: "temp",
+          level: "info",
+          message: "temp file of a write in flight (younger than a minute), left alone",
+          path: p,
+        });
       else {
-        const f: DoctorFinding = { check: "temp", level: "warn", message: `stale temp file (${Math.round(age / 1000)} s old) left by an interrupted write`, path: p };
+        const f: DoctorFinding = {
+          check: "temp",
+          level: "warn",
+          message: `stale temp file (${Math.round(age / 1000)} s old) left by an interrupted write`,
+          path: p,
+        };
         if (options.fix) {
           await fsp.rm(p, { force: true });
           Object.assign(f, { fixed: true, message: `${f.message}; fixed: removed` });
@@ -69,7 +93,8 @@ export async function checkPermissionsAndTemp(options: StoreCheckOptions): Promi
     }
   };
   await visit(options.root);
-  if (loose === 0) out.push({ check: "permissions", level: "ok", message: "no file looser than 0600, no folder looser than 0700" });
+  if (loose === 0)
+    out.push({ check: "permissions", level: "ok", message: "no file looser than 0600, no folder looser than 0700" });
   if (temps === 0) out.push({ check: "temp", level: "ok", message: "no leftover temp files" });
   return out;
 }
@@ -84,14 +109,27 @@ export async function checkArtifactsAndState(options: StoreCheckOptions): Promis
   for (const agentId of await listLedgerAgents(options.root)) {
     const root = artifactRoot(options.root, agentId);
     const store = createArtifactStore({ root });
-    const report = await store.verifyAll({ onProgress: (p) => options.progress.update(`verifying ${agentId}`, p.done, p.total) });
+    const report = await store.verifyAll({
+      onProgress: (p) => options.progress.update(`verifying ${agentId}`, p.done, p.total),
+    });
     options.progress.end();
     for (const c of report.corrupt) {
-      out.push({ check: "artifacts", level: "error", corrupt: true, message: `${agentId}: ${c.handle} fails verification (${c.reason}); it is never served. Not repaired automatically: look at it with \`${options.prog ?? "context-ledger"} artifact peek ${c.handle} --unverified --agent ${agentId}\`, then remove it with \`${options.prog ?? "context-ledger"} artifact rm ${c.handle} --agent ${agentId}\``, path: artifactPaths(root, c.handle.slice(-64)).blob });
+      out.push({
+        check: "artifacts",
+        level: "error",
+        corrupt: true,
+        message: `${agentId}: ${c.handle} fails verification (${c.reason}); it is never served. Not repaired automatically: look at it with \`${options.prog ?? "context-ledger"} artifact peek ${c.handle} --unverified --agent ${agentId}\`, then remove it with \`${options.prog ?? "context-ledger"} artifact rm ${c.handle} --agent ${agentId}\``,
+        path: artifactPaths(root, c.handle.slice(-64)).blob,
+      });
     }
     for (const handle of report.orphanedMeta) {
       const { meta, blob } = artifactPaths(root, handle.slice(-64));
-      const f: DoctorFinding = { check: "orphans", level: "warn", message: `${agentId}: metadata of ${handle} without its blob`, path: meta };
+      const f: DoctorFinding = {
+        check: "orphans",
+        level: "warn",
+        message: `${agentId}: metadata of ${handle} without its blob`,
+        path: meta,
+      };
       // Stash writes the blob before the meta, so a meta without blob is never a write in flight; recheck anyway.
       if (options.fix && !(await fsp.lstat(blob).catch(() => undefined))) {
         await fsp.rm(meta, { force: true });
@@ -100,13 +138,29 @@ export async function checkArtifactsAndState(options: StoreCheckOptions): Promis
       out.push(f);
     }
     for (const handle of report.orphanedBlobs) {
-      out.push({ check: "orphans", level: "info", message: `${agentId}: blob ${handle} has no metadata (still verified and served; gc ages it by mtime)`, path: artifactPaths(root, handle.slice(-64)).blob });
+      out.push({
+        check: "orphans",
+        level: "info",
+        message: `${agentId}: blob ${handle} has no metadata (still verified and served; gc ages it by mtime)`,
+        path: artifactPaths(root, handle.slice(-64)).blob,
+      });
     }
-    const summary: DoctorFinding = { check: "artifacts", level: report.corrupt.length ? "error" : "ok", message: `${agentId}: ${report.ok.length} of ${report.ok.length + report.corrupt.length} artifacts verified` };
+    const summary: DoctorFinding = {
+      check: "artifacts",
+      level: report.corrupt.length ? "error" : "ok",
+      message: `${agentId}: ${report.ok.length} of ${report.ok.length + report.corrupt.length} artifacts verified`,
+    };
     if (report.corrupt.length) summary.corrupt = true;
     out.push(summary);
     for (const s of await listLedgerSessions(options.root, agentId)) {
-      if (s.error) out.push({ check: "state", level: "error", corrupt: true, message: `${agentId}/${s.sessionKey}: ${s.error}`, path: s.dir });
+      if (s.error)
+        out.push({
+          check: "state",
+          level: "error",
+          corrupt: true,
+          message: `${agentId}/${s.sessionKey}: ${s.error}`,
+          path: s.dir,
+        });
     }
   }
   return out;

@@ -40,12 +40,20 @@ Exit codes: 0 no error left, 1 usage error, 3 corrupt data left, 5 other problem
 export async function runDoctorCommand(argv: string[], io: CliIo): Promise<number> {
   return runCommand(argv, io, { name: "doctor", options: SPEC, usage: USAGE }, async (args, json) => {
     const fix = args.flags.fix === true;
-    const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io.env });
+    const ctx = await loadOperatorContext({
+      stateDir: stringFlag(args, "state-dir"),
+      openclawState: stringFlag(args, "openclaw-state"),
+      env: io.env,
+    });
     const progress = createProgress(io.stderr);
     const bin = stringFlag(args, "openclaw-bin");
     const findings: DoctorFinding[] = [
       ...(await checkHostConfig(ctx)),
-      await checkHostVersion({ ...(bin ? { openclawBin: bin } : {}), ...(io.hostEntry ? { hostEntry: io.hostEntry } : {}), env: io.env }),
+      await checkHostVersion({
+        ...(bin ? { openclawBin: bin } : {}),
+        ...(io.hostEntry ? { hostEntry: io.hostEntry } : {}),
+        env: io.env,
+      }),
       checkEngineContract(),
       ...(await checkPermissionsAndTemp({ root: ctx.ledgerRoot, fix, progress })),
       ...(await checkArtifactsAndState({ root: ctx.ledgerRoot, fix, progress, prog: progName(io) })),
@@ -60,7 +68,11 @@ export async function runDoctorCommand(argv: string[], io: CliIo): Promise<numbe
       root: ctx.ledgerRoot,
       configPath: ctx.configPath,
       findings,
-      summary: { errors: open.length, warnings: findings.filter((f) => f.level === "warn" && !f.fixed).length, fixed: findings.filter((f) => f.fixed).length },
+      summary: {
+        errors: open.length,
+        warnings: findings.filter((f) => f.level === "warn" && !f.fixed).length,
+        fixed: findings.filter((f) => f.fixed).length,
+      },
     };
     if (json) writeJson(io, report);
     else io.stdout.write(renderDoctor(report, progName(io)));
@@ -77,6 +89,15 @@ export function renderDoctor(report: DoctorReport, prog = "context-ledger"): str
     return `  ${mark.padEnd(5)}  ${f.check.padEnd(width)}  ${f.message}${f.path ? `\n  ${" ".repeat(5 + width + 4)}${f.path}` : ""}`;
   });
   const s = report.summary;
-  const hint = !report.fix && report.findings.some((f) => (f.check === "permissions" || f.check === "temp" || f.check === "orphans") && f.level !== "ok" && f.level !== "info") ? " Run with --fix for the safe repairs." : "";
+  const hint =
+    !report.fix &&
+    report.findings.some(
+      (f) =>
+        (f.check === "permissions" || f.check === "temp" || f.check === "orphans") &&
+        f.level !== "ok" &&
+        f.level !== "info",
+    )
+      ? " Run with --fix for the safe repairs."
+      : "";
   return `${prog} doctor (${report.root})\n${lines.join("\n")}\n\n${report.ok ? "OK" : "PROBLEMS"}: ${s.errors} error(s), ${s.warnings} warning(s), ${s.fixed} fixed.${hint}\n`;
 }

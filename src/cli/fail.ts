@@ -25,7 +25,8 @@ export interface CliErrorDocument {
 
 /** Maps an error to the CLI exit code. */
 export function exitCodeFor(err: unknown): number {
-  if (!isLedgerError(err)) return (err as NodeJS.ErrnoException | undefined)?.code === "ENOENT" ? EXIT.notFound : EXIT.other;
+  if (!isLedgerError(err))
+    return (err as NodeJS.ErrnoException | undefined)?.code === "ENOENT" ? EXIT.notFound : EXIT.other;
   const table: Partial<Record<LedgerErrorCode, number>> = {
     input_invalid: EXIT.usage,
     config_invalid: EXIT.usage,
@@ -66,14 +67,32 @@ export function reportFailure(io: CliIo, err: unknown, options: FailureOptions):
   const prog = progName(io);
   const full = `${prog} ${options.command}`.trim();
   const errno = err as NodeJS.ErrnoException | undefined;
-  const message = errno?.code === "ENOENT" && !isLedgerError(err) && typeof errno.path === "string" ? `Expected a readable file at \`${errno.path}\`, got no such file` : err instanceof Error ? err.message : errorMessage(err);
-  const code = failure ? failure.code : isLedgerError(err) ? err.code : exitCode === EXIT.notFound ? "not_found" : errno?.code === "ENOENT" ? "not_found" : "failed";
+  const message =
+    errno?.code === "ENOENT" && !isLedgerError(err) && typeof errno.path === "string"
+      ? `Expected a readable file at \`${errno.path}\`, got no such file`
+      : err instanceof Error
+        ? err.message
+        : errorMessage(err);
+  const code = failure
+    ? failure.code
+    : isLedgerError(err)
+      ? err.code
+      : exitCode === EXIT.notFound
+        ? "not_found"
+        : errno?.code === "ENOENT"
+          ? "not_found"
+          : "failed";
   const hint = options.hint ?? failure?.hint ?? (exitCode === EXIT.usage ? `run \`${full} --help\`` : undefined);
   if (options.json) {
-    const doc: CliErrorDocument = { ok: false, error: { code, message, exitCode, command: full, ...(hint ? { hint } : {}) } };
+    const doc: CliErrorDocument = {
+      ok: false,
+      error: { code, message, exitCode, command: full, ...(hint ? { hint } : {}) },
+    };
     io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   } else {
-    io.stderr.write(`${full}: ${code === "failed" ? "" : `${code}: `}${message}\n${hint ? `next: ${hint}\n` : ""}${exitCode === EXIT.usage && options.usage ? `\n${options.usage}` : ""}`);
+    io.stderr.write(
+      `${full}: ${code === "failed" ? "" : `${code}: `}${message}\n${hint ? `next: ${hint}\n` : ""}${exitCode === EXIT.usage && options.usage ? `\n${options.usage}` : ""}`,
+    );
   }
   return exitCode;
 }

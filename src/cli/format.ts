@@ -1,7 +1,9 @@
 /** Renders rows as a left-aligned table (numbers right-aligned), two spaces between columns. */
 export function formatTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const numeric = header.map((_, i) => rows.length > 0 && rows.every((r) => /^-?[\d,.]+( ?[KMGT]?i?B)?%?$|^-$/.test(r[i] ?? "")));
+  const numeric = header.map(
+    (_, i) => rows.length > 0 && rows.every((r) => /^-?[\d,.]+( ?[KMGT]?i?B)?%?$|^-$/.test(r[i] ?? "")),
+  );
   const line = (cells: string[]) =>
     cells
       .map((c, i) => (numeric[i] ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))

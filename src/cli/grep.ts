@@ -16,7 +16,14 @@ export const GREP_SCHEMA = "context-ledger.grep.v1";
 /** Artifacts larger than this are skipped (counted as skipped). */
 export const GREP_MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;
 
-const SPEC = { ...COMMON_OPTIONS, session: { type: "string" }, flags: { type: "string" }, context: { type: "string" }, "max-chars": { type: "string" }, "timeout-ms": { type: "string" } } as const;
+const SPEC = {
+  ...COMMON_OPTIONS,
+  session: { type: "string" },
+  flags: { type: "string" },
+  context: { type: "string" },
+  "max-chars": { type: "string" },
+  "timeout-ms": { type: "string" },
+} as const;
 const USAGE = `Usage: {prog} grep PATTERN [--agent ID] [--session KEY] [--flags i] [--context N] [--max-chars N] [--timeout-ms N] [--json]
 Searches every stored output the agent may read (its own store and those of retrieval.readableAgents),
 newest first, with the same ReDoS-safe regex rules as ledger_fetch: patterns are checked before they run,
@@ -40,13 +47,23 @@ export interface GrepHit {
 export async function runGrepCommand(argv: string[], io: CliIo): Promise<number> {
   return runCommand(argv, io, { name: "grep", options: SPEC, usage: USAGE }, async (args, json) => {
     const [pattern, ...extra] = args.positionals;
-    if (pattern === undefined || extra.length > 0) throw new CliFailure("input_invalid", `Expected one PATTERN, got ${args.positionals.length} arguments`, EXIT.usage, `${progName(io)} grep --help`);
+    if (pattern === undefined || extra.length > 0)
+      throw new CliFailure(
+        "input_invalid",
+        `Expected one PATTERN, got ${args.positionals.length} arguments`,
+        EXIT.usage,
+        `${progName(io)} grep --help`,
+      );
     const flags = stringFlag(args, "flags") ?? "";
     const safe = compileSafeRegex(pattern, flags);
     const context = intFlag(args, "context", 0, 20) ?? 0;
     const maxChars = intFlag(args, "max-chars", 100, 1_000_000) ?? 20_000;
     const timeoutMs = intFlag(args, "timeout-ms", 10, 600_000) ?? 5_000;
-    const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io.env });
+    const ctx = await loadOperatorContext({
+      stateDir: stringFlag(args, "state-dir"),
+      openclawState: stringFlag(args, "openclaw-state"),
+      env: io.env,
+    });
     const agentId = stringFlag(args, "agent") ?? "main";
     const session = stringFlag(args, "session");
     const readable = resolveAgentSettings(ctx.config, agentId).retrieval.readableAgents;
@@ -79,29 +96,61 @@ export async function runGrepCommand(argv: string[], io: CliIo): Promise<number>
           continue;
         }
         scanned++;
-        const r = grepLines(text, safe.regex, { context, windowChars: safe.windowChars, maxChars: Math.max(0, maxChars - used), deadline });
+        const r = grepLines(text, safe.regex, {
+          context,
+          windowChars: safe.windowChars,
+          maxChars: Math.max(0, maxChars - used),
+          deadline,
+        });
         if (r.timedOut) timedOut = true;
         if (r.outputFull) outputFull = true;
         if (r.matches > 0) {
-          hits.push({ handle: meta.handle, agentId: agent, toolName: meta.origin.toolName ?? null, sessionKey: meta.origin.sessionKey ?? null, createdAt: meta.createdAt, matches: r.matches, text: r.text });
+          hits.push({
+            handle: meta.handle,
+            agentId: agent,
+            toolName: meta.origin.toolName ?? null,
+            sessionKey: meta.origin.sessionKey ?? null,
+            createdAt: meta.createdAt,
+            matches: r.matches,
+            text: r.text,
+          });
           used += r.text.length;
         }
         if (timedOut) break;
       }
       if (timedOut) break;
     }
-    const totals = { agents: scope, scanned, skipped, artifactsMatched: hits.length, matches: hits.reduce((n, h) => n + h.matches, 0), timedOut, outputFull };
+    const totals = {
+      agents: scope,
+      scanned,
+      skipped,
+      artifactsMatched: hits.length,
+      matches: hits.reduce((n, h) => n + h.matches, 0),
+      timedOut,
+      outputFull,
+    };
     if (json) {
       writeJson(io, { schema: GREP_SCHEMA, pattern, flags, session: session ?? null, ...totals, hits });
       return 0;
     }
     for (const h of hits) {
-      io.stdout.write(`== ${h.handle} · ${[h.toolName, h.sessionKey && `session ${h.sessionKey}`, h.agentId !== agentId && `agent ${h.agentId}`].filter(Boolean).join(" · ") || "-"} · ${plural(h.matches, "match", "matches")}\n`);
+      io.stdout.write(
+        `== ${h.handle} · ${[h.toolName, h.sessionKey && `session ${h.sessionKey}`, h.agentId !== agentId && `agent ${h.agentId}`].filter(Boolean).join(" · ") || "-"} · ${plural(h.matches, "match", "matches")}\n`,
+      );
       if (h.text) io.stdout.write(h.text.endsWith("\n") ? h.text : `${h.text}\n`);
     }
-    const notes = [timedOut && `stopped at the ${formatCount(timeoutMs)} ms limit (--timeout-ms)`, outputFull && `output capped at ${formatCount(maxChars)} chars (--max-chars)`, skipped && `${skipped} skipped (unreadable or over 64 MiB)`].filter(Boolean);
-    io.stderr.write(`${plural(totals.matches, "match", "matches")} in ${plural(hits.length, "artifact")} of ${formatCount(scanned)} searched (agents ${scope.join(", ")})${notes.length ? `; ${notes.join("; ")}` : ""}\n`);
-    if (hits.length > 0) io.stderr.write(`next: \`${progName(io)} artifact fetch HANDLE --pattern ${JSON.stringify(pattern)}${agentId !== "main" ? ` --agent ${agentId}` : ""}\` for one output\n`);
+    const notes = [
+      timedOut && `stopped at the ${formatCount(timeoutMs)} ms limit (--timeout-ms)`,
+      outputFull && `output capped at ${formatCount(maxChars)} chars (--max-chars)`,
+      skipped && `${skipped} skipped (unreadable or over 64 MiB)`,
+    ].filter(Boolean);
+    io.stderr.write(
+      `${plural(totals.matches, "match", "matches")} in ${plural(hits.length, "artifact")} of ${formatCount(scanned)} searched (agents ${scope.join(", ")})${notes.length ? `; ${notes.join("; ")}` : ""}\n`,
+    );
+    if (hits.length > 0)
+      io.stderr.write(
+        `next: \`${progName(io)} artifact fetch HANDLE --pattern ${JSON.stringify(pattern)}${agentId !== "main" ? ` --agent ${agentId}` : ""}\` for one output\n`,
+      );
     return 0;
   });
 }

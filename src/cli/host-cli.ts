@@ -22,11 +22,21 @@ export function registerHostCli(api: OpenClawPluginApi): void {
         .action(async (args: string[]) => {
           exitQuietlyOnEpipe(process.stdout);
           exitQuietlyOnEpipe(process.stderr);
-          const code = await runCli(args ?? [], { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, prog, ...(process.argv[1] ? { hostEntry: process.argv[1] } : {}) });
+          const code = await runCli(args ?? [], {
+            stdout: process.stdout,
+            stderr: process.stderr,
+            stdin: process.stdin,
+            env: process.env,
+            prog,
+            ...(process.argv[1] ? { hostEntry: process.argv[1] } : {}),
+          });
           process.exitCode = code;
         });
       cmd.addHelpText("after", `\n${usage({ prog })}`);
     },
-    { commands: ["context-ledger"], descriptors: [{ name: "context-ledger", description: DESCRIPTION, hasSubcommands: true }] },
+    {
+      commands: ["context-ledger"],
+      descriptors: [{ name: "context-ledger", description: DESCRIPTION, hasSubcommands: true }],
+    },
   );
 }

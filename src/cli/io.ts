@@ -29,7 +29,10 @@ export function writeJson(io: Pick<CliIo, "stdout">, value: unknown): void {
  * process quietly with exit 0 instead of an unhandled EPIPE stack trace.
  * Idempotent per stream.
  */
-export function exitQuietlyOnEpipe(stream: NodeJS.WritableStream, exit: (code: number) => void = (c) => process.exit(c)): void {
+export function exitQuietlyOnEpipe(
+  stream: NodeJS.WritableStream,
+  exit: (code: number) => void = (c) => process.exit(c),
+): void {
   const marked = stream as NodeJS.WritableStream & { __ledgerEpipe?: boolean };
   if (marked.__ledgerEpipe) return;
   marked.__ledgerEpipe = true;

@@ -48,7 +48,9 @@ export function resolveOpenclawState(options: Pick<OperatorContextOptions, "open
 /** Reads the host config, the plugin config in it and the ledger root. Never throws for bad config. */
 export async function loadOperatorContext(options: OperatorContextOptions): Promise<OperatorContext> {
   const openclawState = resolveOpenclawState(options);
-  const configPath = options.env.OPENCLAW_CONFIG_PATH?.trim() ? path.resolve(options.env.OPENCLAW_CONFIG_PATH.trim()) : path.join(openclawState, "openclaw.json");
+  const configPath = options.env.OPENCLAW_CONFIG_PATH?.trim()
+    ? path.resolve(options.env.OPENCLAW_CONFIG_PATH.trim())
+    : path.join(openclawState, "openclaw.json");
   let hostConfig: Record<string, unknown> | undefined;
   let hostConfigError: string | undefined;
   try {
@@ -78,13 +80,17 @@ export async function readHostConfig(file: string): Promise<Record<string, unkno
     text = await fsp.readFile(file, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new LedgerError("io_failed", `Expected to read the host config \`${file}\`, got ${(err as Error).message}`, { cause: err });
+    throw new LedgerError("io_failed", `Expected to read the host config \`${file}\`, got ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   let value: unknown;
   try {
     value = JSON5.parse(text);
   } catch (err) {
-    throw new LedgerError("config_invalid", `Expected JSON5 in \`${file}\`, got ${(err as Error).message}`, { cause: err });
+    throw new LedgerError("config_invalid", `Expected JSON5 in \`${file}\`, got ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) {
     throw new LedgerError("config_invalid", `Expected an object in \`${file}\`, got ${describeValue(value)}`);
@@ -93,15 +99,19 @@ export async function readHostConfig(file: string): Promise<Record<string, unkno
 }
 
 /** `plugins.entries["context-ledger"]` of a host config, if present. */
-export function pluginEntry(hostConfig: Record<string, unknown> | undefined): { enabled?: unknown; config?: unknown } | undefined {
-  const entries = (hostConfig?.plugins as Record<string, unknown> | undefined)?.entries as Record<string, unknown> | undefined;
+export function pluginEntry(
+  hostConfig: Record<string, unknown> | undefined,
+): { enabled?: unknown; config?: unknown } | undefined {
+  const entries = (hostConfig?.plugins as Record<string, unknown> | undefined)?.entries as
+    Record<string, unknown> | undefined;
   const entry = entries?.[PLUGIN_ID];
   return entry && typeof entry === "object" ? (entry as { enabled?: unknown; config?: unknown }) : undefined;
 }
 
 /** `plugins.slots.contextEngine` of a host config, if set. */
 export function selectedContextEngine(hostConfig: Record<string, unknown> | undefined): string | undefined {
-  const slots = (hostConfig?.plugins as Record<string, unknown> | undefined)?.slots as Record<string, unknown> | undefined;
+  const slots = (hostConfig?.plugins as Record<string, unknown> | undefined)?.slots as
+    Record<string, unknown> | undefined;
   const v = slots?.contextEngine;
   return typeof v === "string" ? v : undefined;
 }

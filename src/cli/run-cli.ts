@@ -16,7 +16,8 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>
     load: async () => (await import("./status.js")).runStatusCommand,
   },
   view: {
-    summary: "--session KEY [--turn N] [--json | --html PATH]   what the model saw last: kept, offloaded, summary, budget",
+    summary:
+      "--session KEY [--turn N] [--json | --html PATH]   what the model saw last: kept, offloaded, summary, budget",
     load: async () => (await import("./view.js")).runViewCommand,
   },
   grep: {
@@ -68,7 +69,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const entry = GROUPS[group];
   if (!entry) {
-    const err = new CliFailure("input_invalid", `unknown command \`${group}\`; expected one of ${Object.keys(GROUPS).join(", ")}`, EXIT.usage, `run \`${io.prog ?? "context-ledger"} --help\``);
+    const err = new CliFailure(
+      "input_invalid",
+      `unknown command \`${group}\`; expected one of ${Object.keys(GROUPS).join(", ")}`,
+      EXIT.usage,
+      `run \`${io.prog ?? "context-ledger"} --help\``,
+    );
     return reportFailure(io, err, { command: "", json: wantsJson(rest) });
   }
   try {

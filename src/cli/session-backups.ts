@@ -26,7 +26,11 @@ export interface BackupFile {
 /** `context-ledger session backups [--prune]`: the space `session clean` has not given back yet. */
 export async function runBackupsCommand(argv: string[], io: CliIo): Promise<number> {
   return runCommand(argv, io, { name: "session backups", options: SPEC, usage: USAGE }, async (args, json) => {
-    const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io.env });
+    const ctx = await loadOperatorContext({
+      stateDir: stringFlag(args, "state-dir"),
+      openclawState: stringFlag(args, "openclaw-state"),
+      env: io.env,
+    });
     const agentId = stringFlag(args, "agent") ?? "main";
     const olderRaw = stringFlag(args, "older-than");
     const olderMs = olderRaw === undefined ? 0 : parseDuration(olderRaw, "older-than");
@@ -46,14 +50,32 @@ export async function runBackupsCommand(argv: string[], io: CliIo): Promise<numb
     const total = backups.reduce((n, b) => n + b.bytes, 0);
     const freed = backups.filter((b) => b.removed).reduce((n, b) => n + b.bytes, 0);
     if (json) {
-      writeJson(io, { schema: SESSION_BACKUPS_SCHEMA, agentId, dir, prune, olderThanMs: olderMs, backups, totals: { count: backups.length, bytes: total, removed: backups.filter((b) => b.removed).length, freedBytes: freed } });
+      writeJson(io, {
+        schema: SESSION_BACKUPS_SCHEMA,
+        agentId,
+        dir,
+        prune,
+        olderThanMs: olderMs,
+        backups,
+        totals: {
+          count: backups.length,
+          bytes: total,
+          removed: backups.filter((b) => b.removed).length,
+          freedBytes: freed,
+        },
+      });
       return 0;
     }
     if (backups.length === 0) {
       io.stdout.write(`No session backups in ${dir}\n`);
       return 0;
     }
-    io.stdout.write(formatTable(["BACKUP", "SIZE", "MODIFIED", "STATUS"], backups.map((b) => [path.basename(b.file), formatBytes(b.bytes), b.modifiedAt, b.removed ? "removed" : "kept"])));
+    io.stdout.write(
+      formatTable(
+        ["BACKUP", "SIZE", "MODIFIED", "STATUS"],
+        backups.map((b) => [path.basename(b.file), formatBytes(b.bytes), b.modifiedAt, b.removed ? "removed" : "kept"]),
+      ),
+    );
     io.stdout.write(
       prune
         ? `\nRemoved ${plural(backups.filter((b) => b.removed).length, "backup")}, freed ${formatBytes(freed)}.\n`

@@ -56,7 +56,11 @@ Run \`{prog} session <command> --help\` for one command's options.
 
 /** `context-ledger session clean | backups`. */
 export async function runSessionCommand(argv: string[], io: CliIo): Promise<number> {
-  return runGroup(argv, io, { name: "session", usage: GROUP_USAGE, commands: { clean: runCleanCommand, backups: runBackupsCommand } });
+  return runGroup(argv, io, {
+    name: "session",
+    usage: GROUP_USAGE,
+    commands: { clean: runCleanCommand, backups: runBackupsCommand },
+  });
 }
 
 /** `context-ledger session clean`: lossless paydown of bloated JSONL session files. */
@@ -64,22 +68,46 @@ async function runCleanCommand(argv: string[], io: CliIo): Promise<number> {
   return runCommand(argv, io, { name: "session clean", options: SPEC, usage: USAGE }, async (args, json) => {
     const keepLast = intFlag(args, "keep-last", 0, 1_000_000) ?? 0;
     const minChars = intFlag(args, "min-chars", 0, Number.MAX_SAFE_INTEGER) ?? DEFAULT_MIN_CHARS;
-    if (!args.flags.all === !args.flags.session) throw new CliFailure("input_invalid", `Expected exactly one of --all or --session FILE, got ${args.flags.all ? "both" : "neither"}`, EXIT.usage);
+    if (!args.flags.all === !args.flags.session)
+      throw new CliFailure(
+        "input_invalid",
+        `Expected exactly one of --all or --session FILE, got ${args.flags.all ? "both" : "neither"}`,
+        EXIT.usage,
+      );
     return clean({ ...args.flags, json }, keepLast, minChars, io);
   });
 }
 
-async function clean(values: Record<string, string | true | boolean>, keepLast: number, minChars: number, io: CliIo): Promise<number> {
+async function clean(
+  values: Record<string, string | true | boolean>,
+  keepLast: number,
+  minChars: number,
+  io: CliIo,
+): Promise<number> {
   const str = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
-  const ctx = await loadOperatorContext({ stateDir: str("state-dir"), openclawState: str("openclaw-state"), env: io.env });
+  const ctx = await loadOperatorContext({
+    stateDir: str("state-dir"),
+    openclawState: str("openclaw-state"),
+    env: io.env,
+  });
   const agentId = str("agent") ?? agentOfSessionPath(str("session")) ?? "main";
   const agentDir = path.join(ctx.openclawState, "agents", agentId);
   const sessionsDir = path.join(agentDir, "sessions");
   const sqliteFile = path.join(agentDir, "agent", "openclaw-agent.sqlite");
   const sqlite = (await fsp.stat(sqliteFile).catch(() => undefined)) ? sqliteFile : null;
-  const files = values.session ? [resolveSessionFile(String(values.session), sessionsDir)] : await listJsonlSessions(sessionsDir);
+  const files = values.session
+    ? [resolveSessionFile(String(values.session), sessionsDir)]
+    : await listJsonlSessions(sessionsDir);
   const dryRun = values["dry-run"] === true;
-  const report: SessionCleanReport = { schema: SESSION_CLEAN_SCHEMA, agentId, dryRun, sessionsDir, sqlite, sessions: [], totals: { sessions: 0, rewrittenEntries: 0, payloads: 0, bytesFreed: 0 } };
+  const report: SessionCleanReport = {
+    schema: SESSION_CLEAN_SCHEMA,
+    agentId,
+    dryRun,
+    sessionsDir,
+    sqlite,
+    sessions: [],
+    totals: { sessions: 0, rewrittenEntries: 0, payloads: 0, bytesFreed: 0 },
+  };
   const sqliteNote = `agent \`${agentId}\` keeps its transcripts in SQLite (${sqliteFile}, 2026.9.x host): there is no session file to clean, and context-ledger does not touch the database; maintain() cannot rewrite entries there yet (the host passes no entry ids). Prompts stay within budget regardless; the host's /compact or /new shrinks the transcript`;
 
   if (files.length === 0) {
@@ -88,18 +116,48 @@ async function clean(values: Record<string, string | true | boolean>, keepLast: 
       else io.stdout.write(`${sqliteNote}\n`);
       return 0;
     }
-    throw new CliFailure("not_found", `no JSONL sessions in ${sessionsDir}`, EXIT.notFound, `${progName(io)} status --agent ${agentId}`);
+    throw new CliFailure(
+      "not_found",
+      `no JSONL sessions in ${sessionsDir}`,
+      EXIT.notFound,
+      `${progName(io)} status --agent ${agentId}`,
+    );
   }
   for (const f of files) {
     if (!(await fsp.stat(f).catch(() => undefined))?.isFile()) {
       const known = await listJsonlSessions(sessionsDir);
-      throw new CliFailure("not_found", `no session file ${f}${sqlite ? ` (${sqliteNote})` : `; sessions of agent \`${agentId}\`: ${known.slice(0, 5).map((k) => path.basename(k, ".jsonl")).join(", ") || "none"}`}`, EXIT.notFound, `${progName(io)} session clean --all --dry-run --agent ${agentId}`);
+      throw new CliFailure(
+        "not_found",
+        `no session file ${f}${
+          sqlite
+            ? ` (${sqliteNote})`
+            : `; sessions of agent \`${agentId}\`: ${
+                known
+                  .slice(0, 5)
+                  .map((k) => path.basename(k, ".jsonl"))
+                  .join(", ") || "none"
+              }`
+        }`,
+        EXIT.notFound,
+        `${progName(io)} session clean --all --dry-run --agent ${agentId}`,
+      );
     }
   }
 
   const settings = resolveAgentSettings(ctx.config, agentId);
-  const store = createArtifactStore({ root: artifactRoot(ctx.ledgerRoot, agentId), maxStoreBytes: settings.limits.maxStoreBytes });
-  const tools = typeof values.tools === "string" ? new Set(values.tools.split(",").map((t) => t.trim()).filter(Boolean)) : undefined;
+  const store = createArtifactStore({
+    root: artifactRoot(ctx.ledgerRoot, agentId),
+    maxStoreBytes: settings.limits.maxStoreBytes,
+  });
+  const tools =
+    typeof values.tools === "string"
+      ? new Set(
+          values.tools
+            .split(",")
+            .map((t) => t.trim())
+            .filter(Boolean),
+        )
+      : undefined;
   const progress = createProgress(io.stderr);
   for (const [n, file] of files.entries()) {
     const label = `${dryRun ? "planning" : "cleaning"} ${path.basename(file)} (${n + 1}/${files.length})`;
@@ -149,12 +207,14 @@ export function renderClean(report: SessionCleanReport, prog = "context-ledger")
   const backups = report.sessions.filter((s) => s.backup);
   const backupBytes = backups.reduce((n, s) => n + s.bytesBefore, 0);
   out += `\n${report.dryRun ? "Would shrink" : "Shrank"} the session file(s) by ${formatBytes(t.bytesFreed)} (${formatCount(t.bytesFreed)} bytes) in ${t.sessions} session(s): ${t.payloads} payload(s) ${report.dryRun ? "would move" : "moved"} to the artifact store.\n`;
-  if (report.dryRun && t.sessions > 0) out += `A real run keeps a backup of each original (${formatBytes(report.sessions.filter((s) => s.status === "planned").reduce((n, s) => n + s.bytesBefore, 0))}) until you remove it.\n`;
+  if (report.dryRun && t.sessions > 0)
+    out += `A real run keeps a backup of each original (${formatBytes(report.sessions.filter((s) => s.status === "planned").reduce((n, s) => n + s.bytesBefore, 0))}) until you remove it.\n`;
   for (const s of report.sessions) {
     if (s.reason) out += `  ! ${path.basename(s.file)}: ${s.status}: ${s.reason}\n`;
     if (s.backup) out += `  backup: ${s.backup}\n`;
   }
-  if (backups.length > 0) out += `Disk is freed only once the backups go: ${formatBytes(backupBytes)} in ${backups.length} backup(s); check the session, then \`${prog} session backups --prune\`.\n`;
+  if (backups.length > 0)
+    out += `Disk is freed only once the backups go: ${formatBytes(backupBytes)} in ${backups.length} backup(s); check the session, then \`${prog} session backups --prune\`.\n`;
   if (report.dryRun) out += "Dry run: nothing was written. Run again without --dry-run to clean.\n";
   return out;
 }
@@ -175,7 +235,10 @@ function resolveSessionFile(arg: string, sessionsDir: string): string {
 async function listJsonlSessions(dir: string): Promise<string[]> {
   try {
     const names = await fsp.readdir(dir);
-    return names.filter((n) => n.endsWith(".jsonl") && !n.startsWith(".")).sort().map((n) => path.join(dir, n));
+    return names
+      .filter((n) => n.endsWith(".jsonl") && !n.startsWith("."))
+      .sort()
+      .map((n) => path.join(dir, n));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw err;

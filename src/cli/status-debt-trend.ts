@@ -27,6 +27,13 @@ export function debtTrend(history: readonly DebtReading[], window = TREND_WINDOW
   }
   const first = recent[0];
   const last = recent.at(-1);
-  const direction = first === undefined || last === undefined || recent.length < 2 ? "unknown" : last > first ? "growing" : last < first ? "shrinking" : "flat";
+  const direction =
+    first === undefined || last === undefined || recent.length < 2
+      ? "unknown"
+      : last > first
+        ? "growing"
+        : last < first
+          ? "shrinking"
+          : "flat";
   return { direction, growingStreak, recent, warn: growingStreak >= GROWING_WARN_STREAK };
 }

@@ -3,7 +3,10 @@ import type { SessionStatus } from "./status-report.js";
 
 /** `status --session KEY`: every figure of one session, its recent turns and debt readings. */
 export function renderSessionDetail(s: SessionStatus, prog = "context-ledger"): string {
-  const pct = s.promptBudget && s.assembledTokens !== null ? ` (${((s.assembledTokens / s.promptBudget) * 100).toFixed(0)}% of budget)` : "";
+  const pct =
+    s.promptBudget && s.assembledTokens !== null
+      ? ` (${((s.assembledTokens / s.promptBudget) * 100).toFixed(0)}% of budget)`
+      : "";
   const lines = [
     `Session ${s.sessionKey}`,
     `  agent            ${s.agentId}`,
@@ -23,11 +26,33 @@ export function renderSessionDetail(s: SessionStatus, prog = "context-ledger"): 
   let out = lines.join("\n");
   if (s.recentTurns.length > 0) {
     out += "Recent turns:\n";
-    out += indent(formatTable(["TURN", "AT", "MESSAGES", "TOKENS", "OFFLOADED"], s.recentTurns.map((t) => [String(t.seq), t.at, formatCount(t.messages), formatCount(t.tokens), formatCount(t.handles)])));
+    out += indent(
+      formatTable(
+        ["TURN", "AT", "MESSAGES", "TOKENS", "OFFLOADED"],
+        s.recentTurns.map((t) => [
+          String(t.seq),
+          t.at,
+          formatCount(t.messages),
+          formatCount(t.tokens),
+          formatCount(t.handles),
+        ]),
+      ),
+    );
   }
   if (s.debtHistory.length > 0) {
     out += "Debt readings:\n";
-    out += indent(formatTable(["AT", "BUDGET", "ASSEMBLED", "RAW", "DEBT"], s.debtHistory.map((d) => [d.at, formatCount(d.promptBudget), formatCount(d.assembledTokens), formatCount(d.rawHistoryTokens), formatCount(d.debtTokens)])));
+    out += indent(
+      formatTable(
+        ["AT", "BUDGET", "ASSEMBLED", "RAW", "DEBT"],
+        s.debtHistory.map((d) => [
+          d.at,
+          formatCount(d.promptBudget),
+          formatCount(d.assembledTokens),
+          formatCount(d.rawHistoryTokens),
+          formatCount(d.debtTokens),
+        ]),
+      ),
+    );
   }
   out += `What the model saw last: \`${prog} view --session ${s.sessionKey}${s.agentId !== "main" ? ` --agent ${s.agentId}` : ""}\`\n`;
   return out;

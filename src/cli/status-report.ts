@@ -21,7 +21,14 @@ export interface SessionStatus {
   /** The last committed turns (at most 5), oldest first. */
   recentTurns: { seq: number; at: string; messages: number; tokens: number; handles: number }[];
   /** The last debt readings (at most 8), oldest first. */
-  debtHistory: { at: string; rawHistoryTokens: number; assembledTokens: number; promptBudget: number; debtTokens: number; reducibleChars: number }[];
+  debtHistory: {
+    at: string;
+    rawHistoryTokens: number;
+    assembledTokens: number;
+    promptBudget: number;
+    debtTokens: number;
+    reducibleChars: number;
+  }[];
   /** Why the session state could not be read, if it could not. */
   error: string | null;
 }
@@ -38,7 +45,12 @@ export interface StatusReport {
   schema: typeof STATUS_SCHEMA;
   root: string;
   agents: AgentStatus[];
-  warnings: { agentId: string; sessionKey?: string; code: "debt_growing" | "store_near_limit" | "state_unreadable"; message: string }[];
+  warnings: {
+    agentId: string;
+    sessionKey?: string;
+    code: "debt_growing" | "store_near_limit" | "state_unreadable";
+    message: string;
+  }[];
   /** Host-internal sessions left out (shown with `--all`). */
   hiddenInternalSessions: number;
 }

@@ -48,23 +48,46 @@ export function isInternalSessionKey(key: string): boolean {
 /** `context-ledger status`: budget, debt, trend, artifacts and checkpoints per session. */
 export async function runStatusCommand(argv: string[], io: CliIo): Promise<number> {
   return runCommand(argv, io, { name: "status", options: SPEC, usage: USAGE }, async (args, json) => {
-    const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io.env });
+    const ctx = await loadOperatorContext({
+      stateDir: stringFlag(args, "state-dir"),
+      openclawState: stringFlag(args, "openclaw-state"),
+      env: io.env,
+    });
     const agentFilter = stringFlag(args, "agent");
     const sessionFilter = stringFlag(args, "session");
-    const report = await buildStatusReport(ctx.ledgerRoot, ctx.config, agentFilter, sessionFilter, { openclawState: ctx.openclawState, includeInternal: args.flags.all === true || sessionFilter !== undefined });
+    const report = await buildStatusReport(ctx.ledgerRoot, ctx.config, agentFilter, sessionFilter, {
+      openclawState: ctx.openclawState,
+      includeInternal: args.flags.all === true || sessionFilter !== undefined,
+    });
     const prog = progName(io);
     if (agentFilter && report.agents.length === 0 && !sessionFilter) {
       const known = await listLedgerAgents(ctx.ledgerRoot);
-      throw new CliFailure("not_found", `no state for agent \`${agentFilter}\` under ${ctx.ledgerRoot}; known agents: ${known.join(", ") || "none"}`, EXIT.notFound, `${prog} status`);
+      throw new CliFailure(
+        "not_found",
+        `no state for agent \`${agentFilter}\` under ${ctx.ledgerRoot}; known agents: ${known.join(", ") || "none"}`,
+        EXIT.notFound,
+        `${prog} status`,
+      );
     }
     if (sessionFilter && report.agents.every((a) => a.sessions.length === 0)) {
-      const known = (await buildStatusReport(ctx.ledgerRoot, ctx.config, agentFilter, undefined, { includeInternal: false })).agents.flatMap((a) => a.sessions.map((x) => x.sessionKey));
+      const known = (
+        await buildStatusReport(ctx.ledgerRoot, ctx.config, agentFilter, undefined, { includeInternal: false })
+      ).agents.flatMap((a) => a.sessions.map((x) => x.sessionKey));
       const shown = known.slice(0, 10).join(", ");
-      throw new CliFailure("not_found", `no session \`${sessionFilter}\` under ${ctx.ledgerRoot}; known sessions: ${shown || "none"}${known.length > 10 ? `, … (${known.length} in all)` : ""}`, EXIT.notFound, `${prog} status --all`);
+      throw new CliFailure(
+        "not_found",
+        `no session \`${sessionFilter}\` under ${ctx.ledgerRoot}; known sessions: ${shown || "none"}${known.length > 10 ? `, … (${known.length} in all)` : ""}`,
+        EXIT.notFound,
+        `${prog} status --all`,
+      );
     }
-    if (ctx.configError) io.stderr.write(`${prog} status: plugin config invalid, limits shown are defaults (${ctx.configError.split("\n")[0]})\n`);
+    if (ctx.configError)
+      io.stderr.write(
+        `${prog} status: plugin config invalid, limits shown are defaults (${ctx.configError.split("\n")[0]})\n`,
+      );
     if (json) writeJson(io, report);
-    else if (sessionFilter) io.stdout.write(report.agents.flatMap((a) => a.sessions.map((x) => renderSessionDetail(x, prog))).join("\n"));
+    else if (sessionFilter)
+      io.stdout.write(report.agents.flatMap((a) => a.sessions.map((x) => renderSessionDetail(x, prog))).join("\n"));
     else io.stdout.write(renderStatus(report, prog));
     return 0;
   });
@@ -96,7 +119,12 @@ export async function buildStatusReport(
       artifacts: { ...stats, maxStoreBytes: limit, usedRatio: limit > 0 ? stats.storedBytes / limit : 0 },
       sessions: [],
     };
-    const sqlite = options.openclawState ? await fsp.stat(path.join(options.openclawState, "agents", agentId, "agent", "openclaw-agent.sqlite")).then(() => true, () => false) : false;
+    const sqlite = options.openclawState
+      ? await fsp.stat(path.join(options.openclawState, "agents", agentId, "agent", "openclaw-agent.sqlite")).then(
+          () => true,
+          () => false,
+        )
+      : false;
     if (agent.artifacts.usedRatio >= STORE_NEAR_LIMIT_RATIO) {
       report.warnings.push({
         agentId,
@@ -128,11 +156,19 @@ export async function buildStatusReport(
         debtTrend: trend,
         compactions: st?.compactions ?? 0,
         lastCheckpoint: cp ? { handle: cp.handle, at: cp.at, coveredCount: cp.coveredCount } : null,
-        recentTurns: (st?.recentTurns ?? []).slice(-5).map((t) => ({ seq: t.seq, at: t.at, messages: t.messages, tokens: t.tokens, handles: t.handles.length })),
+        recentTurns: (st?.recentTurns ?? [])
+          .slice(-5)
+          .map((t) => ({ seq: t.seq, at: t.at, messages: t.messages, tokens: t.tokens, handles: t.handles.length })),
         debtHistory: (st?.debtHistory ?? []).slice(-8),
         error: s.error ?? null,
       });
-      if (s.error) report.warnings.push({ agentId, sessionKey: s.sessionKey, code: "state_unreadable", message: `session state unreadable: ${s.error}` });
+      if (s.error)
+        report.warnings.push({
+          agentId,
+          sessionKey: s.sessionKey,
+          code: "state_unreadable",
+          message: `session state unreadable: ${s.error}`,
+        });
       if (trend.warn) {
         report.warnings.push({
           agentId,
@@ -166,7 +202,9 @@ export function renderStatus(report: StatusReport, prog = "context-ledger"): str
       formatCount(s.assembledTokens),
       formatCount(s.rawHistoryTokens),
       formatCount(s.debtTokens),
-      s.debtTrend.direction === "growing" && s.debtTrend.growingStreak > 0 ? `growing x${s.debtTrend.growingStreak}` : s.debtTrend.direction,
+      s.debtTrend.direction === "growing" && s.debtTrend.growingStreak > 0
+        ? `growing x${s.debtTrend.growingStreak}`
+        : s.debtTrend.direction,
       s.lastCheckpoint ? shortHandle(s.lastCheckpoint.handle) : "-",
     ]);
     out += formatTable(["SESSION", "TURNS", "BUDGET", "ASSEMBLED", "RAW", "DEBT", "TREND", "LAST CHECKPOINT"], rows)
@@ -176,14 +214,18 @@ export function renderStatus(report: StatusReport, prog = "context-ledger"): str
   }
   if (report.warnings.length > 0) {
     out += `\nWarnings:\n`;
-    for (const w of report.warnings) out += `  ! ${w.agentId}${w.sessionKey ? `/${clip(w.sessionKey, 48)}` : ""}: ${w.message}\n`;
+    for (const w of report.warnings)
+      out += `  ! ${w.agentId}${w.sessionKey ? `/${clip(w.sessionKey, 48)}` : ""}: ${w.message}\n`;
   }
-  if (report.hiddenInternalSessions > 0) out += `\n${report.hiddenInternalSessions} host-internal session(s) hidden; \`${prog} status --all\` shows them.\n`;
+  if (report.hiddenInternalSessions > 0)
+    out += `\n${report.hiddenInternalSessions} host-internal session(s) hidden; \`${prog} status --all\` shows them.\n`;
   out += `Details of one session: \`${prog} status --session KEY\`; what the model saw: \`${prog} view --session KEY\`.\n`;
   return out;
 }
 
 /** Shortens a long key in the middle so table lines stay readable. */
 export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, Math.ceil(max / 2) - 1)}…${text.slice(text.length - Math.floor(max / 2))}`;
+  return text.length <= max
+    ? text
+    : `${text.slice(0, Math.ceil(max / 2) - 1)}…${text.slice(text.length - Math.floor(max / 2))}`;
 }

@@ -3,8 +3,10 @@ import { formatBytes, formatCount, formatTable, plural } from "./format.js";
 
 /** One line on whether the provider's prompt cache stays warm. */
 export function cacheLine(v: ViewRecord): string {
-  if (!v.plan.replanned) return `cache-stable: the window still starts at #${v.plan.start}, so the prompt only grew at its end (the provider's prompt cache stays warm)`;
-  if (v.plan.start === 0) return `cache-stable: the whole history fits, nothing was dropped from the front (planned anew: ${v.plan.reason})`;
+  if (!v.plan.replanned)
+    return `cache-stable: the window still starts at #${v.plan.start}, so the prompt only grew at its end (the provider's prompt cache stays warm)`;
+  if (v.plan.start === 0)
+    return `cache-stable: the whole history fits, nothing was dropped from the front (planned anew: ${v.plan.reason})`;
   return `re-planned (${v.plan.reason}): the window moved to #${v.plan.start}, so the provider's prompt cache starts over from there`;
 }
 
@@ -24,14 +26,39 @@ export function viewHeadline(v: ViewRecord): string[] {
 /** `context-ledger view` as text. */
 export function renderViewText(v: ViewRecord, turns: readonly number[], prog = "context-ledger"): string {
   let out = `View of session ${v.sessionKey} · agent ${v.agentId} · turn ${v.turn} · assembled ${v.at}\n`;
-  out += viewHeadline(v).map((l) => `  ${l}\n`).join("");
+  out += viewHeadline(v)
+    .map((l) => `  ${l}\n`)
+    .join("");
   out += `\nKept messages${v.messages.length < v.plan.kept ? ` (newest ${v.messages.length} recorded)` : ""}:\n`;
-  out += indent(formatTable(["#", "ROLE", "TOKENS", "CHARS", "TOOL", "PREVIEW"], v.messages.map((m) => [String(m.index), m.role, formatCount(m.tokens), formatCount(m.chars), m.toolName ?? "", `${m.handles ? "[offloaded] " : ""}${m.preview.slice(0, 80)}`])));
+  out += indent(
+    formatTable(
+      ["#", "ROLE", "TOKENS", "CHARS", "TOOL", "PREVIEW"],
+      v.messages.map((m) => [
+        String(m.index),
+        m.role,
+        formatCount(m.tokens),
+        formatCount(m.chars),
+        m.toolName ?? "",
+        `${m.handles ? "[offloaded] " : ""}${m.preview.slice(0, 80)}`,
+      ]),
+    ),
+  );
   if (v.offloaded.length > 0) {
     out += "\nOffloaded (originals in the store, fetched by handle):\n";
-    out += indent(formatTable(["HANDLE", "SIZE", "LINES", "TOOL"], v.offloaded.map((o) => [o.handle, o.bytes === null ? "-" : formatBytes(o.bytes), formatCount(o.lines), o.toolName ?? "-"])));
+    out += indent(
+      formatTable(
+        ["HANDLE", "SIZE", "LINES", "TOOL"],
+        v.offloaded.map((o) => [
+          o.handle,
+          o.bytes === null ? "-" : formatBytes(o.bytes),
+          formatCount(o.lines),
+          o.toolName ?? "-",
+        ]),
+      ),
+    );
   }
-  if (v.summary) out += `\nSummary block (${formatCount(v.summary.tokens)} tokens, system-prompt addition):\n${indent(`${v.summary.text}\n`)}`;
+  if (v.summary)
+    out += `\nSummary block (${formatCount(v.summary.tokens)} tokens, system-prompt addition):\n${indent(`${v.summary.text}\n`)}`;
   out += `\nRecorded turns: ${turns.join(", ")} (\`${prog} view --session ${v.sessionKey} --turn N\`); a slice of an output: \`${prog} artifact fetch HANDLE --start A --end B\`\n`;
   return out;
 }
@@ -39,9 +66,17 @@ export function renderViewText(v: ViewRecord, turns: readonly number[], prog = "
 /** `context-ledger view --html`: a self-contained page (no scripts, no external assets). */
 export function renderViewHtml(v: ViewRecord, turns: readonly number[]): string {
   const rows = v.messages
-    .map((m) => `<tr class="${m.handles ? "off" : ""}"><td>${m.index}</td><td>${esc(m.role)}</td><td class="n">${formatCount(m.tokens)}</td><td class="n">${formatCount(m.chars)}</td><td>${esc(m.toolName ?? "")}</td><td>${esc(m.preview)}${m.handles ? `<div class="h">${m.handles.map(esc).join("<br>")}</div>` : ""}</td></tr>`)
+    .map(
+      (m) =>
+        `<tr class="${m.handles ? "off" : ""}"><td>${m.index}</td><td>${esc(m.role)}</td><td class="n">${formatCount(m.tokens)}</td><td class="n">${formatCount(m.chars)}</td><td>${esc(m.toolName ?? "")}</td><td>${esc(m.preview)}${m.handles ? `<div class="h">${m.handles.map(esc).join("<br>")}</div>` : ""}</td></tr>`,
+    )
     .join("\n");
-  const off = v.offloaded.map((o) => `<tr><td><code>${esc(o.handle)}</code></td><td class="n">${o.bytes === null ? "-" : esc(formatBytes(o.bytes))}</td><td class="n">${formatCount(o.lines)}</td><td>${esc(o.toolName ?? "-")}</td></tr>`).join("\n");
+  const off = v.offloaded
+    .map(
+      (o) =>
+        `<tr><td><code>${esc(o.handle)}</code></td><td class="n">${o.bytes === null ? "-" : esc(formatBytes(o.bytes))}</td><td class="n">${formatCount(o.lines)}</td><td>${esc(o.toolName ?? "-")}</td></tr>`,
+    )
+    .join("\n");
   const used = v.budget.tokens > 0 ? Math.min(100, (v.estimatedTokens / v.budget.tokens) * 100) : 0;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>context-ledger view · ${esc(v.sessionKey)} · turn ${v.turn}</title>
@@ -55,7 +90,9 @@ pre{white-space:pre-wrap;background:#f7f7f7;padding:.8em;border-radius:4px}
 </style></head><body>
 <h1>What the model saw · session <code>${esc(v.sessionKey)}</code> · agent ${esc(v.agentId)} · turn ${v.turn}</h1>
 <p>Assembled ${esc(v.at)}. Recorded turns: ${turns.join(", ")}.</p>
-<ul>${viewHeadline(v).map((l) => `<li>${esc(l)}</li>`).join("")}</ul>
+<ul>${viewHeadline(v)
+    .map((l) => `<li>${esc(l)}</li>`)
+    .join("")}</ul>
 <div class="bar" title="prompt tokens of budget"><div style="width:${used.toFixed(1)}%"></div></div>
 <h2>Kept messages</h2>
 <table><tr><th>#</th><th>Role</th><th>Tokens</th><th>Chars</th><th>Tool</th><th>Preview (redacted)</th></tr>
@@ -70,7 +107,10 @@ ${v.summary ? `<p>${formatCount(v.summary.tokens)} tokens, injected as a system-
 }
 
 function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
+  );
 }
 
 function indent(text: string): string {

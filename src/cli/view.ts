@@ -11,7 +11,12 @@ import { renderViewHtml, renderViewText } from "./view-render.js";
 /** Schema tag of `view --json`. */
 export const VIEW_SCHEMA = "context-ledger.view.v1";
 
-const SPEC = { ...COMMON_OPTIONS, session: { type: "string" }, turn: { type: "string" }, html: { type: "string" } } as const;
+const SPEC = {
+  ...COMMON_OPTIONS,
+  session: { type: "string" },
+  turn: { type: "string" },
+  html: { type: "string" },
+} as const;
 const USAGE = `Usage: {prog} view --session KEY [--turn N] [--agent ID] [--json | --html PATH]
 What the model saw in the last assembled prompt of a session (or of turn N): the kept messages with their
 tokens, what was offloaded (handles and sizes), the summary block, budget and estimate, whether the kept
@@ -24,17 +29,41 @@ export async function runViewCommand(argv: string[], io: CliIo): Promise<number>
   return runCommand(argv, io, { name: "view", options: SPEC, usage: USAGE }, async (args, json) => {
     const prog = progName(io);
     const sessionKey = stringFlag(args, "session") ?? args.positionals[0];
-    if (!sessionKey) throw new CliFailure("input_invalid", "Expected --session KEY, got none", EXIT.usage, `${prog} status (lists the sessions)`);
+    if (!sessionKey)
+      throw new CliFailure(
+        "input_invalid",
+        "Expected --session KEY, got none",
+        EXIT.usage,
+        `${prog} status (lists the sessions)`,
+      );
     const turn = intFlag(args, "turn", 1, Number.MAX_SAFE_INTEGER);
-    const ctx = await loadOperatorContext({ stateDir: stringFlag(args, "state-dir"), openclawState: stringFlag(args, "openclaw-state"), env: io.env });
+    const ctx = await loadOperatorContext({
+      stateDir: stringFlag(args, "state-dir"),
+      openclawState: stringFlag(args, "openclaw-state"),
+      env: io.env,
+    });
     const found = await findViews(ctx.ledgerRoot, sessionKey, stringFlag(args, "agent"));
     if (!found) {
-      const known = (await Promise.all((await listLedgerAgents(ctx.ledgerRoot)).map((a) => listLedgerSessions(ctx.ledgerRoot, a)))).flat().map((s) => s.sessionKey);
-      throw new CliFailure("not_found", `no recorded view for session \`${sessionKey}\` under ${ctx.ledgerRoot}; sessions: ${known.slice(0, 10).join(", ") || "none"} (a view is recorded at each assemble from this version on)`, EXIT.notFound, `${prog} status --all`);
+      const known = (
+        await Promise.all((await listLedgerAgents(ctx.ledgerRoot)).map((a) => listLedgerSessions(ctx.ledgerRoot, a)))
+      )
+        .flat()
+        .map((s) => s.sessionKey);
+      throw new CliFailure(
+        "not_found",
+        `no recorded view for session \`${sessionKey}\` under ${ctx.ledgerRoot}; sessions: ${known.slice(0, 10).join(", ") || "none"} (a view is recorded at each assemble from this version on)`,
+        EXIT.notFound,
+        `${prog} status --all`,
+      );
     }
     const view = turn === undefined ? found.views.at(-1) : found.views.find((v) => v.turn === turn);
     if (!view) {
-      throw new CliFailure("not_found", `no view of turn ${turn} for session \`${sessionKey}\`; recorded turns: ${found.views.map((v) => v.turn).join(", ")}`, EXIT.notFound, `${prog} view --session ${sessionKey} --turn ${found.views.at(-1)?.turn ?? 1}`);
+      throw new CliFailure(
+        "not_found",
+        `no view of turn ${turn} for session \`${sessionKey}\`; recorded turns: ${found.views.map((v) => v.turn).join(", ")}`,
+        EXIT.notFound,
+        `${prog} view --session ${sessionKey} --turn ${found.views.at(-1)?.turn ?? 1}`,
+      );
     }
     const turns = found.views.map((v) => v.turn);
     const htmlPath = stringFlag(args, "html");
@@ -51,7 +80,11 @@ export async function runViewCommand(argv: string[], io: CliIo): Promise<number>
 }
 
 /** The recorded views of a session: in `agent` when given, else in the first agent that has it. */
-export async function findViews(root: string, sessionKey: string, agent?: string): Promise<{ agentId: string; views: ViewRecord[] } | undefined> {
+export async function findViews(
+  root: string,
+  sessionKey: string,
+  agent?: string,
+): Promise<{ agentId: string; views: ViewRecord[] } | undefined> {
   const agents = agent ? [agent] : await listLedgerAgents(root);
   for (const agentId of agents) {
     const views = await readViewRecords(viewRecordPath(root, agentId, sessionKey));

@@ -6,12 +6,18 @@ import { configSchema } from "./schema.js";
 export const UI_HINTS: Record<string, { label: string; help: string }> = {
   enabled: { label: "Enabled", help: "Master switch; false makes every agent a pass-through." },
   "budget.safetyMarginRatio": { label: "Safety margin", help: "Share of the host's budget kept free." },
-  "offload.maxChars": { label: "Offload above (chars)", help: "Tool outputs longer than this move to the artifact store." },
+  "offload.maxChars": {
+    label: "Offload above (chars)",
+    help: "Tool outputs longer than this move to the artifact store.",
+  },
   "offload.previewChars": { label: "Preview length", help: "Chars of head-and-tail preview kept in the prompt." },
   "summary.maxInjectedChars": { label: "Summary size", help: "Upper bound of the injected session summary." },
   "maintenance.enabled": { label: "Debt paydown", help: "Rewrite oversized transcript entries into handle stubs." },
   "limits.maxStoreBytes": { label: "Store size cap", help: "gc first, then stashing is refused." },
-  agents: { label: "Per-agent settings", help: "`{ \"<agentId>\": { \"enabled\": false } }` turns the engine off for one agent." },
+  agents: {
+    label: "Per-agent settings",
+    help: '`{ "<agentId>": { "enabled": false } }` turns the engine off for one agent.',
+  },
 };
 
 /** The JSON Schema of the plugin config, as operators write it (defaults optional). */
@@ -34,7 +40,13 @@ export function buildManifest(): Record<string, unknown> {
       tools: ["ledger_fetch", "ledger_peek"],
       agentToolResultMiddleware: ["openclaw"],
     },
-    cliCommands: [{ name: "context-ledger", description: "context-ledger: status, view, grep, artifacts, session cleaning, doctor", hasSubcommands: true }],
+    cliCommands: [
+      {
+        name: "context-ledger",
+        description: "context-ledger: status, view, grep, artifacts, session cleaning, doctor",
+        hasSubcommands: true,
+      },
+    ],
     commandAliases: [{ name: "ledger", kind: "runtime-slash", cliCommand: "context-ledger" }],
     uiHints: UI_HINTS,
     configSchema: configJsonSchema(),

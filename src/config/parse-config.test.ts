@@ -31,14 +31,26 @@ describe("parseConfig", () => {
     ["unknown top-level key", { offlaod: {} }, ["(root)", "unknown key", "`offlaod`", "did you mean `offload`?"]],
     ["unknown nested key", { offload: { maxChar: 5 } }, ["offload", "`maxChar`"]],
     ["negative integer", { offload: { maxChars: -5 } }, ["offload.maxChars", "at least 200", "`-5` (number)"]],
-    ["wrong type", { offload: { maxChars: "big" } }, ["offload.maxChars", "expected number", "`\"big\"` (string)"]],
-    ["non-integer", { summary: { maxInjectedChars: 1000.5 } }, ["summary.maxInjectedChars", "expected int", "`1000.5`"]],
-    ["bad enum", { tokenizer: { encoding: "p50k" } }, ["tokenizer.encoding", "`o200k_base`", "`\"p50k\"`"]],
-    ["bad tool policy", { offload: { tools: { exec: "drop" } } }, ["offload.tools.exec", "`ephemeral`", "`\"drop\"`"]],
+    ["wrong type", { offload: { maxChars: "big" } }, ["offload.maxChars", "expected number", '`"big"` (string)']],
+    [
+      "non-integer",
+      { summary: { maxInjectedChars: 1000.5 } },
+      ["summary.maxInjectedChars", "expected int", "`1000.5`"],
+    ],
+    ["bad enum", { tokenizer: { encoding: "p50k" } }, ["tokenizer.encoding", "`o200k_base`", '`"p50k"`']],
+    ["bad tool policy", { offload: { tools: { exec: "drop" } } }, ["offload.tools.exec", "`ephemeral`", '`"drop"`']],
     ["ratio too large", { budget: { safetyMarginRatio: 0.9 } }, ["budget.safetyMarginRatio", "at most 0.5", "`0.9`"]],
     ["bad per-agent key", { agents: { main: { enable: false } } }, ["agents.main", "`enable`"]],
-    ["cross-field rule", { offload: { maxChars: 1_000, structuredMaxChars: 5_000 } }, ["offload.structuredMaxChars", "at most offload.maxChars (1000)", "5000"]],
-    ["invalid redaction regex", { redaction: { patterns: ["(unclosed"] } }, ["redaction.patterns", "valid regular expression", "`(unclosed`"]],
+    [
+      "cross-field rule",
+      { offload: { maxChars: 1_000, structuredMaxChars: 5_000 } },
+      ["offload.structuredMaxChars", "at most offload.maxChars (1000)", "5000"],
+    ],
+    [
+      "invalid redaction regex",
+      { redaction: { patterns: ["(unclosed"] } },
+      ["redaction.patterns", "valid regular expression", "`(unclosed`"],
+    ],
     ["not an object", 42, ["(root)", "expected object", "`42` (number)"]],
   ];
   for (const [name, input, parts] of table) {
@@ -49,7 +61,10 @@ describe("parseConfig", () => {
   }
 
   it("merges per-agent overrides and the per-agent toggle", () => {
-    const c = parseConfig({ offload: { maxChars: 9_000 }, agents: { quiet: { enabled: false }, wide: { offload: { previewChars: 1_200 } } } });
+    const c = parseConfig({
+      offload: { maxChars: 9_000 },
+      agents: { quiet: { enabled: false }, wide: { offload: { previewChars: 1_200 } } },
+    });
     expect(resolveAgentSettings(c, "quiet").enabled).toBe(false);
     const wide = resolveAgentSettings(c, "wide");
     expect(wide.enabled).toBe(true);

@@ -10,10 +10,23 @@ export function parseConfig(input: unknown): LedgerConfig {
   const result = configSchema.safeParse(input ?? {});
   if (result.success) return keepOnlyGivenOverrides(result.data, input);
   const lines = result.error.issues.map((issue) => `- ${formatIssue(issue, input)}`);
-  throw new LedgerError("config_invalid", `Invalid context-ledger config:\n${lines.join("\n")}`, { cause: result.error });
+  throw new LedgerError("config_invalid", `Invalid context-ledger config:\n${lines.join("\n")}`, {
+    cause: result.error,
+  });
 }
 
-const SECTIONS = ["tokenizer", "budget", "clearing", "offload", "schemaStrip", "retrieval", "summary", "maintenance", "limits", "redaction"] as const;
+const SECTIONS = [
+  "tokenizer",
+  "budget",
+  "clearing",
+  "offload",
+  "schemaStrip",
+  "retrieval",
+  "summary",
+  "maintenance",
+  "limits",
+  "redaction",
+] as const;
 
 // zod fills section defaults even inside a partial override; an agent override
 // must carry only the keys the operator wrote, or it would reset global settings.
@@ -25,7 +38,9 @@ function keepOnlyGivenOverrides(config: LedgerConfig, input: unknown): LedgerCon
       const parsed = override[key] as Record<string, unknown> | undefined;
       if (!parsed) continue;
       const keep = given && typeof given === "object" ? Object.keys(given) : [];
-      (override as Record<string, unknown>)[key] = Object.fromEntries(Object.entries(parsed).filter(([k]) => keep.includes(k)));
+      (override as Record<string, unknown>)[key] = Object.fromEntries(
+        Object.entries(parsed).filter(([k]) => keep.includes(k)),
+      );
     }
   }
   return config;
@@ -47,7 +62,8 @@ function formatIssue(issue: z.core.$ZodIssue, input: unknown): string {
       return `${where}: expected ${issue.expected}, got ${describeValue(got)}`;
     case "too_small":
     case "too_big": {
-      const bound = issue.code === "too_small" ? `at least ${String(issue.minimum)}` : `at most ${String(issue.maximum)}`;
+      const bound =
+        issue.code === "too_small" ? `at least ${String(issue.minimum)}` : `at most ${String(issue.maximum)}`;
       return `${where}: expected ${issue.origin === "string" ? "a string of length" : "a value"} ${bound}, got ${describeValue(got)}`;
     }
     case "invalid_value":
@@ -84,7 +100,12 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(
+        (prev[j] ?? 0) + 1,
+        (cur[j - 1] ?? 0) + 1,
+        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     prev = cur;
   }
   return prev[b.length] ?? 0;

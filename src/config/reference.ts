@@ -31,7 +31,12 @@ export function listConfigOptions(): ConfigOption[] {
         walk(prop, key);
         continue;
       }
-      out.push({ key, type: typeOf(prop), default: prop.default === undefined ? "—" : `\`${JSON.stringify(prop.default)}\``, description: prop.description ?? "" });
+      out.push({
+        key,
+        type: typeOf(prop),
+        default: prop.default === undefined ? "—" : `\`${JSON.stringify(prop.default)}\``,
+        description: prop.description ?? "",
+      });
     }
   };
   walk(configJsonSchema() as JsonSchema, "");
@@ -41,12 +46,17 @@ export function listConfigOptions(): ConfigOption[] {
 function typeOf(schema: JsonSchema): string {
   if (schema.enum) return schema.enum.map((v) => `\`${String(v)}\``).join(" \\| ");
   const t = Array.isArray(schema.type) ? schema.type.join("|") : (schema.type ?? (schema.anyOf ? "union" : "any"));
-  const range = schema.minimum !== undefined || schema.maximum !== undefined ? ` ${schema.minimum ?? "…"}–${schema.maximum ?? "…"}` : "";
+  const range =
+    schema.minimum !== undefined || schema.maximum !== undefined
+      ? ` ${schema.minimum ?? "…"}–${schema.maximum ?? "…"}`
+      : "";
   return `${t === "array" && schema.items ? `${typeOf(schema.items)}[]` : t}${range}`;
 }
 
 /** The config reference as a Markdown table (README and operator guide embed it; a test checks drift). */
 export function renderConfigReference(): string {
-  const rows = listConfigOptions().map((o) => `| \`${o.key}\` | ${o.type} | ${o.default} | ${o.description.replace(/\|/g, "\\|")} |`);
+  const rows = listConfigOptions().map(
+    (o) => `| \`${o.key}\` | ${o.type} | ${o.default} | ${o.description.replace(/\|/g, "\\|")} |`,
+  );
   return ["| option | type | default | meaning |", "| --- | --- | --- | --- |", ...rows].join("\n");
 }

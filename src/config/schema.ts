@@ -23,12 +23,7 @@ const budgetSchema = z
       .max(0.5)
       .default(0.02)
       .describe("Share of the host's token budget kept free as a safety margin."),
-    safetyMarginTokens: z
-      .int()
-      .min(0)
-      .max(100_000)
-      .default(64)
-      .describe("Tokens kept free in addition to the ratio."),
+    safetyMarginTokens: z.int().min(0).max(100_000).default(64).describe("Tokens kept free in addition to the ratio."),
     fallbackBudgetTokens: z
       .int()
       .min(256)
@@ -40,47 +35,88 @@ const budgetSchema = z
       .min(1)
       .max(1_000_000)
       .default(512)
-      .describe("Budgets below this (the host passes 1 in one retry path) are raised to it; only the newest user turn is kept then."),
+      .describe(
+        "Budgets below this (the host passes 1 in one retry path) are raised to it; only the newest user turn is kept then.",
+      ),
     refillRatio: z
       .number()
       .min(0.5)
       .max(1)
       .default(0.9)
-      .describe("Most of the message budget a re-plan fills; below it, the room left follows the session's observed growth per model call (see `headroomCalls`)."),
+      .describe(
+        "Most of the message budget a re-plan fills; below it, the room left follows the session's observed growth per model call (see `headroomCalls`).",
+      ),
     lowWaterRatio: z
       .number()
       .min(0.3)
       .max(0.95)
       .default(0.65)
-      .describe("Fewest tokens a window may hold, as a share of the host's budget, while older history could fill it: a re-plan never fills less, and a kept window below it (planned under a smaller budget) is re-planned upward. When the host cuts the transcript's front into the window (2026.9.6), the share of what it passed that the re-plan keeps."),
+      .describe(
+        "Fewest tokens a window may hold, as a share of the host's budget, while older history could fill it: a re-plan never fills less, and a kept window below it (planned under a smaller budget) is re-planned upward. When the host cuts the transcript's front into the window (2026.9.6), the share of what it passed that the re-plan keeps.",
+      ),
     headroomCalls: z
       .int()
       .min(1)
       .max(200)
       .default(16)
-      .describe("Model calls a re-plan leaves room for at the session's observed growth per call, so they append to a cached prompt without another re-plan."),
+      .describe(
+        "Model calls a re-plan leaves room for at the session's observed growth per call, so they append to a cached prompt without another re-plan.",
+      ),
   })
-  .default({ safetyMarginRatio: 0.02, safetyMarginTokens: 64, fallbackBudgetTokens: 128_000, minBudgetTokens: 512, refillRatio: 0.9, lowWaterRatio: 0.65, headroomCalls: 16 });
+  .default({
+    safetyMarginRatio: 0.02,
+    safetyMarginTokens: 64,
+    fallbackBudgetTokens: 128_000,
+    minBudgetTokens: 512,
+    refillRatio: 0.9,
+    lowWaterRatio: 0.65,
+    headroomCalls: 16,
+  });
 
 const clearingSchema = z
   .strictObject({
-    enabled: z.boolean().default(true).describe("Clear old tool results from the prompt when the window is re-planned (the prompt cache is lost then anyway); placeholders keep the artifact handle."),
-    keepToolResults: z.int().min(0).max(1_000).default(16).describe("The newest tool results kept in full; older ones are cleared at the next re-plan."),
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Clear old tool results from the prompt when the window is re-planned (the prompt cache is lost then anyway); placeholders keep the artifact handle.",
+      ),
+    keepToolResults: z
+      .int()
+      .min(0)
+      .max(1_000)
+      .default(16)
+      .describe("The newest tool results kept in full; older ones are cleared at the next re-plan."),
     clearAtLeastTokens: z
       .int()
       .min(0)
       .max(1_000_000)
       .default(4_000)
-      .describe("A re-plan frees at least this many tokens of room at once (whether or not results are cleared), so many turns append before the next one; never below `budget.lowWaterRatio`."),
-    excludeTools: z.array(z.string().min(1)).default([]).describe("Tools (names or globs `*`, `?`) whose results are never cleared; tools with the `full` offload policy never are either."),
-    clearThinking: z.boolean().default(true).describe("Drop thinking blocks from assistant messages in the cleared part of the window."),
+      .describe(
+        "A re-plan frees at least this many tokens of room at once (whether or not results are cleared), so many turns append before the next one; never below `budget.lowWaterRatio`.",
+      ),
+    excludeTools: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "Tools (names or globs `*`, `?`) whose results are never cleared; tools with the `full` offload policy never are either.",
+      ),
+    clearThinking: z
+      .boolean()
+      .default(true)
+      .describe("Drop thinking blocks from assistant messages in the cleared part of the window."),
   })
   .default({ enabled: true, keepToolResults: 16, clearAtLeastTokens: 4_000, excludeTools: [], clearThinking: true });
 
 const offloadSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe("Offload oversized tool outputs into the artifact store."),
-    maxChars: z.int().min(200).max(10_000_000).default(8_000).describe("A tool output over this many chars is offloaded."),
+    maxChars: z
+      .int()
+      .min(200)
+      .max(10_000_000)
+      .default(8_000)
+      .describe("A tool output over this many chars is offloaded."),
     maxLines: z.int().min(10).max(1_000_000).default(200).describe("A tool output over this many lines is offloaded."),
     structuredMaxChars: z
       .int()
@@ -88,20 +124,41 @@ const offloadSchema = z
       .max(10_000_000)
       .default(2_000)
       .describe("A structured output (JSON, HTML, XML, PDF text) over this many chars is offloaded."),
-    previewChars: z.int().min(100).max(4_000).default(600).describe("Chars of head-and-tail preview kept in the prompt."),
-    capture: z.boolean().default(true).describe("Capture raw tool output before the host truncates it (tool-result middleware)."),
+    previewChars: z
+      .int()
+      .min(100)
+      .max(4_000)
+      .default(600)
+      .describe("Chars of head-and-tail preview kept in the prompt."),
+    capture: z
+      .boolean()
+      .default(true)
+      .describe("Capture raw tool output before the host truncates it (tool-result middleware)."),
     tools: z
       .record(z.string().min(1), z.enum(TOOL_POLICIES))
       .default({})
       .describe("Per-tool policy by name or glob (`*`, `?`): full, strip, offload or ephemeral."),
   })
-  .default({ enabled: true, maxChars: 8_000, maxLines: 200, structuredMaxChars: 2_000, previewChars: 600, capture: true, tools: {} });
+  .default({
+    enabled: true,
+    maxChars: 8_000,
+    maxLines: 200,
+    structuredMaxChars: 2_000,
+    previewChars: 600,
+    capture: true,
+    tools: {},
+  });
 
 const schemaStripSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe("Strip schema material out of JSON tool results into the store."),
     keys: z.array(z.string().min(1)).default(DEFAULT_SCHEMA_KEYS).describe("JSON keys treated as schema material."),
-    maxFieldBytes: z.int().min(256).max(10_000_000).default(10_240).describe("Any JSON field larger than this moves into the store."),
+    maxFieldBytes: z
+      .int()
+      .min(256)
+      .max(10_000_000)
+      .default(10_240)
+      .describe("Any JSON field larger than this moves into the store."),
   })
   .default({ enabled: true, keys: DEFAULT_SCHEMA_KEYS, maxFieldBytes: 10_240 });
 
@@ -132,21 +189,42 @@ const summarySchema = z
 const maintenanceSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe("Pay down maintenance debt through the host's transcript rewrites."),
-    maxEntriesPerCall: z.int().min(1).max(10_000).default(64).describe("Transcript entries rewritten per maintain() call at most."),
-    minEntryChars: z.int().min(200).max(10_000_000).default(4_000).describe("Tool results smaller than this are left in the transcript."),
+    maxEntriesPerCall: z
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(64)
+      .describe("Transcript entries rewritten per maintain() call at most."),
+    minEntryChars: z
+      .int()
+      .min(200)
+      .max(10_000_000)
+      .default(4_000)
+      .describe("Tool results smaller than this are left in the transcript."),
   })
   .default({ enabled: true, maxEntriesPerCall: 64, minEntryChars: 4_000 });
 
 const limitsSchema = z
   .strictObject({
-    maxStoreBytes: z.int().min(1_048_576).default(2 * 1024 ** 3).describe("Cap of the artifact store (stored bytes); gc runs first, then stashing is refused."),
-    maxSessionBytes: z.int().min(65_536).default(256 * 1024 ** 2).describe("Cap of artifact bytes stashed per session."),
+    maxStoreBytes: z
+      .int()
+      .min(1_048_576)
+      .default(2 * 1024 ** 3)
+      .describe("Cap of the artifact store (stored bytes); gc runs first, then stashing is refused."),
+    maxSessionBytes: z
+      .int()
+      .min(65_536)
+      .default(256 * 1024 ** 2)
+      .describe("Cap of artifact bytes stashed per session."),
   })
   .default({ maxStoreBytes: 2 * 1024 ** 3, maxSessionBytes: 256 * 1024 ** 2 });
 
 const redactionSchema = z
   .strictObject({
-    enabled: z.boolean().default(true).describe("Redact secrets in previews, summaries and logs (stored originals stay intact)."),
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe("Redact secrets in previews, summaries and logs (stored originals stay intact)."),
     patterns: z.array(z.string().min(1)).default([]).describe("Extra regular expressions whose matches are redacted."),
   })
   .default({ enabled: true, patterns: [] });
@@ -188,10 +266,15 @@ export const configSchema = z
       .string()
       .min(1)
       .optional()
-      .describe("Where the ledger keeps its state; default `$OPENCLAW_STATE_DIR/context-ledger` (`~/.openclaw/context-ledger`)."),
+      .describe(
+        "Where the ledger keeps its state; default `$OPENCLAW_STATE_DIR/context-ledger` (`~/.openclaw/context-ledger`).",
+      ),
     logLevel: z.enum(["debug", "info", "warn", "error"]).default("info").describe("Lowest level the plugin logs."),
     ...sectionShape,
-    agents: z.record(z.string().min(1), agentOverrideSchema).default({}).describe("Per-agent toggle and overrides, by agent id."),
+    agents: z
+      .record(z.string().min(1), agentOverrideSchema)
+      .default({})
+      .describe("Per-agent toggle and overrides, by agent id."),
   })
   .superRefine((cfg, ctx) => {
     if (cfg.offload.structuredMaxChars > cfg.offload.maxChars) {

@@ -1,6 +1,13 @@
 import { assembleView } from "../assembly/assemble-view.js";
 import { passThroughView, safeFallbackView } from "../assembly/pass-through.js";
-import { hostPromptBudget, isManualCompaction, locateTranscript, normalizeFactoryContext, resolveSessionIdentity, type HostContext } from "../host/normalize.js";
+import {
+  hostPromptBudget,
+  isManualCompaction,
+  locateTranscript,
+  normalizeFactoryContext,
+  resolveSessionIdentity,
+  type HostContext,
+} from "../host/normalize.js";
 import { fingerprintMessage, safeJson } from "../host/messages.js";
 import { compactSession } from "../maintenance/compact.js";
 import { payDownDebt } from "../maintenance/paydown.js";
@@ -31,187 +38,329 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
   const internal = new Map<string, { agentId: string; sessionKey: string }>();
   const who = (p: Params) => {
     const id = resolveSessionIdentity(p, host);
-    if (isInternalSessionKey(id.sessionKey)) internal.set(`${id.agentId}\u0000${id.sessionKey}`, { agentId: id.agentId, sessionKey: id.sessionKey });
+    if (isInternalSessionKey(id.sessionKey))
+      internal.set(`${id.agentId}\u0000${id.sessionKey}`, { agentId: id.agentId, sessionKey: id.sessionKey });
     return id;
   };
   const ctx = (op: string, p: Params) => {
     const id = who(p);
     return { agent: id.agentId, session: id.sessionKey, host: host.generation, op };
   };
-  void rt.events.write({ op: "factory", host: host.generation, hostVersion: host.version ?? null, versionSource: host.versionSource, agentId: host.agentId ?? null });
+  void rt.events.write({
+    op: "factory",
+    host: host.generation,
+    hostVersion: host.version ?? null,
+    versionSource: host.versionSource,
+    agentId: host.agentId ?? null,
+  });
 
   return {
     info: ENGINE_INFO,
 
     async bootstrap(raw: unknown) {
       const p = asParams(raw);
-      return guard(rt, "bootstrap", ctx("bootstrap", p), async () => {
-        const id = who(p);
-        void rt.events.write({ op: "bootstrap", agentId: id.agentId, sessionKey: id.sessionKey, sessionId: id.sessionId });
-        return { bootstrapped: true, importedMessages: 0 } as { bootstrapped: boolean; importedMessages: number; reason?: string };
-      }, () => ({ bootstrapped: false, importedMessages: 0, reason: "engine_error" }));
+      return guard(
+        rt,
+        "bootstrap",
+        ctx("bootstrap", p),
+        async () => {
+          const id = who(p);
+          void rt.events.write({
+            op: "bootstrap",
+            agentId: id.agentId,
+            sessionKey: id.sessionKey,
+            sessionId: id.sessionId,
+          });
+          return { bootstrapped: true, importedMessages: 0 } as {
+            bootstrapped: boolean;
+            importedMessages: number;
+            reason?: string;
+          };
+        },
+        () => ({ bootstrapped: false, importedMessages: 0, reason: "engine_error" }),
+      );
     },
 
     async maintain(raw: unknown) {
       const p = asParams(raw);
-      return guard(rt, "maintain", ctx("maintain", p), async () => {
-        const id = who(p);
-        const target = asParams(p.sessionTarget ?? asParams(p.runtimeContext).sessionTarget);
-        const sqlite =
-          host.semantics.transcriptStore === "sqlite" && host.semantics.sqliteRewrite
-            ? locateSqliteTranscript({
-                sessionId: typeof target.sessionId === "string" ? target.sessionId : id.sessionId,
-                storePath: target.storePath,
-                agentDir: host.agentDir,
-                agentId: id.agentId,
-                stateDir: process.env.OPENCLAW_STATE_DIR,
-              })
-            : undefined;
-        const result = await payDownDebt(rt, rt.settings(id.agentId), {
-          identity: id,
-          sessionFile: p.sessionFile,
-          runtimeContext: p.runtimeContext,
-          abortSignal: p.abortSignal instanceof AbortSignal ? p.abortSignal : undefined,
-          ...(sqlite ? { sqlite } : {}),
-          stubAnswers: host.semantics.rawPrecheck !== undefined,
-        });
-        void rt.events.write({ op: "maintain", agentId: id.agentId, sessionKey: id.sessionKey, ...result });
-        return result;
-      }, (err) => ({ changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: `engine_error: ${String((err as Error)?.message ?? err)}` }));
+      return guard(
+        rt,
+        "maintain",
+        ctx("maintain", p),
+        async () => {
+          const id = who(p);
+          const target = asParams(p.sessionTarget ?? asParams(p.runtimeContext).sessionTarget);
+          const sqlite =
+            host.semantics.transcriptStore === "sqlite" && host.semantics.sqliteRewrite
+              ? locateSqliteTranscript({
+                  sessionId: typeof target.sessionId === "string" ? target.sessionId : id.sessionId,
+                  storePath: target.storePath,
+                  agentDir: host.agentDir,
+                  agentId: id.agentId,
+                  stateDir: process.env.OPENCLAW_STATE_DIR,
+                })
+              : undefined;
+          const result = await payDownDebt(rt, rt.settings(id.agentId), {
+            identity: id,
+            sessionFile: p.sessionFile,
+            runtimeContext: p.runtimeContext,
+            abortSignal: p.abortSignal instanceof AbortSignal ? p.abortSignal : undefined,
+            ...(sqlite ? { sqlite } : {}),
+            stubAnswers: host.semantics.rawPrecheck !== undefined,
+          });
+          void rt.events.write({ op: "maintain", agentId: id.agentId, sessionKey: id.sessionKey, ...result });
+          return result;
+        },
+        (err) => ({
+          changed: false,
+          bytesFreed: 0,
+          rewrittenEntries: 0,
+          reason: `engine_error: ${String((err as Error)?.message ?? err)}`,
+        }),
+      );
     },
 
     async ingest(raw: unknown) {
       const p = asParams(raw);
-      return guard(rt, "ingest", ctx("ingest", p), async () => {
-        const id = who(p);
-        const key = `ingest:${id.sessionId}:${fingerprintMessage(p.message)}:${String(asParams(p.message).timestamp ?? "")}`;
-        const { status } = await commitTurnMessages(rt, { identity: id, advancementKey: key, messages: [p.message] });
-        void rt.events.write({ op: "ingest", agentId: id.agentId, sessionKey: id.sessionKey, status });
-        return { ingested: status === "committed" };
-      }, () => ({ ingested: false }));
+      return guard(
+        rt,
+        "ingest",
+        ctx("ingest", p),
+        async () => {
+          const id = who(p);
+          const key = `ingest:${id.sessionId}:${fingerprintMessage(p.message)}:${String(asParams(p.message).timestamp ?? "")}`;
+          const { status } = await commitTurnMessages(rt, { identity: id, advancementKey: key, messages: [p.message] });
+          void rt.events.write({ op: "ingest", agentId: id.agentId, sessionKey: id.sessionKey, status });
+          return { ingested: status === "committed" };
+        },
+        () => ({ ingested: false }),
+      );
     },
 
     async ingestBatch(raw: unknown) {
       const p = asParams(raw);
-      return guard(rt, "ingestBatch", ctx("ingestBatch", p), async () => {
-        const id = who(p);
-        const messages = arr(p.messages);
-        const key = `batch:${id.sessionId}:${messages.map(fingerprintMessage).join(",")}`;
-        const { status } = await commitTurnMessages(rt, { identity: id, advancementKey: key, messages });
-        void rt.events.write({ op: "ingestBatch", agentId: id.agentId, sessionKey: id.sessionKey, status, messages: messages.length });
-        return { ingestedCount: status === "committed" ? messages.length : 0 };
-      }, () => ({ ingestedCount: 0 }));
+      return guard(
+        rt,
+        "ingestBatch",
+        ctx("ingestBatch", p),
+        async () => {
+          const id = who(p);
+          const messages = arr(p.messages);
+          const key = `batch:${id.sessionId}:${messages.map(fingerprintMessage).join(",")}`;
+          const { status } = await commitTurnMessages(rt, { identity: id, advancementKey: key, messages });
+          void rt.events.write({
+            op: "ingestBatch",
+            agentId: id.agentId,
+            sessionKey: id.sessionKey,
+            status,
+            messages: messages.length,
+          });
+          return { ingestedCount: status === "committed" ? messages.length : 0 };
+        },
+        () => ({ ingestedCount: 0 }),
+      );
     },
 
     async afterTurn(raw: unknown) {
       const p = asParams(raw);
-      await guard(rt, "afterTurn", ctx("afterTurn", p), async () => {
-        const id = who(p);
-        const messages = arr(p.messages);
-        const pre = typeof p.prePromptMessageCount === "number" && p.prePromptMessageCount >= 0 ? Math.min(p.prePromptMessageCount, messages.length) : 0;
-        const { status } = await commitTurnMessages(rt, { identity: id, advancementKey: afterTurnKey(id.sessionId, pre, messages), messages, transcriptFrom: pre });
-        void rt.events.write({ op: "afterTurn", agentId: id.agentId, sessionKey: id.sessionKey, status, messages: messages.length - pre });
-      }, () => undefined);
+      await guard(
+        rt,
+        "afterTurn",
+        ctx("afterTurn", p),
+        async () => {
+          const id = who(p);
+          const messages = arr(p.messages);
+          const pre =
+            typeof p.prePromptMessageCount === "number" && p.prePromptMessageCount >= 0
+              ? Math.min(p.prePromptMessageCount, messages.length)
+              : 0;
+          const { status } = await commitTurnMessages(rt, {
+            identity: id,
+            advancementKey: afterTurnKey(id.sessionId, pre, messages),
+            messages,
+            transcriptFrom: pre,
+          });
+          void rt.events.write({
+            op: "afterTurn",
+            agentId: id.agentId,
+            sessionKey: id.sessionKey,
+            status,
+            messages: messages.length - pre,
+          });
+        },
+        () => undefined,
+      );
     },
 
     async commitTurn(raw: unknown) {
       const p = asParams(raw);
-      return guard(rt, "commitTurn", ctx("commitTurn", p), async () => {
-        const id = who(p);
-        const result = await commitTurnMessages(rt, { identity: id, advancementKey: p.advancementKey, messages: p.messages });
-        void rt.events.write({ op: "commitTurn", agentId: id.agentId, sessionKey: id.sessionKey, status: result.status, messages: arr(p.messages).length });
-        return result;
-      }, () => {
-        // Throwing would quarantine the engine. The host's transcript keeps the turn; the ledger's
-        // counters resync from the transcript at the next assemble, so only bookkeeping is skipped.
-        rt.logger.warn("commitTurn bookkeeping skipped; the turn stays in the host transcript");
-        return { status: "committed" as const };
-      });
+      return guard(
+        rt,
+        "commitTurn",
+        ctx("commitTurn", p),
+        async () => {
+          const id = who(p);
+          const result = await commitTurnMessages(rt, {
+            identity: id,
+            advancementKey: p.advancementKey,
+            messages: p.messages,
+          });
+          void rt.events.write({
+            op: "commitTurn",
+            agentId: id.agentId,
+            sessionKey: id.sessionKey,
+            status: result.status,
+            messages: arr(p.messages).length,
+          });
+          return result;
+        },
+        () => {
+          // Throwing would quarantine the engine. The host's transcript keeps the turn; the ledger's
+          // counters resync from the transcript at the next assemble, so only bookkeeping is skipped.
+          rt.logger.warn("commitTurn bookkeeping skipped; the turn stays in the host transcript");
+          return { status: "committed" as const };
+        },
+      );
     },
 
     async assemble(raw: unknown): Promise<LedgerAssembleResult> {
       const p = asParams(raw);
-      return guard(rt, "assemble", ctx("assemble", p), async () => {
-        const id = who(p);
-        const settings = rt.settings(id.agentId);
-        const started = performance.now();
-        const view = settings.enabled
-          ? await assembleView(rt, settings, {
-              identity: id,
-              messages: p.messages,
-              tokenBudget: p.tokenBudget,
-              model: p.model,
-              generation: host.generation,
-              semantics: host.semantics,
-              hostConfig: host.config,
-              prompt: p.prompt,
-              runtimeSettings: p.runtimeSettings,
-              overhead: rt.requestOverhead.get(id.agentId),
-            })
-          : passThroughView(rt, settings, p.messages, p.model);
-        void rt.events.write({
-          op: "assemble",
-          agentId: id.agentId,
-          sessionKey: id.sessionKey,
-          enabled: settings.enabled,
-          tokenBudget: typeof p.tokenBudget === "number" ? p.tokenBudget : null,
-          messagesIn: arr(p.messages).length,
-          messagesOut: view.messages.length,
-          estimatedTokens: view.estimatedTokens,
-          ms: Math.round((performance.now() - started) * 100) / 100,
-          ...(view.ledger ? { debt: view.ledger.debt, plan: view.ledger.plan, hostBudget: view.ledger.host, offloaded: view.ledger.offloaded, summary: view.ledger.summaryInjected } : {}),
-        });
-        if (view.ledger && view.ledger.debt.debtTokens > 0) {
-          const d = view.ledger.debt;
-          rt.logger.info(
-            `maintenance-debt session=${id.sessionKey} raw=${d.rawHistoryTokens} assembled=${d.assembledTokens} budget=${d.promptBudget} debt=${d.debtTokens} reducible=${d.reducibleChars}`,
-          );
-        }
-        return asHostResult(view);
-      }, () => asHostResult(safeFallbackView(p.messages, p.tokenBudget)));
+      return guard(
+        rt,
+        "assemble",
+        ctx("assemble", p),
+        async () => {
+          const id = who(p);
+          const settings = rt.settings(id.agentId);
+          const started = performance.now();
+          const view = settings.enabled
+            ? await assembleView(rt, settings, {
+                identity: id,
+                messages: p.messages,
+                tokenBudget: p.tokenBudget,
+                model: p.model,
+                generation: host.generation,
+                semantics: host.semantics,
+                hostConfig: host.config,
+                prompt: p.prompt,
+                runtimeSettings: p.runtimeSettings,
+                overhead: rt.requestOverhead.get(id.agentId),
+              })
+            : passThroughView(rt, settings, p.messages, p.model);
+          void rt.events.write({
+            op: "assemble",
+            agentId: id.agentId,
+            sessionKey: id.sessionKey,
+            enabled: settings.enabled,
+            tokenBudget: typeof p.tokenBudget === "number" ? p.tokenBudget : null,
+            messagesIn: arr(p.messages).length,
+            messagesOut: view.messages.length,
+            estimatedTokens: view.estimatedTokens,
+            ms: Math.round((performance.now() - started) * 100) / 100,
+            ...(view.ledger
+              ? {
+                  debt: view.ledger.debt,
+                  plan: view.ledger.plan,
+                  hostBudget: view.ledger.host,
+                  offloaded: view.ledger.offloaded,
+                  summary: view.ledger.summaryInjected,
+                }
+              : {}),
+          });
+          if (view.ledger && view.ledger.debt.debtTokens > 0) {
+            const d = view.ledger.debt;
+            rt.logger.info(
+              `maintenance-debt session=${id.sessionKey} raw=${d.rawHistoryTokens} assembled=${d.assembledTokens} budget=${d.promptBudget} debt=${d.debtTokens} reducible=${d.reducibleChars}`,
+            );
+          }
+          return asHostResult(view);
+        },
+        () => asHostResult(safeFallbackView(p.messages, p.tokenBudget)),
+      );
     },
 
     async compact(raw: unknown) {
       const p = asParams(raw);
-      return guard(rt, "compact", ctx("compact", p), async () => {
-        const id = who(p);
-        const settings = rt.settings(id.agentId);
-        const result = settings.enabled
-          ? await compactSession(rt, settings, {
-              identity: id,
-              tokenBudget: hostPromptBudget(host.generation, p.tokenBudget),
-              force: p.force,
-              currentTokenCount: p.currentTokenCount,
-              skipReasonText: host.semantics.preflight?.skipReasonText,
-              manual: isManualCompaction(p),
-              ...(host.semantics.rawPrecheck && locateTranscript(p.sessionFile).kind === "jsonl" ? { hostTranscript: p.sessionFile as string } : {}),
-            })
-          : { ok: true, compacted: false, reason: "disabled" };
-        void rt.events.write({ op: "compact", agentId: id.agentId, sessionKey: id.sessionKey, force: p.force === true, compacted: result.compacted, reason: result.reason ?? null });
-        return result;
-      }, () => ({ ok: false, compacted: false, reason: "engine_error" }));
+      return guard(
+        rt,
+        "compact",
+        ctx("compact", p),
+        async () => {
+          const id = who(p);
+          const settings = rt.settings(id.agentId);
+          const result = settings.enabled
+            ? await compactSession(rt, settings, {
+                identity: id,
+                tokenBudget: hostPromptBudget(host.generation, p.tokenBudget),
+                force: p.force,
+                currentTokenCount: p.currentTokenCount,
+                skipReasonText: host.semantics.preflight?.skipReasonText,
+                manual: isManualCompaction(p),
+                ...(host.semantics.rawPrecheck && locateTranscript(p.sessionFile).kind === "jsonl"
+                  ? { hostTranscript: p.sessionFile as string }
+                  : {}),
+              })
+            : { ok: true, compacted: false, reason: "disabled" };
+          void rt.events.write({
+            op: "compact",
+            agentId: id.agentId,
+            sessionKey: id.sessionKey,
+            force: p.force === true,
+            compacted: result.compacted,
+            reason: result.reason ?? null,
+          });
+          return result;
+        },
+        () => ({ ok: false, compacted: false, reason: "engine_error" }),
+      );
     },
 
     async prepareSubagentSpawn(raw: unknown) {
       const p = asParams(raw);
-      return guard(rt, "prepareSubagentSpawn", { parent: label(p.parentSessionKey), child: label(p.childSessionKey) }, () =>
-        prepareSubagentContext(rt, { parentSessionKey: p.parentSessionKey, childSessionKey: p.childSessionKey, contextMode: p.contextMode }, host.agentId ?? "main"), () => undefined);
+      return guard(
+        rt,
+        "prepareSubagentSpawn",
+        { parent: label(p.parentSessionKey), child: label(p.childSessionKey) },
+        () =>
+          prepareSubagentContext(
+            rt,
+            { parentSessionKey: p.parentSessionKey, childSessionKey: p.childSessionKey, contextMode: p.contextMode },
+            host.agentId ?? "main",
+          ),
+        () => undefined,
+      );
     },
 
     async onSubagentEnded(raw: unknown) {
       const p = asParams(raw);
-      await guard(rt, "onSubagentEnded", { child: label(p.childSessionKey) }, () => endSubagentContext(rt, p.childSessionKey, host.agentId ?? "main"), () => undefined);
+      await guard(
+        rt,
+        "onSubagentEnded",
+        { child: label(p.childSessionKey) },
+        () => endSubagentContext(rt, p.childSessionKey, host.agentId ?? "main"),
+        () => undefined,
+      );
     },
 
     async dispose() {
-      await guard(rt, "dispose", {}, async () => {
-        await rt.sessions.flush();
-        await flushViewRecords();
-        const forgotten = internal.size > 0 ? await forgetInternalSessions(rt, internal.values()) : 0;
-        internal.clear();
-        void rt.events.write({ op: "dispose", host: host.generation, ...(forgotten > 0 ? { internalSessionsForgotten: forgotten } : {}) });
-        await rt.events.flush();
-      }, () => undefined);
+      await guard(
+        rt,
+        "dispose",
+        {},
+        async () => {
+          await rt.sessions.flush();
+          await flushViewRecords();
+          const forgotten = internal.size > 0 ? await forgetInternalSessions(rt, internal.values()) : 0;
+          internal.clear();
+          void rt.events.write({
+            op: "dispose",
+            host: host.generation,
+            ...(forgotten > 0 ? { internalSessionsForgotten: forgotten } : {}),
+          });
+          await rt.events.flush();
+        },
+        () => undefined,
+      );
     },
   };
 }

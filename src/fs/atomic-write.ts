@@ -60,7 +60,10 @@ export async function writeFileAtomic(
  * on failure. A failed write removes its own temp file.
  */
 export async function writeSyncedTemp(target: string, data: string | Uint8Array): Promise<string> {
-  const temp = path.join(path.dirname(target), `${TEMP_PREFIX}${path.basename(target)}-${process.pid}-${randomBytes(6).toString("hex")}`);
+  const temp = path.join(
+    path.dirname(target),
+    `${TEMP_PREFIX}${path.basename(target)}-${process.pid}-${randomBytes(6).toString("hex")}`,
+  );
   let handle: fsp.FileHandle | undefined;
   try {
     handle = await fsp.open(temp, "wx", FILE_MODE);

@@ -25,7 +25,11 @@ const inProcess = new Map<string, Promise<unknown>>();
  * process by a promise chain, and across processes by proper-lockfile.
  * The file is created (0600, empty) if missing, because proper-lockfile locks existing paths.
  */
-export async function withFileLock<T>(file: string, fn: () => Promise<T>, options: WithFileLockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  file: string,
+  fn: () => Promise<T>,
+  options: WithFileLockOptions = {},
+): Promise<T> {
   const key = path.resolve(file);
   const previous = inProcess.get(key) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(() => lockAndRun(key, fn, options));
@@ -54,9 +58,13 @@ async function lockAndRun<T>(file: string, fn: () => Promise<T>, options: WithFi
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw err;
       if (Date.now() >= deadline) {
-        throw new LedgerError("lock_timeout", `Expected the lock on \`${file}\` within ${timeoutMs} ms, got it still held`, {
-          cause: err,
-        });
+        throw new LedgerError(
+          "lock_timeout",
+          `Expected the lock on \`${file}\` within ${timeoutMs} ms, got it still held`,
+          {
+            cause: err,
+          },
+        );
       }
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(100, delay * 2);

@@ -4,7 +4,11 @@
  * the oldest file is forgotten first. A read that gave nothing (undefined) is not kept, so
  * the next call looks again.
  */
-export type VersionedCache<T> = (file: string, mtimeMs: number, read: () => Promise<T | undefined>) => Promise<T | undefined>;
+export type VersionedCache<T> = (
+  file: string,
+  mtimeMs: number,
+  read: () => Promise<T | undefined>,
+) => Promise<T | undefined>;
 
 /** A {@link VersionedCache} of at most `maxFiles` files. */
 export function createVersionedCache<T>(maxFiles: number): VersionedCache<T> {

@@ -33,7 +33,10 @@ export function packageVersionNear(entry: string | undefined): string | undefine
   let dir = path.dirname(path.resolve(entry));
   for (let i = 0; i < 8; i++) {
     try {
-      const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: unknown; version?: unknown };
+      const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as {
+        name?: unknown;
+        version?: unknown;
+      };
       if (pkg.name === "openclaw" && typeof pkg.version === "string") return pkg.version;
     } catch {
       // no package.json here
@@ -49,11 +52,19 @@ export function packageVersionNear(entry: string | undefined): string | undefine
  * Detects the line from what the plugin was handed. `runtimeVersion` is the value
  * register() read from `api.runtime.version`; `factoryContext` the factory's argument.
  */
-export function detectHost(runtimeVersion: string | undefined, factoryContext: unknown, entry: string | undefined = process.argv[1]): DetectedHost {
+export function detectHost(
+  runtimeVersion: string | undefined,
+  factoryContext: unknown,
+  entry: string | undefined = process.argv[1],
+): DetectedHost {
   const fromRuntime = hostLineOf(runtimeVersion);
   if (fromRuntime) return { line: fromRuntime, version: runtimeVersion, source: "runtime" };
   const pkgVersion = packageVersionNear(entry);
   const fromPackage = hostLineOf(pkgVersion);
   if (fromPackage) return { line: fromPackage, version: pkgVersion, source: "package" };
-  return { line: factoryContext && typeof factoryContext === "object" ? "2026.9" : "2026.4", version: undefined, source: "factory-shape" };
+  return {
+    line: factoryContext && typeof factoryContext === "object" ? "2026.9" : "2026.4",
+    version: undefined,
+    source: "factory-shape",
+  };
 }

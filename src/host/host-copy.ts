@@ -41,7 +41,12 @@ export function parseHostCopy(text: string): HostCopyParts {
     const omitted = Number(m[1]);
     const cut = kept.indexOf(MIDDLE_OMISSION_MARKER);
     if (cut < 0) return { head: kept, omitted, keptChars: kept.length };
-    return { head: kept.slice(0, cut), tail: kept.slice(cut + MIDDLE_OMISSION_MARKER.length), omitted, keptChars: kept.length };
+    return {
+      head: kept.slice(0, cut),
+      tail: kept.slice(cut + MIDDLE_OMISSION_MARKER.length),
+      omitted,
+      keptChars: kept.length,
+    };
   }
   return { head: text, keptChars: text.length };
 }
@@ -64,10 +69,13 @@ export function matchHostCopy(hostText: string, original: string): HostCopyMatch
   const parts = parseHostCopy(hostText);
   if (parts.omitted === undefined) {
     // No notice: an untruncated copy must equal the original; a bare prefix is at most contained.
-    return parts.head.length > 0 && original.length > parts.head.length && original.startsWith(parts.head) ? "contained" : "none";
+    return parts.head.length > 0 && original.length > parts.head.length && original.startsWith(parts.head)
+      ? "contained"
+      : "none";
   }
   if (!original.startsWith(parts.head)) return "none";
-  if (parts.tail !== undefined && parts.tail.length > 0 && original.indexOf(parts.tail, parts.head.length) < 0) return "none";
+  if (parts.tail !== undefined && parts.tail.length > 0 && original.indexOf(parts.tail, parts.head.length) < 0)
+    return "none";
   if (parts.head.length === 0 && !parts.tail) return "none";
   return original.length - parts.keptChars === parts.omitted ? "exact" : "contained";
 }

@@ -69,7 +69,10 @@ export interface MemoryFlushSettings {
 }
 
 /** The host's memory flush when the operator set nothing: on, at the default soft threshold. */
-export const DEFAULT_MEMORY_FLUSH: Readonly<MemoryFlushSettings> = Object.freeze({ enabled: true, softThresholdTokens: undefined });
+export const DEFAULT_MEMORY_FLUSH: Readonly<MemoryFlushSettings> = Object.freeze({
+  enabled: true,
+  softThresholdTokens: undefined,
+});
 
 /** Per-line semantics of the engine contract. */
 export interface HostLineSemantics {
@@ -123,8 +126,20 @@ export interface HostLineSemantics {
   defaultOverhead: { systemChars: number; toolsChars: number };
 }
 
-const PRECHECK_424: PrecheckRule = { reserveTokens: 20_000, minPromptTokens: 8_000, minPromptRatio: 0.5, safetyMargin: 1.2, boundaryTokens: 0 };
-const PRECHECK_5X: PrecheckRule = { reserveTokens: 16_384, minPromptTokens: 8_000, minPromptRatio: 0.5, safetyMargin: 1.2, boundaryTokens: 4 };
+const PRECHECK_424: PrecheckRule = {
+  reserveTokens: 20_000,
+  minPromptTokens: 8_000,
+  minPromptRatio: 0.5,
+  safetyMargin: 1.2,
+  boundaryTokens: 0,
+};
+const PRECHECK_5X: PrecheckRule = {
+  reserveTokens: 16_384,
+  minPromptTokens: 8_000,
+  minPromptRatio: 0.5,
+  safetyMargin: 1.2,
+  boundaryTokens: 4,
+};
 const CLAMP: OutputClampRule = { safetyMargin: 1.25, nonLatinWeight: 4 };
 // Measured 2026-11-23 (reset-loop scenario, first request): 2026.5.28 sent 16,006 system + 43,793 tool-schema chars,
 // 2026.6.11 20,136 + 50,590, 2026.7.35 17,733 + 35,526, 2026.9.6 21,150 + 9,051 (plugin tools behind tool search).
@@ -132,59 +147,143 @@ const CLAMP: OutputClampRule = { safetyMargin: 1.25, nonLatinWeight: 4 };
 const OVERHEAD_5X = { systemChars: 21_000, toolsChars: 52_000 };
 const OVERHEAD_8X = { systemChars: 19_000, toolsChars: 85_000 };
 const OVERHEAD_9X = { systemChars: 22_000, toolsChars: 10_000 };
-const PREFLIGHT: PreflightRule = { reserveFloorTokens: 20_000, softThresholdTokens: 4_000, skipReasonText: "nothing to compact" };
+const PREFLIGHT: PreflightRule = {
+  reserveFloorTokens: 20_000,
+  softThresholdTokens: 4_000,
+  skipReasonText: "nothing to compact",
+};
 // 2026.8.2 and 2026.9.6 (`agent-runner-memory-*`): fires at window − min(20,000, window × 0.25) (the soft threshold is
 // the memory flush's, which runs before it: HOST_THRESHOLD_8X); a forced compaction that is not a skip ends the turn
 // before the model.
-const PREFLIGHT_8X: PreflightRule = { reserveFloorTokens: 20_000, softThresholdTokens: 0, skipReasonText: "nothing to compact" };
+const PREFLIGHT_8X: PreflightRule = {
+  reserveFloorTokens: 20_000,
+  softThresholdTokens: 0,
+  skipReasonText: "nothing to compact",
+};
 // Measured 2026-11-23 on 2026.9.6 (32k, 20 tool turns, debug log): the post-run flush check read the last request's
 // prompt tokens (the provider's usage: tool schemas and framing included, hence chars/4 of the whole request); a plan
 // that peaked at 19,960 passed, one that reached 20,000 started the flush.
-const HOST_THRESHOLD_8X: HostThresholdRule = { reserveFloorTokens: 20_000, maxReserveRatio: 0.25, softThresholdTokens: 4_000 };
+const HOST_THRESHOLD_8X: HostThresholdRule = {
+  reserveFloorTokens: 20_000,
+  maxReserveRatio: 0.25,
+  softThresholdTokens: 4_000,
+};
 
 /** The table: one row per host line. */
 export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.freeze({
   "2026.4": {
     defaultOverhead: { systemChars: 20_000, toolsChars: 40_000 },
     appendsCurrentTurnResults: false,
-    line: "2026.4", tokenBudget: "whole-window", factoryArgument: false, ingestion: "afterTurn", transcriptStore: "jsonl", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: undefined, rawPrecheck: PRECHECK_424, outputClamp: undefined, preflight: undefined, hostThreshold: undefined,
-    honoursPromptAuthority: false, captureMiddleware: true, rewriteWithEntryIds: true,
+    line: "2026.4",
+    tokenBudget: "whole-window",
+    factoryArgument: false,
+    ingestion: "afterTurn",
+    transcriptStore: "jsonl",
+    sqliteRewrite: false,
+    appendsLivePrompt: true,
+    precheck: undefined,
+    rawPrecheck: PRECHECK_424,
+    outputClamp: undefined,
+    preflight: undefined,
+    hostThreshold: undefined,
+    honoursPromptAuthority: false,
+    captureMiddleware: true,
+    rewriteWithEntryIds: true,
   },
   "2026.5": {
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
-    line: "2026.5", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT, hostThreshold: undefined,
-    honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
+    line: "2026.5",
+    tokenBudget: "whole-window",
+    factoryArgument: true,
+    ingestion: "commitTurn",
+    transcriptStore: "jsonl",
+    sqliteRewrite: false,
+    appendsLivePrompt: true,
+    precheck: PRECHECK_5X,
+    rawPrecheck: undefined,
+    outputClamp: CLAMP,
+    preflight: PREFLIGHT,
+    hostThreshold: undefined,
+    honoursPromptAuthority: true,
+    captureMiddleware: false,
+    rewriteWithEntryIds: true,
   },
   "2026.6": {
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
-    line: "2026.6", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT, hostThreshold: undefined,
-    honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
+    line: "2026.6",
+    tokenBudget: "whole-window",
+    factoryArgument: true,
+    ingestion: "commitTurn",
+    transcriptStore: "jsonl",
+    sqliteRewrite: false,
+    appendsLivePrompt: true,
+    precheck: PRECHECK_5X,
+    rawPrecheck: undefined,
+    outputClamp: CLAMP,
+    preflight: PREFLIGHT,
+    hostThreshold: undefined,
+    honoursPromptAuthority: true,
+    captureMiddleware: false,
+    rewriteWithEntryIds: true,
   },
   "2026.7": {
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
-    line: "2026.7", tokenBudget: "whole-window", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "jsonl", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: PRECHECK_5X, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT, hostThreshold: undefined,
-    honoursPromptAuthority: true, captureMiddleware: false, rewriteWithEntryIds: true,
+    line: "2026.7",
+    tokenBudget: "whole-window",
+    factoryArgument: true,
+    ingestion: "commitTurn",
+    transcriptStore: "jsonl",
+    sqliteRewrite: false,
+    appendsLivePrompt: true,
+    precheck: PRECHECK_5X,
+    rawPrecheck: undefined,
+    outputClamp: CLAMP,
+    preflight: PREFLIGHT,
+    hostThreshold: undefined,
+    honoursPromptAuthority: true,
+    captureMiddleware: false,
+    rewriteWithEntryIds: true,
   },
   "2026.8": {
     defaultOverhead: OVERHEAD_8X,
     appendsCurrentTurnResults: true,
-    line: "2026.8", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: false,
-    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT_8X, hostThreshold: HOST_THRESHOLD_8X,
-    honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
+    line: "2026.8",
+    tokenBudget: "prompt-budget",
+    factoryArgument: true,
+    ingestion: "commitTurn",
+    transcriptStore: "sqlite",
+    sqliteRewrite: false,
+    appendsLivePrompt: true,
+    precheck: undefined,
+    rawPrecheck: undefined,
+    outputClamp: CLAMP,
+    preflight: PREFLIGHT_8X,
+    hostThreshold: HOST_THRESHOLD_8X,
+    honoursPromptAuthority: true,
+    captureMiddleware: true,
+    rewriteWithEntryIds: false,
   },
   "2026.9": {
     defaultOverhead: OVERHEAD_9X,
     appendsCurrentTurnResults: true,
-    line: "2026.9", tokenBudget: "prompt-budget", factoryArgument: true, ingestion: "commitTurn", transcriptStore: "sqlite", sqliteRewrite: true,
-    appendsLivePrompt: true, precheck: undefined, rawPrecheck: undefined, outputClamp: CLAMP, preflight: PREFLIGHT_8X, hostThreshold: HOST_THRESHOLD_8X,
-    honoursPromptAuthority: true, captureMiddleware: true, rewriteWithEntryIds: false,
+    line: "2026.9",
+    tokenBudget: "prompt-budget",
+    factoryArgument: true,
+    ingestion: "commitTurn",
+    transcriptStore: "sqlite",
+    sqliteRewrite: true,
+    appendsLivePrompt: true,
+    precheck: undefined,
+    rawPrecheck: undefined,
+    outputClamp: CLAMP,
+    preflight: PREFLIGHT_8X,
+    hostThreshold: HOST_THRESHOLD_8X,
+    honoursPromptAuthority: true,
+    captureMiddleware: true,
+    rewriteWithEntryIds: false,
   },
 });
 
@@ -199,12 +298,20 @@ export function currentTurnReserveChars(line: HostLineSemantics, contextWindow: 
  * pre-compaction work: below the memory flush's threshold (unless the operator turned the flush
  * off), and with `replyTokens` (its reply and the next prompt) below the preflight compaction's.
  */
-export function hostPromptLimit(rule: HostThresholdRule, contextWindow: number, flush: MemoryFlushSettings = DEFAULT_MEMORY_FLUSH, replyTokens = 0): number {
+export function hostPromptLimit(
+  rule: HostThresholdRule,
+  contextWindow: number,
+  flush: MemoryFlushSettings = DEFAULT_MEMORY_FLUSH,
+  replyTokens = 0,
+): number {
   const reserve = Math.min(rule.reserveFloorTokens, Math.floor(contextWindow * rule.maxReserveRatio));
   const preflightAt = contextWindow - reserve;
   let limit = preflightAt - 1 - replyTokens;
   if (flush.enabled) {
-    const soft = Math.min(flush.softThresholdTokens ?? rule.softThresholdTokens, Math.floor((contextWindow - reserve) / 2));
+    const soft = Math.min(
+      flush.softThresholdTokens ?? rule.softThresholdTokens,
+      Math.floor((contextWindow - reserve) / 2),
+    );
     limit = Math.min(limit, preflightAt - soft - 1);
   }
   return Math.max(0, limit);

@@ -20,7 +20,9 @@ export type HostAgentMessage = HostAssembleResult["messages"][number];
  * them (same roles and block kinds): this is the one place where the engine's `unknown`
  * messages meet the host's type.
  */
-export function asHostResult<V extends { messages: readonly unknown[] }>(view: V): Omit<V, "messages"> & { messages: HostAgentMessage[] } {
+export function asHostResult<V extends { messages: readonly unknown[] }>(
+  view: V,
+): Omit<V, "messages"> & { messages: HostAgentMessage[] } {
   return { ...view, messages: view.messages as HostAgentMessage[] };
 }
 

@@ -39,7 +39,11 @@ export function toolCallIdsOf(message: unknown): string[] {
   if (roleOf(message) !== "assistant") return [];
   const ids: string[] = [];
   for (const block of blocksOf(message)) {
-    if ((block.type === "toolCall" || block.type === "tool_use" || block.type === "toolUse") && typeof block.id === "string") ids.push(block.id);
+    if (
+      (block.type === "toolCall" || block.type === "tool_use" || block.type === "toolUse") &&
+      typeof block.id === "string"
+    )
+      ids.push(block.id);
   }
   return ids;
 }

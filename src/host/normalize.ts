@@ -11,7 +11,13 @@
  */
 import path from "node:path";
 import { detectHost } from "./detect-host.js";
-import { DEFAULT_MEMORY_FLUSH, HOST_LINES, type HostLine, type HostLineSemantics, type MemoryFlushSettings } from "./host-lines.js";
+import {
+  DEFAULT_MEMORY_FLUSH,
+  HOST_LINES,
+  type HostLine,
+  type HostLineSemantics,
+  type MemoryFlushSettings,
+} from "./host-lines.js";
 
 /** Which host line is calling (kept under its old name: the lines were once two generations). */
 export type HostGeneration = HostLine;
@@ -38,7 +44,12 @@ export interface HostContext {
  */
 export function normalizeFactoryContext(ctx: unknown, runtimeVersion?: string): HostContext {
   const detected = detectHost(runtimeVersion, ctx);
-  const base = { generation: detected.line, semantics: HOST_LINES[detected.line], version: detected.version, versionSource: detected.source };
+  const base = {
+    generation: detected.line,
+    semantics: HOST_LINES[detected.line],
+    version: detected.version,
+    versionSource: detected.source,
+  };
   if (!ctx || typeof ctx !== "object") {
     return { ...base, config: undefined, agentId: undefined, agentDir: undefined, workspaceDir: undefined };
   }
@@ -54,7 +65,8 @@ export interface ModelLimits {
   maxTokens: number | undefined;
 }
 
-const posInt = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined);
+const posInt = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined;
 
 /**
  * `models.providers.<p>.models[]` entry for `model` (`<provider>/<id>` or a bare id):
@@ -64,7 +76,10 @@ export function modelLimitsFromConfig(config: unknown, model: unknown): ModelLim
   const none: ModelLimits = { contextWindow: undefined, maxTokens: undefined };
   if (!config || typeof config !== "object" || typeof model !== "string" || model.length === 0) return none;
   try {
-    const providers = ((config as { models?: { providers?: unknown } }).models?.providers ?? {}) as Record<string, unknown>;
+    const providers = ((config as { models?: { providers?: unknown } }).models?.providers ?? {}) as Record<
+      string,
+      unknown
+    >;
     for (const [providerId, provider] of Object.entries(providers)) {
       const models = (provider as { models?: unknown } | undefined)?.models;
       if (!Array.isArray(models)) continue;
@@ -83,11 +98,14 @@ export function modelLimitsFromConfig(config: unknown, model: unknown): ModelLim
 /** Reads `agents.defaults.compaction.memoryFlush` from the host config (defaults when absent or unreadable). */
 export function memoryFlushFromConfig(config: unknown): MemoryFlushSettings {
   try {
-    const flush = (config as { agents?: { defaults?: { compaction?: { memoryFlush?: Record<string, unknown> } } } } | undefined)?.agents?.defaults?.compaction?.memoryFlush;
+    const flush = (
+      config as { agents?: { defaults?: { compaction?: { memoryFlush?: Record<string, unknown> } } } } | undefined
+    )?.agents?.defaults?.compaction?.memoryFlush;
     const soft = flush?.softThresholdTokens;
     return {
       enabled: flush?.enabled !== false,
-      softThresholdTokens: typeof soft === "number" && Number.isFinite(soft) && soft >= 0 ? Math.floor(soft) : undefined,
+      softThresholdTokens:
+        typeof soft === "number" && Number.isFinite(soft) && soft >= 0 ? Math.floor(soft) : undefined,
     };
   } catch {
     // a hostile config getter: the host's defaults
@@ -123,11 +141,15 @@ export interface SessionIdentity {
  */
 export function resolveSessionIdentity(params: unknown, host: HostContext): SessionIdentity {
   const rec = (params && typeof params === "object" ? params : {}) as Record<string, unknown>;
-  const target = (rec.sessionTarget && typeof rec.sessionTarget === "object" ? rec.sessionTarget : {}) as Record<string, unknown>;
+  const target = (rec.sessionTarget && typeof rec.sessionTarget === "object" ? rec.sessionTarget : {}) as Record<
+    string,
+    unknown
+  >;
   const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
   const sessionId = str(rec.sessionId) ?? str(target.sessionId) ?? "unknown-session";
   const sessionKey = str(rec.sessionKey) ?? str(target.sessionKey) ?? sessionId;
-  const agentId = str(target.agentId) ?? str(rec.agentId) ?? agentIdFromSessionKey(sessionKey) ?? host.agentId ?? "main";
+  const agentId =
+    str(target.agentId) ?? str(rec.agentId) ?? agentIdFromSessionKey(sessionKey) ?? host.agentId ?? "main";
   return { agentId, sessionKey, sessionId };
 }
 
@@ -202,7 +224,8 @@ export const HOST_424_SAFETY_MARGIN = HOST_LINES["2026.4"].rawPrecheck?.safetyMa
  * (`host-estimate.ts`), the output allowance is reserved by the caller.
  */
 export function hostPromptBudget(generation: HostGeneration, requested: unknown): unknown {
-  if (generation !== "2026.4" || typeof requested !== "number" || !Number.isFinite(requested) || requested <= 0) return requested;
+  if (generation !== "2026.4" || typeof requested !== "number" || !Number.isFinite(requested) || requested <= 0)
+    return requested;
   const window = Math.floor(requested);
   const minPrompt = Math.min(8_000, Math.max(1, Math.floor(window * 0.5)));
   const reserve = Math.min(HOST_424_RESERVE_TOKENS, Math.max(0, window - minPrompt));
@@ -215,6 +238,9 @@ export function hostPromptBudget(generation: HostGeneration, requested: unknown)
  * "threshold"` and `runtimeContext.forceReason: "manual"`; earlier lines pass neither.
  */
 export function isManualCompaction(params: unknown): boolean {
-  const p = params && typeof params === "object" ? (params as { compactionTarget?: unknown; runtimeContext?: { forceReason?: unknown } }) : {};
+  const p =
+    params && typeof params === "object"
+      ? (params as { compactionTarget?: unknown; runtimeContext?: { forceReason?: unknown } })
+      : {};
   return p.compactionTarget === "threshold" || p.runtimeContext?.forceReason === "manual";
 }

@@ -35,7 +35,10 @@ export function rawChars(message: unknown): number {
     else if (typeof block.thinking === "string") chars += block.thinking.length;
     else if (block.type === "image") chars += IMAGE_CHARS;
     // safeJson, not String(): a name like `{"toString": 1}` from parsed JSON makes String() throw.
-    else if (block.type === "toolCall") chars += (typeof block.name === "string" ? block.name.length : safeJson(block.name ?? "").length) + safeJson(block.arguments).length;
+    else if (block.type === "toolCall")
+      chars +=
+        (typeof block.name === "string" ? block.name.length : safeJson(block.name ?? "").length) +
+        safeJson(block.arguments).length;
     else chars += safeJson(block).length;
   }
   return chars;
@@ -58,7 +61,11 @@ export function reducibleChars(message: unknown, minChars: number, stubChars = 1
  * prefix are visited, unless the prefix no longer matches (rewind, rewrite,
  * reset), in which case it recounts from the start.
  */
-export function advanceTally(tally: RawTally, messages: readonly unknown[], minReducibleChars: number): { tally: RawTally; recounted: boolean } {
+export function advanceTally(
+  tally: RawTally,
+  messages: readonly unknown[],
+  minReducibleChars: number,
+): { tally: RawTally; recounted: boolean } {
   let from = tally.count;
   let next: RawTally = { ...tally };
   let recounted = false;

@@ -21,7 +21,10 @@ interface HookApi {
 
 function conversationAccessGranted(api: HookApi): boolean {
   try {
-    const entries = (api.config as { plugins?: { entries?: Record<string, { hooks?: { allowConversationAccess?: unknown } }> } } | undefined)?.plugins?.entries;
+    const entries = (
+      api.config as
+        { plugins?: { entries?: Record<string, { hooks?: { allowConversationAccess?: unknown } }> } } | undefined
+    )?.plugins?.entries;
     return entries?.["context-ledger"]?.hooks?.allowConversationAccess === true;
   } catch {
     return false;

@@ -22,7 +22,13 @@ export interface CompactOutcome {
   ok: boolean;
   compacted: boolean;
   reason?: string;
-  result?: { summary?: string; firstKeptEntryId?: string; tokensBefore: number; tokensAfter?: number; details?: unknown };
+  result?: {
+    summary?: string;
+    firstKeptEntryId?: string;
+    tokensBefore: number;
+    tokensAfter?: number;
+    details?: unknown;
+  };
 }
 
 /** Inputs of {@link compactSession}. */
@@ -52,7 +58,11 @@ export interface CompactInput {
  * only when the next assembled view is really smaller. A forced call reduces
  * whenever anything is reducible; otherwise a reason code explains why not.
  */
-export async function compactSession(rt: LedgerRuntime, settings: AgentSettings, input: CompactInput): Promise<CompactOutcome> {
+export async function compactSession(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  input: CompactInput,
+): Promise<CompactOutcome> {
   const { identity } = input;
   const view = rt.lastViews.get(`${identity.agentId}\u0000${identity.sessionKey}`);
   if (!view) return { ok: true, compacted: false, reason: "no_assembled_view" };
@@ -72,13 +82,25 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   // reach back past the assembled window and find "nothing to reduce".
   const cost = view.cost ?? ((i: number) => counter.countMessage(view.shape(i)));
   const planTo = (target: number, budget = messageBudget) =>
-    planWindow({ messages, budget, count: cost, fingerprint: (i) => fingerprintMessage(messages[i]), previous: null, target });
+    planWindow({
+      messages,
+      budget,
+      count: cost,
+      fingerprint: (i) => fingerprintMessage(messages[i]),
+      previous: null,
+      target,
+    });
   let plan = planTo(force ? FORCED_REFILL * messageBudget : 0.75 * messageBudget);
   // A forced compaction reduces whenever the window holds anything before the newest user turn: a window
   // already under the refill share (2026.9.6 plans under its smallest budget class) keeps only that turn.
   // A host-required preflight on lines that read "nothing to compact" as "run the model" (5.28-9.x) is not
   // a request to shrink a window that fits: there the turn goes on as is. A manual compaction always is.
-  if (force && (input.manual === true || !input.skipReasonText) && plan.start <= view.start && plan.newestUser > view.start) {
+  if (
+    force &&
+    (input.manual === true || !input.skipReasonText) &&
+    plan.start <= view.start &&
+    plan.newestUser > view.start
+  ) {
     let newestTurn = 0;
     for (let i = plan.newestUser; i < messages.length; i++) newestTurn += cost(i);
     // A budget of exactly the newest turn: the walk cannot take one unit more.
@@ -86,16 +108,21 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   }
   if (plan.start <= view.start || plan.kept.length === 0) {
     // Literally true: the view holds only what the turn needs; the raw transcript is paid down by maintain().
-    const reason = input.skipReasonText ? `nothing_reducible: ${input.skipReasonText} beyond the current turn` : "nothing_reducible";
+    const reason = input.skipReasonText
+      ? `nothing_reducible: ${input.skipReasonText} beyond the current turn`
+      : "nothing_reducible";
     return { ok: true, compacted: false, reason, result: { tokensBefore } };
   }
   const store = rt.store(identity.agentId);
   const opened = await openSummary({
     sessionDir: rt.sessions.dir(identity.agentId, identity.sessionKey),
     messages,
-    onReadError: (code, message) => rt.logger.error(`summary sidecar problem ${code}: ${message}; compaction leaves it untouched for inspection`),
+    onReadError: (code, message) =>
+      rt.logger.error(`summary sidecar problem ${code}: ${message}; compaction leaves it untouched for inspection`),
   });
-  let summary = await bringSummaryUpTo(opened.state, messages, plan.start, async (h) => (await store.tryRead(h))?.toString("utf8"));
+  let summary = await bringSummaryUpTo(opened.state, messages, plan.start, async (h) =>
+    (await store.tryRead(h))?.toString("utf8"),
+  );
   // Sealed on paper first (the handle is the pack's hash): a compaction that answers not_smaller stores and saves nothing.
   const sealed = await sealCheckpoint(summary, {
     frontierIndex: plan.start,
@@ -106,15 +133,29 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   });
   const handle = sealed.handle;
   summary = sealed.state;
-  const text = renderSummary(summary, { maxChars: settings.summary.maxInjectedChars, checkpointHandle: handle, redact: (t) => rt.redact(settings, t) });
+  const text = renderSummary(summary, {
+    maxChars: settings.summary.maxInjectedChars,
+    checkpointHandle: handle,
+    redact: (t) => rt.redact(settings, t),
+  });
   const tokensAfter = plan.tokens + counter.countText(text);
   // Report not-smaller before anything is written: a compaction that says "no" changes nothing (summary, checkpoints, frontier).
   if (tokensAfter >= tokensBefore) {
-    const reason = input.skipReasonText ? `not_smaller: ${input.skipReasonText} that would shrink the view` : "not_smaller";
+    const reason = input.skipReasonText
+      ? `not_smaller: ${input.skipReasonText} that would shrink the view`
+      : "not_smaller";
     return { ok: true, compacted: false, reason, result: { tokensBefore, tokensAfter } };
   }
-  const stored = await store.stash(sealed.pack, { kind: "checkpoint", format: "json", origin: { agentId: identity.agentId, sessionKey: identity.sessionKey } });
-  if (stored.handle !== handle) throw new LedgerError("artifact_corrupt", `Expected the checkpoint pack to store as ${handle}, got ${stored.handle}`);
+  const stored = await store.stash(sealed.pack, {
+    kind: "checkpoint",
+    format: "json",
+    origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
+  });
+  if (stored.handle !== handle)
+    throw new LedgerError(
+      "artifact_corrupt",
+      `Expected the checkpoint pack to store as ${handle}, got ${stored.handle}`,
+    );
   await saveOpenedSummary(opened, summary);
   await rt.sessions.update(identity.agentId, identity.sessionKey, (s) => {
     s.frontier = { start: plan.start, anchor: fingerprintMessage(messages[plan.start]), total: messages.length };
@@ -125,20 +166,52 @@ export async function compactSession(rt: LedgerRuntime, settings: AgentSettings,
   });
   view.start = plan.start;
   view.tokens = tokensAfter;
-  const recorded = input.hostTranscript ? await recordInHostTranscript(rt, input.hostTranscript, messages[plan.start], text, tokensBefore, handle) : undefined;
-  void rt.events.write({ op: "compact:sealed", agentId: identity.agentId, sessionKey: identity.sessionKey, handle, tokensBefore, tokensAfter, frontier: plan.start, hostEntry: recorded?.entryId ?? null });
+  const recorded = input.hostTranscript
+    ? await recordInHostTranscript(rt, input.hostTranscript, messages[plan.start], text, tokensBefore, handle)
+    : undefined;
+  void rt.events.write({
+    op: "compact:sealed",
+    agentId: identity.agentId,
+    sessionKey: identity.sessionKey,
+    handle,
+    tokensBefore,
+    tokensAfter,
+    frontier: plan.start,
+    hostEntry: recorded?.entryId ?? null,
+  });
   return {
     ok: true,
     compacted: true,
-    result: { summary: text, ...(recorded ? { firstKeptEntryId: recorded.firstKeptEntryId } : {}), tokensBefore, tokensAfter, details: { checkpoint: handle, frontier: plan.start } },
+    result: {
+      summary: text,
+      ...(recorded ? { firstKeptEntryId: recorded.firstKeptEntryId } : {}),
+      tokensBefore,
+      tokensAfter,
+      details: { checkpoint: handle, frontier: plan.start },
+    },
   };
 }
 
 /** Appends the compaction to the host's transcript; a failure is logged and leaves the engine's own compaction standing. */
-async function recordInHostTranscript(rt: LedgerRuntime, file: string, firstKept: unknown, summary: string, tokensBefore: number, checkpoint: string) {
+async function recordInHostTranscript(
+  rt: LedgerRuntime,
+  file: string,
+  firstKept: unknown,
+  summary: string,
+  tokensBefore: number,
+  checkpoint: string,
+) {
   try {
-    const written = await appendJsonlCompaction(file, { firstKept: fingerprintMessage(firstKept), summary, tokensBefore, details: { engine: "context-ledger", checkpoint } });
-    if (!written) rt.logger.warn(`compaction not recorded in the host transcript ${file}: its first kept message is not on the active branch, an equal compaction is there, or another process holds the session lock`);
+    const written = await appendJsonlCompaction(file, {
+      firstKept: fingerprintMessage(firstKept),
+      summary,
+      tokensBefore,
+      details: { engine: "context-ledger", checkpoint },
+    });
+    if (!written)
+      rt.logger.warn(
+        `compaction not recorded in the host transcript ${file}: its first kept message is not on the active branch, an equal compaction is there, or another process holds the session lock`,
+      );
     return written;
   } catch (err) {
     rt.logger.warn(`compaction not recorded in the host transcript ${file}: ${errorMessage(err)}`);

@@ -18,8 +18,18 @@ interface HostSessionManager {
 describe("a compaction recorded by the engine, as the 2026.4.24 host loads the session", () => {
   it("the host loads the summary first, then the kept turns; the file keeps every earlier entry", async () => {
     const host = await ensureHost(RESET_LOOP_HOST);
-    const loader = path.resolve(host.packageDir, "..", "@mariozechner", "pi-coding-agent", "dist", "core", "session-manager.js");
-    const { SessionManager } = (await import(pathToFileURL(loader).href)) as { SessionManager: { open(file: string, dir?: string, cwd?: string): HostSessionManager } };
+    const loader = path.resolve(
+      host.packageDir,
+      "..",
+      "@mariozechner",
+      "pi-coding-agent",
+      "dist",
+      "core",
+      "session-manager.js",
+    );
+    const { SessionManager } = (await import(pathToFileURL(loader).href)) as {
+      SessionManager: { open(file: string, dir?: string, cwd?: string): HostSessionManager };
+    };
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "cl-jsonl-compaction-"));
     try {
       const session = bloatedSession({ turns: 6, outputChars: 2_000, answerChars: 1_000 });
@@ -29,7 +39,12 @@ describe("a compaction recorded by the engine, as the 2026.4.24 host loads the s
       const all = before.buildSessionContext().messages;
       expect(all).toHaveLength(24);
       // Keep from turn 4's user message (index 16: four messages a turn).
-      const written = await appendJsonlCompaction(file, { firstKept: fingerprintMessage(all[16]), summary: "[context-ledger summary] turns 0-3 ledger:v1:sha256:" + "a".repeat(64), tokensBefore: 5_000, details: { engine: "context-ledger" } });
+      const written = await appendJsonlCompaction(file, {
+        firstKept: fingerprintMessage(all[16]),
+        summary: "[context-ledger summary] turns 0-3 ledger:v1:sha256:" + "a".repeat(64),
+        tokensBefore: 5_000,
+        details: { engine: "context-ledger" },
+      });
       expect(written).toBeDefined();
 
       const after = SessionManager.open(file, dir, dir);

@@ -36,13 +36,19 @@ export interface JsonlCompactionInput {
  * itself, or none: it waits for compact() to return either way). The file is read under
  * the lock, so the entry's parent is the leaf it is appended after.
  */
-export async function appendJsonlCompaction(file: string, input: JsonlCompactionInput): Promise<JsonlCompaction | undefined> {
+export async function appendJsonlCompaction(
+  file: string,
+  input: JsonlCompactionInput,
+): Promise<JsonlCompaction | undefined> {
   const write = async (): Promise<JsonlCompaction | undefined> => {
     const transcript = await readJsonlTranscript(file);
     const planned = compactionLine(transcript, input);
     if (!planned) return undefined;
     // A file cut mid-line (a crashed writer) gets its own line end first, so this entry parses.
-    await fsp.appendFile(file, transcript.text.length > 0 && !transcript.text.endsWith("\n") ? `\n${planned.line}` : planned.line);
+    await fsp.appendFile(
+      file,
+      transcript.text.length > 0 && !transcript.text.endsWith("\n") ? `\n${planned.line}` : planned.line,
+    );
     return planned.written;
   };
   const lock = await inspectHostLock(file);
@@ -51,10 +57,15 @@ export async function appendJsonlCompaction(file: string, input: JsonlCompaction
   return (await withHostLock(file, write))?.value;
 }
 
-function compactionLine({ branch, ids }: JsonlTranscript, input: JsonlCompactionInput): { line: string; written: JsonlCompaction } | undefined {
+function compactionLine(
+  { branch, ids }: JsonlTranscript,
+  input: JsonlCompactionInput,
+): { line: string; written: JsonlCompaction } | undefined {
   const leaf = branch.at(-1);
   if (!leaf) return undefined;
-  const keptAt = branch.findLastIndex((e) => e.type === "message" && fingerprintMessage(e.fields.message) === input.firstKept);
+  const keptAt = branch.findLastIndex(
+    (e) => e.type === "message" && fingerprintMessage(e.fields.message) === input.firstKept,
+  );
   if (keptAt <= 0) return undefined;
   const lastCompaction = branch.findLastIndex((e) => e.type === "compaction");
   if (lastCompaction >= 0) {

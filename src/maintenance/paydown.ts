@@ -48,13 +48,22 @@ const nothing = (reason: string): PaydownResult => ({ changed: false, bytesFreed
  * texts while the raw history still exceeds the budget) are stashed, verified by
  * reading them back, and replaced by handle stubs. Bounded per call; honours `abortSignal`.
  */
-export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, input: PaydownInput): Promise<PaydownResult> {
+export async function payDownDebt(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  input: PaydownInput,
+): Promise<PaydownResult> {
   if (!settings.enabled || !settings.maintenance.enabled) return nothing("disabled");
   const rewrite = rewriteCapability(input.runtimeContext);
   if (!rewrite) return nothing("rewrite_unavailable");
   const locator = locateTranscript(input.sessionFile);
   // 2026.8.x onwards keep transcripts in SQLite and pass no entry ids: they are read from the store's active branch.
-  const entries = locator.kind === "jsonl" ? await readActiveBranch(locator.file) : input.sqlite ? await readSqliteActiveBranch(input.sqlite) : undefined;
+  const entries =
+    locator.kind === "jsonl"
+      ? await readActiveBranch(locator.file)
+      : input.sqlite
+        ? await readSqliteActiveBranch(input.sqlite)
+        : undefined;
   if (!entries) return nothing("entry_ids_unavailable");
   const { identity } = input;
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
@@ -70,7 +79,8 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
   let freedChars = 0;
   for (const entry of candidates) {
     if (replacements.length >= settings.maintenance.maxEntriesPerCall) break;
-    if (input.abortSignal?.aborted) throw new LedgerError("aborted", "Expected maintain() to run to completion, got an abort signal");
+    if (input.abortSignal?.aborted)
+      throw new LedgerError("aborted", "Expected maintain() to run to completion, got an abort signal");
     if (roleOf(entry.message) === "assistant" && raw <= target) break;
     const stub = await stubEntry(entry, settings, store, captures, identity, (t) => rt.redact(settings, t));
     if (!stub) continue;
@@ -81,7 +91,11 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
   if (replacements.length === 0) return nothing("nothing_reducible");
   // Write-ahead: gc must know the transcript cites these handles before the host rewrites it.
   const transcriptFile = locator.kind === "jsonl" ? locator.file : (input.sqlite?.file ?? "");
-  await recordTranscriptReferences(agentRoot(rt.root, identity.agentId), transcriptFile, replacements.flatMap((r) => [...JSON.stringify(r.message).matchAll(HANDLE_IN_TEXT)].map((m) => m[0])));
+  await recordTranscriptReferences(
+    agentRoot(rt.root, identity.agentId),
+    transcriptFile,
+    replacements.flatMap((r) => [...JSON.stringify(r.message).matchAll(HANDLE_IN_TEXT)].map((m) => m[0])),
+  );
   const result = (await rewrite({ replacements })) as Partial<PaydownResult> | undefined;
   const out: PaydownResult = {
     changed: result?.changed === true,
@@ -95,7 +109,15 @@ export async function payDownDebt(rt: LedgerRuntime, settings: AgentSettings, in
       s.raw = { count: 0, lastFingerprint: null, tokens: 0, reducibleChars: 0 };
     });
   }
-  void rt.events.write({ op: "paydown", agentId: identity.agentId, sessionKey: identity.sessionKey, planned: replacements.length, freedChars, rawAfter: raw, ...out });
+  void rt.events.write({
+    op: "paydown",
+    agentId: identity.agentId,
+    sessionKey: identity.sessionKey,
+    planned: replacements.length,
+    freedChars,
+    rawAfter: raw,
+    ...out,
+  });
   return out;
 }
 
@@ -113,9 +135,12 @@ function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings, stu
   });
   for (const [i, entry] of entries.entries()) {
     const role = roleOf(entry.message);
-    const big = blocksOf(entry.message).some((b) => typeof b.text === "string" && b.text.length > min && !b.text.startsWith(LEDGER_MARKER));
+    const big = blocksOf(entry.message).some(
+      (b) => typeof b.text === "string" && b.text.length > min && !b.text.startsWith(LEDGER_MARKER),
+    );
     const aggregated = (entry.message.details as Record<string, unknown> | undefined)?.aggregated;
-    if (role === "toolResult" && (big || (typeof aggregated === "string" && aggregated.length > min))) tools.push(entry);
+    if (role === "toolResult" && (big || (typeof aggregated === "string" && aggregated.length > min)))
+      tools.push(entry);
     else if (stubAnswers && role === "assistant" && big) (i > newestUser ? newest : answers).push(entry);
   }
   return [...tools, ...answers, ...newest];
@@ -134,14 +159,24 @@ async function stubEntry(
   const toolName = String(message.toolName ?? (role === "assistant" ? "assistant" : "unknown"));
   const callId = toolResultIdOf(message);
   const details = message.details as Record<string, unknown> | undefined;
-  const origin = { toolName, ...(callId ? { toolCallId: callId } : {}), agentId: identity.agentId, sessionKey: identity.sessionKey };
+  const origin = {
+    toolName,
+    ...(callId ? { toolCallId: callId } : {}),
+    agentId: identity.agentId,
+    sessionKey: identity.sessionKey,
+  };
   const blocks = blocksOf(message).map((block) => ({ ...block }));
   let changed = false;
   for (const [i, block] of blocks.entries()) {
     if (typeof block.text !== "string" || block.text.startsWith(LEDGER_MARKER)) continue;
-    const full = role === "toolResult" && typeof details?.aggregated === "string" && details.aggregated.length >= block.text.length ? details.aggregated : block.text;
+    const full =
+      role === "toolResult" && typeof details?.aggregated === "string" && details.aggregated.length >= block.text.length
+        ? details.aggregated
+        : block.text;
     if (full.length <= settings.maintenance.minEntryChars) continue;
-    const captured = callId ? captures.resolve({ hostId: callId, hostText: block.text, session: captureSessionOf(identity) }) : undefined;
+    const captured = callId
+      ? captures.resolve({ hostId: callId, hostText: block.text, session: captureSessionOf(identity) })
+      : undefined;
     const linked = captured && captured.chars >= full.length ? captured : undefined;
     const { handle, meta } = linked
       ? { handle: linked.handle, meta: await store.readMeta(linked.handle) }
@@ -150,8 +185,21 @@ async function stubEntry(
     const stored = await store.read(handle);
     // The stub states what its handle holds (the capture's size, not the host copy's) and is summarised from it.
     const text = linked ? stored.toString("utf8") : full;
-    const coverage = linked ? { chars: linked.chars, lines: linked.lines, ...(linked.partial ? { partial: linked.partial } : {}) } : undefined;
-    blocks[i] = { type: "text", text: buildStub({ handle, text, meta, previewChars: settings.offload.previewChars, label: toolName, ...(coverage ? { coverage } : {}), redact }) };
+    const coverage = linked
+      ? { chars: linked.chars, lines: linked.lines, ...(linked.partial ? { partial: linked.partial } : {}) }
+      : undefined;
+    blocks[i] = {
+      type: "text",
+      text: buildStub({
+        handle,
+        text,
+        meta,
+        previewChars: settings.offload.previewChars,
+        label: toolName,
+        ...(coverage ? { coverage } : {}),
+        redact,
+      }),
+    };
     changed = true;
   }
   if (!changed) return undefined;

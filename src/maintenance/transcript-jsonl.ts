@@ -42,12 +42,17 @@ export async function readJsonlTranscript(file: string): Promise<JsonlTranscript
       continue;
     }
     if (typeof fields.id !== "string") continue;
-    byId.set(fields.id, { id: fields.id, parentId: typeof fields.parentId === "string" ? fields.parentId : null, type: fields.type, fields });
+    byId.set(fields.id, {
+      id: fields.id,
+      parentId: typeof fields.parentId === "string" ? fields.parentId : null,
+      type: fields.type,
+      fields,
+    });
     lastId = fields.id;
   }
   const branch: JsonlEntry[] = [];
   const seen = new Set<string>();
-  for (let id = lastId; id !== undefined && !seen.has(id); ) {
+  for (let id = lastId; id !== undefined && !seen.has(id);) {
     seen.add(id);
     const entry = byId.get(id);
     if (!entry) break;
@@ -62,7 +67,8 @@ export async function readActiveBranch(file: string): Promise<TranscriptEntry[]>
   const out: TranscriptEntry[] = [];
   for (const e of (await readJsonlTranscript(file)).branch) {
     const message = e.fields.message;
-    if (e.type === "message" && message && typeof message === "object") out.push({ id: e.id, parentId: e.parentId, message: message as Record<string, unknown> });
+    if (e.type === "message" && message && typeof message === "object")
+      out.push({ id: e.id, parentId: e.parentId, message: message as Record<string, unknown> });
   }
   return out;
 }

@@ -19,22 +19,32 @@ function makeStore(schema: "2026.8" | "2026.9" = "2026.9"): string {
   const events = [
     { type: "session", id: "s0" },
     { type: "message", id: "e1", parentId: null, message: { role: "user", content: "hi" } },
-    { type: "message", id: "e2", parentId: "e1", message: { role: "toolResult", toolCallId: "callx1", content: [{ type: "text", text: "x".repeat(5000) }] } },
+    {
+      type: "message",
+      id: "e2",
+      parentId: "e1",
+      message: { role: "toolResult", toolCallId: "callx1", content: [{ type: "text", text: "x".repeat(5000) }] },
+    },
     { type: "message", id: "old", parentId: "e1", message: { role: "assistant", content: "abandoned branch" } },
     { type: "message", id: "e3", parentId: "e2", message: { role: "assistant", content: "done" } },
   ];
   const insert =
     schema === "2026.9"
-      ? db.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes) VALUES (?, ?, ?, 0, ?, ?)")
+      ? db.prepare(
+          "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes) VALUES (?, ?, ?, 0, ?, ?)",
+        )
       : db.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, 0)");
   events.forEach((e, seq) => {
     const json = JSON.stringify(e);
     // Big rows are stored compressed, as 2026.9.x does.
     if (schema === "2026.8") insert.run("sess-1", seq, json);
-    else if (json.length > 1000) insert.run("sess-1", seq, null, zlib.zstdCompressSync(Buffer.from(json)), Buffer.byteLength(json));
+    else if (json.length > 1000)
+      insert.run("sess-1", seq, null, zlib.zstdCompressSync(Buffer.from(json)), Buffer.byteLength(json));
     else insert.run("sess-1", seq, json, null, null);
   });
-  const active = db.prepare("INSERT INTO session_transcript_active_events (session_id, active_position, event_seq) VALUES (?, ?, ?)");
+  const active = db.prepare(
+    "INSERT INTO session_transcript_active_events (session_id, active_position, event_seq) VALUES (?, ?, ?)",
+  );
   [0, 1, 2, 4].forEach((seq, pos) => active.run("sess-1", pos, seq));
   db.close();
   return file;
@@ -57,12 +67,19 @@ describe("SQLite transcript (2026.8.x onwards)", () => {
 
   it("locates the agent database next to agentDir, and says undefined when there is none", () => {
     const file = makeStore();
-    expect(locateSqliteTranscript({ sessionId: "sess-1", agentDir: path.dirname(file), agentId: "main" })).toEqual({ file, sessionId: "sess-1" });
+    expect(locateSqliteTranscript({ sessionId: "sess-1", agentDir: path.dirname(file), agentId: "main" })).toEqual({
+      file,
+      sessionId: "sess-1",
+    });
     expect(locateSqliteTranscript({ sessionId: "sess-1", agentDir: "/nonexistent", agentId: "main" })).toBeUndefined();
-    expect(locateSqliteTranscript({ sessionId: undefined, agentDir: path.dirname(file), agentId: "main" })).toBeUndefined();
+    expect(
+      locateSqliteTranscript({ sessionId: undefined, agentDir: path.dirname(file), agentId: "main" }),
+    ).toBeUndefined();
   });
 
   it("answers undefined for a file that is not such a store", async () => {
-    expect(await readSqliteActiveBranch({ file: path.join(tempDir(), "missing.sqlite"), sessionId: "s" })).toBeUndefined();
+    expect(
+      await readSqliteActiveBranch({ file: path.join(tempDir(), "missing.sqlite"), sessionId: "s" }),
+    ).toBeUndefined();
   });
 });

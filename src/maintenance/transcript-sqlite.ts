@@ -31,9 +31,11 @@ export function locateSqliteTranscript(options: {
   const { sessionId } = options;
   if (!sessionId) return undefined;
   const candidates: string[] = [];
-  if (typeof options.storePath === "string" && options.storePath.endsWith(".sqlite")) candidates.push(options.storePath);
+  if (typeof options.storePath === "string" && options.storePath.endsWith(".sqlite"))
+    candidates.push(options.storePath);
   if (options.agentDir) candidates.push(path.join(options.agentDir, "openclaw-agent.sqlite"));
-  if (options.stateDir) candidates.push(path.join(options.stateDir, "agents", options.agentId, "agent", "openclaw-agent.sqlite"));
+  if (options.stateDir)
+    candidates.push(path.join(options.stateDir, "agents", options.agentId, "agent", "openclaw-agent.sqlite"));
   const file = candidates.find((f) => existsSync(f));
   return file ? { file, sessionId } : undefined;
 }
@@ -42,7 +44,8 @@ function decodeEvent(json: unknown, zstd: unknown): Record<string, unknown> | un
   try {
     if (typeof json === "string") return JSON.parse(json) as Record<string, unknown>;
     const decompress = zstdDecompressor();
-    if (zstd instanceof Uint8Array && decompress) return JSON.parse(decompress(zstd).toString("utf8")) as Record<string, unknown>;
+    if (zstd instanceof Uint8Array && decompress)
+      return JSON.parse(decompress(zstd).toString("utf8")) as Record<string, unknown>;
   } catch {
     // a row this reader cannot decode is left alone
   }
@@ -60,7 +63,9 @@ export async function readSqliteActiveBranch(locator: SqliteTranscriptLocator): 
     db = new DatabaseSync(locator.file, { readOnly: true });
     db.exec("PRAGMA busy_timeout = 2000");
     // 2026.8.2's rows are plain JSON; 2026.9.x added the compressed column.
-    const columns = new Set((db.prepare("PRAGMA table_info(transcript_events)").all() as { name: string }[]).map((c) => c.name));
+    const columns = new Set(
+      (db.prepare("PRAGMA table_info(transcript_events)").all() as { name: string }[]).map((c) => c.name),
+    );
     const zstd = columns.has("event_zstd") ? "e.event_zstd" : "NULL";
     const rows = db
       .prepare(
@@ -73,7 +78,11 @@ export async function readSqliteActiveBranch(locator: SqliteTranscriptLocator): 
       if (!event || event.type !== "message" || typeof event.id !== "string") continue;
       const message = event.message;
       if (!message || typeof message !== "object") continue;
-      out.push({ id: event.id, parentId: typeof event.parentId === "string" ? event.parentId : null, message: message as Record<string, unknown> });
+      out.push({
+        id: event.id,
+        parentId: typeof event.parentId === "string" ? event.parentId : null,
+        message: message as Record<string, unknown>,
+      });
     }
     return out;
   } catch {

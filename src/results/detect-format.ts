@@ -7,7 +7,8 @@ export const STRUCTURED_FORMATS: ReadonlySet<OutputFormat> = new Set(["json", "h
 /** JSON bigger than this is recognised by its shape only: stubs are built inside assemble, which must stay fast. */
 const FULL_PARSE_LIMIT = 512_000;
 
-const LOG_LINE = /^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\]?[\s:]|[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2})/;
+const LOG_LINE =
+  /^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\]?[\s:]|[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2})/;
 
 /**
  * Detects the format of a tool output, deterministically and cheaply:
@@ -25,9 +26,15 @@ export function detectFormat(text: string, hint: { toolName?: string } = {}): Ou
     }
   }
   const lower = head.slice(0, 512).toLowerCase();
-  if (lower.startsWith("<!doctype html") || lower.startsWith("<html") || /^<(head|body|div|table|p|span|ul|section|article)[\s>]/.test(lower)) return "html";
+  if (
+    lower.startsWith("<!doctype html") ||
+    lower.startsWith("<html") ||
+    /^<(head|body|div|table|p|span|ul|section|article)[\s>]/.test(lower)
+  )
+    return "html";
   if (lower.startsWith("<?xml") || (/^<[a-z_][\w.:-]*[\s>/]/i.test(head) && text.trimEnd().endsWith(">"))) return "xml";
-  if (/pdf/i.test(hint.toolName ?? "") || text.slice(0, 200_000).includes("\f") || head.startsWith("%PDF")) return "pdf-text";
+  if (/pdf/i.test(hint.toolName ?? "") || text.slice(0, 200_000).includes("\f") || head.startsWith("%PDF"))
+    return "pdf-text";
   if (looksLikeLog(text)) return "log";
   return "text";
 }

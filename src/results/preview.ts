@@ -20,7 +20,11 @@ export type PreviewRedact = (text: string) => string;
  * only, so a preview of a huge output stays cheap. Pass `(t) => t` only where
  * redaction is switched off by config.
  */
-export function buildPreview(text: string, maxChars = DEFAULT_PREVIEW_CHARS, redact: PreviewRedact = redactSecrets): string {
+export function buildPreview(
+  text: string,
+  maxChars = DEFAULT_PREVIEW_CHARS,
+  redact: PreviewRedact = redactSecrets,
+): string {
   if (text.length <= 2 * PREVIEW_REDACT_WINDOW) return cut(redact(text), maxChars, 0);
   // A BEGIN in the head window runs to the window's end; an END in the tail window takes the key lines above it.
   const head = redact(text.slice(0, PREVIEW_REDACT_WINDOW));

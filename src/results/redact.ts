@@ -114,7 +114,11 @@ export function validateRedactPatterns(patterns: readonly string[]): void {
     try {
       new RegExp(source, "g");
     } catch (err) {
-      throw new LedgerError("config_invalid", `Expected \`redaction.patterns[${i}]\` to be a valid regular expression, got ${describeValue(source)}`, { cause: err });
+      throw new LedgerError(
+        "config_invalid",
+        `Expected \`redaction.patterns[${i}]\` to be a valid regular expression, got ${describeValue(source)}`,
+        { cause: err },
+      );
     }
   }
 }

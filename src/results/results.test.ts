@@ -29,7 +29,9 @@ describe("summary, preview, stub", () => {
     expect(summarizeOutput(out, { toolName: "exec" })).toBe(
       'exec output · 86 chars · 5 lines · text · exit code 2\nerror lines: 2, first at line 2: "src/a.ts(3,1): error TS2322: bad"\nlast at line 4: "FAILED 2 tests"',
     );
-    expect(summarizeOutput(JSON.stringify({ b: 1, a: [1] }))).toBe("15 chars · 1 lines · json\nJSON object with 2 keys: b, a");
+    expect(summarizeOutput(JSON.stringify({ b: 1, a: [1] }))).toBe(
+      "15 chars · 1 lines · json\nJSON object with 2 keys: b, a",
+    );
   });
 
   it("previews head and tail within the budget", () => {
@@ -54,12 +56,18 @@ describe("summary, preview, stub", () => {
     expect(isLedgerBlock("  [context-ledger summary]\n...")).toBe(true);
     expect(isLedgerBlock("[other] x")).toBe(false);
     expect(parseStubHandle(stub.replace("sha256:", "sha256:X"))).toBeUndefined();
-    expect(stubFor(handle, { bytes: 3299, lines: 300, format: "text", origin: { toolName: "exec" } })).toContain("exec output · 3,299 bytes · 300 lines · text");
+    expect(stubFor(handle, { bytes: 3299, lines: 300, format: "text", origin: { toolName: "exec" } })).toContain(
+      "exec output · 3,299 bytes · 300 lines · text",
+    );
   });
 });
 
 describe("shaping decisions", () => {
-  const opts = (policy: "full" | "strip" | "offload" | "ephemeral") => ({ toolName: "exec", policy, limits: DEFAULT_SHAPE_LIMITS });
+  const opts = (policy: "full" | "strip" | "offload" | "ephemeral") => ({
+    toolName: "exec",
+    policy,
+    limits: DEFAULT_SHAPE_LIMITS,
+  });
   it.each([
     ["8,000 chars on one line stays", "x".repeat(8_000), "under-threshold"],
     ["8,001 chars is offloaded", "x".repeat(8_001), "offloaded"],
@@ -81,9 +89,15 @@ describe("shaping decisions", () => {
     const big = "x".repeat(50_000);
     expect(planToolResultShape(big, opts("full"))).toMatchObject({ decision: "full", text: big, changed: false });
     const stub = buildStub({ handle: handleForBytes(big), text: big });
-    expect(planToolResultShape(stub + big, opts("offload"))).toMatchObject({ decision: "ledger-block", changed: false });
+    expect(planToolResultShape(stub + big, opts("offload"))).toMatchObject({
+      decision: "ledger-block",
+      changed: false,
+    });
     expect(planToolResultShape(big, opts("strip"))).toMatchObject({ decision: "under-threshold", text: big });
-    const schemaDoc = JSON.stringify({ name: "t", inputSchema: { type: "object", properties: { a: { type: "string", description: "d".repeat(200) } } } });
+    const schemaDoc = JSON.stringify({
+      name: "t",
+      inputSchema: { type: "object", properties: { a: { type: "string", description: "d".repeat(200) } } },
+    });
     const stripped = planToolResultShape(schemaDoc, opts("strip"));
     expect(stripped.decision).toBe("stripped");
     expect(stripped.stashes[0]?.info.kind).toBe("schema");
@@ -92,7 +106,10 @@ describe("shaping decisions", () => {
   it("stashes before answering and redacts the preview", async () => {
     const secret = `token=abcd1234efgh5678 ${"x".repeat(9_000)}`;
     const stored = new Map<string, string>();
-    const r = await shapeToolResultText(secret, { ...opts("offload"), stash: async (content) => (stored.set(handleForBytes(content), content), { handle: handleForBytes(content) }) });
+    const r = await shapeToolResultText(secret, {
+      ...opts("offload"),
+      stash: async (content) => (stored.set(handleForBytes(content), content), { handle: handleForBytes(content) }),
+    });
     expect(r.changed).toBe(true);
     expect(stored.get(r.handles[0]!)).toBe(secret);
     expect(r.text).not.toContain("abcd1234efgh5678");

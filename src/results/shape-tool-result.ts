@@ -82,7 +82,10 @@ export function planToolResultShape(text: string, options: ShapePlanOptions): Sh
   if (isLedgerBlock(text)) return { ...base, text, changed: false, decision: "ledger-block", format: "text" };
   const format = detectFormat(text, { toolName: options.toolName });
   const { limits } = options;
-  const strip = limits.schemaKeys.length > 0 && format === "json" ? planSchemaStrip(text, { schemaKeys: limits.schemaKeys, maxFieldBytes: limits.maxFieldBytes }) : undefined;
+  const strip =
+    limits.schemaKeys.length > 0 && format === "json"
+      ? planSchemaStrip(text, { schemaKeys: limits.schemaKeys, maxFieldBytes: limits.maxFieldBytes })
+      : undefined;
   const current = strip?.changed ? strip.text : text;
   const stripped = (): ShapePlan => ({
     ...base,
@@ -103,7 +106,13 @@ export function planToolResultShape(text: string, options: ShapePlanOptions): Sh
     text: stub,
     changed: true,
     handles: [handle],
-    stashes: [{ handle, content: text, info: { kind: "tool-output", format, ...(options.origin ? { origin: options.origin } : {}) } }],
+    stashes: [
+      {
+        handle,
+        content: text,
+        info: { kind: "tool-output", format, ...(options.origin ? { origin: options.origin } : {}) },
+      },
+    ],
     decision: "offloaded",
     format,
   };
@@ -117,24 +126,56 @@ export function overThreshold(text: string, format: OutputFormat, limits: ShapeL
 }
 
 /** The stub of an offloaded text (summary and preview redacted unless `redact: false`). */
-export function stubForText(handle: string, text: string, options: Omit<ShapePlanOptions, "policy" | "limits"> & { limits: Pick<ShapeLimits, "previewChars">; coverage?: StubCoverage }, format?: OutputFormat): string {
+export function stubForText(
+  handle: string,
+  text: string,
+  options: Omit<ShapePlanOptions, "policy" | "limits"> & {
+    limits: Pick<ShapeLimits, "previewChars">;
+    coverage?: StubCoverage;
+  },
+  format?: OutputFormat,
+): string {
   const clean = (s: string) => (options.redact === false ? s : redactSecrets(s, options.redactPatterns));
-  const summary = summarizeOutput(text, { toolName: options.toolName, format: format ?? detectFormat(text, { toolName: options.toolName }), exitCode: options.exitCode });
-  return buildStub({ handle, summary, preview: buildPreview(text, options.limits.previewChars, clean), redact: clean, coverage: options.coverage ?? coverageOfText(text) });
+  const summary = summarizeOutput(text, {
+    toolName: options.toolName,
+    format: format ?? detectFormat(text, { toolName: options.toolName }),
+    exitCode: options.exitCode,
+  });
+  return buildStub({
+    handle,
+    summary,
+    preview: buildPreview(text, options.limits.previewChars, clean),
+    redact: clean,
+    coverage: options.coverage ?? coverageOfText(text),
+  });
 }
 
 /**
  * The stub of an artifact from its meta alone (no preview), for `ephemeral`
  * results whose text is no longer at hand; pass `text` to get the full stub.
  */
-export function stubFor(handle: string, meta: Pick<ArtifactMeta, "bytes" | "lines" | "format" | "origin">, text?: string, previewChars = 600): string {
-  if (text !== undefined) return stubForText(handle, text, { toolName: meta.origin.toolName ?? "tool", limits: { previewChars } });
+export function stubFor(
+  handle: string,
+  meta: Pick<ArtifactMeta, "bytes" | "lines" | "format" | "origin">,
+  text?: string,
+  previewChars = 600,
+): string {
+  if (text !== undefined)
+    return stubForText(handle, text, { toolName: meta.origin.toolName ?? "tool", limits: { previewChars } });
   const who = meta.origin.toolName ? `${meta.origin.toolName} output · ` : "";
   return buildStub({ handle, summary: `${who}${fmt(meta.bytes)} bytes · ${fmt(meta.lines)} lines · ${meta.format}` });
 }
 
 function partStash(part: StrippedPart, origin: ArtifactOrigin | undefined): PendingStash {
-  return { handle: part.handle, content: part.content, info: { kind: part.reason === "schema" ? "schema" : "field", format: part.format === "json" ? "json" : "text", ...(origin ? { origin } : {}) } };
+  return {
+    handle: part.handle,
+    content: part.content,
+    info: {
+      kind: part.reason === "schema" ? "schema" : "field",
+      format: part.format === "json" ? "json" : "text",
+      ...(origin ? { origin } : {}),
+    },
+  };
 }
 
 /** Inputs of {@link shapeToolResultText}. */

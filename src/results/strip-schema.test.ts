@@ -3,7 +3,15 @@ import { describe, expect, it } from "vitest";
 import { handleForBytes } from "../artifacts/handle.js";
 import { isLedgerPointer, planSchemaStrip, restoreStripped } from "./strip-schema.js";
 
-const PROPS = { type: "object", properties: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`field${i}`, { type: "string", description: `the ${i}th field of the thing` }])) };
+const PROPS = {
+  type: "object",
+  properties: Object.fromEntries(
+    Array.from({ length: 12 }, (_, i) => [
+      `field${i}`,
+      { type: "string", description: `the ${i}th field of the thing` },
+    ]),
+  ),
+};
 
 describe("schema stripping", () => {
   it("moves schema material into parts and leaves pointers; the rest is unchanged", async () => {
@@ -25,20 +33,52 @@ describe("schema stripping", () => {
     const big = "z".repeat(20_000);
     const plan = planSchemaStrip(JSON.stringify({ a: 1, blob: big, list: [{ small: 1 }] }), { maxFieldBytes: 10_240 });
     expect(plan.parts).toHaveLength(1);
-    expect(plan.parts[0]).toMatchObject({ path: "$.blob", reason: "large-field", format: "text", content: big, bytes: 20_000 });
+    expect(plan.parts[0]).toMatchObject({
+      path: "$.blob",
+      reason: "large-field",
+      format: "text",
+      content: big,
+      bytes: 20_000,
+    });
     expect(plan.text.length).toBeLessThan(200);
   });
 
   it("leaves non-JSON, JSON without schema material, and JSON with $ledger keys untouched", () => {
-    for (const text of ["plain text", "{not json", JSON.stringify({ a: [1, 2] }), JSON.stringify({ $ledger: "x", schema: PROPS })]) {
+    for (const text of [
+      "plain text",
+      "{not json",
+      JSON.stringify({ a: [1, 2] }),
+      JSON.stringify({ $ledger: "x", schema: PROPS }),
+    ]) {
       expect(planSchemaStrip(text)).toEqual({ text, changed: false, parts: [] });
     }
   });
 
   it("round-trips: original = result + stashed parts (property)", async () => {
-    const keyArb = fc.oneof(fc.constantFrom("schema", "properties", "required", "$defs", "definitions", "$schema", "inputSchema", "data", "x"), fc.string({ maxLength: 6 }));
+    const keyArb = fc.oneof(
+      fc.constantFrom(
+        "schema",
+        "properties",
+        "required",
+        "$defs",
+        "definitions",
+        "$schema",
+        "inputSchema",
+        "data",
+        "x",
+      ),
+      fc.string({ maxLength: 6 }),
+    );
     const json = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: "small" }, fc.string({ maxLength: 300 }), fc.integer(), fc.boolean(), fc.constant(null), tie("arr"), tie("obj")),
+      value: fc.oneof(
+        { depthSize: "small" },
+        fc.string({ maxLength: 300 }),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        tie("arr"),
+        tie("obj"),
+      ),
       arr: fc.array(tie("value"), { maxLength: 6 }),
       obj: fc.dictionary(keyArb, tie("value"), { maxKeys: 6 }),
     }));

@@ -1,7 +1,14 @@
 import { handleForBytes, isHandle } from "../artifacts/handle.js";
 
 /** Default keys treated as schema material (any depth; keys ending in `schema` match too). */
-export const DEFAULT_SCHEMA_KEYS: readonly string[] = ["schema", "$schema", "definitions", "$defs", "properties", "required"];
+export const DEFAULT_SCHEMA_KEYS: readonly string[] = [
+  "schema",
+  "$schema",
+  "definitions",
+  "$defs",
+  "properties",
+  "required",
+];
 /** Default size above which any field moves into the store. */
 export const DEFAULT_MAX_FIELD_BYTES = 10_240;
 /** Schema material smaller than this stays inline: a pointer would not be smaller. */
@@ -56,7 +63,8 @@ export interface StripPlan {
 export function planSchemaStrip(text: string, options: StripOptions = {}): StripPlan {
   const unchanged: StripPlan = { text, changed: false, parts: [] };
   const first = text.trimStart()[0];
-  if ((first !== "{" && first !== "[") || text.length > MAX_STRIP_INPUT_CHARS || text.includes('"$ledger"')) return unchanged;
+  if ((first !== "{" && first !== "[") || text.length > MAX_STRIP_INPUT_CHARS || text.includes('"$ledger"'))
+    return unchanged;
   let root: unknown;
   try {
     root = JSON.parse(text);
@@ -88,7 +96,12 @@ export function planSchemaStrip(text: string, options: StripOptions = {}): Strip
 export function isLedgerPointer(value: unknown): value is LedgerPointer {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   const v = value as Record<string, unknown>;
-  return isHandle(v.$ledger) && typeof v.bytes === "number" && (v.format === "json" || v.format === "text") && Object.keys(v).length === 3;
+  return (
+    isHandle(v.$ledger) &&
+    typeof v.bytes === "number" &&
+    (v.format === "json" || v.format === "text") &&
+    Object.keys(v).length === 3
+  );
 }
 
 /**
@@ -96,7 +109,10 @@ export function isLedgerPointer(value: unknown): value is LedgerPointer {
  * parts (`fetch` returns an artifact's text). Pointers inside restored parts
  * are restored too.
  */
-export async function restoreStripped(result: string | unknown, fetch: (handle: string) => string | Promise<string>): Promise<unknown> {
+export async function restoreStripped(
+  result: string | unknown,
+  fetch: (handle: string) => string | Promise<string>,
+): Promise<unknown> {
   const value = typeof result === "string" ? (JSON.parse(result) as unknown) : result;
   const walk = async (v: unknown): Promise<unknown> => {
     if (isLedgerPointer(v)) {
@@ -148,7 +164,15 @@ function walkIteratively(
   if (root === null || typeof root !== "object") return leaf(root, "$").value;
   const open = (value: Record<string, unknown> | unknown[], path: string, slot: string | number): Frame => {
     const isArray = Array.isArray(value);
-    return { value, path, slot, entries: isArray ? value.map((v, i) => [i, v]) : Object.entries(value), next: 0, out: isArray ? [] : (Object.create(null) as Record<string, unknown>), bytes: 2 };
+    return {
+      value,
+      path,
+      slot,
+      entries: isArray ? value.map((v, i) => [i, v]) : Object.entries(value),
+      next: 0,
+      out: isArray ? [] : (Object.create(null) as Record<string, unknown>),
+      bytes: 2,
+    };
   };
   const stack: Frame[] = [open(root as Record<string, unknown>, "$", "")];
   const put = (frame: Frame, slot: string | number, value: unknown, bytes: number): void => {
@@ -165,8 +189,19 @@ function walkIteratively(
     const frame = stack[stack.length - 1] as Frame;
     if (frame.next < frame.entries.length) {
       const [k, v] = frame.entries[frame.next++] as [string | number, unknown];
-      const at = typeof k === "number" ? `${frame.path}[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `${frame.path}.${k}` : `${frame.path}[${JSON.stringify(k)}]`;
-      if (typeof k === "string" && isSchemaKey(k, keys) && v !== null && typeof v === "object" && jsonBytes(v) >= MIN_SCHEMA_BYTES) {
+      const at =
+        typeof k === "number"
+          ? `${frame.path}[${k}]`
+          : /^[A-Za-z_$][\w$]*$/.test(k)
+            ? `${frame.path}.${k}`
+            : `${frame.path}[${JSON.stringify(k)}]`;
+      if (
+        typeof k === "string" &&
+        isSchemaKey(k, keys) &&
+        v !== null &&
+        typeof v === "object" &&
+        jsonBytes(v) >= MIN_SCHEMA_BYTES
+      ) {
         const pointer = park(v, at, "schema");
         put(frame, k, pointer, jsonBytes(pointer));
       } else if (v !== null && typeof v === "object") {

@@ -10,8 +10,18 @@ describe("stub text", () => {
   it("states the handle's true size and whether it is the whole output", () => {
     const full = buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 150_000, lines: 2_500 } });
     expect(full).toContain("Full output stored losslessly under this handle: 150,000 chars · 2,500 lines.");
-    const part = buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 100_000, lines: 1_667, partial: "the host hands plugins at most 100,000 chars of a tool result; the rest was not captured" } });
-    expect(part).toContain("Stored under this handle: 100,000 chars · 1,667 lines, NOT the whole output (the host hands plugins at most 100,000 chars");
+    const part = buildStub({
+      handle: HANDLE,
+      summary: "exec output",
+      coverage: {
+        chars: 100_000,
+        lines: 1_667,
+        partial: "the host hands plugins at most 100,000 chars of a tool result; the rest was not captured",
+      },
+    });
+    expect(part).toContain(
+      "Stored under this handle: 100,000 chars · 1,667 lines, NOT the whole output (the host hands plugins at most 100,000 chars",
+    );
     expect(part).not.toContain("Full output stored");
     expect(parseStubHandle(part)).toBe(HANDLE);
   });
@@ -20,7 +30,11 @@ describe("stub text", () => {
     const kept = lines(265);
     const copy = `${kept}[... ${150_000 - kept.length} more characters truncated; rerun with narrower args if needed]`;
     const c = coverageOfText(copy);
-    expect(c).toEqual({ chars: copy.length, lines: 265, partial: `host kept 265 lines, ${kept.length.toLocaleString("en-US")} of 150,000 chars; the rest was not captured` });
+    expect(c).toEqual({
+      chars: copy.length,
+      lines: 265,
+      partial: `host kept 265 lines, ${kept.length.toLocaleString("en-US")} of 150,000 chars; the rest was not captured`,
+    });
     expect(buildStub({ handle: HANDLE, text: copy })).toContain("NOT the whole output (host kept 265 lines");
     expect(coverageOfText(lines(10))).toEqual({ chars: lines(10).length, lines: 10 });
   });
@@ -37,7 +51,9 @@ describe("stub text", () => {
     expect(envelope.args).toEqual(args);
     expect(normalizeFetchHandle(args.handle)).toBe(HANDLE);
     expect(fetchSelector(args)).toEqual({ kind: "range", start: 1, end: 50 });
-    expect(fetchCallExamples(HANDLE, 1200, 1210).viaToolCall).toBe(`tool_call {"id":"ledger_fetch","args":{"handle":"${HANDLE}","lines":"1200-1210"}}`);
+    expect(fetchCallExamples(HANDLE, 1200, 1210).viaToolCall).toBe(
+      `tool_call {"id":"ledger_fetch","args":{"handle":"${HANDLE}","lines":"1200-1210"}}`,
+    );
   });
 });
 
@@ -45,9 +61,19 @@ describe("self-ingest guard", () => {
   it("recognises a ledger_fetch answer wrapped in Tool Search's tool_call envelope", async () => {
     const { isLedgerBlock } = await import("./stub.js");
     const answer = `[context-ledger fetch ${HANDLE} · lines 1-2 of 9 shown]\n${"x".repeat(9_000)}`;
-    const envelope = JSON.stringify({ tool: { id: "ledger_fetch", name: "ledger_fetch", source: "plugin" }, result: { content: [{ type: "text", text: answer }], details: {} } }, null, 2);
+    const envelope = JSON.stringify(
+      {
+        tool: { id: "ledger_fetch", name: "ledger_fetch", source: "plugin" },
+        result: { content: [{ type: "text", text: answer }], details: {} },
+      },
+      null,
+      2,
+    );
     expect(isLedgerBlock(envelope)).toBe(true);
-    const other = JSON.stringify({ tool: { id: "exec", name: "exec" }, result: { content: [{ type: "text", text: answer }] } });
+    const other = JSON.stringify({
+      tool: { id: "exec", name: "exec" },
+      result: { content: [{ type: "text", text: answer }] },
+    });
     expect(isLedgerBlock(other)).toBe(false);
     expect(isLedgerBlock('{"ledger_fetch": 1')).toBe(false);
   });

@@ -71,12 +71,17 @@ export function coverageOfText(text: string): StubCoverage {
   const base = { chars: text.length, lines: countLines(text) };
   if (cut.omitted === undefined) return base;
   const keptLines = countLines(cut.head) + (cut.tail ? countLines(cut.tail) : 0);
-  return { ...base, partial: `host kept ${keptLines.toLocaleString("en-US")} lines, ${cut.keptChars.toLocaleString("en-US")} of ${(cut.keptChars + cut.omitted).toLocaleString("en-US")} chars; the rest was not captured` };
+  return {
+    ...base,
+    partial: `host kept ${keptLines.toLocaleString("en-US")} lines, ${cut.keptChars.toLocaleString("en-US")} of ${(cut.keptChars + cut.omitted).toLocaleString("en-US")} chars; the rest was not captured`,
+  };
 }
 
 function coverageLine(c: StubCoverage): string {
   const size = `${c.chars.toLocaleString("en-US")} chars · ${c.lines.toLocaleString("en-US")} lines`;
-  return c.partial ? `Stored under this handle: ${size}, NOT the whole output (${c.partial}).` : `Full output stored losslessly under this handle: ${size}.`;
+  return c.partial
+    ? `Stored under this handle: ${size}, NOT the whole output (${c.partial}).`
+    : `Full output stored losslessly under this handle: ${size}.`;
 }
 
 /**
@@ -90,11 +95,18 @@ export function buildStub(options: BuildStubOptions): string {
   const redact = options.redact ?? redactSecrets;
   const previewChars = Math.max(0, options.previewChars ?? DEFAULT_PREVIEW_CHARS);
   const summary = redact(options.summary ?? stubSummary(options));
-  const preview = options.preview !== undefined ? redact(options.preview) : previewChars > 0 && text ? buildPreview(text, previewChars, redact) : "";
+  const preview =
+    options.preview !== undefined
+      ? redact(options.preview)
+      : previewChars > 0 && text
+        ? buildPreview(text, previewChars, redact)
+        : "";
   const lines = [`${STUB_PREFIX}${options.handle}]`, summary];
   if (preview) lines.push("--- preview (head and tail) ---", preview, "--- end preview ---");
   const calls = fetchCallExamples(options.handle);
-  const coverage = options.coverage ?? (options.text !== undefined && options.totalChars === undefined ? coverageOfText(options.text) : undefined);
+  const coverage =
+    options.coverage ??
+    (options.text !== undefined && options.totalChars === undefined ? coverageOfText(options.text) : undefined);
   lines.push(
     coverage ? coverageLine(coverage) : "Full output stored losslessly under this handle.",
     `Read it: ${calls.direct} (or "selector":{"kind":"grep","pattern":"error"}; kinds headtail, head, tail, grep, range, json). If ledger_fetch is not in your tools, call ${calls.viaToolCall}. Metadata: ledger_peek.`,
@@ -107,7 +119,9 @@ function stubSummary(options: BuildStubOptions): string {
   if (options.text !== undefined) {
     const s = summarizeOutput(options.text, { toolName: options.label, exitCode: options.exitCode });
     const total = options.totalChars;
-    return total !== undefined && total > options.text.length ? `${s}\n(original ${total.toLocaleString("en-US")} chars; summary from the first ${options.text.length.toLocaleString("en-US")})` : s;
+    return total !== undefined && total > options.text.length
+      ? `${s}\n(original ${total.toLocaleString("en-US")} chars; summary from the first ${options.text.length.toLocaleString("en-US")})`
+      : s;
   }
   const m = (options.meta ?? {}) as { bytes?: unknown; lines?: unknown; format?: unknown };
   const parts = [options.label ? `${options.label} output` : "artifact"];
@@ -138,7 +152,11 @@ function isLedgerToolEnvelope(text: string): boolean {
     const e = JSON.parse(text) as { tool?: { name?: unknown }; result?: { content?: { text?: unknown }[] } };
     const name = e.tool?.name;
     const first = e.result?.content?.[0]?.text;
-    return (name === "ledger_fetch" || name === "ledger_peek") && typeof first === "string" && first.startsWith(LEDGER_MARKER);
+    return (
+      (name === "ledger_fetch" || name === "ledger_peek") &&
+      typeof first === "string" &&
+      first.startsWith(LEDGER_MARKER)
+    );
   } catch {
     return false;
   }

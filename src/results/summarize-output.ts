@@ -13,7 +13,8 @@ export interface SummarizeOptions {
 
 const ERROR_LINE = /\b(?:error|errors|fatal|exception|traceback|failed|failure|panic)\b|^E\s/i;
 // Bounded runs around the separator: `\s*[:=]?\s*` tried every split of a long space run (quadratic).
-const EXIT_CODE = /\b(?:exit(?:ed)?(?: with)?(?: code| status)|exitCode"?|exit_code"?|return code)\s{0,16}(?:[:=]\s{0,16})?(-?\d{1,4})\b/gi;
+const EXIT_CODE =
+  /\b(?:exit(?:ed)?(?: with)?(?: code| status)|exitCode"?|exit_code"?|return code)\s{0,16}(?:[:=]\s{0,16})?(-?\d{1,4})\b/gi;
 const SCAN_LIMIT = 4_000_000;
 const QUOTE_CHARS = 120;
 /** JSON larger than this gets no key list (a full parse would slow assemble down). */
@@ -38,8 +39,11 @@ export function summarizeOutput(text: string, options: SummarizeOptions = {}): s
   } else {
     const errors = findErrorLines(text);
     if (errors.count > 0) {
-      lines.push(`error lines: ${fmt(errors.count)}${errors.capped ? "+" : ""}, first at line ${fmt(errors.firstLine)}: ${quote(errors.first)}`);
-      if (errors.count > 1 && errors.last !== errors.first) lines.push(`last at line ${fmt(errors.lastLine)}: ${quote(errors.last)}`);
+      lines.push(
+        `error lines: ${fmt(errors.count)}${errors.capped ? "+" : ""}, first at line ${fmt(errors.firstLine)}: ${quote(errors.first)}`,
+      );
+      if (errors.count > 1 && errors.last !== errors.first)
+        lines.push(`last at line ${fmt(errors.lastLine)}: ${quote(errors.last)}`);
     }
   }
   return lines.slice(0, 3).join("\n");

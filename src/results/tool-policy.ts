@@ -21,7 +21,11 @@ export function resolveToolPolicy(toolName: string, policies: Readonly<Record<st
   let best: { pattern: string; policy: ToolPolicy } | undefined;
   for (const [pattern, policy] of Object.entries(policies)) {
     if (!/[*?]/.test(pattern) || !POLICIES.has(policy) || !globToRegex(pattern).test(toolName)) continue;
-    if (!best || pattern.length > best.pattern.length || (pattern.length === best.pattern.length && pattern < best.pattern)) {
+    if (
+      !best ||
+      pattern.length > best.pattern.length ||
+      (pattern.length === best.pattern.length && pattern < best.pattern)
+    ) {
       best = { pattern, policy: policy as ToolPolicy };
     }
   }
@@ -31,6 +35,9 @@ export function resolveToolPolicy(toolName: string, policies: Readonly<Record<st
 }
 
 function globToRegex(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${body}$`, "s");
 }

@@ -18,20 +18,30 @@ function errorOf(run: () => unknown): { code: string; message: string } {
 
 describe("what ledger_fetch accepts", () => {
   it("takes the handle with or without the ledger: prefix", () => {
-    for (const form of [HANDLE, `v1:sha256:${HEX}`, `sha256:${HEX}`, ` ${HANDLE} `, `\`${HANDLE}\``]) expect(normalizeFetchHandle(form)).toBe(HANDLE);
+    for (const form of [HANDLE, `v1:sha256:${HEX}`, `sha256:${HEX}`, ` ${HANDLE} `, `\`${HANDLE}\``])
+      expect(normalizeFetchHandle(form)).toBe(HANDLE);
     const bad = errorOf(() => normalizeFetchHandle("ledger:v1:md5:abc"));
     expect(bad.code).toBe("handle_invalid");
     expect(bad.message).toContain(ACCEPTED_FETCH_FORMS);
-    expect(errorOf(() => normalizeFetchHandle(42)).message).toMatch(/^Expected `handle` to be a string, got `42` \(number\)\. Accepted:/);
+    expect(errorOf(() => normalizeFetchHandle(42)).message).toMatch(
+      /^Expected `handle` to be a string, got `42` \(number\)\. Accepted:/,
+    );
   });
 
-  it("takes lines as \"A-B\", \"A\" or a number, and the selector object or its JSON", () => {
+  it('takes lines as "A-B", "A" or a number, and the selector object or its JSON', () => {
     expect(fetchSelector({ lines: "1200-1210" })).toEqual({ kind: "range", start: 1200, end: 1210 });
     expect(fetchSelector({ lines: "1200 - 1210" })).toEqual({ kind: "range", start: 1200, end: 1210 });
     expect(fetchSelector({ lines: "7" })).toEqual({ kind: "range", start: 7, end: 7 });
     expect(fetchSelector({ lines: 7 })).toEqual({ kind: "range", start: 7, end: 7 });
-    expect(fetchSelector({ selector: { kind: "range", start: 1200, end: 1210 } })).toEqual({ kind: "range", start: 1200, end: 1210 });
-    expect(fetchSelector({ selector: '{"kind":"grep","pattern":"error"}' })).toMatchObject({ kind: "grep", pattern: "error" });
+    expect(fetchSelector({ selector: { kind: "range", start: 1200, end: 1210 } })).toEqual({
+      kind: "range",
+      start: 1200,
+      end: 1210,
+    });
+    expect(fetchSelector({ selector: '{"kind":"grep","pattern":"error"}' })).toMatchObject({
+      kind: "grep",
+      pattern: "error",
+    });
     expect(fetchSelector({})).toEqual({ kind: "headtail" });
   });
 

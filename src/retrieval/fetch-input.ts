@@ -22,7 +22,10 @@ export function normalizeFetchHandle(value: unknown): string {
       throw new LedgerError("handle_invalid", `${(err as Error).message}. ${ACCEPTED_FETCH_FORMS}`, { cause: err });
     }
   }
-  throw new LedgerError("handle_invalid", `Expected \`handle\` to be a string, got ${describeValue(value)}. ${ACCEPTED_FETCH_FORMS}`);
+  throw new LedgerError(
+    "handle_invalid",
+    `Expected \`handle\` to be a string, got ${describeValue(value)}. ${ACCEPTED_FETCH_FORMS}`,
+  );
 }
 
 const RANGE = /^\s*(\d+)\s*(?:(?:-|–|\.\.|:|to)\s*(\d+)\s*)?$/;
@@ -31,16 +34,28 @@ const RANGE = /^\s*(\d+)\s*(?:(?:-|–|\.\.|:|to)\s*(\d+)\s*)?$/;
 export function fetchSelector(params: Record<string, unknown>): Selector {
   const { lines, selector } = params;
   // The earlier tool shape: a bare `head`/`tail` kind with a line count (`{"selector":"head","lines":4}`).
-  if ((selector === "head" || selector === "tail") && typeof lines === "number") return withForms(() => parseSelector({ kind: selector, lines }));
+  if ((selector === "head" || selector === "tail") && typeof lines === "number")
+    return withForms(() => parseSelector({ kind: selector, lines }));
   if (lines !== undefined && lines !== null && selector !== undefined && selector !== null) {
-    throw new LedgerError("input_invalid", `Expected either \`lines\` or \`selector\`, got both. ${ACCEPTED_FETCH_FORMS}`);
+    throw new LedgerError(
+      "input_invalid",
+      `Expected either \`lines\` or \`selector\`, got both. ${ACCEPTED_FETCH_FORMS}`,
+    );
   }
   if (lines !== undefined && lines !== null) {
-    const m = typeof lines === "number" ? [String(lines), String(lines)] : typeof lines === "string" ? RANGE.exec(lines)?.slice(1) : undefined;
+    const m =
+      typeof lines === "number"
+        ? [String(lines), String(lines)]
+        : typeof lines === "string"
+          ? RANGE.exec(lines)?.slice(1)
+          : undefined;
     const start = Number(m?.[0]);
     const end = Number(m?.[1] ?? m?.[0]);
     if (!m || !Number.isInteger(start) || !Number.isInteger(end)) {
-      throw new LedgerError("input_invalid", `Expected \`lines\` like "1200-1210" or "1200", got ${describeValue(lines)}. ${ACCEPTED_FETCH_FORMS}`);
+      throw new LedgerError(
+        "input_invalid",
+        `Expected \`lines\` like "1200-1210" or "1200", got ${describeValue(lines)}. ${ACCEPTED_FETCH_FORMS}`,
+      );
     }
     return withForms(() => parseSelector({ kind: "range", start, end }));
   }
@@ -49,7 +64,11 @@ export function fetchSelector(params: Record<string, unknown>): Selector {
     try {
       parsed = JSON.parse(selector);
     } catch (err) {
-      throw new LedgerError("selector_invalid", `Expected \`selector\` to be an object or its JSON, got unparseable ${describeValue(selector)}. ${ACCEPTED_FETCH_FORMS}`, { cause: err });
+      throw new LedgerError(
+        "selector_invalid",
+        `Expected \`selector\` to be an object or its JSON, got unparseable ${describeValue(selector)}. ${ACCEPTED_FETCH_FORMS}`,
+        { cause: err },
+      );
     }
     return withForms(() => parseSelector(parsed));
   }

@@ -20,7 +20,11 @@ export interface FoundArtifact {
  * agents it may read. Undefined when not found in any of them: an artifact of
  * an agent it may not read is indistinguishable from a missing one.
  */
-export async function findArtifact(scope: ArtifactScope, agentId: string, handle: string): Promise<FoundArtifact | undefined> {
+export async function findArtifact(
+  scope: ArtifactScope,
+  agentId: string,
+  handle: string,
+): Promise<FoundArtifact | undefined> {
   for (const candidate of await scopeAgents(scope, agentId)) {
     const store = scope.openStore(candidate);
     if (await store.has(handle)) return { agentId: candidate, store };

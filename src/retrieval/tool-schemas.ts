@@ -4,8 +4,16 @@ export const FETCH_PARAMETERS: Record<string, unknown> = {
   additionalProperties: false,
   required: ["handle"],
   properties: {
-    handle: { type: "string", description: "The artifact handle from a `[context-ledger artifact ...]` stub: `ledger:v1:sha256:<64 hex>` (the `ledger:` prefix may be left out)." },
-    lines: { type: "string", description: "Shorthand for a line range, 1-based and inclusive: \"1200-1210\", or \"1200\" for one line. Use instead of `selector`." },
+    handle: {
+      type: "string",
+      description:
+        "The artifact handle from a `[context-ledger artifact ...]` stub: `ledger:v1:sha256:<64 hex>` (the `ledger:` prefix may be left out).",
+    },
+    lines: {
+      type: "string",
+      description:
+        'Shorthand for a line range, 1-based and inclusive: "1200-1210", or "1200" for one line. Use instead of `selector`.',
+    },
     selector: {
       type: "object",
       description:
@@ -15,7 +23,10 @@ export const FETCH_PARAMETERS: Record<string, unknown> = {
       properties: {
         kind: { type: "string", enum: ["headtail", "head", "tail", "grep", "range", "json"] },
         lines: { type: "integer", minimum: 1, description: "head/tail: number of lines." },
-        pattern: { type: "string", description: "grep: a regular expression matched line by line (no backreferences or nested repeats)." },
+        pattern: {
+          type: "string",
+          description: "grep: a regular expression matched line by line (no backreferences or nested repeats).",
+        },
         flags: { type: "string", description: "grep: `i` to ignore case." },
         context: { type: "integer", minimum: 0, maximum: 20, description: "grep: lines of context around each match." },
         start: { type: "integer", minimum: 1, description: "range: first line (1-based)." },
@@ -23,7 +34,12 @@ export const FETCH_PARAMETERS: Record<string, unknown> = {
         path: { type: "string", description: "json: JSONPath subset: $, .key, ['key'], [n], [-1], [*], .*" },
       },
     },
-    maxChars: { type: "integer", minimum: 1, maximum: 20000, description: "Cap of the answer (default 8000, at most 20000)." },
+    maxChars: {
+      type: "integer",
+      minimum: 1,
+      maximum: 20000,
+      description: "Cap of the answer (default 8000, at most 20000).",
+    },
   },
 };
 

@@ -12,7 +12,10 @@ let tmp: string;
 let stores: Map<string, ArtifactStore>;
 let readable: Record<string, string[]>;
 let deps: LedgerToolDeps;
-const OUTPUT = Array.from({ length: 3000 }, (_, i) => `${i + 1}: ${i === 2500 ? "FATAL disk full" : "ok"} ${"x".repeat(40)}`).join("\n");
+const OUTPUT = Array.from(
+  { length: 3000 },
+  (_, i) => `${i + 1}: ${i === 2500 ? "FATAL disk full" : "ok"} ${"x".repeat(40)}`,
+).join("\n");
 
 beforeEach(async () => {
   tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "ledger-tools-"));
@@ -43,14 +46,25 @@ describe("ledger_fetch / ledger_peek", () => {
   it("fetches the requested slice of a 150,000-char output", async () => {
     const { handle } = await deps.openStore("main").stash(OUTPUT);
     expect(OUTPUT.length).toBeGreaterThan(140_000);
-    const r = await tools("main").fetch.execute("c1", { handle, selector: { kind: "grep", pattern: "fatal", flags: "i", context: 1 } });
+    const r = await tools("main").fetch.execute("c1", {
+      handle,
+      selector: { kind: "grep", pattern: "fatal", flags: "i", context: 1 },
+    });
     const text = r.content[0]?.text ?? "";
-    expect(text.split("\n")).toEqual([`[context-ledger fetch ${handle} · grep /fatal/i: 1 matching lines of 3,000, 1 shown]`, `2500-2500: ok ${"x".repeat(40)}`, `2501:2501: FATAL disk full ${"x".repeat(40)}`, `2502-2502: ok ${"x".repeat(40)}`]);
+    expect(text.split("\n")).toEqual([
+      `[context-ledger fetch ${handle} · grep /fatal/i: 1 matching lines of 3,000, 1 shown]`,
+      `2500-2500: ok ${"x".repeat(40)}`,
+      `2501:2501: FATAL disk full ${"x".repeat(40)}`,
+      `2502-2502: ok ${"x".repeat(40)}`,
+    ]);
     expect(isLedgerBlock(text)).toBe(true);
     expect(r.details).toMatchObject({ handle, truncated: false, totalLines: 3000, agentId: "main" });
 
     const range = await tools("main").fetch.execute("c2", { handle, selector: { kind: "range", start: 10, end: 11 } });
-    expect(range.content[0]?.text.split("\n").slice(1)).toEqual([`10: ok ${"x".repeat(40)}`, `11: ok ${"x".repeat(40)}`]);
+    expect(range.content[0]?.text.split("\n").slice(1)).toEqual([
+      `10: ok ${"x".repeat(40)}`,
+      `11: ok ${"x".repeat(40)}`,
+    ]);
     const capped = await tools("main").fetch.execute("c3", { handle, maxChars: 500 });
     expect((capped.details.returnedChars as number) <= 500).toBe(true);
     expect(capped.details.truncated).toBe(true);
@@ -61,12 +75,20 @@ describe("ledger_fetch / ledger_peek", () => {
     const bad = await fetch.execute("c", { handle: `${HANDLE_PREFIX}${"A".repeat(64)}` });
     expect(bad.details.error).toMatchObject({ code: "handle_invalid" });
     expect(bad.content[0]?.text).toMatch(/^\[context-ledger fetch error\] handle_invalid: .*uppercase/);
-    expect((await fetch.execute("c", { handle: `${HANDLE_PREFIX}${"0".repeat(64)}` })).details.error).toMatchObject({ code: "artifact_not_found" });
+    expect((await fetch.execute("c", { handle: `${HANDLE_PREFIX}${"0".repeat(64)}` })).details.error).toMatchObject({
+      code: "artifact_not_found",
+    });
     const { handle } = await deps.openStore("main").stash("abc");
-    expect((await fetch.execute("c", { handle, selector: { kind: "grep", pattern: "(a+)+" } })).details.error).toMatchObject({ code: "pattern_refused" });
-    expect((await fetch.execute("c", { handle, selector: { kind: "bogus" } })).details.error).toMatchObject({ code: "selector_invalid" });
+    expect(
+      (await fetch.execute("c", { handle, selector: { kind: "grep", pattern: "(a+)+" } })).details.error,
+    ).toMatchObject({ code: "pattern_refused" });
+    expect((await fetch.execute("c", { handle, selector: { kind: "bogus" } })).details.error).toMatchObject({
+      code: "selector_invalid",
+    });
     expect((await fetch.execute("c", "nope")).details.error).toMatchObject({ code: "input_invalid" });
-    expect((await fetch.execute("c", { handle, maxChars: 50_000 })).details.error).toMatchObject({ code: "input_invalid" });
+    expect((await fetch.execute("c", { handle, maxChars: 50_000 })).details.error).toMatchObject({
+      code: "input_invalid",
+    });
     const ac = new AbortController();
     ac.abort();
     expect((await fetch.execute("c", { handle }, ac.signal)).details.error).toMatchObject({ code: "aborted" });
@@ -87,10 +109,18 @@ describe("ledger_fetch / ledger_peek", () => {
 
   it("peek shows metadata and a 300-800 char preview with secrets redacted", async () => {
     deps.redact = (t) => t.replaceAll("hunter2", "[REDACTED]");
-    const { handle } = await deps.openStore("main").stash(`password hunter2\n${OUTPUT}`, { kind: "tool-output", format: "log", origin: { toolName: "exec", toolCallId: "call-9" } });
+    const { handle } = await deps
+      .openStore("main")
+      .stash(`password hunter2\n${OUTPUT}`, {
+        kind: "tool-output",
+        format: "log",
+        origin: { toolName: "exec", toolCallId: "call-9" },
+      });
     const r = await tools("main").peek.execute("c", { handle, previewChars: 5000 });
     const text = r.content[0]?.text ?? "";
-    expect(text).toMatch(/^\[context-ledger peek ledger:v1:sha256:[0-9a-f]{64}\]\n[\d,]+ bytes · 3,001 lines · log · kind tool-output/);
+    expect(text).toMatch(
+      /^\[context-ledger peek ledger:v1:sha256:[0-9a-f]{64}\]\n[\d,]+ bytes · 3,001 lines · log · kind tool-output/,
+    );
     expect(text).toContain("origin: tool exec, call call-9");
     expect(text).not.toContain("hunter2");
     const preview = text.split("--- preview (head and tail) ---\n")[1]?.split("\n--- end preview ---")[0] ?? "";
@@ -100,7 +130,7 @@ describe("ledger_fetch / ledger_peek", () => {
 });
 
 describe("ledger_fetch as models call it", () => {
-  it("answers lines \"1200-1210\" with a handle missing its ledger: prefix, byte-exact", async () => {
+  it('answers lines "1200-1210" with a handle missing its ledger: prefix, byte-exact', async () => {
     const { handle } = await deps.openStore("main").stash(OUTPUT);
     const r = await tools("main").fetch.execute("c", { handle: handle.slice("ledger:".length), lines: "1200-1210" });
     const [header, ...body] = (r.content[0]?.text ?? "").split("\n");

@@ -54,7 +54,7 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
       name: "ledger_fetch",
       label: "Ledger fetch",
       description:
-        "Fetch a bounded slice of an output that context-ledger stored off the prompt. Pass the handle from a `[context-ledger artifact ...]` stub and either lines: \"1200-1210\" or a selector: headtail (default), head/tail {lines}, grep {pattern, flags: \"i\", context}, range {start, end} (1-based lines), json {path: \"$.items[0].name\"}. Answers are capped (maxChars, default 8000, at most 20000) and say what was left out.",
+        'Fetch a bounded slice of an output that context-ledger stored off the prompt. Pass the handle from a `[context-ledger artifact ...]` stub and either lines: "1200-1210" or a selector: headtail (default), head/tail {lines}, grep {pattern, flags: "i", context}, range {start, end} (1-based lines), json {path: "$.items[0].name"}. Answers are capped (maxChars, default 8000, at most 20000) and say what was left out.',
       parameters: FETCH_PARAMETERS,
       execute: (_id, params, signal) =>
         guarded("fetch", signal, async () => {
@@ -68,26 +68,46 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
           const slice = selectSlice(text, selector, { maxChars, grepTimeoutMs: deps.grepTimeoutMs ?? 500 });
           return {
             content: [{ type: "text", text: `[context-ledger fetch ${handle} · ${slice.notice}]\n${slice.text}` }],
-            details: { handle, selector, notice: slice.notice, truncated: slice.truncated, totalLines: slice.totalLines, totalChars: slice.totalChars, returnedChars: slice.text.length, agentId: found.agentId },
+            details: {
+              handle,
+              selector,
+              notice: slice.notice,
+              truncated: slice.truncated,
+              totalLines: slice.totalLines,
+              totalChars: slice.totalChars,
+              returnedChars: slice.text.length,
+              agentId: found.agentId,
+            },
           };
         }),
     },
     {
       name: "ledger_peek",
       label: "Ledger peek",
-      description: "Show the metadata (size, lines, format, origin) and a short head-and-tail preview of a stored artifact, by handle.",
+      description:
+        "Show the metadata (size, lines, format, origin) and a short head-and-tail preview of a stored artifact, by handle.",
       parameters: PEEK_PARAMETERS,
       execute: (_id, params, signal) =>
         guarded("peek", signal, async () => {
           const p = objectParams(params);
           const handle = normalizeFetchHandle(p.handle);
-          const previewChars = Math.min(800, Math.max(300, optionalInt(p.previewChars, "previewChars", 1, 100_000) ?? 600));
+          const previewChars = Math.min(
+            800,
+            Math.max(300, optionalInt(p.previewChars, "previewChars", 1, 100_000) ?? 600),
+          );
           const found = await findArtifact(deps, requireAgent(agentId), handle);
           if (!found) throw notFound(handle);
           const meta = await found.store.readMeta(handle);
           const text = await found.store.readText(handle);
           const o = meta.origin;
-          const origin = [o.toolName && `tool ${o.toolName}`, o.toolCallId && `call ${o.toolCallId}`, o.sessionKey && `session ${o.sessionKey}`, o.agentId && `agent ${o.agentId}`].filter(Boolean).join(", ");
+          const origin = [
+            o.toolName && `tool ${o.toolName}`,
+            o.toolCallId && `call ${o.toolCallId}`,
+            o.sessionKey && `session ${o.sessionKey}`,
+            o.agentId && `agent ${o.agentId}`,
+          ]
+            .filter(Boolean)
+            .join(", ");
           const lines = [
             `[context-ledger peek ${handle}]`,
             `${fmt(meta.bytes)} bytes · ${fmt(meta.lines)} lines · ${meta.format} · kind ${meta.kind} · stored ${fmt(meta.storedBytes)} bytes (${meta.compression}) · created ${meta.createdAt}`,
@@ -98,7 +118,10 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
             "--- end preview ---",
           ];
           // The whole answer passes through redaction (origin and summary lines too), the preview before it is cut.
-          return { content: [{ type: "text", text: redact(lines.join("\n")) }], details: { handle, meta, agentId: found.agentId } };
+          return {
+            content: [{ type: "text", text: redact(lines.join("\n")) }],
+            details: { handle, meta, agentId: found.agentId },
+          };
         }),
     },
   ];
@@ -112,20 +135,30 @@ export function createLedgerToolFactory(deps: LedgerToolDeps): (ctx?: LedgerTool
   return (ctx = {}) => createLedgerTools(deps, ctx);
 }
 
-async function guarded(what: string, signal: AbortSignal | undefined, run: () => Promise<LedgerToolResult>): Promise<LedgerToolResult> {
+async function guarded(
+  what: string,
+  signal: AbortSignal | undefined,
+  run: () => Promise<LedgerToolResult>,
+): Promise<LedgerToolResult> {
   try {
     if (signal?.aborted) throw new LedgerError("aborted", "Expected to run, got an aborted signal");
     return await run();
   } catch (err) {
     const code = isLedgerError(err) ? err.code : "io_failed";
     const message = err instanceof Error ? err.message : String(err);
-    return { content: [{ type: "text", text: `[context-ledger ${what} error] ${code}: ${message}` }], details: { error: { code, message } } };
+    return {
+      content: [{ type: "text", text: `[context-ledger ${what} error] ${code}: ${message}` }],
+      details: { error: { code, message } },
+    };
   }
 }
 
 function objectParams(params: unknown): Record<string, unknown> {
   if (params === null || typeof params !== "object" || Array.isArray(params)) {
-    throw new LedgerError("input_invalid", `Expected parameters like {"handle":"ledger:v1:sha256:..."}, got ${describeValue(params)}. ${ACCEPTED_FETCH_FORMS}`);
+    throw new LedgerError(
+      "input_invalid",
+      `Expected parameters like {"handle":"ledger:v1:sha256:..."}, got ${describeValue(params)}. ${ACCEPTED_FETCH_FORMS}`,
+    );
   }
   return params as Record<string, unknown>;
 }
@@ -133,13 +166,20 @@ function objectParams(params: unknown): Record<string, unknown> {
 function optionalInt(value: unknown, name: string, min: number, max: number): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw new LedgerError("input_invalid", `Expected \`${name}\` to be an integer between ${min} and ${max}, got ${describeValue(value)}`);
+    throw new LedgerError(
+      "input_invalid",
+      `Expected \`${name}\` to be an integer between ${min} and ${max}, got ${describeValue(value)}`,
+    );
   }
   return value;
 }
 
 function requireAgent(agentId: string | undefined): string {
-  if (agentId === undefined) throw new LedgerError("input_invalid", "Expected the tool context to name the calling agent (agentId or an agent:<id>:... sessionKey), got neither");
+  if (agentId === undefined)
+    throw new LedgerError(
+      "input_invalid",
+      "Expected the tool context to name the calling agent (agentId or an agent:<id>:... sessionKey), got neither",
+    );
   return agentId;
 }
 

@@ -18,7 +18,10 @@ export function isInternalSessionKey(sessionKey: string): boolean {
  * first, then their state folders and in-process views are removed. Artifacts they
  * stashed stay in the content-addressed store (shared, collected by `store gc`).
  */
-export async function forgetInternalSessions(rt: LedgerRuntime, sessions: Iterable<{ agentId: string; sessionKey: string }>): Promise<number> {
+export async function forgetInternalSessions(
+  rt: LedgerRuntime,
+  sessions: Iterable<{ agentId: string; sessionKey: string }>,
+): Promise<number> {
   await rt.sessions.flush();
   let removed = 0;
   for (const { agentId, sessionKey } of sessions) {

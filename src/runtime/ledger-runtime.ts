@@ -80,7 +80,9 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
     logger,
     events,
     sessions: createSessionCache(root, (p) => {
-      logger.error(`session state problem ${p.code}: ${p.message} (${p.file})${p.keptAs ? `; the unreadable file is kept as ${p.keptAs}: inspect it, then delete it` : ""}`);
+      logger.error(
+        `session state problem ${p.code}: ${p.message} (${p.file})${p.keptAs ? `; the unreadable file is kept as ${p.keptAs}: inspect it, then delete it` : ""}`,
+      );
       void events.write({ op: "state:problem", code: p.code, file: p.file, ...(p.keptAs ? { keptAs: p.keptAs } : {}) });
     }),
     lastViews: new Map(),
@@ -105,11 +107,18 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
           onStoreFull: async ({ neededBytes, maxStoreBytes }) => {
             const scan = await collectReferences(agentRoot(root, agentId));
             if (scan.unreadable.length > 0) {
-              logger.warn(`store full for agent ${agentId}: gc skipped, ${scan.unreadable.length} referencing source(s) unreadable: ${scan.unreadable.map((u) => u.source).join(", ")}`);
+              logger.warn(
+                `store full for agent ${agentId}: gc skipped, ${scan.unreadable.length} referencing source(s) unreadable: ${scan.unreadable.map((u) => u.source).join(", ")}`,
+              );
               return undefined;
             }
-            for (const [key, view] of views) if (key.startsWith(`${agentId}\u0000`)) for (const h of view.handles) scan.handles.add(h);
-            return { referenced: scan.handles, maxTotalBytes: Math.max(0, maxStoreBytes - neededBytes), keepNewerThanMs: STORE_FULL_KEEP_NEWER_MS };
+            for (const [key, view] of views)
+              if (key.startsWith(`${agentId}\u0000`)) for (const h of view.handles) scan.handles.add(h);
+            return {
+              referenced: scan.handles,
+              maxTotalBytes: Math.max(0, maxStoreBytes - neededBytes),
+              keepNewerThanMs: STORE_FULL_KEEP_NEWER_MS,
+            };
           },
         });
         stores.set(agentId, store);

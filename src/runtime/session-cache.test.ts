@@ -5,7 +5,11 @@ import { createSessionCache } from "./session-cache.js";
 
 const AGENT = "main";
 const KEY = "agent:main:cache";
-const ticks = (n: number) => Array.from({ length: n }).reduce<Promise<void>>((p) => p.then(() => new Promise((resolve) => setImmediate(resolve))), Promise.resolve());
+const ticks = (n: number) =>
+  Array.from({ length: n }).reduce<Promise<void>>(
+    (p) => p.then(() => new Promise((resolve) => setImmediate(resolve))),
+    Promise.resolve(),
+  );
 
 const root = useTempDir("session-cache-");
 
@@ -27,18 +31,33 @@ describe("session cache", () => {
       });
       await committed;
       const seen = await cache.read(AGENT, KEY);
-      expect({ turns: seen.turns, compactions: seen.compactions, last: seen.committedKeys.at(-1) }).toEqual({ turns: i, compactions: i, last: `k${i}` });
+      expect({ turns: seen.turns, compactions: seen.compactions, last: seen.committedKeys.at(-1) }).toEqual({
+        turns: i,
+        compactions: i,
+        last: `k${i}`,
+      });
     }
     await cache.flush();
     const disk = await tryReadSessionState(sessionStatePath(cache.dir(AGENT, KEY)));
-    expect({ turns: disk?.turns, compactions: disk?.compactions, keys: disk?.committedKeys.length }).toEqual({ turns: 39, compactions: 39, keys: 40 });
+    expect({ turns: disk?.turns, compactions: disk?.compactions, keys: disk?.committedKeys.length }).toEqual({
+      turns: 39,
+      compactions: 39,
+      keys: 40,
+    });
   });
 
   it("a write-behind update is written once even when a locked update carried it to disk first", async () => {
     const cache = createSessionCache(root());
     await cache.update(AGENT, KEY, () => ({ value: undefined, write: true }));
     const committed = cache.update(AGENT, KEY, () => ({ value: undefined, write: true }));
-    const reading: DebtReading = { at: "t", rawHistoryTokens: 1, assembledTokens: 1, promptBudget: 1, debtTokens: 0, reducibleChars: 0 };
+    const reading: DebtReading = {
+      at: "t",
+      rawHistoryTokens: 1,
+      assembledTokens: 1,
+      promptBudget: 1,
+      debtTokens: 0,
+      reducibleChars: 0,
+    };
     cache.updateBehind(AGENT, KEY, (s) => {
       s.debtHistory.push(reading);
     });

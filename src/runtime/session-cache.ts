@@ -22,7 +22,11 @@ export interface SessionCache {
   /** Current state (fresh when none exists or the file is corrupt). */
   read(agentId: string, sessionKey: string): Promise<SessionState>;
   /** Locked read-modify-write; used by commitTurn, compact and maintain. */
-  update<T>(agentId: string, sessionKey: string, fn: (state: SessionState) => Promise<{ value: T; write: boolean }> | { value: T; write: boolean }): Promise<T>;
+  update<T>(
+    agentId: string,
+    sessionKey: string,
+    fn: (state: SessionState) => Promise<{ value: T; write: boolean }> | { value: T; write: boolean },
+  ): Promise<T>;
   /** Applies `fn` to the cached state and schedules a coalesced write. */
   updateBehind(agentId: string, sessionKey: string, fn: (state: SessionState) => void): void;
   /** Waits for every scheduled write. */
@@ -50,12 +54,22 @@ export function createSessionCache(root: string, report: StateProblemReporter = 
   const inflight = new Set<Promise<void>>();
   const dirOf = (agentId: string, sessionKey: string) => sessionRoot(root, agentId, sessionKey);
   const fileOf = (agentId: string, sessionKey: string) => sessionStatePath(dirOf(agentId, sessionKey));
-  const statMtime = (file: string) => fsp.stat(file).then((s) => s.mtimeMs, () => -1);
+  const statMtime = (file: string) =>
+    fsp.stat(file).then(
+      (s) => s.mtimeMs,
+      () => -1,
+    );
   const entryOf = (agentId: string, sessionKey: string): Entry => {
     const file = fileOf(agentId, sessionKey);
     let entry = entries.get(file);
     if (!entry) {
-      entry = { state: createSessionState(agentId, sessionKey), mtimeMs: -2, pending: [], tail: undefined, drainQueued: false };
+      entry = {
+        state: createSessionState(agentId, sessionKey),
+        mtimeMs: -2,
+        pending: [],
+        tail: undefined,
+        drainQueued: false,
+      };
       entries.set(file, entry);
     }
     return entry;
@@ -138,15 +152,20 @@ export function createSessionCache(root: string, report: StateProblemReporter = 
       const file = fileOf(agentId, sessionKey);
       const entry = entryOf(agentId, sessionKey);
       return enqueue(entry, async () => {
-        const value = await updateSessionState(file, () => createSessionState(agentId, sessionKey), async (state) => {
-          const result = await fn(state);
-          // Write-behind updates made meanwhile are on no disk copy yet: keep them on top, and let this
-          // write carry them when it writes (applied once on disk, never again by their drain).
-          for (const pendingFn of entry.pending) pendingFn(state);
-          if (result.write) entry.pending.length = 0;
-          entry.state = state;
-          return result;
-        }, report);
+        const value = await updateSessionState(
+          file,
+          () => createSessionState(agentId, sessionKey),
+          async (state) => {
+            const result = await fn(state);
+            // Write-behind updates made meanwhile are on no disk copy yet: keep them on top, and let this
+            // write carry them when it writes (applied once on disk, never again by their drain).
+            for (const pendingFn of entry.pending) pendingFn(state);
+            if (result.write) entry.pending.length = 0;
+            entry.state = state;
+            return result;
+          },
+          report,
+        );
         entry.mtimeMs = await statMtime(file);
         return value;
       });

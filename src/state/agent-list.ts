@@ -14,5 +14,8 @@ export async function listAgentIds(root: string): Promise<string[]> {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw err;
   }
-  return names.filter((n) => !n.startsWith(".")).map(decodeSegment).sort();
+  return names
+    .filter((n) => !n.startsWith("."))
+    .map(decodeSegment)
+    .sort();
 }

@@ -20,10 +20,19 @@ export interface ReferenceRecord {
  * reference, never a missing one). `artifact gc` keeps every handle of a
  * transcript that still exists and re-scans it as a check.
  */
-export async function recordTranscriptReferences(agentDir: string, transcript: string, handles: Iterable<string>): Promise<void> {
+export async function recordTranscriptReferences(
+  agentDir: string,
+  transcript: string,
+  handles: Iterable<string>,
+): Promise<void> {
   const list = [...new Set(handles)].sort();
   if (list.length === 0) return;
-  const record: ReferenceRecord = { source: "transcript", path: path.resolve(transcript), handles: list, at: new Date().toISOString() };
+  const record: ReferenceRecord = {
+    source: "transcript",
+    path: path.resolve(transcript),
+    handles: list,
+    at: new Date().toISOString(),
+  };
   await fsp.mkdir(agentDir, { recursive: true, mode: 0o700 });
   const handle = await fsp.open(path.join(agentDir, REFERENCE_INDEX_FILE), "a", 0o600);
   try {
@@ -48,7 +57,8 @@ export async function readReferenceIndex(agentDir: string): Promise<ReferenceRec
     if (!line.trim()) continue;
     try {
       const r = JSON.parse(line) as Partial<ReferenceRecord>;
-      if (r.source === "transcript" && typeof r.path === "string" && Array.isArray(r.handles)) out.push(r as ReferenceRecord);
+      if (r.source === "transcript" && typeof r.path === "string" && Array.isArray(r.handles))
+        out.push(r as ReferenceRecord);
     } catch {
       // A line torn by a crash mid-append: the rewrite it announced did not happen either.
     }

@@ -32,7 +32,8 @@ export interface ReferenceScan {
 export async function collectReferences(agentDir: string): Promise<ReferenceScan> {
   const found = new Set<string>();
   const unreadable: ReferenceScan["unreadable"] = [];
-  const fail = (source: string, err: unknown) => unreadable.push({ source, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
+  const fail = (source: string, err: unknown) =>
+    unreadable.push({ source, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
   const artifacts = path.join(agentDir, "artifacts");
 
   const walk = async (dir: string): Promise<void> => {
@@ -73,7 +74,8 @@ export async function collectReferences(agentDir: string): Promise<ReferenceScan
   for (const file of await hostTranscripts(agentDir, fail)) transcripts.add(file);
   for (const file of transcripts) {
     if (file.endsWith(".sqlite")) scanSqlite(file, found, fail);
-    else await scanFile(file, found).catch((err) => (err as NodeJS.ErrnoException).code === "ENOENT" || fail(file, err));
+    else
+      await scanFile(file, found).catch((err) => (err as NodeJS.ErrnoException).code === "ENOENT" || fail(file, err));
   }
 
   // Packs and stripped parts cite more artifacts: follow them to the end of every chain.
@@ -111,7 +113,10 @@ export async function scanReferencedHandles(agentDir: string): Promise<Set<strin
   const scan = await collectReferences(agentDir);
   if (scan.unreadable.length > 0) {
     const list = scan.unreadable.map((u) => `${u.source} (${u.reason})`).join(", ");
-    throw new LedgerError("io_failed", `Expected every source that may cite an artifact to be readable before gc deletes anything, got ${scan.unreadable.length} unreadable: ${list}; fix their permissions or move them away, then run gc again`);
+    throw new LedgerError(
+      "io_failed",
+      `Expected every source that may cite an artifact to be readable before gc deletes anything, got ${scan.unreadable.length} unreadable: ${list}; fix their permissions or move them away, then run gc again`,
+    );
   }
   return scan.handles;
 }
@@ -129,7 +134,13 @@ async function hostTranscripts(agentDir: string, fail: (source: string, err: unk
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") fail(sessions, err);
   }
   const sqlite = path.join(hostAgent, "agent", "openclaw-agent.sqlite");
-  if (await fsp.stat(sqlite).then(() => true, () => false)) out.push(sqlite);
+  if (
+    await fsp.stat(sqlite).then(
+      () => true,
+      () => false,
+    )
+  )
+    out.push(sqlite);
   return out;
 }
 
@@ -169,7 +180,11 @@ function blobText(blob: Uint8Array): string {
   if (buf.length >= 4 && buf.readUInt32LE(0) === ZSTD_MAGIC) {
     const decompress = zstdDecompressor();
     // Unread, the source counts as unreadable and gc keeps everything it might reference.
-    if (!decompress) throw new LedgerError("io_failed", `Expected Node 22.15 or later to read the host's zstd transcript rows, got Node ${process.versions.node}`);
+    if (!decompress)
+      throw new LedgerError(
+        "io_failed",
+        `Expected Node 22.15 or later to read the host's zstd transcript rows, got Node ${process.versions.node}`,
+      );
     return decompress(buf).toString("utf8");
   }
   return buf.toString("utf8");

@@ -90,7 +90,12 @@ export interface StateProblems {
 
 /** Counts one problem into `state.problems`. */
 export function countProblem(state: SessionState, problem: { code: string; message: string; keptAs?: string }): void {
-  const last = { code: problem.code, at: new Date().toISOString(), message: problem.message, ...(problem.keptAs ? { keptAs: problem.keptAs } : {}) };
+  const last = {
+    code: problem.code,
+    at: new Date().toISOString(),
+    message: problem.message,
+    ...(problem.keptAs ? { keptAs: problem.keptAs } : {}),
+  };
   state.problems = { count: (state.problems?.count ?? 0) + 1, last };
 }
 
@@ -129,7 +134,9 @@ export async function readSessionState(file: string): Promise<SessionState> {
   try {
     text = await fsp.readFile(file, "utf8");
   } catch (err) {
-    throw new LedgerError("io_failed", `Expected a session state at \`${file}\`, got ${(err as Error).message}`, { cause: err });
+    throw new LedgerError("io_failed", `Expected a session state at \`${file}\`, got ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   let parsed: unknown;
   try {
@@ -202,5 +209,6 @@ export function rememberKey(state: SessionState, key: string): void {
 export function recordDebt(state: SessionState, reading: DebtReading): void {
   state.lastDebt = reading;
   state.debtHistory.push(reading);
-  if (state.debtHistory.length > MAX_DEBT_HISTORY) state.debtHistory.splice(0, state.debtHistory.length - MAX_DEBT_HISTORY);
+  if (state.debtHistory.length > MAX_DEBT_HISTORY)
+    state.debtHistory.splice(0, state.debtHistory.length - MAX_DEBT_HISTORY);
 }

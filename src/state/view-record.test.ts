@@ -1,7 +1,14 @@
 import { mkdir, rm } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { useTempDir } from "../../test/support/temp-dir.js";
-import { MAX_VIEW_RECORDS, readViewRecords, saveViewRecord, VIEW_RECORD_SCHEMA, viewRecordPath, type ViewRecord } from "./view-record.js";
+import {
+  MAX_VIEW_RECORDS,
+  readViewRecords,
+  saveViewRecord,
+  VIEW_RECORD_SCHEMA,
+  viewRecordPath,
+  type ViewRecord,
+} from "./view-record.js";
 
 const AGENT = "main";
 const KEY = "agent:main:views";
@@ -20,7 +27,14 @@ function record(turn: number, total: number, sessionId = "s-1"): ViewRecord {
     messages: [],
     offloaded: [],
     summary: null,
-    debt: { at: new Date(0).toISOString(), rawHistoryTokens: 0, assembledTokens: 0, promptBudget: 32_000, debtTokens: 0, reducibleChars: 0 },
+    debt: {
+      at: new Date(0).toISOString(),
+      rawHistoryTokens: 0,
+      assembledTokens: 0,
+      promptBudget: 32_000,
+      debtTokens: 0,
+      reducibleChars: 0,
+    },
   };
 }
 
@@ -31,7 +45,8 @@ describe("view records", () => {
     // Three assemblies per turn (the 9.6 pattern) for 6 turns, not awaited one by one: each turn's middle one saw most.
     const saves: Promise<void>[] = [];
     for (let turn = 1; turn <= 6; turn++) {
-      for (const total of [turn * 10 - 2, turn * 10, turn * 10 - 5]) saves.push(saveViewRecord(root(), record(turn, total)));
+      for (const total of [turn * 10 - 2, turn * 10, turn * 10 - 5])
+        saves.push(saveViewRecord(root(), record(turn, total)));
     }
     await Promise.all(saves);
     const views = await readViewRecords(viewRecordPath(root(), AGENT, KEY));

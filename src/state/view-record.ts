@@ -163,7 +163,11 @@ export async function readViewRecords(file: string): Promise<ViewRecord[]> {
     if (doc.schema !== VIEW_RECORD_SCHEMA || !Array.isArray(doc.views)) throw new Error(`schema ${String(doc.schema)}`);
     return doc.views as ViewRecord[];
   } catch (err) {
-    throw new LedgerError("state_corrupt", `Expected ${VIEW_RECORD_SCHEMA} in \`${file}\`, got ${(err as Error).message}`, { cause: err });
+    throw new LedgerError(
+      "state_corrupt",
+      `Expected ${VIEW_RECORD_SCHEMA} in \`${file}\`, got ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 

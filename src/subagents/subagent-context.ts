@@ -37,22 +37,39 @@ export async function prepareSubagentContext(
   const settings = rt.settings(parentAgent);
   // Rendered to leave the heading room inside the child's summary reserve (see readInheritedSummary).
   const maxChars = Math.max(200, settings.summary.maxInjectedChars - INHERITED_SUMMARY_HEADING.length - 1);
-  const bounded = await newestSummaryText(rt.sessions.dir(parentAgent, input.parentSessionKey), (t) => rt.redact(settings, t), maxChars);
+  const bounded = await newestSummaryText(
+    rt.sessions.dir(parentAgent, input.parentSessionKey),
+    (t) => rt.redact(settings, t),
+    maxChars,
+  );
   if (!bounded) return undefined;
   const file = path.join(rt.sessions.dir(childAgent, input.childSessionKey), INHERITED_SUMMARY_FILE);
   await writeFileAtomic(file, bounded);
-  void rt.events.write({ op: "subagent:fork", parent: input.parentSessionKey, child: input.childSessionKey, chars: bounded.length });
+  void rt.events.write({
+    op: "subagent:fork",
+    parent: input.parentSessionKey,
+    child: input.childSessionKey,
+    chars: bounded.length,
+  });
   return { rollback: () => fsp.rm(file, { force: true }) };
 }
 
 /** Cleans what a child inherited when it ends. */
-export async function endSubagentContext(rt: LedgerRuntime, childSessionKey: unknown, fallbackAgentId: string): Promise<void> {
+export async function endSubagentContext(
+  rt: LedgerRuntime,
+  childSessionKey: unknown,
+  fallbackAgentId: string,
+): Promise<void> {
   if (typeof childSessionKey !== "string") return;
   const agent = agentIdFromSessionKey(childSessionKey) ?? fallbackAgentId;
   await fsp.rm(path.join(rt.sessions.dir(agent, childSessionKey), INHERITED_SUMMARY_FILE), { force: true });
 }
 
-async function newestSummaryText(dir: string, redact: (text: string) => string, maxChars: number): Promise<string | undefined> {
+async function newestSummaryText(
+  dir: string,
+  redact: (text: string) => string,
+  maxChars: number,
+): Promise<string | undefined> {
   const newest = await newestSidecar(dir);
   const state = newest ? await tryLoadSummary(newest.file) : undefined;
   return state ? renderSummary(state, { maxChars, redact }) : undefined;
@@ -65,10 +82,17 @@ const inheritedTexts = createVersionedCache<string>(64);
  * or undefined when there is none. Only subagent sessions are looked at (one `stat` each
  * call); the text is read once per version of the file.
  */
-export async function readInheritedSummary(rt: LedgerRuntime, agentId: string, sessionKey: string): Promise<string | undefined> {
+export async function readInheritedSummary(
+  rt: LedgerRuntime,
+  agentId: string,
+  sessionKey: string,
+): Promise<string | undefined> {
   if (!sessionKey.includes(":subagent:")) return undefined;
   const file = path.join(rt.sessions.dir(agentId, sessionKey), INHERITED_SUMMARY_FILE);
-  const mtimeMs = await fsp.stat(file).then((st) => st.mtimeMs, () => -1);
+  const mtimeMs = await fsp.stat(file).then(
+    (st) => st.mtimeMs,
+    () => -1,
+  );
   if (mtimeMs < 0) return undefined;
   return inheritedTexts(file, mtimeMs, () => fsp.readFile(file, "utf8").catch(() => undefined));
 }

@@ -1,7 +1,13 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { isLedgerError } from "../errors.js";
-import { buildCheckpointPack, CHECKPOINT_SCHEMA, parseCheckpointPack, sealCheckpoint, tryParseCheckpointPack } from "./checkpoint.js";
+import {
+  buildCheckpointPack,
+  CHECKPOINT_SCHEMA,
+  parseCheckpointPack,
+  sealCheckpoint,
+  tryParseCheckpointPack,
+} from "./checkpoint.js";
 import { extendSummary } from "./extend-summary.js";
 import { createSummaryState, messageFingerprint } from "./summary-state.js";
 
@@ -11,18 +17,34 @@ const extraHandle = `ledger:v1:sha256:${"0b".repeat(32)}`;
 function messages(turns: number): unknown[] {
   return Array.from({ length: turns }, (_, i) => [
     { role: "user", content: `Task ${i + 1}: fetch the report.` },
-    { role: "assistant", content: [{ type: "toolCall", id: `c${i}`, name: "fetch", arguments: { url: `https://api.example.com/r/${i}` } }] },
-    { role: "toolResult", toolCallId: `c${i}`, toolName: "fetch", content: [{ type: "text", text: `[context-ledger artifact ${stubHandle}]\n40,000 chars, json` }], isError: false },
+    {
+      role: "assistant",
+      content: [{ type: "toolCall", id: `c${i}`, name: "fetch", arguments: { url: `https://api.example.com/r/${i}` } }],
+    },
+    {
+      role: "toolResult",
+      toolCallId: `c${i}`,
+      toolName: "fetch",
+      content: [{ type: "text", text: `[context-ledger artifact ${stubHandle}]\n40,000 chars, json` }],
+      isError: false,
+    },
   ]).flat();
 }
 
-const stash = async (content: string) => ({ handle: `ledger:v1:sha256:${createHash("sha256").update(content).digest("hex")}` });
+const stash = async (content: string) => ({
+  handle: `ledger:v1:sha256:${createHash("sha256").update(content).digest("hex")}`,
+});
 
 describe("checkpoint packs", () => {
   it("round-trips: summary record, rendered text, handle index and frontier", () => {
     const msgs = messages(4);
     const s = extendSummary(createSummaryState("epoch-1"), msgs, 9);
-    const text = buildCheckpointPack(s, { frontierIndex: 9, frontierFingerprint: messageFingerprint(msgs[9]), frontierEntryId: "entry-42", artifactHandles: [extraHandle, "not a handle"] });
+    const text = buildCheckpointPack(s, {
+      frontierIndex: 9,
+      frontierFingerprint: messageFingerprint(msgs[9]),
+      frontierEntryId: "entry-42",
+      artifactHandles: [extraHandle, "not a handle"],
+    });
     const pack = parseCheckpointPack(text);
     expect(pack.schema).toBe(CHECKPOINT_SCHEMA);
     expect(pack.epoch).toBe("epoch-1");
@@ -32,7 +54,14 @@ describe("checkpoint packs", () => {
     expect(pack.summary).toEqual(s);
     expect(pack.rendered.startsWith("[context-ledger summary]")).toBe(true);
     expect(pack.rendered).toContain("fetch(url=https://api.example.com/r/2) ok -> " + stubHandle);
-    expect(buildCheckpointPack(s, { frontierIndex: 9, frontierFingerprint: messageFingerprint(msgs[9]), frontierEntryId: "entry-42", artifactHandles: [extraHandle] })).toBe(text);
+    expect(
+      buildCheckpointPack(s, {
+        frontierIndex: 9,
+        frontierFingerprint: messageFingerprint(msgs[9]),
+        frontierEntryId: "entry-42",
+        artifactHandles: [extraHandle],
+      }),
+    ).toBe(text);
   });
 
   it("seals: stashes the pack, records the checkpoint, folds older entries, chains packs", async () => {
@@ -42,12 +71,23 @@ describe("checkpoint packs", () => {
       stashed.push(c);
       return stash(c);
     };
-    const first = await sealCheckpoint(extendSummary(createSummaryState("e"), msgs, 60), { frontierIndex: 60, frontierFingerprint: null, stash: recordingStash, keepEntries: 5 });
-    expect(first.state.checkpoints).toEqual([{ coveredCount: 60, fingerprint: messageFingerprint(msgs[59]), handle: first.handle, turns: 20 }]);
+    const first = await sealCheckpoint(extendSummary(createSummaryState("e"), msgs, 60), {
+      frontierIndex: 60,
+      frontierFingerprint: null,
+      stash: recordingStash,
+      keepEntries: 5,
+    });
+    expect(first.state.checkpoints).toEqual([
+      { coveredCount: 60, fingerprint: messageFingerprint(msgs[59]), handle: first.handle, turns: 20 },
+    ]);
     expect([first.state.digest.turns, first.state.entries.length]).toEqual([15, 5]);
     expect(parseCheckpointPack(stashed[0]!).summary.entries).toHaveLength(20);
 
-    const second = await sealCheckpoint(extendSummary(first.state, msgs, 90), { frontierIndex: 90, frontierFingerprint: null, stash: recordingStash });
+    const second = await sealCheckpoint(extendSummary(first.state, msgs, 90), {
+      frontierIndex: 90,
+      frontierFingerprint: null,
+      stash: recordingStash,
+    });
     const pack2 = parseCheckpointPack(second.pack);
     expect(pack2.previous).toBe(first.handle);
     expect(pack2.summary.digest.turns).toBe(15);
@@ -57,7 +97,9 @@ describe("checkpoint packs", () => {
   });
 
   it("rejects what is not a valid pack with state_corrupt", () => {
-    const good = JSON.parse(buildCheckpointPack(createSummaryState("e"), { frontierIndex: 0, frontierFingerprint: null }));
+    const good = JSON.parse(
+      buildCheckpointPack(createSummaryState("e"), { frontierIndex: 0, frontierFingerprint: null }),
+    );
     const bad = [
       "not json",
       "[]",

@@ -23,7 +23,11 @@ const HANDLE_RE = /^ledger:v1:sha256:[0-9a-f]{64}$/;
 const packSchema = z.object({
   schema: z.literal(CHECKPOINT_SCHEMA),
   epoch: z.string(),
-  frontier: z.object({ index: z.number().int().min(0), fingerprint: z.string().nullable(), entryId: z.string().optional() }),
+  frontier: z.object({
+    index: z.number().int().min(0),
+    fingerprint: z.string().nullable(),
+    entryId: z.string().optional(),
+  }),
   previous: z.string().regex(HANDLE_RE).nullable(),
   artifacts: z.array(z.string().regex(HANDLE_RE)),
   rendered: z.string(),
@@ -70,7 +74,10 @@ export function buildCheckpointPack(state: SummaryState, options: BuildCheckpoin
     for (const h of e.handles) handles.add(h);
     for (const t of e.tools) if (t.handle) handles.add(t.handle);
   }
-  const frontier: CheckpointPack["frontier"] = { index: Math.max(0, Math.floor(options.frontierIndex)), fingerprint: options.frontierFingerprint };
+  const frontier: CheckpointPack["frontier"] = {
+    index: Math.max(0, Math.floor(options.frontierIndex)),
+    fingerprint: options.frontierFingerprint,
+  };
   if (options.frontierEntryId !== undefined) frontier.entryId = options.frontierEntryId;
   const pack: CheckpointPack = {
     schema: CHECKPOINT_SCHEMA,
@@ -89,7 +96,9 @@ export function buildCheckpointPack(state: SummaryState, options: BuildCheckpoin
 /** `value` with every string (not keys) passed through `fn`; iterative, so any nesting is safe. */
 function mapStrings<T>(value: T, fn: (s: string) => string): T {
   const root: { v: unknown } = { v: value };
-  const stack: Array<{ holder: Record<string, unknown> | unknown[]; key: string | number }> = [{ holder: root as unknown as Record<string, unknown>, key: "v" }];
+  const stack: Array<{ holder: Record<string, unknown> | unknown[]; key: string | number }> = [
+    { holder: root as unknown as Record<string, unknown>, key: "v" },
+  ];
   while (stack.length > 0) {
     const { holder, key } = stack.pop()!;
     const v = (holder as Record<string | number, unknown>)[key];
@@ -113,7 +122,9 @@ export function parseCheckpointPack(text: string): CheckpointPack {
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new LedgerError("state_corrupt", `Expected a checkpoint pack to be JSON, got ${describeValue(text)}`, { cause: err });
+    throw new LedgerError("state_corrupt", `Expected a checkpoint pack to be JSON, got ${describeValue(text)}`, {
+      cause: err,
+    });
   }
   const result = packSchema.safeParse(json);
   if (!result.success) {
@@ -165,9 +176,15 @@ export interface SealedCheckpoint {
 export async function sealCheckpoint(state: SummaryState, options: SealCheckpointOptions): Promise<SealedCheckpoint> {
   const pack = buildCheckpointPack(state, options);
   const { handle } = await options.stash(pack);
-  const ref: CheckpointRef = { coveredCount: state.coveredCount, fingerprint: state.coveredFingerprint, handle, turns: state.digest.turns + state.entries.length };
+  const ref: CheckpointRef = {
+    coveredCount: state.coveredCount,
+    fingerprint: state.coveredFingerprint,
+    handle,
+    turns: state.digest.turns + state.entries.length,
+  };
   const last = state.checkpoints.at(-1);
-  const checkpoints = last?.handle === handle ? state.checkpoints : [...state.checkpoints, ref].slice(-MAX_CHECKPOINT_REFS);
+  const checkpoints =
+    last?.handle === handle ? state.checkpoints : [...state.checkpoints, ref].slice(-MAX_CHECKPOINT_REFS);
   return { state: foldSummary({ ...state, checkpoints }, options.keepEntries ?? 16), handle, pack };
 }
 

@@ -7,29 +7,60 @@ const H = `ledger:v1:sha256:${"cd".repeat(32)}`;
 /* One realistic tool-heavy turn: request, two tool calls (one failing, one offloaded to a stub), a decision. */
 function realisticTurn(): unknown[] {
   return [
-    { role: "user", content: "The invoice job crashed overnight. Check logs/worker.log and rerun the tests in src/billing/invoice.test.ts.", timestamp: 1 },
+    {
+      role: "user",
+      content:
+        "The invoice job crashed overnight. Check logs/worker.log and rerun the tests in src/billing/invoice.test.ts.",
+      timestamp: 1,
+    },
     {
       role: "assistant",
       content: [
         { type: "thinking", thinking: "look at the log first" },
         { type: "text", text: "Looking at the log first." },
         { type: "toolCall", id: "c1", name: "read", arguments: { path: "logs/worker.log" } },
-        { type: "toolCall", id: "c2", name: "exec", arguments: { command: "npx vitest run src/billing/invoice.test.ts", timeout: 120 } },
+        {
+          type: "toolCall",
+          id: "c2",
+          name: "exec",
+          arguments: { command: "npx vitest run src/billing/invoice.test.ts", timeout: 120 },
+        },
       ],
     },
-    { role: "toolResult", toolCallId: "c1", toolName: "read", content: [{ type: "text", text: `[context-ledger artifact ${H}]\n182,340 chars, 2,104 lines, log\nFetch with ledger_fetch.` }], isError: false },
+    {
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "read",
+      content: [
+        {
+          type: "text",
+          text: `[context-ledger artifact ${H}]\n182,340 chars, 2,104 lines, log\nFetch with ledger_fetch.`,
+        },
+      ],
+      isError: false,
+    },
     {
       role: "toolResult",
       toolCallId: "c2",
       toolName: "exec",
-      content: [{ type: "text", text: "✓ totals (3ms)\n✗ rounding\nAssertionError: expected 1999 to be 2000 (ERR_INVOICE_TOTAL_MISMATCH)\nexit code 1" }],
+      content: [
+        {
+          type: "text",
+          text: "✓ totals (3ms)\n✗ rounding\nAssertionError: expected 1999 to be 2000 (ERR_INVOICE_TOTAL_MISMATCH)\nexit code 1",
+        },
+      ],
       isError: true,
       details: { exitCode: 1 },
     },
     { role: "user", content: "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nnote\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>" },
     {
       role: "assistant",
-      content: [{ type: "text", text: "The rounding test fails with ERR_INVOICE_TOTAL_MISMATCH. We decided to store money as integer cents. The batch limit stays at 2500 rows." }],
+      content: [
+        {
+          type: "text",
+          text: "The rounding test fails with ERR_INVOICE_TOTAL_MISMATCH. We decided to store money as integer cents. The batch limit stays at 2500 rows.",
+        },
+      ],
     },
   ];
 }
@@ -43,8 +74,12 @@ describe("extendSummary", () => {
     expect(s.entries).toHaveLength(1);
     const e = s.entries[0]!;
     expect([e.from, e.to]).toEqual([0, 6]);
-    expect(e.user).toBe("The invoice job crashed overnight. Check logs/worker.log and rerun the tests in src/billing/invoice.test.ts.");
-    expect(e.assistant).toBe("The rounding test fails with ERR_INVOICE_TOTAL_MISMATCH. We decided to store money as integer cents. The batch limit stays at 2500 rows.");
+    expect(e.user).toBe(
+      "The invoice job crashed overnight. Check logs/worker.log and rerun the tests in src/billing/invoice.test.ts.",
+    );
+    expect(e.assistant).toBe(
+      "The rounding test fails with ERR_INVOICE_TOTAL_MISMATCH. We decided to store money as integer cents. The batch limit stays at 2500 rows.",
+    );
     expect(e.decisions).toEqual(["We decided to store money as integer cents."]);
     expect(e.facts).toEqual(["The batch limit stays at 2500 rows."]);
     expect(e.tools).toEqual([
@@ -92,10 +127,20 @@ describe("extendSummary", () => {
 
   it("skips the engine's own blocks and host internals, covering them without a turn", () => {
     const messages = [
-      { role: "user", content: "[context-ledger summary]\nTurn 1 (msgs 0-3): User: \"old\" | Files: secret/old.ts\n[/context-ledger summary]" },
+      {
+        role: "user",
+        content:
+          '[context-ledger summary]\nTurn 1 (msgs 0-3): User: "old" | Files: secret/old.ts\n[/context-ledger summary]',
+      },
       { role: "user", content: [{ type: "text", text: "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>> x" }] },
       { role: "user", content: "Deploy to staging." },
-      { role: "assistant", content: [{ type: "text", text: "[context-ledger checkpoint]\nold text\n[/context-ledger checkpoint]" }, { type: "text", text: "Deployed." }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "[context-ledger checkpoint]\nold text\n[/context-ledger checkpoint]" },
+          { type: "text", text: "Deployed." },
+        ],
+      },
     ];
     const s = extendSummary(createSummaryState("e"), messages, messages.length);
     expect(s.coveredCount).toBe(4);
@@ -115,7 +160,10 @@ describe("extendSummary", () => {
       "text",
       { role: "user" },
       { role: "assistant", content: "not an array" },
-      { role: "assistant", content: [null, { type: "toolCall" }, { type: "toolCall", id: 5, name: {}, arguments: "{bad json" }] },
+      {
+        role: "assistant",
+        content: [null, { type: "toolCall" }, { type: "toolCall", id: 5, name: {}, arguments: "{bad json" }],
+      },
       { role: "toolResult", content: 7, isError: "yes" },
       { role: "user", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] },
     ];
@@ -131,8 +179,24 @@ describe("extendSummary", () => {
 
   it("bounds an entry however large the turn", () => {
     const calls = Array.from({ length: 100 }, (_, i) => [
-      { role: "assistant", content: [{ type: "toolCall", id: `c${i}`, name: "exec", arguments: { command: `cat file${i}.txt ${"x".repeat(5000)}` } }] },
-      { role: "toolResult", toolCallId: `c${i}`, toolName: "exec", content: [{ type: "text", text: `Error E${1000 + i}\n`.repeat(2000) }], isError: true },
+      {
+        role: "assistant",
+        content: [
+          {
+            type: "toolCall",
+            id: `c${i}`,
+            name: "exec",
+            arguments: { command: `cat file${i}.txt ${"x".repeat(5000)}` },
+          },
+        ],
+      },
+      {
+        role: "toolResult",
+        toolCallId: `c${i}`,
+        toolName: "exec",
+        content: [{ type: "text", text: `Error E${1000 + i}\n`.repeat(2000) }],
+        isError: true,
+      },
     ]).flat();
     const messages = [{ role: "user", content: `Go. ${"word ".repeat(50_000)}` }, ...calls];
     const s = extendSummary(createSummaryState("e"), messages, messages.length);

@@ -15,7 +15,13 @@ import {
   pushBounded,
   stripLedgerBlocks,
 } from "./extract-facts.js";
-import { ENTRY_LIMITS as L, messageFingerprint, type SummaryEntry, type SummaryState, type ToolRecord } from "./summary-state.js";
+import {
+  ENTRY_LIMITS as L,
+  messageFingerprint,
+  type SummaryEntry,
+  type SummaryState,
+  type ToolRecord,
+} from "./summary-state.js";
 
 /**
  * Extends `state` to cover messages `[state.coveredCount, toIndex)` and
@@ -78,7 +84,18 @@ function genuineUserText(message: unknown): string | undefined {
 }
 
 function newEntry(from: number): SummaryEntry {
-  return { from, to: from, endFingerprint: "", decisions: [], facts: [], tools: [], toolsOmitted: 0, files: [], errors: [], handles: [] };
+  return {
+    from,
+    to: from,
+    endFingerprint: "",
+    decisions: [],
+    facts: [],
+    tools: [],
+    toolsOmitted: 0,
+    files: [],
+    errors: [],
+    handles: [],
+  };
 }
 
 function cloneEntry(e: SummaryEntry): SummaryEntry {
@@ -141,7 +158,10 @@ function addToolResult(entry: SummaryEntry, message: LooseMessage): void {
   let record = id === undefined ? undefined : entry.tools.findLast((t) => t.id === id);
   if (!record) {
     if (entry.tools.length >= L.tools) return;
-    record = { name: typeof message.toolName === "string" && message.toolName ? clip(message.toolName, 64) : "tool", outcome: "pending" };
+    record = {
+      name: typeof message.toolName === "string" && message.toolName ? clip(message.toolName, 64) : "tool",
+      outcome: "pending",
+    };
     if (id !== undefined) record.id = id;
     entry.tools.push(record);
   }
@@ -150,8 +170,10 @@ function addToolResult(entry: SummaryEntry, message: LooseMessage): void {
       .map((b) => (typeof b.text === "string" ? b.text : ""))
       .join("\n"),
   );
-  const details = message.details && typeof message.details === "object" ? (message.details as Record<string, unknown>) : {};
-  const exitCode = typeof details.exitCode === "number" && Number.isInteger(details.exitCode) ? details.exitCode : exitCodeIn(text);
+  const details =
+    message.details && typeof message.details === "object" ? (message.details as Record<string, unknown>) : {};
+  const exitCode =
+    typeof details.exitCode === "number" && Number.isInteger(details.exitCode) ? details.exitCode : exitCodeIn(text);
   if (exitCode !== undefined) record.exitCode = exitCode;
   record.outcome = message.isError === true || (exitCode !== undefined && exitCode !== 0) ? "error" : "ok";
   const handles = handlesIn(text);
@@ -166,7 +188,8 @@ function addToolResult(entry: SummaryEntry, message: LooseMessage): void {
 }
 
 const PATH_KEYS = /^(?:path|paths|file|files|file_?path|filename|dir|directory|cwd|target|source|dest|destination)$/i;
-const KEY_ORDER = /^(?:command|cmd|script|path|paths|file|files|file_?path|filename|dir|directory|cwd|url|uri|href|query|q|pattern|search|glob|handle|selector|target|source|dest|destination)$/i;
+const KEY_ORDER =
+  /^(?:command|cmd|script|path|paths|file|files|file_?path|filename|dir|directory|cwd|url|uri|href|query|q|pattern|search|glob|handle|selector|target|source|dest|destination)$/i;
 
 /** Key arguments of a tool call (paths, commands, urls, queries), bounded, and the paths it touches. */
 function keyArgs(raw: unknown): { args: string; files: string[] } {

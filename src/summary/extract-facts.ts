@@ -18,7 +18,8 @@ const PATH_RE =
   /(?<![\w/.:@-])(?:~\/|\.{1,2}\/|\/)?(?:[\w@+-][\w.@+-]*\/)*[\w@+-][\w@+.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/])|(?<![\w/.:@-])(?:~\/|\.{1,2}\/|\/)(?:[\w@+.-]+\/)*[\w@+.-]+(?![\w/])|(?<![\w/.:@-])[\w@+-][\w.@+-]*\/(?:[\w@+.-]+\/)+[\w@+.-]+(?![\w/])/g;
 const CODE_RE =
   /\b(?:ERR_[A-Z0-9_]+|E[A-Z]{3,}[A-Z0-9_]*|[A-Z][A-Z0-9]*_(?:ERR|ERROR|FAIL|FAILED)[A-Z0-9_]*|[A-Z]{1,5}-?\d{3,5}|[A-Z][A-Za-z]+(?:Error|Exception)|HTTP \d{3}|SIG[A-Z]{3,})\b/g;
-const ERROR_WORD_RE = /\b(?:error|errors|fail|fails|failed|failing|failure|fatal|crash(?:es|ed|ing)?|exception|panic|traceback|denied|refused|not found|timed out|cannot|unable to)\b/i;
+const ERROR_WORD_RE =
+  /\b(?:error|errors|fail|fails|failed|failing|failure|fatal|crash(?:es|ed|ing)?|exception|panic|traceback|denied|refused|not found|timed out|cannot|unable to)\b/i;
 const ERROR_CODE_RE = /ERR_|\bE[A-Z]{3,}\b/;
 const DECISION_RE =
   /\b(?:decided|decide|decision|we(?:'ll| will| should| shall) (?:use|go|keep|switch|adopt|stick|move|pin|drop|not)|let's (?:use|go|keep|switch|adopt|stick|move|pin|drop|not)|going with|go with|settled on|chose|chosen|choose|agreed|agree|switch(?:ing)? to|instead of|from now on|must|never|always|do not|don't|prefer|the plan is|standardi[sz]e on|approved|rejected)\b/i;
@@ -103,7 +104,12 @@ export function errorSentences(text: string, max: number): string[] {
 /** Sentences that carry a number, a code or a quoted identifier and are neither decisions nor errors. */
 export function factSentences(text: string, max: number): string[] {
   return sentencesOf(text)
-    .filter((s) => !DECISION_RE.test(s) && !ERROR_WORD_RE.test(s) && (NUMBER_RE.test(s) || /`[^`]+`/.test(s) || codesIn(s).length > 0))
+    .filter(
+      (s) =>
+        !DECISION_RE.test(s) &&
+        !ERROR_WORD_RE.test(s) &&
+        (NUMBER_RE.test(s) || /`[^`]+`/.test(s) || codesIn(s).length > 0),
+    )
     .map((s) => clip(s, max));
 }
 
@@ -114,7 +120,9 @@ export function handlesIn(text: string): string[] {
 
 /** Extensions a bare `name.ext` (no slash) must have to count as a file: `s.length` and `process.stdout.write` are code. */
 const FILE_EXTENSIONS = new Set(
-  "ts tsx mts cts js jsx mjs cjs json json5 jsonl md mdx txt log yaml yml toml ini conf cfg env sh bash zsh fish ps1 py pyi rb go rs java kt kts c h cc cpp hpp cs php html htm css scss sass less xml csv tsv sql db sqlite lock pdf png jpg jpeg gif svg webp ico zip gz tgz tar bz2 xz ipynb vue svelte swift dart lua pl r scala ex exs erl hs ml tf tfvars gradle properties pem crt key bak patch diff wasm proto graphql gql dockerfile makefile mk cmake plist sln csproj".split(" "),
+  "ts tsx mts cts js jsx mjs cjs json json5 jsonl md mdx txt log yaml yml toml ini conf cfg env sh bash zsh fish ps1 py pyi rb go rs java kt kts c h cc cpp hpp cs php html htm css scss sass less xml csv tsv sql db sqlite lock pdf png jpg jpeg gif svg webp ico zip gz tgz tar bz2 xz ipynb vue svelte swift dart lua pl r scala ex exs erl hs ml tf tfvars gradle properties pem crt key bak patch diff wasm proto graphql gql dockerfile makefile mk cmake plist sln csproj".split(
+    " ",
+  ),
 );
 
 /** File-system paths and file names in `text` (URLs, handles, member accesses and calls excluded). */
@@ -131,7 +139,15 @@ export function pathsIn(text: string): string[] {
     const ext = /\.([A-Za-z][A-Za-z0-9]{0,7})$/.exec(p)?.[1]?.toLowerCase();
     if (!slash && (ext === undefined || !FILE_EXTENSIONS.has(ext))) continue;
     // An extensionless absolute path of one segment (`/file`, `/tmp`) is too often a fragment of code or prose.
-    if (slash && ext === undefined && p.replace(/^~?\/+/, "").split("/").filter(Boolean).length < 2) continue;
+    if (
+      slash &&
+      ext === undefined &&
+      p
+        .replace(/^~?\/+/, "")
+        .split("/")
+        .filter(Boolean).length < 2
+    )
+      continue;
     found.push(p);
   }
   return unique(found);
@@ -148,7 +164,8 @@ export function errorLines(text: string, limit: number, max: number): string[] {
   for (const line of text.slice(0, SCAN_CHARS).split("\n")) {
     if (out.length >= limit) break;
     const trimmed = line.trim();
-    if (trimmed && !trimmed.startsWith(LEDGER_MARKER) && (ERROR_WORD_RE.test(trimmed) || ERROR_CODE_RE.test(trimmed))) out.push(clip(trimmed, max));
+    if (trimmed && !trimmed.startsWith(LEDGER_MARKER) && (ERROR_WORD_RE.test(trimmed) || ERROR_CODE_RE.test(trimmed)))
+      out.push(clip(trimmed, max));
   }
   return unique(out);
 }

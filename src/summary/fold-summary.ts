@@ -31,7 +31,11 @@ export function mergeIntoDigest(digest: SummaryDigest, entries: readonly Summary
     dropped += pushBounded(out.facts, e.facts, D.facts);
     dropped += pushBounded(out.files, e.files, D.files);
     dropped += pushBounded(out.errors, e.errors, D.errors);
-    dropped += pushBounded(out.handles, [...e.tools.flatMap((t) => (t.handle ? [t.handle] : [])), ...e.handles], D.handles);
+    dropped += pushBounded(
+      out.handles,
+      [...e.tools.flatMap((t) => (t.handle ? [t.handle] : [])), ...e.handles],
+      D.handles,
+    );
     out.omitted += dropped;
   }
   return out;
@@ -46,5 +50,9 @@ export function foldSummary(state: SummaryState, keepEntries: number): SummarySt
   const keep = Math.max(0, Math.floor(keepEntries));
   if (state.entries.length <= keep) return state;
   const cut = state.entries.length - keep;
-  return { ...state, digest: mergeIntoDigest(state.digest, state.entries.slice(0, cut)), entries: state.entries.slice(cut) };
+  return {
+    ...state,
+    digest: mergeIntoDigest(state.digest, state.entries.slice(0, cut)),
+    entries: state.entries.slice(cut),
+  };
 }

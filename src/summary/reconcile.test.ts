@@ -9,8 +9,17 @@ const H = `ledger:v1:sha256:${"ef".repeat(32)}`;
 function turn(i: number): unknown[] {
   return [
     { role: "user", content: `Request ${i}: run the job for src/mod${i}.ts.` },
-    { role: "assistant", content: [{ type: "toolCall", id: `t${i}`, name: "exec", arguments: { command: `run src/mod${i}.ts` } }] },
-    { role: "toolResult", toolCallId: `t${i}`, toolName: "exec", content: [{ type: "text", text: `${"output line\n".repeat(2000)}exit code 0` }], isError: false },
+    {
+      role: "assistant",
+      content: [{ type: "toolCall", id: `t${i}`, name: "exec", arguments: { command: `run src/mod${i}.ts` } }],
+    },
+    {
+      role: "toolResult",
+      toolCallId: `t${i}`,
+      toolName: "exec",
+      content: [{ type: "text", text: `${"output line\n".repeat(2000)}exit code 0` }],
+      isError: false,
+    },
     { role: "assistant", content: [{ type: "text", text: `Job ${i} done.` }] },
   ];
 }
@@ -27,7 +36,11 @@ describe("reconcileSummary", () => {
   it("keeps a consistent state as it is", () => {
     const messages = conversation(3);
     const s = covered(messages);
-    expect(reconcileSummary(s, [...messages, ...turn(9)])).toEqual({ state: s, rolledBack: false, reason: "consistent" });
+    expect(reconcileSummary(s, [...messages, ...turn(9)])).toEqual({
+      state: s,
+      rolledBack: false,
+      reason: "consistent",
+    });
     const empty = createSummaryState("e");
     expect(reconcileSummary(empty, []).rolledBack).toBe(false);
   });
@@ -36,7 +49,9 @@ describe("reconcileSummary", () => {
     const messages = conversation(3);
     const s = covered(messages);
     const rewritten = messages.map((m) =>
-      (m as { role: string }).role === "toolResult" ? { ...(m as object), content: [{ type: "text", text: `[context-ledger artifact ${H}]\n24,000 chars` }] } : m,
+      (m as { role: string }).role === "toolResult"
+        ? { ...(m as object), content: [{ type: "text", text: `[context-ledger artifact ${H}]\n24,000 chars` }] }
+        : m,
     );
     expect(messageFingerprint(rewritten[2])).toBe(messageFingerprint(messages[2]));
     expect(reconcileSummary(s, rewritten).rolledBack).toBe(false);
@@ -57,7 +72,12 @@ describe("reconcileSummary", () => {
   it("rolls back when the transcript diverges (branch switch), then re-extends to the new branch", () => {
     const messages = conversation(4);
     const s = covered(messages);
-    const branch = [...messages.slice(0, 8), { role: "user", content: "Different question on a new branch." }, ...turn(7).slice(1), ...turn(8)];
+    const branch = [
+      ...messages.slice(0, 8),
+      { role: "user", content: "Different question on a new branch." },
+      ...turn(7).slice(1),
+      ...turn(8),
+    ];
     const r = reconcileSummary(s, branch);
     expect(r).toMatchObject({ rolledBack: true, reason: "transcript_diverged" });
     expect(r.state.coveredCount).toBe(8);
@@ -73,7 +93,10 @@ describe("reconcileSummary", () => {
 
   it("rolls back to empty when nothing matches (a different conversation)", () => {
     const s = covered(conversation(3));
-    const other = [{ role: "user", content: "hello" }, { role: "assistant", content: [{ type: "text", text: "hi" }] }];
+    const other = [
+      { role: "user", content: "hello" },
+      { role: "assistant", content: [{ type: "text", text: "hi" }] },
+    ];
     const r = reconcileSummary(s, other);
     expect(r.rolledBack).toBe(true);
     expect(r.state).toEqual(createSummaryState("e"));
@@ -82,9 +105,16 @@ describe("reconcileSummary", () => {
 
   it("uses the digest boundary, and points at a sealed checkpoint older than the digest", async () => {
     const messages = conversation(6);
-    const stash = async (content: string) => ({ handle: `ledger:v1:sha256:${content.length.toString(16).padStart(64, "0")}` });
+    const stash = async (content: string) => ({
+      handle: `ledger:v1:sha256:${content.length.toString(16).padStart(64, "0")}`,
+    });
     let s = extendSummary(createSummaryState("e"), messages, 8);
-    const first = await sealCheckpoint(s, { frontierIndex: 8, frontierFingerprint: messageFingerprint(messages[8]), stash, keepEntries: 0 });
+    const first = await sealCheckpoint(s, {
+      frontierIndex: 8,
+      frontierFingerprint: messageFingerprint(messages[8]),
+      stash,
+      keepEntries: 0,
+    });
     s = extendSummary(first.state, messages, 20);
     const second = await sealCheckpoint(s, { frontierIndex: 20, frontierFingerprint: null, stash, keepEntries: 1 });
     s = extendSummary(second.state, messages, 24);
@@ -92,7 +122,9 @@ describe("reconcileSummary", () => {
 
     // Diverges inside the detailed entries' range but after the digest: keeps the digest.
     const atDigest = reconcileSummary(s, [...messages.slice(0, 16), { role: "user", content: "new" }]);
-    expect([atDigest.state.coveredCount, atDigest.state.entries.length, atDigest.state.digest.turns]).toEqual([16, 0, 4]);
+    expect([atDigest.state.coveredCount, atDigest.state.entries.length, atDigest.state.digest.turns]).toEqual([
+      16, 0, 4,
+    ]);
 
     // Diverges before the digest's end, after the first checkpoint: restore from that pack.
     const early = [...messages.slice(0, 8), { role: "user", content: "rewound" }];
@@ -103,7 +135,12 @@ describe("reconcileSummary", () => {
     expect(restored.coveredCount).toBe(8);
     expect(restored.entries).toHaveLength(2);
     expect(reconcileSummary(restored, early).rolledBack).toBe(false);
-    expect(() => restoreFromCheckpointPack(buildCheckpointPack(s, { frontierIndex: 0, frontierFingerprint: null }), r.restoreFrom!)).toThrow(/Expected checkpoint/);
+    expect(() =>
+      restoreFromCheckpointPack(
+        buildCheckpointPack(s, { frontierIndex: 0, frontierFingerprint: null }),
+        r.restoreFrom!,
+      ),
+    ).toThrow(/Expected checkpoint/);
   });
 });
 
@@ -118,6 +155,8 @@ describe("a host that passes a tail of the transcript", () => {
     expect(r.state.coveredFingerprint).toBe(s.coveredFingerprint);
     expect(r.state.entries.map((e) => e.user)).toEqual(s.entries.map((e) => e.user));
     // Extending from there reads the tail's next turn, as it would have read the full transcript's.
-    expect(extendSummary(r.state, tail, 12).entries.at(-1)?.user).toBe(extendSummary(s, messages, 20).entries.at(-1)?.user);
+    expect(extendSummary(r.state, tail, 12).entries.at(-1)?.user).toBe(
+      extendSummary(s, messages, 20).entries.at(-1)?.user,
+    );
   });
 });

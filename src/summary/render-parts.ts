@@ -60,7 +60,14 @@ export interface DigestBlock {
 }
 
 /** Share of the condensed block each list may fill before the rest is dealt round-robin. */
-const SHARES: Record<string, number> = { Decided: 0.22, Errors: 0.12, Handles: 0.2, Notes: 0.2, Files: 0.16, Requests: 0.1 };
+const SHARES: Record<string, number> = {
+  Decided: 0.22,
+  Errors: 0.12,
+  Handles: 0.2,
+  Notes: 0.2,
+  Files: 0.16,
+  Requests: 0.1,
+};
 
 interface DigestList {
   label: string;
@@ -84,7 +91,8 @@ export function renderDigestBlock(d: SummaryDigest, firstTurn: number, budget: n
     `${tools ? `: ${tools}` : ""}):`;
   const requests = dedupeShapes(d.requests.map((x) => clip(redact(x), 100)));
   const errors = compactErrors(d.errors);
-  const addsToErrors = (note: string): boolean => /\d|[A-Z]{2,}/.test(errors.reduce((n, code) => n.split(code).join(""), note));
+  const addsToErrors = (note: string): boolean =>
+    /\d|[A-Z]{2,}/.test(errors.reduce((n, code) => n.split(code).join(""), note));
   const lists: DigestList[] = [
     { label: "Decided", items: d.decisions.map((x) => compactDecision(redact(x))), sep: "; " },
     { label: "Errors", items: errors.map((x) => clip(redact(x), 100)), sep: "; " },
@@ -163,7 +171,9 @@ function compactNote(sentence: string): string {
 /** Error lists without bare exit codes (the tool records carry them) and lines that only repeat a listed code. */
 function compactErrors(errors: readonly string[]): string[] {
   const codes = errors.filter((e) => !/\s/.test(e) || /^(?:HTTP|SQLSTATE) \S+$/.test(e));
-  return errors.filter((e) => !/^exit(?: code| status)? -?\d+$/i.test(e) && (codes.includes(e) || !codes.some((c) => e.includes(c))));
+  return errors.filter(
+    (e) => !/^exit(?: code| status)? -?\d+$/i.test(e) && (codes.includes(e) || !codes.some((c) => e.includes(c))),
+  );
 }
 
 /** Collapses items that differ only in their numbers (the same templated line) into the newest one, counted. */

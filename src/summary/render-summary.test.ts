@@ -12,15 +12,25 @@ const fakeStash = async (content: string) => {
 function turn(i: number): unknown[] {
   return [
     { role: "user", content: `Step ${i}: check services/svc-${i}/main.go for the leak.` },
-    { role: "assistant", content: [{ type: "toolCall", id: `c${i}`, name: "exec", arguments: { command: `go test ./services/svc-${i}/...` } }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "toolCall", id: `c${i}`, name: "exec", arguments: { command: `go test ./services/svc-${i}/...` } },
+      ],
+    },
     {
       role: "toolResult",
       toolCallId: `c${i}`,
       toolName: "exec",
-      content: [{ type: "text", text: i % 3 === 0 ? `panic: E${4000 + i} pool exhausted\nexit code 2` : "ok\nexit code 0" }],
+      content: [
+        { type: "text", text: i % 3 === 0 ? `panic: E${4000 + i} pool exhausted\nexit code 2` : "ok\nexit code 0" },
+      ],
       isError: i % 3 === 0,
     },
-    { role: "assistant", content: [{ type: "text", text: `Checked svc-${i}. We will keep the pool size at ${10 + i} connections.` }] },
+    {
+      role: "assistant",
+      content: [{ type: "text", text: `Checked svc-${i}. We will keep the pool size at ${10 + i} connections.` }],
+    },
   ];
 }
 
@@ -72,7 +82,9 @@ describe("renderSummary", () => {
   });
 
   it("renders an empty record honestly", () => {
-    expect(renderSummary(createSummaryState("e"))).toBe(`${SUMMARY_OPEN}\nNo earlier turns recorded.\n${SUMMARY_CLOSE}`);
+    expect(renderSummary(createSummaryState("e"))).toBe(
+      `${SUMMARY_OPEN}\nNo earlier turns recorded.\n${SUMMARY_CLOSE}`,
+    );
   });
 
   it("applies redaction to recorded text", () => {
@@ -92,11 +104,18 @@ describe("renderSummary", () => {
     for (let cycle = 1; cycle <= 100; cycle++) {
       // The previous summary comes back as a marked message (and quoted by the model), then a real turn.
       if (rendered) {
-        messages = [...messages, { role: "user", content: rendered }, { role: "assistant", content: [{ type: "text", text: `Noted.\n${rendered}` }] }];
+        messages = [
+          ...messages,
+          { role: "user", content: rendered },
+          { role: "assistant", content: [{ type: "text", text: `Noted.\n${rendered}` }] },
+        ];
       }
       messages = [...messages, ...turn(cycle)];
       state = extendSummary(state, messages, messages.length);
-      if (cycle % 10 === 0) state = (await sealCheckpoint(state, { frontierIndex: messages.length, frontierFingerprint: null, stash: fakeStash })).state;
+      if (cycle % 10 === 0)
+        state = (
+          await sealCheckpoint(state, { frontierIndex: messages.length, frontierFingerprint: null, stash: fakeStash })
+        ).state;
       rendered = renderSummary(state, { maxChars });
       lengths.push(rendered.length);
       expect(rendered.length).toBeLessThanOrEqual(maxChars);

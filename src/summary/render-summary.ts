@@ -62,7 +62,10 @@ export function renderSummary(state: SummaryState, options: RenderSummaryOptions
 
 /** {@link renderSummary} with an account of what was kept and condensed. */
 export function renderSummaryReport(state: SummaryState, options: RenderSummaryOptions = {}): SummaryRender {
-  const maxChars = Math.max(MIN_SUMMARY_CHARS, Math.floor(Number.isFinite(options.maxChars) ? options.maxChars! : 4000));
+  const maxChars = Math.max(
+    MIN_SUMMARY_CHARS,
+    Math.floor(Number.isFinite(options.maxChars) ? options.maxChars! : 4000),
+  );
   const share = Math.min(1, Math.max(0, options.detailShare ?? 0.35));
   const redact = options.redact ?? redactSecrets;
   const handle = options.checkpointHandle ?? state.checkpoints.at(-1)?.handle;
@@ -81,7 +84,13 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
 
   const allLen = lines.reduce((sum, l) => sum + l.length + 1, 0);
   if (state.digest.turns === 0 && fixed + allLen <= maxChars) {
-    return finish([intro, ...lines], { detailedTurns: entries.length, condensedTurns: 0, omittedItems: 0, recordHandle: undefined, needsCheckpoint: false });
+    return finish([intro, ...lines], {
+      detailedTurns: entries.length,
+      condensedTurns: 0,
+      omittedItems: 0,
+      recordHandle: undefined,
+      needsCheckpoint: false,
+    });
   }
 
   const avail = Math.max(0, maxChars - fixed - recordLine.length - 1);
@@ -105,14 +114,20 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
   const base = digestFor(state, baseCount);
   while (k < lines.length && k < kMax) {
     const len = lines[lines.length - 1 - k]!.length + 1;
-    const rest = renderDigestBlock(mergeIntoDigest(base, entries.slice(baseCount, entries.length - k - 1)), 1, Number.MAX_SAFE_INTEGER, redact);
+    const rest = renderDigestBlock(
+      mergeIntoDigest(base, entries.slice(baseCount, entries.length - k - 1)),
+      1,
+      Number.MAX_SAFE_INTEGER,
+      redact,
+    );
     if (detailLen + len + rest.text.length + 1 > avail) break;
     detailLen += len;
     k++;
   }
   const older = entries.length - k;
   const digest = older >= baseCount ? mergeIntoDigest(base, entries.slice(baseCount, older)) : digestFor(state, older);
-  const block = digest.turns > 0 ? renderDigestBlock(digest, 1, avail - detailLen - 1, redact) : { text: "", omitted: 0 };
+  const block =
+    digest.turns > 0 ? renderDigestBlock(digest, 1, avail - detailLen - 1, redact) : { text: "", omitted: 0 };
   const body = [intro, recordLine, ...(block.text ? [block.text] : []), ...lines.slice(older)];
   return finish(body, {
     detailedTurns: k,

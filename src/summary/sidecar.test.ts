@@ -39,7 +39,12 @@ describe("summary sidecar", () => {
     const file = path.join(dir, "summary-x.json");
     expect(await codeOf(loadSummary(file))).toBe("io_failed");
     expect(await tryLoadSummary(file)).toBeUndefined();
-    for (const content of ["{ truncated", "[]", JSON.stringify({ ...createSummaryState("x"), schema: "other" }), JSON.stringify({ ...createSummaryState("x"), entries: [{}] })]) {
+    for (const content of [
+      "{ truncated",
+      "[]",
+      JSON.stringify({ ...createSummaryState("x"), schema: "other" }),
+      JSON.stringify({ ...createSummaryState("x"), entries: [{}] }),
+    ]) {
       await fsp.writeFile(file, content);
       expect(await codeOf(loadSummary(file))).toBe("state_corrupt");
       expect(await tryLoadSummary(file)).toBeUndefined();

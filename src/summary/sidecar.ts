@@ -31,13 +31,21 @@ export async function loadSummary(file: string): Promise<SummaryState> {
   try {
     text = await fsp.readFile(file, "utf8");
   } catch (err) {
-    throw new LedgerError("io_failed", `Expected to read the summary sidecar \`${file}\`, got ${(err as Error).message}`, { cause: err });
+    throw new LedgerError(
+      "io_failed",
+      `Expected to read the summary sidecar \`${file}\`, got ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new LedgerError("state_corrupt", `Expected the summary sidecar \`${file}\` to hold JSON, got ${describeValue(text)}`, { cause: err });
+    throw new LedgerError(
+      "state_corrupt",
+      `Expected the summary sidecar \`${file}\` to hold JSON, got ${describeValue(text)}`,
+      { cause: err },
+    );
   }
   return parseSummaryState(json, `the summary sidecar \`${file}\``);
 }

@@ -12,7 +12,8 @@ const turn = (i: number): unknown[] => [
   { role: "user", content: `Request ${i}: check shard ${i}.` },
   { role: "assistant", content: [{ type: "text", text: `Shard ${i} is fine.` }] },
 ];
-const conversation = (from: number, to: number): unknown[] => Array.from({ length: to - from }, (_, k) => turn(from + k)).flat();
+const conversation = (from: number, to: number): unknown[] =>
+  Array.from({ length: to - from }, (_, k) => turn(from + k)).flat();
 
 describe("continuedEpoch", () => {
   let dir: string | undefined;

@@ -52,7 +52,8 @@ export async function openSummary(options: OpenSummaryOptions): Promise<OpenedSu
   try {
     return { file, epoch, state: await loadSummary(file), readFailed: false };
   } catch (err) {
-    if ((err as { cause?: NodeJS.ErrnoException }).cause?.code === "ENOENT") return { file, epoch, state: createSummaryState(epoch), readFailed: false };
+    if ((err as { cause?: NodeJS.ErrnoException }).cause?.code === "ENOENT")
+      return { file, epoch, state: createSummaryState(epoch), readFailed: false };
     const code = typeof (err as { code?: unknown }).code === "string" ? (err as { code: string }).code : "io_failed";
     options.onReadError?.(code, (err as Error).message);
     return { file, epoch, state: createSummaryState(epoch), readFailed: true };
@@ -82,16 +83,29 @@ export async function continuedEpoch(sessionDir: string, messages: readonly unkn
 /** {@link continuedEpoch} with the sidecar's path and mtime (one `stat` when the transcript shows its first message). */
 export async function findEpochSidecar(sessionDir: string, messages: readonly unknown[]): Promise<EpochSidecar> {
   const epoch = conversationEpoch(messages);
-  const candidate = { epoch, file: summaryPath(sessionDir, epoch), mtimeMs: await mtimeOf(summaryPath(sessionDir, epoch)) };
+  const candidate = {
+    epoch,
+    file: summaryPath(sessionDir, epoch),
+    mtimeMs: await mtimeOf(summaryPath(sessionDir, epoch)),
+  };
   if (epoch === "empty" || candidate.mtimeMs >= 0) return candidate;
   const newest = await newestSidecar(sessionDir);
   // An unreadable sidecar continues nothing: the candidate epoch starts afresh, and its own open reports problems.
-  const record = newest && newest.mtimeMs >= 0 ? await recordsAt(newest.file, newest.mtimeMs, () => tryLoadSummary(newest.file)) : undefined;
+  const record =
+    newest && newest.mtimeMs >= 0
+      ? await recordsAt(newest.file, newest.mtimeMs, () => tryLoadSummary(newest.file))
+      : undefined;
   if (!newest || !record?.coveredFingerprint || record.epoch === epoch) return candidate;
-  return messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) ? { epoch: record.epoch, ...newest } : candidate;
+  return messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint)
+    ? { epoch: record.epoch, ...newest }
+    : candidate;
 }
 
-const mtimeOf = (file: string): Promise<number> => stat(file).then((st) => st.mtimeMs, () => -1);
+const mtimeOf = (file: string): Promise<number> =>
+  stat(file).then(
+    (st) => st.mtimeMs,
+    () => -1,
+  );
 
 // 2026.9.6 slides the transcript's front every turn and assembles three times per request, so the
 // newest sidecar is looked up on most calls of a long session: parse each version of it once.
@@ -118,7 +132,12 @@ export type PackReader = (handle: string) => Promise<string | undefined>;
  * record points at one) and extends it to cover messages before `target`, reading
  * at most {@link MAX_SUMMARY_CATCH_UP} of them.
  */
-export async function bringSummaryUpTo(state: SummaryState, messages: readonly unknown[], target: number, readPack: PackReader): Promise<SummaryState> {
+export async function bringSummaryUpTo(
+  state: SummaryState,
+  messages: readonly unknown[],
+  target: number,
+  readPack: PackReader,
+): Promise<SummaryState> {
   const reconciled = reconcileSummary(state, messages);
   let next = reconciled.state;
   if (reconciled.restoreFrom) {
@@ -128,7 +147,11 @@ export async function bringSummaryUpTo(state: SummaryState, messages: readonly u
   const upTo = Math.min(target, messages.length);
   if (upTo <= next.coveredCount) return next;
   if (upTo - next.coveredCount > MAX_SUMMARY_CATCH_UP) {
-    next = { ...next, coveredCount: upTo - MAX_SUMMARY_CATCH_UP, coveredFingerprint: fingerprintMessage(messages[upTo - MAX_SUMMARY_CATCH_UP - 1]) };
+    next = {
+      ...next,
+      coveredCount: upTo - MAX_SUMMARY_CATCH_UP,
+      coveredFingerprint: fingerprintMessage(messages[upTo - MAX_SUMMARY_CATCH_UP - 1]),
+    };
   }
   return extendSummary(next, messages, upTo);
 }

@@ -121,12 +121,34 @@ export type SummaryState = z.infer<typeof summaryStateSchema>;
 
 /** An empty digest (nothing folded). */
 export function createEmptyDigest(): SummaryDigest {
-  return { turns: 0, to: 0, endFingerprint: null, toolCalls: 0, failedCalls: 0, toolNames: {}, requests: [], decisions: [], facts: [], files: [], errors: [], handles: [], omitted: 0 };
+  return {
+    turns: 0,
+    to: 0,
+    endFingerprint: null,
+    toolCalls: 0,
+    failedCalls: 0,
+    toolNames: {},
+    requests: [],
+    decisions: [],
+    facts: [],
+    files: [],
+    errors: [],
+    handles: [],
+    omitted: 0,
+  };
 }
 
 /** An empty summary for the conversation identified by `epoch` (the reset epoch). */
 export function createSummaryState(epoch: string): SummaryState {
-  return { schema: SUMMARY_SCHEMA, epoch, coveredCount: 0, coveredFingerprint: null, digest: createEmptyDigest(), entries: [], checkpoints: [] };
+  return {
+    schema: SUMMARY_SCHEMA,
+    epoch,
+    coveredCount: 0,
+    coveredFingerprint: null,
+    digest: createEmptyDigest(),
+    entries: [],
+    checkpoints: [],
+  };
 }
 
 /**

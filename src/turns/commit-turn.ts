@@ -40,7 +40,10 @@ export interface CommitTurnResult {
 export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInput): Promise<CommitTurnResult> {
   const { identity } = input;
   if (typeof input.advancementKey !== "string" || input.advancementKey.length === 0) {
-    throw new LedgerError("input_invalid", `Expected \`advancementKey\` to be a non-empty string, got ${describeValue(input.advancementKey)}`);
+    throw new LedgerError(
+      "input_invalid",
+      `Expected \`advancementKey\` to be a non-empty string, got ${describeValue(input.advancementKey)}`,
+    );
   }
   const key = input.advancementKey;
   const messages = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
@@ -75,9 +78,19 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
       if (!isLedgerError(err, "store_full")) throw err;
       // The turn is committed (the host has it), but not silently: the answer, the log and the state say what was not stored.
       notStored = err.message;
-      state.unstored = { count: (state.unstored?.count ?? 0) + 1, last: { at: new Date().toISOString(), reason: err.message } };
-      rt.logger.warn(`commitTurn session=${identity.sessionKey}: store_full: tool outputs of this turn were not stored (${err.message})`);
-      void rt.events.write({ op: "commitTurn:not-stored", agentId: identity.agentId, sessionKey: identity.sessionKey, reason: err.message });
+      state.unstored = {
+        count: (state.unstored?.count ?? 0) + 1,
+        last: { at: new Date().toISOString(), reason: err.message },
+      };
+      rt.logger.warn(
+        `commitTurn session=${identity.sessionKey}: store_full: tool outputs of this turn were not stored (${err.message})`,
+      );
+      void rt.events.write({
+        op: "commitTurn:not-stored",
+        agentId: identity.agentId,
+        sessionKey: identity.sessionKey,
+        reason: err.message,
+      });
     }
     state.agentId = identity.agentId;
     state.sessionKey = identity.sessionKey;
@@ -91,9 +104,15 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
       tokens: turn.reduce<number>((sum, m) => sum + estimateRawTokens(m), 0),
       handles,
     });
-    if (state.recentTurns.length > MAX_RECENT_TURNS) state.recentTurns.splice(0, state.recentTurns.length - MAX_RECENT_TURNS);
+    if (state.recentTurns.length > MAX_RECENT_TURNS)
+      state.recentTurns.splice(0, state.recentTurns.length - MAX_RECENT_TURNS);
     rememberKey(state, key);
-    return { value: notStored ? { status: "committed", notStored: { code: "store_full", reason: notStored } } : { status: "committed" }, write: true };
+    return {
+      value: notStored
+        ? { status: "committed", notStored: { code: "store_full", reason: notStored } }
+        : { status: "committed" },
+      write: true,
+    };
   });
 }
 

@@ -2,7 +2,12 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createArtifactStore } from "../../src/artifacts/store.js";
-import { CHECKPOINT_LIST_SCHEMA, CHECKPOINT_SHOW_SCHEMA, runCheckpointCommand, type CheckpointListing } from "../../src/cli/checkpoint.js";
+import {
+  CHECKPOINT_LIST_SCHEMA,
+  CHECKPOINT_SHOW_SCHEMA,
+  runCheckpointCommand,
+  type CheckpointListing,
+} from "../../src/cli/checkpoint.js";
 import { artifactRoot, sessionRoot } from "../../src/state/paths.js";
 import { createSessionState, sessionStatePath, writeSessionState } from "../../src/state/session-state.js";
 import { buildCheckpointPack, type CheckpointPack } from "../../src/summary/checkpoint.js";
@@ -22,7 +27,12 @@ describe("checkpoint list | show", () => {
     root = path.join(state, "context-ledger");
     const store = createArtifactStore({ root: artifactRoot(root, "main") });
     outputHandle = (await store.stash("big output\n".repeat(2_000), { kind: "tool-output" })).handle;
-    const pack = buildCheckpointPack(createSummaryState("epoch-1"), { frontierIndex: 17, frontierFingerprint: "fp17", frontierEntryId: "e0017", artifactHandles: [outputHandle] });
+    const pack = buildCheckpointPack(createSummaryState("epoch-1"), {
+      frontierIndex: 17,
+      frontierFingerprint: "fp17",
+      frontierEntryId: "e0017",
+      artifactHandles: [outputHandle],
+    });
     packHandle = (await store.stash(pack, { kind: "checkpoint", origin: { sessionKey: "agent:main:s1" } })).handle;
     const s = createSessionState("main", "agent:main:s1");
     s.checkpoints.push({ handle: packHandle, at: "2026-04-25T11:00:00.000Z", coveredCount: 17 });
@@ -38,12 +48,20 @@ describe("checkpoint list | show", () => {
     const doc = JSON.parse(run.stdout) as { schema: string; checkpoints: CheckpointListing[] };
     expect(doc.schema).toBe(CHECKPOINT_LIST_SCHEMA);
     expect(doc.checkpoints).toHaveLength(1);
-    expect(doc.checkpoints[0]).toMatchObject({ agentId: "main", sessionKey: "agent:main:s1", handle: packHandle, at: "2026-04-25T11:00:00.000Z", coveredCount: 17 });
+    expect(doc.checkpoints[0]).toMatchObject({
+      agentId: "main",
+      sessionKey: "agent:main:s1",
+      handle: packHandle,
+      at: "2026-04-25T11:00:00.000Z",
+      coveredCount: 17,
+    });
     expect(doc.checkpoints[0]!.bytes).toBeGreaterThan(100);
     const human = await runWith(runCheckpointCommand, ["list"], env);
     expect(human.stdout).toMatch(/AGENT\s+SESSION\s+SEALED\s+COVERS\s+SIZE\s+HANDLE/);
     expect(human.stdout).toContain(packHandle);
-    const none = JSON.parse((await runWith(runCheckpointCommand, ["list", "--json", "--session", "other"], env)).stdout) as { checkpoints: unknown[] };
+    const none = JSON.parse(
+      (await runWith(runCheckpointCommand, ["list", "--json", "--session", "other"], env)).stdout,
+    ) as { checkpoints: unknown[] };
     expect(none.checkpoints).toHaveLength(0);
   });
 
@@ -65,7 +83,9 @@ describe("checkpoint list | show", () => {
     expect((await runWith(runCheckpointCommand, ["show", "ledger:v1:sha256:XYZ"], env)).code).toBe(4);
     expect((await runWith(runCheckpointCommand, ["show", `ledger:v1:sha256:${"0".repeat(64)}`], env)).code).toBe(2);
     expect((await runWith(runCheckpointCommand, ["show", outputHandle], env)).code).toBe(4);
-    const fake = (await createArtifactStore({ root: artifactRoot(root, "main") }).stash("{not json", { kind: "checkpoint" })).handle;
+    const fake = (
+      await createArtifactStore({ root: artifactRoot(root, "main") }).stash("{not json", { kind: "checkpoint" })
+    ).handle;
     expect((await runWith(runCheckpointCommand, ["show", fake], env)).code).toBe(3);
     expect((await runWith(runCheckpointCommand, ["show"], env)).code).toBe(1);
     expect((await runWith(runCheckpointCommand, ["drop"], env)).code).toBe(1);

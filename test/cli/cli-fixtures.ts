@@ -13,7 +13,9 @@ export interface CliRun {
 }
 
 /** An isolated temp folder with a host state dir and HOME inside. */
-export async function makeTempState(prefix: string): Promise<{ dir: string; state: string; home: string; env: NodeJS.ProcessEnv }> {
+export async function makeTempState(
+  prefix: string,
+): Promise<{ dir: string; state: string; home: string; env: NodeJS.ProcessEnv }> {
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), `cl-${prefix}-`));
   const state = path.join(dir, "state");
   const home = path.join(dir, "home");
@@ -36,7 +38,11 @@ export async function runWith(
   out.on("data", (c: Buffer) => chunks.out.push(c));
   err.on("data", (c: Buffer) => chunks.err.push(c));
   const code = await fn(argv, { stdout: out, stderr: err, stdin: new PassThrough(), env });
-  return { code, stdout: Buffer.concat(chunks.out).toString("utf8"), stderr: Buffer.concat(chunks.err).toString("utf8") };
+  return {
+    code,
+    stdout: Buffer.concat(chunks.out).toString("utf8"),
+    stderr: Buffer.concat(chunks.err).toString("utf8"),
+  };
 }
 
 /** Deterministic command output of exactly `chars` chars (hex-ish lines, poorly compressible). */
@@ -61,11 +67,15 @@ export interface BloatedSession {
  * user message, an assistant tool call, an `exec` result whose text and
  * `details.aggregated` are `outputChars` long, and a long assistant answer.
  */
-export function bloatedSession(options: { turns?: number; outputChars?: number; answerChars?: number; sessionId?: string } = {}): BloatedSession {
+export function bloatedSession(
+  options: { turns?: number; outputChars?: number; answerChars?: number; sessionId?: string } = {},
+): BloatedSession {
   const turns = options.turns ?? 6;
   const sessionId = options.sessionId ?? "0b5e7a1c-6f0e-4c55-9a51-3c2d1e0f9a01";
   const t0 = Date.parse("2026-04-25T10:00:00.000Z");
-  const lines: unknown[] = [{ type: "session", version: 3, id: sessionId, timestamp: new Date(t0).toISOString(), cwd: "/work" }];
+  const lines: unknown[] = [
+    { type: "session", version: 3, id: sessionId, timestamp: new Date(t0).toISOString(), cwd: "/work" },
+  ];
   const tools: BloatedSession["tools"] = [];
   let parentId: string | null = null;
   let n = 0;
@@ -79,7 +89,11 @@ export function bloatedSession(options: { turns?: number; outputChars?: number; 
   for (let t = 0; t < turns; t++) {
     push({ role: "user", content: [{ type: "text", text: `turn ${t}: run the build and explain` }] });
     const callId = `call_${t}`;
-    push({ role: "assistant", content: [{ type: "toolCall", id: callId, name: "exec", arguments: { command: `make build-${t}` } }], stopReason: "toolUse" });
+    push({
+      role: "assistant",
+      content: [{ type: "toolCall", id: callId, name: "exec", arguments: { command: `make build-${t}` } }],
+      stopReason: "toolUse",
+    });
     const output = commandOutput(`t${t}`, options.outputChars ?? 150_000);
     const aggregated = `${output}\n[exit code 0]`;
     const entryId = push({
@@ -91,7 +105,11 @@ export function bloatedSession(options: { turns?: number; outputChars?: number; 
       isError: false,
     });
     tools.push({ entryId, text: output, aggregated });
-    push({ role: "assistant", content: [{ type: "text", text: commandOutput(`answer${t}`, options.answerChars ?? 12_000) }], stopReason: "stop" });
+    push({
+      role: "assistant",
+      content: [{ type: "text", text: commandOutput(`answer${t}`, options.answerChars ?? 12_000) }],
+      stopReason: "stop",
+    });
   }
   return { text: `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`, sessionId, tools };
 }

@@ -17,7 +17,9 @@ describe("context-ledger <group> dispatch to the operator commands", () => {
     expect(JSON.parse(status.stdout).agents[0].artifacts.count).toBe(4);
     expect((await runWith(runCli, ["checkpoint", "list", "--json"], env)).code).toBe(0);
     const doctor = await runWith(runCli, ["doctor", "--json"], env, { stderrTty: true });
-    expect(JSON.parse(doctor.stdout).findings.find((f: { check: string }) => f.check === "artifacts").message).toBe("main: 4 of 4 artifacts verified");
+    expect(JSON.parse(doctor.stdout).findings.find((f: { check: string }) => f.check === "artifacts").message).toBe(
+      "main: 4 of 4 artifacts verified",
+    );
     expect((await runWith(runCli, ["doctor", "--bogus"], env)).code).toBe(1);
     await fsp.rm(dir, { recursive: true, force: true });
   });

@@ -23,7 +23,8 @@ const HOST_CONFIG = `{
 }
 `;
 
-const find = (r: DoctorReport, check: string, level?: string) => r.findings.filter((f) => f.check === check && (level === undefined || f.level === level));
+const find = (r: DoctorReport, check: string, level?: string) =>
+  r.findings.filter((f) => f.check === check && (level === undefined || f.level === level));
 
 describe("doctor", () => {
   let env: NodeJS.ProcessEnv;
@@ -78,8 +79,13 @@ describe("doctor", () => {
     expect(find(r, "config", "ok")).toHaveLength(1);
     expect(find(r, "slot", "ok")).toHaveLength(1);
     expect(find(r, "agents")[0]!.message).toBe("enabled for: main; disabled (pass-through) for: ops");
-    expect(find(r, "host")[0]).toMatchObject({ level: "ok", message: "openclaw 2026.4.24 is supported (supported: 2026.4.24 – 2026.9.x; found via --openclaw-bin)" });
-    expect(find(r, "permissions", "error").map((f) => [f.path, f.message])).toEqual([[loose, "file mode 0644 is looser than 0600"]]);
+    expect(find(r, "host")[0]).toMatchObject({
+      level: "ok",
+      message: "openclaw 2026.4.24 is supported (supported: 2026.4.24 – 2026.9.x; found via --openclaw-bin)",
+    });
+    expect(find(r, "permissions", "error").map((f) => [f.path, f.message])).toEqual([
+      [loose, "file mode 0644 is looser than 0600"],
+    ]);
     expect(find(r, "temp", "warn").map((f) => f.path)).toEqual([staleTemp]);
     expect(find(r, "orphans", "warn").map((f) => f.path)).toEqual([orphanMeta]);
     const corrupt = find(r, "artifacts", "error");
@@ -98,7 +104,9 @@ describe("doctor", () => {
       ["permissions", loose],
       ["temp", staleTemp],
     ]);
-    expect(r.findings.find((f) => f.check === "permissions" && f.fixed)!.message).toBe("file mode 0644 is looser than 0600; fixed: chmod 0600");
+    expect(r.findings.find((f) => f.check === "permissions" && f.fixed)!.message).toBe(
+      "file mode 0644 is looser than 0600; fixed: chmod 0600",
+    );
     expect(r.summary).toEqual({ errors: 2, warnings: 0, fixed: 3 });
     expect(run.code).toBe(3);
     expect((await fsp.stat(loose)).mode & 0o777).toBe(0o600);
@@ -116,7 +124,9 @@ describe("doctor", () => {
   it("leaves a young temp file alone", async () => {
     const young = path.join(path.dirname(staleTemp), ".tmp-inflight-1");
     await fsp.writeFile(young, "x", { mode: 0o600 });
-    const r = JSON.parse((await runWith(runDoctorCommand, ["--fix", "--json", "--openclaw-bin", hostBin], env)).stdout) as DoctorReport;
+    const r = JSON.parse(
+      (await runWith(runDoctorCommand, ["--fix", "--json", "--openclaw-bin", hostBin], env)).stdout,
+    ) as DoctorReport;
     expect(find(r, "temp", "info").map((f) => f.path)).toEqual([young]);
     expect(await fsp.readFile(young, "utf8")).toBe("x");
   });
@@ -129,18 +139,38 @@ describe("doctor", () => {
   });
 
   it("reports an unselected slot, an invalid config and an unsupported host", async () => {
-    await fsp.writeFile(path.join(state, "openclaw.json"), JSON.stringify({ plugins: { entries: { "context-ledger": { config: { offload: { maxChars: "big" } } } } } }));
-    await fsp.writeFile(path.join(path.dirname(hostBin), "package.json"), JSON.stringify({ name: "openclaw", version: "2026.3.1" }));
+    await fsp.writeFile(
+      path.join(state, "openclaw.json"),
+      JSON.stringify({ plugins: { entries: { "context-ledger": { config: { offload: { maxChars: "big" } } } } } }),
+    );
+    await fsp.writeFile(
+      path.join(path.dirname(hostBin), "package.json"),
+      JSON.stringify({ name: "openclaw", version: "2026.3.1" }),
+    );
     await fsp.rm(root, { recursive: true });
-    const r = JSON.parse((await runWith(runDoctorCommand, ["--json", "--openclaw-bin", hostBin], env)).stdout) as DoctorReport;
-    expect(find(r, "config", "error")[0]!.message).toContain("offload.maxChars: expected number, got `\"big\"` (string)");
+    const r = JSON.parse(
+      (await runWith(runDoctorCommand, ["--json", "--openclaw-bin", hostBin], env)).stdout,
+    ) as DoctorReport;
+    expect(find(r, "config", "error")[0]!.message).toContain('offload.maxChars: expected number, got `"big"` (string)');
     expect(find(r, "slot", "error")[0]!.message).toContain("plugins.slots.contextEngine is unset");
     expect(find(r, "host", "error")[0]!.message).toContain("openclaw 2026.3.1 is NOT supported");
     expect((await runWith(runDoctorCommand, ["--openclaw-bin", hostBin], env)).code).toBe(5);
   });
 
   it("knows the supported host range", () => {
-    expect(["2026.4.24", "2026.4.30", "2026.5.1", "2026.9.6", "2026.9.30-beta.1"].map(isSupportedHostVersion)).toEqual([true, true, true, true, true]);
-    expect(["2026.4.23", "2026.10.1", "2025.12.1", "2027.1.1", "latest"].map(isSupportedHostVersion)).toEqual([false, false, false, false, false]);
+    expect(["2026.4.24", "2026.4.30", "2026.5.1", "2026.9.6", "2026.9.30-beta.1"].map(isSupportedHostVersion)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(["2026.4.23", "2026.10.1", "2025.12.1", "2027.1.1", "latest"].map(isSupportedHostVersion)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -7,7 +7,22 @@ import type { CliIo } from "../../src/cli/io.js";
 import { makeTempState, runWith } from "./cli-fixtures.js";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
-const LEAVES = ["status", "view", "grep", "doctor", "artifact stash", "artifact fetch", "artifact peek", "artifact list", "artifact rm", "artifact gc", "session clean", "session backups", "checkpoint list", "checkpoint show"];
+const LEAVES = [
+  "status",
+  "view",
+  "grep",
+  "doctor",
+  "artifact stash",
+  "artifact fetch",
+  "artifact peek",
+  "artifact list",
+  "artifact rm",
+  "artifact gc",
+  "session clean",
+  "session backups",
+  "checkpoint list",
+  "checkpoint show",
+];
 
 describe("every command: its own --help, JSON errors, the host's program name", () => {
   let t: Awaited<ReturnType<typeof makeTempState>>;
@@ -31,11 +46,19 @@ describe("every command: its own --help, JSON errors, the host's program name", 
   it("through the host the usage says `openclaw context-ledger`", async () => {
     const run = async (argv: string[]) => {
       let out = "";
-      const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: () => true }, stdin: process.stdin, env: t.env, prog: "openclaw context-ledger" } as unknown as CliIo;
+      const io = {
+        stdout: { write: (s: string) => ((out += s), true) },
+        stderr: { write: () => true },
+        stdin: process.stdin,
+        env: t.env,
+        prog: "openclaw context-ledger",
+      } as unknown as CliIo;
       const code = await runCli(argv, io);
       return { code, out };
     };
-    expect((await run(["checkpoint", "list", "--help"])).out).toMatch(/^Usage: openclaw context-ledger checkpoint list/);
+    expect((await run(["checkpoint", "list", "--help"])).out).toMatch(
+      /^Usage: openclaw context-ledger checkpoint list/,
+    );
     expect((await run(["--help"])).out).toContain("  openclaw context-ledger view");
   });
 
@@ -63,14 +86,20 @@ describe("every command: its own --help, JSON errors, the host's program name", 
       expect(doc.error.command).toMatch(/^context-ledger/);
     }
     const missing = await runWith(runCli, ["artifact", "stash", path.join(t.dir, "missing.txt")], t.env);
-    expect(missing.stderr).toContain(`Expected a readable file at \`${path.join(t.dir, "missing.txt")}\`, got no such file`);
+    expect(missing.stderr).toContain(
+      `Expected a readable file at \`${path.join(t.dir, "missing.txt")}\`, got no such file`,
+    );
   });
 
   it("a pipe closed early ends the process quietly with exit 0 (no EPIPE trace)", async () => {
     const env = { ...t.env, PATH: process.env.PATH ?? "" };
     const cli = (args: string[], stdin?: string) =>
       new Promise<{ code: number | null; stderr: string; first: string }>((resolve) => {
-        const child = spawn(process.execPath, ["--import", path.join(REPO, "scripts/register-ts.mjs"), path.join(REPO, "src/cli/main.ts"), ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+        const child = spawn(
+          process.execPath,
+          ["--import", path.join(REPO, "scripts/register-ts.mjs"), path.join(REPO, "src/cli/main.ts"), ...args],
+          { env, stdio: ["pipe", "pipe", "pipe"] },
+        );
         let stderr = "";
         let first = "";
         child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));

@@ -16,17 +16,43 @@ describe("docs/operator-guide.md", () => {
   });
 
   it("documents every operator command with an example and its JSON schema", () => {
-    for (const heading of ["### `context-ledger status", "### `context-ledger session clean`", "### `context-ledger checkpoint list | show`", "### `context-ledger doctor", "### `context-ledger artifact"]) {
+    for (const heading of [
+      "### `context-ledger status",
+      "### `context-ledger session clean`",
+      "### `context-ledger checkpoint list | show`",
+      "### `context-ledger doctor",
+      "### `context-ledger artifact",
+    ]) {
       expect(guide).toContain(heading);
     }
-    for (const example of ["$ context-ledger status", "$ context-ledger session clean --all --dry-run", "$ context-ledger checkpoint list", "$ context-ledger checkpoint show", "$ context-ledger doctor --fix"]) {
+    for (const example of [
+      "$ context-ledger status",
+      "$ context-ledger session clean --all --dry-run",
+      "$ context-ledger checkpoint list",
+      "$ context-ledger checkpoint show",
+      "$ context-ledger doctor --fix",
+    ]) {
       expect(guide).toContain(example);
     }
-    for (const schema of [STATUS_SCHEMA, SESSION_CLEAN_SCHEMA, CHECKPOINT_LIST_SCHEMA, CHECKPOINT_SHOW_SCHEMA, DOCTOR_SCHEMA]) expect(guide).toContain(schema);
+    for (const schema of [
+      STATUS_SCHEMA,
+      SESSION_CLEAN_SCHEMA,
+      CHECKPOINT_LIST_SCHEMA,
+      CHECKPOINT_SHOW_SCHEMA,
+      DOCTOR_SCHEMA,
+    ])
+      expect(guide).toContain(schema);
   });
 
   it("explains install, per-agent enablement and the debt signal", () => {
-    for (const text of ["openclaw plugins install", "slots: { contextEngine: \"context-ledger\" }", "scratch: { enabled: false }", "debt never blocks or shrinks a prompt", "max(0, raw - budget)", "maintain()"]) {
+    for (const text of [
+      "openclaw plugins install",
+      'slots: { contextEngine: "context-ledger" }',
+      "scratch: { enabled: false }",
+      "debt never blocks or shrinks a prompt",
+      "max(0, raw - budget)",
+      "maintain()",
+    ]) {
       expect(guide).toContain(text);
     }
   });

@@ -15,9 +15,17 @@ interface Line {
   type: string;
   id: string;
   parentId: string | null;
-  message?: { role: string; content: { type: string; text?: string }[]; details?: { aggregated?: string; exitCode?: number } };
+  message?: {
+    role: string;
+    content: { type: string; text?: string }[];
+    details?: { aggregated?: string; exitCode?: number };
+  };
 }
-const parseLines = (text: string) => text.trimEnd().split("\n").map((l) => JSON.parse(l) as Line);
+const parseLines = (text: string) =>
+  text
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Line);
 
 describe("session clean on a bloated 2026.4.24 JSONL session", () => {
   let env: NodeJS.ProcessEnv;
@@ -60,7 +68,9 @@ describe("session clean on a bloated 2026.4.24 JSONL session", () => {
   });
 
   it("cleans losslessly: smaller file, backup, byte-exact artifacts, same ids and parentIds", async () => {
-    const dry = JSON.parse((await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json"], env)).stdout) as SessionCleanReport;
+    const dry = JSON.parse(
+      (await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json"], env)).stdout,
+    ) as SessionCleanReport;
     const run = await runWith(runSessionCommand, ["clean", "--session", session.sessionId, "--json"], env);
     expect(run.code).toBe(0);
     const s = (JSON.parse(run.stdout) as SessionCleanReport).sessions[0]!;
@@ -106,8 +116,13 @@ describe("session clean on a bloated 2026.4.24 JSONL session", () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/Disk is freed only once the backups go: [\d.]+ MiB in 1 backup\(s\)/);
     const list = JSON.parse((await runWith(runSessionCommand, ["backups", "--json"], env)).stdout);
-    expect(list).toMatchObject({ schema: "context-ledger.session.backups.v1", totals: { count: 1, bytes: Buffer.byteLength(session.text), removed: 0 } });
-    const young = JSON.parse((await runWith(runSessionCommand, ["backups", "--prune", "--older-than", "7d", "--json"], env)).stdout);
+    expect(list).toMatchObject({
+      schema: "context-ledger.session.backups.v1",
+      totals: { count: 1, bytes: Buffer.byteLength(session.text), removed: 0 },
+    });
+    const young = JSON.parse(
+      (await runWith(runSessionCommand, ["backups", "--prune", "--older-than", "7d", "--json"], env)).stdout,
+    );
     expect(young.totals.removed).toBe(0);
     const pruned = await runWith(runSessionCommand, ["backups", "--prune"], env);
     expect(pruned.stdout).toContain("Removed 1 backup, freed");
@@ -116,13 +131,21 @@ describe("session clean on a bloated 2026.4.24 JSONL session", () => {
   });
 
   it("honours --keep-last, --tools and --min-chars", async () => {
-    const keep = JSON.parse((await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json", "--keep-last", "4"], env)).stdout) as SessionCleanReport;
+    const keep = JSON.parse(
+      (await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json", "--keep-last", "4"], env)).stdout,
+    ) as SessionCleanReport;
     expect(keep.sessions[0]!.rewrittenEntries).toBe(5);
     expect(keep.sessions[0]!.payloads.some((p) => p.entryId === session.tools[5]!.entryId)).toBe(false);
-    const other = JSON.parse((await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json", "--tools", "browser,read"], env)).stdout) as SessionCleanReport;
+    const other = JSON.parse(
+      (await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json", "--tools", "browser,read"], env))
+        .stdout,
+    ) as SessionCleanReport;
     expect(other.sessions[0]!.status).toBe("unchanged");
     expect(other.sessions[0]!.payloads).toHaveLength(0);
-    const big = JSON.parse((await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json", "--min-chars", "150005"], env)).stdout) as SessionCleanReport;
+    const big = JSON.parse(
+      (await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json", "--min-chars", "150005"], env))
+        .stdout,
+    ) as SessionCleanReport;
     expect(big.sessions[0]!.payloads.map((p) => p.field)).toEqual(Array(6).fill("details.aggregated"));
   });
 
@@ -150,13 +173,22 @@ describe("session clean on a bloated 2026.4.24 JSONL session", () => {
   });
 
   it("stashes into the store of the agent whose session folder holds the file", async () => {
-    const opsFile = await writeHostSession(state, "ops", bloatedSession({ turns: 1, outputChars: 5_000, sessionId: "ops-1" }));
+    const opsFile = await writeHostSession(
+      state,
+      "ops",
+      bloatedSession({ turns: 1, outputChars: 5_000, sessionId: "ops-1" }),
+    );
     const run = await runWith(runSessionCommand, ["clean", "--session", opsFile, "--json"], env);
     const report = JSON.parse(run.stdout) as SessionCleanReport;
     expect(report.agentId).toBe("ops");
     const ops = createArtifactStore({ root: artifactRoot(path.join(state, "context-ledger"), "ops") });
     expect((await ops.stats()).count).toBe(2);
-    expect((await ops.readMeta(report.sessions[0]!.payloads[0]!.handle)).origin).toEqual({ toolName: "exec", toolCallId: "call_0", agentId: "ops", sessionKey: "ops-1" });
+    expect((await ops.readMeta(report.sessions[0]!.payloads[0]!.handle)).origin).toEqual({
+      toolName: "exec",
+      toolCallId: "call_0",
+      agentId: "ops",
+      sessionKey: "ops-1",
+    });
   });
 
   it("takes the host's lock while rewriting and releases it", async () => {

@@ -10,12 +10,25 @@ import { makeTempState, runWith } from "./cli-fixtures.js";
 
 const BUDGET = 12_000;
 
-async function writeSession(root: string, agentId: string, key: string, debts: number[], checkpoint?: string): Promise<void> {
+async function writeSession(
+  root: string,
+  agentId: string,
+  key: string,
+  debts: number[],
+  checkpoint?: string,
+): Promise<void> {
   const s = createSessionState(agentId, key);
   s.sessionId = `${key}-id`;
   s.turns = debts.length;
   debts.forEach((debt, i) =>
-    recordDebt(s, { at: new Date(Date.UTC(2026, 3, 25, 10, i)).toISOString(), rawHistoryTokens: BUDGET + debt, assembledTokens: 3_000 + i, promptBudget: BUDGET, debtTokens: debt, reducibleChars: debt * 4 }),
+    recordDebt(s, {
+      at: new Date(Date.UTC(2026, 3, 25, 10, i)).toISOString(),
+      rawHistoryTokens: BUDGET + debt,
+      assembledTokens: 3_000 + i,
+      promptBudget: BUDGET,
+      debtTokens: debt,
+      reducibleChars: debt * 4,
+    }),
   );
   if (checkpoint) s.checkpoints.push({ handle: checkpoint, at: "2026-04-25T10:05:00.000Z", coveredCount: 17 });
   await writeSessionState(sessionStatePath(sessionRoot(root, agentId, key)), s);
@@ -31,7 +44,16 @@ describe("status", () => {
     let state: string;
     ({ env, dir, state } = await makeTempState("status"));
     root = path.join(state, "context-ledger");
-    await fsp.writeFile(path.join(state, "openclaw.json"), JSON.stringify({ plugins: { entries: { "context-ledger": { enabled: true, config: { agents: { ops: { limits: { maxStoreBytes: 1_048_576 } } } } } } } }));
+    await fsp.writeFile(
+      path.join(state, "openclaw.json"),
+      JSON.stringify({
+        plugins: {
+          entries: {
+            "context-ledger": { enabled: true, config: { agents: { ops: { limits: { maxStoreBytes: 1_048_576 } } } } },
+          },
+        },
+      }),
+    );
     const main = createArtifactStore({ root: artifactRoot(root, "main") });
     cp = (await main.stash('{"schema":"context-ledger.checkpoint.v1"}', { kind: "checkpoint" })).handle;
     await main.stash("x".repeat(10_000), { kind: "tool-output" });
@@ -56,8 +78,21 @@ describe("status", () => {
     expect(main.artifacts.bytes).toBe(10_000 + 41);
     expect(main.artifacts.maxStoreBytes).toBe(2 * 1024 ** 3);
     const growing = main.sessions.find((s) => s.sessionKey === "agent:main:growing")!;
-    expect(growing).toMatchObject({ turns: 5, promptBudget: BUDGET, assembledTokens: 3_004, rawHistoryTokens: 32_000, debtTokens: 20_000, reducibleChars: 80_000, compactions: 0 });
-    expect(growing.debtTrend).toEqual({ direction: "growing", growingStreak: 4, recent: [0, 1_000, 5_000, 9_000, 20_000], warn: true });
+    expect(growing).toMatchObject({
+      turns: 5,
+      promptBudget: BUDGET,
+      assembledTokens: 3_004,
+      rawHistoryTokens: 32_000,
+      debtTokens: 20_000,
+      reducibleChars: 80_000,
+      compactions: 0,
+    });
+    expect(growing.debtTrend).toEqual({
+      direction: "growing",
+      growingStreak: 4,
+      recent: [0, 1_000, 5_000, 9_000, 20_000],
+      warn: true,
+    });
     expect(growing.lastCheckpoint).toEqual({ handle: cp, at: "2026-04-25T10:05:00.000Z", coveredCount: 17 });
     const paid = main.sessions.find((s) => s.sessionKey === "agent:main:paid")!;
     expect(paid.debtTrend).toMatchObject({ direction: "shrinking", growingStreak: 0, warn: false });
@@ -87,7 +122,9 @@ describe("status", () => {
   });
 
   it("filters by session and answers not found with exit 2", async () => {
-    const one = JSON.parse((await runWith(runStatusCommand, ["--session", "agent:main:paid", "--json"], env)).stdout) as StatusReport;
+    const one = JSON.parse(
+      (await runWith(runStatusCommand, ["--session", "agent:main:paid", "--json"], env)).stdout,
+    ) as StatusReport;
     expect(one.agents.flatMap((a) => a.sessions.map((s) => s.sessionKey))).toEqual(["agent:main:paid"]);
     expect((await runWith(runStatusCommand, ["--agent", "ghost"], env)).code).toBe(2);
     expect((await runWith(runStatusCommand, ["--session", "nope"], env)).code).toBe(2);
@@ -106,7 +143,9 @@ describe("status", () => {
     expect(detail.stdout).toContain("Debt readings:");
     const unknown = await runWith(runStatusCommand, ["--session", "agent:main:grwoing", "--json"], env);
     expect(unknown.code).toBe(2);
-    expect(JSON.parse(unknown.stdout).error.message).toContain("known sessions: agent:main:growing, agent:main:paid, agent:ops:quiet");
+    expect(JSON.parse(unknown.stdout).error.message).toContain(
+      "known sessions: agent:main:growing, agent:main:paid, agent:ops:quiet",
+    );
   });
 
   it("on a SQLite host (2026.8.x-9.x) the debt advice does not send the operator to a command that does nothing", async () => {
@@ -115,7 +154,9 @@ describe("status", () => {
     await fsp.writeFile(sqlite, "SQLite format 3\0");
     const report = JSON.parse((await runWith(runStatusCommand, ["--json"], env)).stdout) as StatusReport;
     const w = report.warnings.find((x) => x.code === "debt_growing")!;
-    expect(w.message).toContain("`session clean` does not touch the transcript; maintain() pays tool outputs down on 2026.9.x (not on 2026.8.x)");
+    expect(w.message).toContain(
+      "`session clean` does not touch the transcript; maintain() pays tool outputs down on 2026.9.x (not on 2026.8.x)",
+    );
     expect(w.message).not.toContain("run `context-ledger session clean");
   });
 });

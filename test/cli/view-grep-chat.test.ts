@@ -31,7 +31,13 @@ describe("view, grep and /ledger through a real assemble", () => {
     const doc = JSON.parse(r.stdout);
     expect(doc.schema).toBe("context-ledger.view.v1");
     const v = doc.view;
-    expect(v).toMatchObject({ agentId: "main", sessionKey: SESSION.sessionKey, sessionId: SESSION.sessionId, turn: 1, budget: { tokens: 8_000 } });
+    expect(v).toMatchObject({
+      agentId: "main",
+      sessionKey: SESSION.sessionKey,
+      sessionId: SESSION.sessionId,
+      turn: 1,
+      budget: { tokens: 8_000 },
+    });
     expect(v.plan.total).toBe(13);
     expect(v.plan.kept).toBe(v.messages.length);
     expect(v.estimatedTokens).toBeGreaterThan(0);
@@ -89,7 +95,11 @@ describe("view, grep and /ledger through a real assemble", () => {
     expect(view.text).toContain("What the model saw · turn 1");
     const handle = /offloaded (ledger:v1:sha256:[0-9a-f]{64})/.exec(view.text)?.[1];
     expect(handle).toBeDefined();
-    const fetched = await runChatCommand(rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: `fetch ${handle} lines 2-3` });
+    const fetched = await runChatCommand(rt, {
+      agentId: "main",
+      sessionKey: SESSION.sessionKey,
+      args: `fetch ${handle} lines 2-3`,
+    });
     expect(fetched.text.split("\n").slice(1)).toHaveLength(2);
     expect(fetched.text).toMatch(/^\[context-ledger fetch ledger:v1:sha256:/);
     expect((await runChatCommand(rt, { args: `fetch ${handle} lines x` })).text).toContain("Expected `lines A-B`");

@@ -23,7 +23,9 @@ function fileGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles()) {
     const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
-    const deps = info.importedFiles.filter((r) => r.fileName.startsWith(".")).map((r) => path.resolve(path.dirname(file), r.fileName.replace(/\.js$/, ".ts")));
+    const deps = info.importedFiles
+      .filter((r) => r.fileName.startsWith("."))
+      .map((r) => path.resolve(path.dirname(file), r.fileName.replace(/\.js$/, ".ts")));
     graph.set(file, deps);
   }
   return graph;
@@ -94,7 +96,10 @@ describe("src/ imports only downward", () => {
       }
     }
     const graph = new Map([...folders].map(([k, v]) => [k, [...v]]));
-    const found = cycles(graph).map((c) => ({ folders: c, imports: c.flatMap((a) => c.map((b) => witness.get(`${a}>${b}`)).filter(Boolean)) }));
+    const found = cycles(graph).map((c) => ({
+      folders: c,
+      imports: c.flatMap((a) => c.map((b) => witness.get(`${a}>${b}`)).filter(Boolean)),
+    }));
     expect(found).toEqual([]);
   });
 });

@@ -24,27 +24,38 @@ describe("assemble() invariants over generated sessions", () => {
   it("fits the budget exactly, keeps pairs and the newest user turn, and is deterministic", async () => {
     let session = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1_500, max: 40_000 }), async (turns, budget) => {
-        const messages: unknown[] = [];
-        turns.forEach((tt, i) => {
-          messages.push(user(`q${i} ${tt.ask}`));
-          tt.outputs.forEach((chars, j) => {
-            messages.push(call(`c${i}-${j}`, "exec", { command: `run ${i} ${j}` }));
-            messages.push(result(`c${i}-${j}`, "exec", logText(chars, i * 10 + j)));
+      fc.asyncProperty(
+        fc.array(turn, { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1_500, max: 40_000 }),
+        async (turns, budget) => {
+          const messages: unknown[] = [];
+          turns.forEach((tt, i) => {
+            messages.push(user(`q${i} ${tt.ask}`));
+            tt.outputs.forEach((chars, j) => {
+              messages.push(call(`c${i}-${j}`, "exec", { command: `run ${i} ${j}` }));
+              messages.push(result(`c${i}-${j}`, "exec", logText(chars, i * 10 + j)));
+            });
+            messages.push(assistant(`a${i} ${tt.answer}`));
           });
-          messages.push(assistant(`a${i} ${tt.answer}`));
-        });
-        const key = `agent:main:prop-${session++}`;
-        const out = await t.engine.assemble({ sessionId: key, sessionKey: key, messages, tokenBudget: budget });
-        const recount = counter.countMessages(out.messages) + (out.systemPromptAddition ? counter.countText(out.systemPromptAddition) : 0);
-        expect(recount).toBe(out.estimatedTokens);
-        expect(out.estimatedTokens).toBeLessThanOrEqual(budget);
-        expectPaired(out.messages);
-        const newest = messages.findLast((m) => isGenuineUserMessage(m));
-        expect(out.messages).toContainEqual(newest);
-        const again = await t.engine.assemble({ sessionId: `${key}-b`, sessionKey: `${key}-b`, messages, tokenBudget: budget });
-        expect(JSON.stringify(again.messages)).toBe(JSON.stringify(out.messages));
-      }),
+          const key = `agent:main:prop-${session++}`;
+          const out = await t.engine.assemble({ sessionId: key, sessionKey: key, messages, tokenBudget: budget });
+          const recount =
+            counter.countMessages(out.messages) +
+            (out.systemPromptAddition ? counter.countText(out.systemPromptAddition) : 0);
+          expect(recount).toBe(out.estimatedTokens);
+          expect(out.estimatedTokens).toBeLessThanOrEqual(budget);
+          expectPaired(out.messages);
+          const newest = messages.findLast((m) => isGenuineUserMessage(m));
+          expect(out.messages).toContainEqual(newest);
+          const again = await t.engine.assemble({
+            sessionId: `${key}-b`,
+            sessionKey: `${key}-b`,
+            messages,
+            tokenBudget: budget,
+          });
+          expect(JSON.stringify(again.messages)).toBe(JSON.stringify(out.messages));
+        },
+      ),
       { numRuns: 40 },
     );
   });

@@ -9,7 +9,9 @@ import { assistant, call, createTestEngine, logText, result, user } from "../sup
 // session grows call by call and every model request assembles once per budget
 // of the pattern (2026.9.6's tool loop: three budgets per request).
 type Budgets = (turn: number, turns: number) => number[];
-const phased = (bs: number[]): Budgets => (t, n) => [bs[Math.min(bs.length - 1, Math.floor((t * bs.length) / n))] as number];
+const phased =
+  (bs: number[]): Budgets =>
+  (t, n) => [bs[Math.min(bs.length - 1, Math.floor((t * bs.length) / n))] as number];
 const PATTERNS: Record<string, (scale: number) => Budgets> = {
   constant: (s) => () => [Math.round(8_000 * s)],
   "tool-loop triple": (s) => () => [Math.round(4_264 * s), Math.round(7_988 * s), Math.round(1_718 * s)],
@@ -17,7 +19,10 @@ const PATTERNS: Record<string, (scale: number) => Budgets> = {
   shrinking: (s) => phased([32_000, 8_000, 2_000].map((b) => Math.round(b * s))),
 };
 
-const roundArb = fc.record({ chars: fc.integer({ min: 0, max: 12_000 }), tool: fc.constantFrom("exec", "http_get", "read", "ledger_fetch") });
+const roundArb = fc.record({
+  chars: fc.integer({ min: 0, max: 12_000 }),
+  tool: fc.constantFrom("exec", "http_get", "read", "ledger_fetch"),
+});
 const turnArb = fc.record({
   ask: fc.integer({ min: 1, max: 400 }),
   rounds: fc.array(roundArb, { maxLength: 3 }),
@@ -39,40 +44,52 @@ describe("assemble() invariants under host budget patterns (property-based)", ()
   for (const [name, pattern] of Object.entries(PATTERNS)) {
     it(`${name}: exact count ≤ budget, pairs kept, order preserved, newest user turn present, starts at a user turn`, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(turnArb, { minLength: 2, maxLength: 10 }), fc.double({ min: 0.5, max: 1.5, noNaN: true }), async (turns, scale) => {
-          const key = `agent:main:pattern-${session++}`;
-          const budgets = pattern(scale);
-          const history: unknown[] = [];
-          let calls = 0;
-          const request = async (turn: number) => {
-            for (const budget of budgets(turn, turns.length)) {
-              const out = await t.engine.assemble({ sessionId: key, sessionKey: key, messages: history.slice(), tokenBudget: budget });
-              const recount = counter.countMessages(out.messages) + (out.systemPromptAddition ? counter.countText(out.systemPromptAddition) : 0);
-              expect(recount).toBe(out.estimatedTokens);
-              expect(out.estimatedTokens).toBeLessThanOrEqual(budget);
-              expectPaired(out.messages);
-              const stamps = out.messages.map(stamp);
-              expect([...stamps].sort((a, b) => a - b)).toEqual(stamps);
-              expect(new Set(stamps).size).toBe(stamps.length);
-              const newest = history.findLast((m) => isGenuineUserMessage(m));
-              expect(stamps).toContain(stamp(newest));
-              expect(roleOf(out.messages[0])).toBe("user");
-            }
-          };
-          for (let i = 0; i < turns.length; i++) {
-            const tt = turns[i]!;
-            history.push(user(`q${i} ${"why ".repeat(tt.ask)}`));
-            await request(i);
-            for (const [j, r] of tt.rounds.entries()) {
-              const id = `call_${i}_${j}-x`;
-              const c = call(id, r.tool, { n: i * 10 + j });
-              if (tt.thinking) (c.content as unknown[]).unshift({ type: "thinking", thinking: `plan ${i} ${"hmm ".repeat(200)}` });
-              history.push(c, result(id, r.tool, logText(r.chars, ++calls)));
+        fc.asyncProperty(
+          fc.array(turnArb, { minLength: 2, maxLength: 10 }),
+          fc.double({ min: 0.5, max: 1.5, noNaN: true }),
+          async (turns, scale) => {
+            const key = `agent:main:pattern-${session++}`;
+            const budgets = pattern(scale);
+            const history: unknown[] = [];
+            let calls = 0;
+            const request = async (turn: number) => {
+              for (const budget of budgets(turn, turns.length)) {
+                const out = await t.engine.assemble({
+                  sessionId: key,
+                  sessionKey: key,
+                  messages: history.slice(),
+                  tokenBudget: budget,
+                });
+                const recount =
+                  counter.countMessages(out.messages) +
+                  (out.systemPromptAddition ? counter.countText(out.systemPromptAddition) : 0);
+                expect(recount).toBe(out.estimatedTokens);
+                expect(out.estimatedTokens).toBeLessThanOrEqual(budget);
+                expectPaired(out.messages);
+                const stamps = out.messages.map(stamp);
+                expect([...stamps].sort((a, b) => a - b)).toEqual(stamps);
+                expect(new Set(stamps).size).toBe(stamps.length);
+                const newest = history.findLast((m) => isGenuineUserMessage(m));
+                expect(stamps).toContain(stamp(newest));
+                expect(roleOf(out.messages[0])).toBe("user");
+              }
+            };
+            for (let i = 0; i < turns.length; i++) {
+              const tt = turns[i]!;
+              history.push(user(`q${i} ${"why ".repeat(tt.ask)}`));
               await request(i);
+              for (const [j, r] of tt.rounds.entries()) {
+                const id = `call_${i}_${j}-x`;
+                const c = call(id, r.tool, { n: i * 10 + j });
+                if (tt.thinking)
+                  (c.content as unknown[]).unshift({ type: "thinking", thinking: `plan ${i} ${"hmm ".repeat(200)}` });
+                history.push(c, result(id, r.tool, logText(r.chars, ++calls)));
+                await request(i);
+              }
+              history.push(assistant(`a${i} ${"done ".repeat(tt.answer)}`));
             }
-            history.push(assistant(`a${i} ${"done ".repeat(tt.answer)}`));
-          }
-        }),
+          },
+        ),
         { numRuns: 12 },
       );
     }, 120_000);

@@ -9,7 +9,8 @@ import { countLines } from "../../src/artifacts/meta.js";
 import { parseStubHandle } from "../../src/results/stub.js";
 import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
 
-const hostCut = (text: string) => `${text.slice(0, 15_899)}[... ${text.length - 15_899} more characters truncated; rerun with narrower args if needed]`;
+const hostCut = (text: string) =>
+  `${text.slice(0, 15_899)}[... ${text.length - 15_899} more characters truncated; rerun with narrower args if needed]`;
 
 describe("assembly links host copies to captures", () => {
   let t: Awaited<ReturnType<typeof createTestEngine>>;
@@ -20,12 +21,29 @@ describe("assembly links host copies to captures", () => {
 
   const capture = async (sessionKey: string, sessionId: string, rawId: string, text: string) => {
     const { handle } = await t.rt.store("main").stash(text);
-    await createCaptureIndex(t.rt.root, "main").record({ toolCallId: rawId, toolName: "exec", sessionKey, sessionId, handle, chars: text.length, lines: countLines(text), source: "middleware" });
+    await createCaptureIndex(t.rt.root, "main").record({
+      toolCallId: rawId,
+      toolName: "exec",
+      sessionKey,
+      sessionId,
+      handle,
+      chars: text.length,
+      lines: countLines(text),
+      source: "middleware",
+    });
     return handle;
   };
   const toolText = async (sessionKey: string, sessionId: string, hostId: string, text: string) => {
-    const messages = [user("Turn 1: run it"), call(hostId, "exec", { command: "cat big.log" }), result(hostId, "exec", hostCut(text)), assistant("Done."), user("Turn 3: fetch lines 1200-1210")];
-    const out = (await t.engine.assemble({ sessionId, sessionKey, messages, tokenBudget: 32_000 })) as { messages: { role: string; content: unknown }[] };
+    const messages = [
+      user("Turn 1: run it"),
+      call(hostId, "exec", { command: "cat big.log" }),
+      result(hostId, "exec", hostCut(text)),
+      assistant("Done."),
+      user("Turn 3: fetch lines 1200-1210"),
+    ];
+    const out = (await t.engine.assemble({ sessionId, sessionKey, messages, tokenBudget: 32_000 })) as {
+      messages: { role: string; content: unknown }[];
+    };
     const tool = out.messages.find((m) => m.role === "toolResult");
     return JSON.stringify(tool?.content ?? "");
   };
@@ -38,10 +56,14 @@ describe("assembly links host copies to captures", () => {
     ] as const) {
       const text = `${rawId}\n${logText(100_000, rawId.length)}`;
       const handle = await capture(`agent:main:${rawId}`, `sid-${rawId}`, rawId, text);
-      const shown = JSON.parse(await toolText(`agent:main:${rawId}`, `sid-${rawId}`, hostId, text)) as { text: string }[];
+      const shown = JSON.parse(await toolText(`agent:main:${rawId}`, `sid-${rawId}`, hostId, text)) as {
+        text: string;
+      }[];
       const stub = shown[0]?.text ?? "";
       expect(parseStubHandle(stub), `${rawId} → ${hostId}`).toBe(handle);
-      expect(stub).toContain(`Full output stored losslessly under this handle: ${text.length.toLocaleString("en-US")} chars · ${countLines(text).toLocaleString("en-US")} lines.`);
+      expect(stub).toContain(
+        `Full output stored losslessly under this handle: ${text.length.toLocaleString("en-US")} chars · ${countLines(text).toLocaleString("en-US")} lines.`,
+      );
       expect(stub).toContain(`tool_call {"id":"ledger_fetch","args":{"handle":"${handle}"`);
     }
   });
@@ -52,6 +74,8 @@ describe("assembly links host copies to captures", () => {
     const theirHandle = await capture("agent:main:x", "sx", "call_1", theirs);
     const stub = (JSON.parse(await toolText("agent:main:y", "sy", "call1", mine)) as { text: string }[])[0]?.text ?? "";
     expect(parseStubHandle(stub)).not.toBe(theirHandle);
-    expect(stub).toMatch(/NOT the whole output \(host kept [\d,]+ lines, 15,899 of 100,002 chars; the rest was not captured\)/);
+    expect(stub).toMatch(
+      /NOT the whole output \(host kept [\d,]+ lines, 15,899 of 100,002 chars; the rest was not captured\)/,
+    );
   });
 });

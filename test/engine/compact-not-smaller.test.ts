@@ -9,7 +9,8 @@ async function listFiles(dir: string): Promise<Map<string, string>> {
   for (const name of await fsp.readdir(dir, { recursive: true })) {
     const file = path.join(dir, String(name));
     const st = await fsp.stat(file);
-    if (st.isFile() && !file.endsWith(".lock") && !file.includes(`${path.sep}logs${path.sep}`)) out.set(file, (await fsp.readFile(file)).toString("base64"));
+    if (st.isFile() && !file.endsWith(".lock") && !file.includes(`${path.sep}logs${path.sep}`))
+      out.set(file, (await fsp.readFile(file)).toString("base64"));
   }
   return out;
 }
@@ -28,9 +29,15 @@ describe("compact() that answers not_smaller", () => {
     const before = await listFiles(t.dir);
     const artifactsBefore: string[] = [];
     for await (const m of t.rt.store("main").list()) artifactsBefore.push(m.handle);
-    const r = (await t.engine.compact({ ...s, force: true, tokenBudget: 3_000 })) as { compacted: boolean; reason?: string };
+    const r = (await t.engine.compact({ ...s, force: true, tokenBudget: 3_000 })) as {
+      compacted: boolean;
+      reason?: string;
+    };
     // 2026.9 (the harness's host) also gets the words its preflight reads as a skip.
-    expect(r).toMatchObject({ compacted: false, reason: expect.stringMatching(/^not_smaller(: nothing to compact|$)/) });
+    expect(r).toMatchObject({
+      compacted: false,
+      reason: expect.stringMatching(/^not_smaller(: nothing to compact|$)/),
+    });
     const artifactsAfter: string[] = [];
     for await (const m of t.rt.store("main").list()) artifactsAfter.push(m.handle);
     expect(artifactsAfter).toEqual(artifactsBefore);
@@ -46,18 +53,38 @@ describe("a forced compact() of a window already under the refill share", () => 
     const t = await createTestEngine();
     const s = { sessionId: "s-small", sessionKey: "agent:main:small-window" };
     const messages: unknown[] = [];
-    for (let i = 0; i < 5; i++) messages.push(user(`Question ${i}: what does shard ${i} report? ${"detail ".repeat(700)}`), assistant(`Shard ${i} reports ${"fine ".repeat(700)}`));
+    for (let i = 0; i < 5; i++)
+      messages.push(
+        user(`Question ${i}: what does shard ${i} report? ${"detail ".repeat(700)}`),
+        assistant(`Shard ${i} reports ${"fine ".repeat(700)}`),
+      );
     // A small budget plans a window of the newest turns; the host then compacts with its largest budget.
     const view = await t.engine.assemble({ ...s, messages, tokenBudget: 5_000 });
     expect(view.messages.length).toBe(4);
     // A host-required preflight finds a window that fits: the turn goes on as is ("nothing to compact").
-    const preflight = (await t.engine.compact({ ...s, force: true, tokenBudget: 30_000, compactionTarget: "budget", runtimeContext: { forceReason: "preflight_required" } })) as { compacted: boolean; reason?: string };
+    const preflight = (await t.engine.compact({
+      ...s,
+      force: true,
+      tokenBudget: 30_000,
+      compactionTarget: "budget",
+      runtimeContext: { forceReason: "preflight_required" },
+    })) as { compacted: boolean; reason?: string };
     expect(preflight.compacted).toBe(false);
     expect(preflight.reason).toContain("nothing to compact");
     // The user asked for it: 2026.9.6's sessions.compact passes compactionTarget "threshold" and forceReason "manual".
-    const r = (await t.engine.compact({ ...s, force: true, tokenBudget: 30_000, compactionTarget: "threshold", runtimeContext: { forceReason: "manual" } })) as { compacted: boolean; reason?: string };
+    const r = (await t.engine.compact({
+      ...s,
+      force: true,
+      tokenBudget: 30_000,
+      compactionTarget: "threshold",
+      runtimeContext: { forceReason: "manual" },
+    })) as { compacted: boolean; reason?: string };
     expect(r).toMatchObject({ compacted: true });
-    const next = await t.engine.assemble({ ...s, messages: [...messages, user("Question 5: and now?")], tokenBudget: 5_000 });
+    const next = await t.engine.assemble({
+      ...s,
+      messages: [...messages, user("Question 5: and now?")],
+      tokenBudget: 5_000,
+    });
     expect(next.systemPromptAddition).toContain("[context-ledger summary]");
     expect(next.messages.length).toBeLessThan(view.messages.length + 1);
     await t.cleanup();

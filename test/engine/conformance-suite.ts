@@ -6,9 +6,23 @@ import { assistant, call, conversation, result, user } from "../support/engine-h
 export interface ConformanceTarget {
   engine: {
     info: Record<string, unknown>;
-    assemble(p: unknown): Promise<{ messages: unknown[]; estimatedTokens: number; promptAuthority?: string; systemPromptAddition?: string }>;
+    assemble(
+      p: unknown,
+    ): Promise<{
+      messages: unknown[];
+      estimatedTokens: number;
+      promptAuthority?: string;
+      systemPromptAddition?: string;
+    }>;
     commitTurn(p: unknown): Promise<{ status: string }>;
-    compact(p: unknown): Promise<{ ok: boolean; compacted: boolean; reason?: string; result?: { tokensBefore: number; tokensAfter?: number } }>;
+    compact(
+      p: unknown,
+    ): Promise<{
+      ok: boolean;
+      compacted: boolean;
+      reason?: string;
+      result?: { tokensBefore: number; tokensAfter?: number };
+    }>;
     maintain(p: unknown): Promise<{ changed: boolean; bytesFreed: number; rewrittenEntries: number }>;
     bootstrap(p: unknown): Promise<unknown>;
     afterTurn(p: unknown): Promise<void>;
@@ -52,7 +66,10 @@ export function describeEngineConformance(name: string, make: () => Promise<Conf
 
     it("declares the durable turn semantics 2026.9.x requires, and owns compaction", async () => {
       const t = await make();
-      expect(t.engine.info.transcriptSemantics).toEqual({ currentTurnFence: "before-current-turn-entry-v1", turnAdvancementIdempotency: "atomic-idempotent-v1" });
+      expect(t.engine.info.transcriptSemantics).toEqual({
+        currentTurnFence: "before-current-turn-entry-v1",
+        turnAdvancementIdempotency: "atomic-idempotent-v1",
+      });
       expect(t.engine.info.ownsCompaction).toBe(true);
       expect(t.engine.info.assemblyIsPromptAuthoritative).toBe(true);
       expect(typeof t.engine.commitTurn).toBe("function");

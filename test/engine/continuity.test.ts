@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEngine, user } from "../support/engine-harness.js";
 import { factRecall, generatePlantedConversation } from "../support/planted-facts.js";
 
-const promptText = (view: { messages: unknown[]; systemPromptAddition?: string }) => `${view.systemPromptAddition ?? ""}\n${JSON.stringify(view.messages)}`;
+const promptText = (view: { messages: unknown[]; systemPromptAddition?: string }) =>
+  `${view.systemPromptAddition ?? ""}\n${JSON.stringify(view.messages)}`;
 
 describe("continuity through the engine", () => {
   let t: Awaited<ReturnType<typeof createTestEngine>>;
@@ -30,7 +31,9 @@ describe("continuity through the engine", () => {
     expect(compactions).toBe(3);
     expect(convo.facts).toHaveLength(40);
     expect(recall.share).toBeGreaterThanOrEqual(0.9);
-    console.info(`[continuity] recall ${recall.recalled}/${recall.total} (${(recall.share * 100).toFixed(0)}%) after ${compactions} compactions`);
+    console.info(
+      `[continuity] recall ${recall.recalled}/${recall.total} (${(recall.share * 100).toFixed(0)}%) after ${compactions} compactions`,
+    );
   });
 
   it("100 forced compactions: the summary neither nests nor grows past its bound", async () => {
@@ -44,7 +47,11 @@ describe("continuity through the engine", () => {
       expect(summary.length).toBeLessThanOrEqual(4_000);
       expect(summary.split("[context-ledger summary]").length - 1).toBeLessThanOrEqual(1);
       // Feed the summary back as if the model had quoted it: it must not be summarised again.
-      messages = [...messages, user(`cycle ${i}: as you said: ${summary.slice(0, 500)}`), { role: "assistant", content: [{ type: "text", text: `ok ${i}` }] }];
+      messages = [
+        ...messages,
+        user(`cycle ${i}: as you said: ${summary.slice(0, 500)}`),
+        { role: "assistant", content: [{ type: "text", text: `ok ${i}` }] },
+      ];
     }
   });
 
@@ -53,8 +60,15 @@ describe("continuity through the engine", () => {
     const before = generatePlantedConversation({ seed: 3, turns: 30 });
     await t.engine.assemble({ ...session, messages: before.messages, tokenBudget: 4_000 });
     await t.engine.compact({ ...session, force: true, tokenBudget: 4_000 });
-    const fresh = [user("Brand new conversation after /reset: list the files in src."), { role: "assistant", content: [{ type: "text", text: "Sure." }] }, user("and now?")];
-    const view = (await t.engine.assemble({ ...session, messages: fresh, tokenBudget: 4_000 })) as { messages: unknown[]; systemPromptAddition?: string };
+    const fresh = [
+      user("Brand new conversation after /reset: list the files in src."),
+      { role: "assistant", content: [{ type: "text", text: "Sure." }] },
+      user("and now?"),
+    ];
+    const view = (await t.engine.assemble({ ...session, messages: fresh, tokenBudget: 4_000 })) as {
+      messages: unknown[];
+      systemPromptAddition?: string;
+    };
     expect(view.systemPromptAddition).toBeUndefined();
     expect(factRecall(promptText(view), before.facts).recalled).toBe(0);
   });
@@ -64,8 +78,16 @@ describe("continuity through the engine", () => {
     const convo = generatePlantedConversation({ seed: 4, turns: 40 });
     await t.engine.assemble({ ...session, messages: convo.messages, tokenBudget: 5_000 });
     const cut = convo.turnStarts[10] as number;
-    const branch = [...convo.messages.slice(0, cut), user("On second thought, take another approach entirely."), { role: "assistant", content: [{ type: "text", text: "Switching approach." }] }, user("go")];
-    const view = (await t.engine.assemble({ ...session, messages: branch, tokenBudget: 5_000 })) as { messages: unknown[]; systemPromptAddition?: string };
+    const branch = [
+      ...convo.messages.slice(0, cut),
+      user("On second thought, take another approach entirely."),
+      { role: "assistant", content: [{ type: "text", text: "Switching approach." }] },
+      user("go"),
+    ];
+    const view = (await t.engine.assemble({ ...session, messages: branch, tokenBudget: 5_000 })) as {
+      messages: unknown[];
+      systemPromptAddition?: string;
+    };
     const later = convo.facts.filter((f) => f.turn >= 11);
     expect(later.length).toBeGreaterThan(0);
     const leaked = later.filter((f) => promptText(view).includes(f.key));

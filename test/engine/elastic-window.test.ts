@@ -12,8 +12,14 @@ function history(turns: number, chars = 3_000) {
   const out: unknown[] = [];
   for (let t = 0; t < turns; t++) {
     out.push(user(`Turn ${t}: check shard ${t} and summarise the failures you see in it.`));
-    out.push(call(`call_${t}_a-x`, "exec", { command: `run ${t}` }), result(`call_${t}_a-x`, "exec", logText(chars, t * 100)));
-    out.push(call(`call_${t}_b-x`, "read", { path: `shard-${t}.md` }), result(`call_${t}_b-x`, "read", logText(900, t * 100 + 50)));
+    out.push(
+      call(`call_${t}_a-x`, "exec", { command: `run ${t}` }),
+      result(`call_${t}_a-x`, "exec", logText(chars, t * 100)),
+    );
+    out.push(
+      call(`call_${t}_b-x`, "read", { path: `shard-${t}.md` }),
+      result(`call_${t}_b-x`, "read", logText(900, t * 100 + 50)),
+    );
     out.push(assistant(`Shard ${t}: ${"nothing failed in this batch. ".repeat(20)}`));
   }
   return out;
@@ -34,7 +40,9 @@ describe("elastic, cache-aware windows", () => {
       const messages = all.slice(0, n);
       for (const budget of [17_055, 31_950, 6_871]) {
         const out = await t.engine.assemble({ ...session, messages, tokenBudget: budget });
-        const tokens = counter.countMessages(out.messages) + (out.systemPromptAddition ? counter.countText(out.systemPromptAddition) : 0);
+        const tokens =
+          counter.countMessages(out.messages) +
+          (out.systemPromptAddition ? counter.countText(out.systemPromptAddition) : 0);
         calls.push({ tokens, budget, historyTokens: Number.POSITIVE_INFINITY });
         if (budget === 31_950) {
           mains.push(out.messages);
@@ -66,11 +74,20 @@ describe("elastic, cache-aware windows", () => {
     const messages = base.map((m) => {
       const r = m as { role: string; toolName?: string; toolCallId?: string };
       const n = Number(r.toolCallId?.split("_")[1]);
-      return r.role === "toolResult" && r.toolName === "exec" && n % 4 === 0 ? result(r.toolCallId!, "exec", logText(20_000, n)) : m;
+      return r.role === "toolResult" && r.toolName === "exec" && n % 4 === 0
+        ? result(r.toolCallId!, "exec", logText(20_000, n))
+        : m;
     });
-    messages.push(user("Last question: which shard failed?"), call("call_z-x", "exec", { command: "z" }), result("call_z-x", "exec", logText(3_000, 9)));
+    messages.push(
+      user("Last question: which shard failed?"),
+      call("call_z-x", "exec", { command: "z" }),
+      result("call_z-x", "exec", logText(3_000, 9)),
+    );
     const out = await t.engine.assemble({ ...session, messages, tokenBudget: 32_000 });
-    const results = out.messages.filter((m) => (m as { role: string }).role === "toolResult") as { toolName: string; toolCallId: string }[];
+    const results = out.messages.filter((m) => (m as { role: string }).role === "toolResult") as {
+      toolName: string;
+      toolCallId: string;
+    }[];
     const cleared = results.filter((m) => textOf(m).startsWith("[context-ledger cleared]"));
     expect(cleared.length).toBeGreaterThan(0);
     expect(cleared.every((m) => m.toolName === "exec")).toBe(true);
@@ -90,7 +107,8 @@ describe("elastic, cache-aware windows", () => {
     const session = { sessionId: "s", sessionKey: "agent:main:stable" };
     const all = history(70);
     const prompts: unknown[][] = [];
-    for (let n = 300; n <= 330; n += 3) prompts.push((await t.engine.assemble({ ...session, messages: all.slice(0, n), tokenBudget: 32_000 })).messages);
+    for (let n = 300; n <= 330; n += 3)
+      prompts.push((await t.engine.assemble({ ...session, messages: all.slice(0, n), tokenBudget: 32_000 })).messages);
     const c = cacheStability(prompts);
     expect(c.stable).toBeGreaterThanOrEqual(c.compared - 1);
   });
@@ -139,7 +157,9 @@ describe("a host that passes a tail of the transcript (2026.9.6)", () => {
       expect(second.messages.length).toBe(first.messages.length);
       mains.push(first.messages);
     }
-    const extending = mains.slice(1).filter((next, i) => mains[i]!.every((m, k) => JSON.stringify(m) === JSON.stringify(next[k]))).length;
+    const extending = mains
+      .slice(1)
+      .filter((next, i) => mains[i]!.every((m, k) => JSON.stringify(m) === JSON.stringify(next[k]))).length;
     console.info(`[cut] ${extending}/${mains.length - 1} main calls extend the previous one`);
     // Keeping everything passed would miss on every turn the host cut (28 of 39); a window 65% deep misses about one in five.
     expect(extending / (mains.length - 1)).toBeGreaterThanOrEqual(0.75);
@@ -156,7 +176,9 @@ describe("a host that passes a tail of the transcript (2026.9.6)", () => {
     for (let i = 1; i < mains.length; i++) {
       const prev = mains[i - 1]!;
       const next = mains[i]!;
-      const extends_ = prev.system === next.system && prev.messages.every((m, k) => JSON.stringify(m) === JSON.stringify(next.messages[k]));
+      const extends_ =
+        prev.system === next.system &&
+        prev.messages.every((m, k) => JSON.stringify(m) === JSON.stringify(next.messages[k]));
       if (extends_) stable++;
     }
     const share = stable / (mains.length - 1);

@@ -10,10 +10,20 @@ async function committedTurns(rt: LedgerRuntime, sessionKey: string): Promise<{ 
 
 describeEngineConformance("context-ledger (2026.9 factory)", async () => {
   const t = await createTestEngine();
-  return { engine: t.engine as never, restart: () => t.restart() as never, committedTurns: (key) => committedTurns(t.rt, key), cleanup: () => t.cleanup() };
+  return {
+    engine: t.engine as never,
+    restart: () => t.restart() as never,
+    committedTurns: (key) => committedTurns(t.rt, key),
+    cleanup: () => t.cleanup(),
+  };
 });
 
 describeEngineConformance("context-ledger (2026.4 factory, no argument)", async () => {
   const t = await createTestEngine({}, "2026.4");
-  return { engine: t.engine as never, restart: () => t.restart() as never, committedTurns: (key) => committedTurns(t.rt, key), cleanup: () => t.cleanup() };
+  return {
+    engine: t.engine as never,
+    restart: () => t.restart() as never,
+    committedTurns: (key) => committedTurns(t.rt, key),
+    cleanup: () => t.cleanup(),
+  };
 });

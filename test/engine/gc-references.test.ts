@@ -71,10 +71,18 @@ describe("gc keeps every artifact something still cites", () => {
       written.push(...req.replacements);
       return { changed: true, bytesFreed: 1, rewrittenEntries: req.replacements.length };
     };
-    const out = await t.engine.maintain({ sessionId: "s2", sessionKey: "agent:main:s2", sessionFile: file, runtimeContext: { rewriteTranscriptEntries } });
+    const out = await t.engine.maintain({
+      sessionId: "s2",
+      sessionKey: "agent:main:s2",
+      sessionFile: file,
+      runtimeContext: { rewriteTranscriptEntries },
+    });
     expect(out.changed).toBe(true);
     // The host writes the stubs into its transcript.
-    await writeFile(file, `${session.text}${written.map((w) => JSON.stringify({ type: "message", message: w.message })).join("\n")}\n`);
+    await writeFile(
+      file,
+      `${session.text}${written.map((w) => JSON.stringify({ type: "message", message: w.message })).join("\n")}\n`,
+    );
     const cited = handlesOf(JSON.stringify(written));
     expect(cited.length).toBeGreaterThan(0);
     await gcAll(agentRoot(t.dir, "main"));
@@ -91,7 +99,11 @@ describe("gc keeps every artifact something still cites", () => {
     for (let i = 0; i < 80; i++) {
       messages.push(user(`turn ${i}: build step ${i}`), assistant(`step ${i} done`));
       state = extendSummary(state, messages, messages.length);
-      const sealed = await sealCheckpoint(state, { frontierIndex: messages.length - 1, frontierFingerprint: null, stash: (c) => store.stash(c, { kind: "checkpoint", format: "json" }) });
+      const sealed = await sealCheckpoint(state, {
+        frontierIndex: messages.length - 1,
+        frontierFingerprint: null,
+        stash: (c) => store.stash(c, { kind: "checkpoint", format: "json" }),
+      });
       state = sealed.state;
       packs.push(sealed.handle);
     }
@@ -138,7 +150,17 @@ describe("gc keeps every artifact something still cites", () => {
     const db = new DatabaseSync(dbFile);
     db.exec("CREATE TABLE transcript_events (id INTEGER PRIMARY KEY, session_id TEXT, payload BLOB)");
     const insert = db.prepare("INSERT INTO transcript_events (session_id, payload) VALUES (?, ?)");
-    insert.run("s9", zstdCompressSync(Buffer.from(JSON.stringify({ role: "toolResult", content: [{ type: "text", text: `[context-ledger artifact ${a.handle}]` }] }))));
+    insert.run(
+      "s9",
+      zstdCompressSync(
+        Buffer.from(
+          JSON.stringify({
+            role: "toolResult",
+            content: [{ type: "text", text: `[context-ledger artifact ${a.handle}]` }],
+          }),
+        ),
+      ),
+    );
     insert.run("s9", Buffer.from(`{"text":"${b.handle}"}`));
     db.close();
     const report = await gcAll(agentDir);
@@ -151,7 +173,12 @@ describe("gc keeps every artifact something still cites", () => {
     const t = await createTestEngine({ offload: { maxChars: 2_000 } });
     cleanups.push(() => t.cleanup());
     const s = { sessionId: "s4", sessionKey: "agent:main:s4" };
-    const messages = [user("build"), call("call_aB_1-x", "exec"), result("call_aB_1-x", "exec", logText(30_000, 7)), user("and?")];
+    const messages = [
+      user("build"),
+      call("call_aB_1-x", "exec"),
+      result("call_aB_1-x", "exec", logText(30_000, 7)),
+      user("and?"),
+    ];
     const first = JSON.stringify(await t.engine.assemble({ ...s, messages, tokenBudget: 50_000 }));
     const handle = parseStubHandle(handlesOf(first).map((h) => `[context-ledger artifact ${h}]`)[0]);
     expect(handle).toBeDefined();

@@ -32,14 +32,32 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
     const entries = await readActiveBranch(file);
     const rawBefore = entries.reduce((s, e) => s + estimateRawTokens(e.message), 0);
     const messages = entries.map((e) => e.message);
-    await t.engine.assemble({ sessionId: session.sessionId, sessionKey: "agent:main:jsonl", messages, tokenBudget: 32_000 });
+    await t.engine.assemble({
+      sessionId: session.sessionId,
+      sessionKey: "agent:main:jsonl",
+      messages,
+      tokenBudget: 32_000,
+    });
     const requests: { entryId: string; message: Record<string, unknown> }[][] = [];
-    const rewriteTranscriptEntries = async (req: { replacements: { entryId: string; message: Record<string, unknown> }[] }) => {
+    const rewriteTranscriptEntries = async (req: {
+      replacements: { entryId: string; message: Record<string, unknown> }[];
+    }) => {
       requests.push(req.replacements);
-      const freed = req.replacements.reduce((s, r) => s + JSON.stringify(entries.find((e) => e.id === r.entryId)?.message).length - JSON.stringify(r.message).length, 0);
+      const freed = req.replacements.reduce(
+        (s, r) =>
+          s +
+          JSON.stringify(entries.find((e) => e.id === r.entryId)?.message).length -
+          JSON.stringify(r.message).length,
+        0,
+      );
       return { changed: true, bytesFreed: freed, rewrittenEntries: req.replacements.length };
     };
-    const result = await t.engine.maintain({ sessionId: session.sessionId, sessionKey: "agent:main:jsonl", sessionFile: file, runtimeContext: { rewriteTranscriptEntries } });
+    const result = await t.engine.maintain({
+      sessionId: session.sessionId,
+      sessionKey: "agent:main:jsonl",
+      sessionFile: file,
+      runtimeContext: { rewriteTranscriptEntries },
+    });
     expect(result.changed).toBe(true);
     expect(requests).toHaveLength(1);
     const replacements = requests[0] ?? [];
@@ -71,12 +89,24 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
     try {
       const entries = await readActiveBranch(file);
       const requests: { entryId: string; message: Record<string, unknown> }[][] = [];
-      const rewriteTranscriptEntries = async (req: { replacements: { entryId: string; message: Record<string, unknown> }[] }) => {
+      const rewriteTranscriptEntries = async (req: {
+        replacements: { entryId: string; message: Record<string, unknown> }[];
+      }) => {
         requests.push(req.replacements);
         return { changed: true, bytesFreed: 1, rewrittenEntries: req.replacements.length };
       };
-      await t6.engine.assemble({ sessionId: session.sessionId, sessionKey: "agent:main:jsonl6", messages: entries.map((e) => e.message), tokenBudget: 32_000 });
-      const result = await t6.engine.maintain({ sessionId: session.sessionId, sessionKey: "agent:main:jsonl6", sessionFile: file, runtimeContext: { rewriteTranscriptEntries } });
+      await t6.engine.assemble({
+        sessionId: session.sessionId,
+        sessionKey: "agent:main:jsonl6",
+        messages: entries.map((e) => e.message),
+        tokenBudget: 32_000,
+      });
+      const result = await t6.engine.maintain({
+        sessionId: session.sessionId,
+        sessionKey: "agent:main:jsonl6",
+        sessionFile: file,
+        runtimeContext: { rewriteTranscriptEntries },
+      });
       expect(result.changed).toBe(true);
       expect(requests.flat().map((r) => r.message.role)).toEqual(session.tools.map(() => "toolResult"));
     } finally {
@@ -87,7 +117,12 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
   it("without the host's rewrite capability or entry ids it changes nothing and says why", async () => {
     const a = await t.engine.maintain({ sessionId: "x", sessionKey: "agent:main:x", sessionFile: file });
     expect(a).toEqual({ changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: "rewrite_unavailable" });
-    const b = await t.engine.maintain({ sessionId: "x", sessionKey: "agent:main:x", sessionFile: "agent:main:x", runtimeContext: { rewriteTranscriptEntries: async () => ({ changed: true }) } });
+    const b = await t.engine.maintain({
+      sessionId: "x",
+      sessionKey: "agent:main:x",
+      sessionFile: "agent:main:x",
+      runtimeContext: { rewriteTranscriptEntries: async () => ({ changed: true }) },
+    });
     expect(b.reason).toBe("entry_ids_unavailable");
   });
 
@@ -95,7 +130,13 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
     const controller = new AbortController();
     controller.abort();
     let called = false;
-    const res = await t.engine.maintain({ sessionId: session.sessionId, sessionKey: "agent:main:jsonl2", sessionFile: file, abortSignal: controller.signal, runtimeContext: { rewriteTranscriptEntries: async () => ((called = true), { changed: true }) } });
+    const res = await t.engine.maintain({
+      sessionId: session.sessionId,
+      sessionKey: "agent:main:jsonl2",
+      sessionFile: file,
+      abortSignal: controller.signal,
+      runtimeContext: { rewriteTranscriptEntries: async () => ((called = true), { changed: true }) },
+    });
     expect(called).toBe(false);
     expect(res.changed).toBe(false);
   });
@@ -109,7 +150,12 @@ describe("afterTurn on 2026.4.24: called after every tool-loop step with the gro
     const step1 = [...base, user("run"), call("c1", "exec")];
     const step2 = [...step1, result("c1", "exec", "ok")];
     const step3 = [...step2, assistant("done")];
-    const s = { sessionId: "loop", sessionKey: "agent:main:loop", sessionFile: "/tmp/loop.jsonl", prePromptMessageCount: 2 };
+    const s = {
+      sessionId: "loop",
+      sessionKey: "agent:main:loop",
+      sessionFile: "/tmp/loop.jsonl",
+      prePromptMessageCount: 2,
+    };
     await t.engine.afterTurn({ ...s, messages: step1 });
     await t.engine.afterTurn({ ...s, messages: step2 });
     await t.engine.afterTurn({ ...s, messages: step3 });

@@ -33,31 +33,63 @@ describe("forked subagent", () => {
     await t.engine.assemble({ ...PARENT, messages: history, tokenBudget: 3_000 });
     await t.engine.compact({ ...PARENT, force: true, tokenBudget: 3_000 });
 
-    const prepared = await t.engine.prepareSubagentSpawn({ parentSessionKey: PARENT.sessionKey, childSessionKey: CHILD.sessionKey, contextMode: "fork" });
+    const prepared = await t.engine.prepareSubagentSpawn({
+      parentSessionKey: PARENT.sessionKey,
+      childSessionKey: CHILD.sessionKey,
+      contextMode: "fork",
+    });
     expect(prepared).toBeDefined();
-    const child = (await t.engine.assemble({ ...CHILD, messages: [user("Summarise the billing tables we kept.")], tokenBudget: 8_000 })) as View;
+    const child = (await t.engine.assemble({
+      ...CHILD,
+      messages: [user("Summarise the billing tables we kept.")],
+      tokenBudget: 8_000,
+    })) as View;
     expect(child.systemPromptAddition).toContain(INHERITED_SUMMARY_HEADING);
     expect(child.systemPromptAddition).toContain("[context-ledger summary]");
     expect(child.systemPromptAddition).toContain("billing_1");
     expect(child.estimatedTokens).toBeLessThanOrEqual(8_000);
 
     const isolated = { sessionId: "s-iso", sessionKey: "agent:main:subagent:iso-child" };
-    await t.engine.prepareSubagentSpawn({ parentSessionKey: PARENT.sessionKey, childSessionKey: isolated.sessionKey, contextMode: "isolated" });
-    const alone = (await t.engine.assemble({ ...isolated, messages: [user("Start fresh.")], tokenBudget: 8_000 })) as View;
+    await t.engine.prepareSubagentSpawn({
+      parentSessionKey: PARENT.sessionKey,
+      childSessionKey: isolated.sessionKey,
+      contextMode: "isolated",
+    });
+    const alone = (await t.engine.assemble({
+      ...isolated,
+      messages: [user("Start fresh.")],
+      tokenBudget: 8_000,
+    })) as View;
     expect(alone.systemPromptAddition ?? "").not.toContain(INHERITED_SUMMARY_HEADING);
   });
 
   it("the inheritance ends with the child, and a failed spawn rolls it back", async () => {
     await t.engine.assemble({ ...PARENT, messages: parentHistory(), tokenBudget: 3_000 });
     await t.engine.compact({ ...PARENT, force: true, tokenBudget: 3_000 });
-    const prepared = (await t.engine.prepareSubagentSpawn({ parentSessionKey: PARENT.sessionKey, childSessionKey: CHILD.sessionKey, contextMode: "fork" })) as { rollback: () => Promise<void> };
-    const before = (await t.engine.assemble({ ...CHILD, messages: [user("Anything inherited?")], tokenBudget: 8_000 })) as View;
+    const prepared = (await t.engine.prepareSubagentSpawn({
+      parentSessionKey: PARENT.sessionKey,
+      childSessionKey: CHILD.sessionKey,
+      contextMode: "fork",
+    })) as { rollback: () => Promise<void> };
+    const before = (await t.engine.assemble({
+      ...CHILD,
+      messages: [user("Anything inherited?")],
+      tokenBudget: 8_000,
+    })) as View;
     expect(before.systemPromptAddition).toContain(INHERITED_SUMMARY_HEADING);
     await prepared.rollback();
-    const rolledBack = (await t.engine.assemble({ ...CHILD, messages: [user("Anything inherited?")], tokenBudget: 8_000 })) as View;
+    const rolledBack = (await t.engine.assemble({
+      ...CHILD,
+      messages: [user("Anything inherited?")],
+      tokenBudget: 8_000,
+    })) as View;
     expect(rolledBack.systemPromptAddition ?? "").not.toContain(INHERITED_SUMMARY_HEADING);
 
-    await t.engine.prepareSubagentSpawn({ parentSessionKey: PARENT.sessionKey, childSessionKey: CHILD.sessionKey, contextMode: "fork" });
+    await t.engine.prepareSubagentSpawn({
+      parentSessionKey: PARENT.sessionKey,
+      childSessionKey: CHILD.sessionKey,
+      contextMode: "fork",
+    });
     await t.engine.onSubagentEnded({ childSessionKey: CHILD.sessionKey, reason: "completed" });
     const ended = (await t.engine.assemble({ ...CHILD, messages: [user("And now?")], tokenBudget: 8_000 })) as View;
     expect(ended.systemPromptAddition ?? "").not.toContain(INHERITED_SUMMARY_HEADING);

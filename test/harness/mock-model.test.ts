@@ -29,13 +29,22 @@ describe("mock model", () => {
     expect(first).toContain('"name":"exec"');
     expect(first.trim().endsWith("data: [DONE]")).toBe(true);
 
-    const call = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "exec", arguments: "{}" } }] };
+    const call = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c1", type: "function", function: { name: "exec", arguments: "{}" } }],
+    };
     const internal = { role: "user", content: `${INTERNAL_CONTEXT_MARKER}\nruntime note` };
-    const second = JSON.parse(await post({ tools, messages: [user, call, { role: "tool", tool_call_id: "c1", content: "x" }, internal] }));
+    const second = JSON.parse(
+      await post({ tools, messages: [user, call, { role: "tool", tool_call_id: "c1", content: "x" }, internal] }),
+    );
     expect(second.choices[0].finish_reason).toBe("stop");
     expect(second.choices[0].message.content).toHaveLength(50);
 
-    await post({ tools, messages: [user, { role: "assistant", content: "ok" }, { role: "user", content: "Turn 2: again" }] });
+    await post({
+      tools,
+      messages: [user, { role: "assistant", content: "ok" }, { role: "user", content: "Turn 2: again" }],
+    });
     expect(mock.requests.map((r) => [r.turn, r.indexInTurn])).toEqual([
       [1, 0],
       [1, 1],
@@ -47,10 +56,16 @@ describe("mock model", () => {
   it("never calls a tool the request does not offer: a memory-flush run (read, write) gets the silent reply", async () => {
     mock = await startMockModel({ script: execTurnScript({ outputChars: 10, answerChars: 50 }) });
     const flushTools = ["read", "write"].map((name) => ({ type: "function", function: { name, parameters: {} } }));
-    const reply = JSON.parse(await post({ tools: flushTools, messages: [{ role: "user", content: "Pre-compaction memory flush." }] }));
+    const reply = JSON.parse(
+      await post({ tools: flushTools, messages: [{ role: "user", content: "Pre-compaction memory flush." }] }),
+    );
     expect(reply.choices[0].finish_reason).toBe("stop");
     expect(reply.choices[0].message.content).toBe(SILENT_REPLY);
-    const offered = await post({ stream: true, tools: [...flushTools, ...tools], messages: [{ role: "user", content: "Turn 2: go" }] });
+    const offered = await post({
+      stream: true,
+      tools: [...flushTools, ...tools],
+      messages: [{ role: "user", content: "Turn 2: go" }],
+    });
     expect(offered).toContain('"name":"exec"');
   });
 
@@ -73,7 +88,10 @@ describe("harness helpers", () => {
   });
 
   it("extractJson finds the JSON block among log lines", () => {
-    expect(extractJson('[plugins] note\n{\n  "ok": true,\n  "n": [1]\n}\n[openclaw] bye')).toEqual({ ok: true, n: [1] });
+    expect(extractJson('[plugins] note\n{\n  "ok": true,\n  "n": [1]\n}\n[openclaw] bye')).toEqual({
+      ok: true,
+      n: [1],
+    });
     expect(extractJson("no json here")).toBeUndefined();
   });
 

@@ -65,7 +65,13 @@ describe("scenario registry", () => {
   it("a scenario with its own model shape gets a gateway of its own, after the default shape's", () => {
     const run = async (): Promise<void> => undefined;
     const plain: HostScenario = { name: "plain", lines: ["2026.9.6"], engines: ["legacy", "context-ledger"], run };
-    const wide: HostScenario = { name: "wide", lines: ["2026.9.6"], engines: ["context-ledger"], model: { contextWindow: 65_536, maxTokens: 4_096 }, run };
+    const wide: HostScenario = {
+      name: "wide",
+      lines: ["2026.9.6"],
+      engines: ["context-ledger"],
+      model: { contextWindow: 65_536, maxTokens: 4_096 },
+      run,
+    };
     const plans = plansFor("2026.9.6", [wide, plain]);
     expect(plans.map((p) => [planKey(p), p.scenarios.map((s) => s.name)])).toEqual([
       ["legacy", ["plain"]],
@@ -78,7 +84,13 @@ describe("scenario registry", () => {
   it("a scenario with its own plugin config gets a gateway of its own, after the defaults'", () => {
     const run = async (): Promise<void> => undefined;
     const plain: HostScenario = { name: "plain", lines: ["2026.9.6"], engines: ["context-ledger"], run };
-    const off: HostScenario = { name: "off", lines: ["2026.9.6"], engines: ["context-ledger"], ledgerConfig: { maintenance: { enabled: false } }, run };
+    const off: HostScenario = {
+      name: "off",
+      lines: ["2026.9.6"],
+      engines: ["context-ledger"],
+      ledgerConfig: { maintenance: { enabled: false } },
+      run,
+    };
     const plans = plansFor("2026.9.6", [off, plain]);
     expect(plans.map((p) => [planKey(p), p.scenarios.map((s) => s.name)])).toEqual([
       ["context-ledger", ["plain"]],
@@ -88,8 +100,13 @@ describe("scenario registry", () => {
   });
 
   it("index.ts lists one module per line, sorted, so parallel additions merge", () => {
-    const lines = readFileSync(path.join(REPO_ROOT, "test/host/scenarios/index.ts"), "utf8").split("\n").filter((l) => l.startsWith("export"));
-    expect(lines.every((l) => /^export \* as \w+ from "\.\/[a-z0-9-]+\.js";$/.test(l)), lines.join("\n")).toBe(true);
+    const lines = readFileSync(path.join(REPO_ROOT, "test/host/scenarios/index.ts"), "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("export"));
+    expect(
+      lines.every((l) => /^export \* as \w+ from "\.\/[a-z0-9-]+\.js";$/.test(l)),
+      lines.join("\n"),
+    ).toBe(true);
     const files = lines.map((l) => /"\.\/(.*)\.js"/.exec(l)?.[1] ?? "");
     expect(files).toEqual([...files].sort());
   });
@@ -97,13 +114,23 @@ describe("scenario registry", () => {
 
 describe("host log patterns (positive controls, without a host)", () => {
   it("each pattern matches its recorded or rendered host line, and only its own", () => {
-    for (const [signal, wordings] of Object.entries(HOST_LOG_WORDING) as [HostLogSignal, (typeof HOST_LOG_WORDING)[HostLogSignal]][]) {
-      for (const w of wordings) expect(countHostLogSignals(w.sample)[signal], `${signal}: ${w.sample}`).toBeGreaterThanOrEqual(1);
+    for (const [signal, wordings] of Object.entries(HOST_LOG_WORDING) as [
+      HostLogSignal,
+      (typeof HOST_LOG_WORDING)[HostLogSignal],
+    ][]) {
+      for (const w of wordings)
+        expect(countHostLogSignals(w.sample)[signal], `${signal}: ${w.sample}`).toBeGreaterThanOrEqual(1);
     }
     // The recorded 2026.4.24 reset loop shows every signal the reset-loop checks count.
     const recorded = readFileSync(path.join(REPO_ROOT, "fixtures/host/2026.4.24-reset-loop-host.log"), "utf8");
     const counts = countHostLogSignals(recorded);
-    for (const signal of ["precheck", "overflowDetected", "compactionFailed", "sessionRestarted", "compactionSucceeded"] as const) {
+    for (const signal of [
+      "precheck",
+      "overflowDetected",
+      "compactionFailed",
+      "sessionRestarted",
+      "compactionSucceeded",
+    ] as const) {
       expect(counts[signal], signal).toBeGreaterThanOrEqual(1);
     }
     expect(countHostLogSignals("all quiet").engineFailed).toBe(0);

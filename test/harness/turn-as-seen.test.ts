@@ -9,7 +9,20 @@ import type { MockRequest } from "../host/mock-model.js";
 import { GatewayRequestError } from "../host/gateway-ws.js";
 import { describeSeenTurn, seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../host/turn-as-seen.js";
 
-const request = (messages: unknown[]): MockRequest => ({ index: 0, turn: 1, indexInTurn: 0, body: {}, messages, lastMessage: messages.at(-1), userText: "", toolNames: ["exec"], bytes: 0, messageBytes: 0, capped: false, partition: "" });
+const request = (messages: unknown[]): MockRequest => ({
+  index: 0,
+  turn: 1,
+  indexInTurn: 0,
+  body: {},
+  messages,
+  lastMessage: messages.at(-1),
+  userText: "",
+  toolNames: ["exec"],
+  bytes: 0,
+  messageBytes: 0,
+  capped: false,
+  partition: "",
+});
 const text = (role: string, t: string) => ({ role, content: [{ type: "text", text: t }] });
 
 /**
@@ -27,7 +40,11 @@ function fakeSession(engineId: string, reply: string, modelAnswers: boolean, reb
     requests: () => requests,
     async chatSend(message) {
       const user = text("user", message);
-      if (modelAnswers) requests.push(request([user]), request([user, { role: "assistant", tool_calls: [] }, { role: "tool", content: "out" }]));
+      if (modelAnswers)
+        requests.push(
+          request([user]),
+          request([user, { role: "assistant", tool_calls: [] }, { role: "tool", content: "out" }]),
+        );
       history.push(user, text("assistant", reply));
       events.push({ ts: "", op: "afterTurn" });
       reads = 0;
@@ -36,7 +53,12 @@ function fakeSession(engineId: string, reply: string, modelAnswers: boolean, reb
     async call(method, params) {
       expect(method).toBe("chat.history");
       expect(params?.sessionKey).toBe("agent:main:fake");
-      if (rebuildingReads-- > 0) throw new GatewayRequestError("chat.history", { code: "UNAVAILABLE", message: "session history is rebuilding; retry shortly", retryAfterMs: 5 });
+      if (rebuildingReads-- > 0)
+        throw new GatewayRequestError("chat.history", {
+          code: "UNAVAILABLE",
+          message: "session history is rebuilding; retry shortly",
+          retryAfterMs: 5,
+        });
       return { messages: history };
     },
     async pluginEvents() {
@@ -52,7 +74,11 @@ describe("sendTurnAsSeen", () => {
     const { session, events } = fakeSession("context-ledger", "Answer 1: the report changed.", true);
     const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
     expect(events.map((e) => e.op)).toEqual(["afterTurn", "maintain"]);
-    expect(seen).toMatchObject({ texts: ["Answer 1: the report changed."], shown: "Answer 1: the report changed.", answered: true });
+    expect(seen).toMatchObject({
+      texts: ["Answer 1: the report changed."],
+      shown: "Answer 1: the report changed.",
+      answered: true,
+    });
     expect(seen.requests).toHaveLength(2);
     const next = await sendTurnAsSeen(session, "Turn 2: again.");
     expect(next.texts).toEqual(["Answer 1: the report changed."]);
@@ -74,19 +100,24 @@ describe("sendTurnAsSeen", () => {
     const seen = await sendTurnAsSeen(session, "Turn 1: run it.", { catchUpMs: 50 });
     expect(seen).toMatchObject({ texts: [], answered: false });
     expect(seen.historyError).toMatch(/unknown session/);
-    expect(describeSeenTurn(seen)).toBe("run ok, 2 requests, final answer asked, history: Expected gateway chat.history to succeed, got INVALID_REQUEST: unknown session");
+    expect(describeSeenTurn(seen)).toBe(
+      "run ok, 2 requests, final answer asked, history: Expected gateway chat.history to succeed, got INVALID_REQUEST: unknown session",
+    );
   });
 
   it("waits for the history to show an answer the model gave, and says how long it took", async () => {
     const { session } = fakeSession("context-ledger", "Answer 1: the report changed.", true);
     const read = session.call.bind(session);
     let reads = 0;
-    session.call = async (method, params) => (++reads < 3 ? { messages: [text("user", "Turn 1: run it.")] } : read(method, params));
+    session.call = async (method, params) =>
+      ++reads < 3 ? { messages: [text("user", "Turn 1: run it.")] } : read(method, params);
     const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
     expect(reads).toBe(3);
     expect(seen).toMatchObject({ texts: ["Answer 1: the report changed."], answered: true });
     expect(seen.historyCatchUpMs).toBeGreaterThan(0);
-    expect(describeSeenTurn(seen)).toMatch(/^run ok, 2 requests, final answer asked, history showed the answer after \d+ ms$/);
+    expect(describeSeenTurn(seen)).toMatch(
+      /^run ok, 2 requests, final answer asked, history showed the answer after \d+ ms$/,
+    );
   });
 
   it("does not wait for an answer when the model was never asked for one (a queued or skipped turn)", async () => {
@@ -106,7 +137,9 @@ describe("sendTurnAsSeen", () => {
     const seen = await sendTurnAsSeen(session, "Turn 3: run it.");
     expect(events.map((e) => e.op)).toEqual(["afterTurn"]);
     expect(seen).toMatchObject({ requests: [], shown: notice, answered: false });
-    expect(seenStatus({ answered: seen.answered, texts: seen.texts, waitStatus: String(seen.result.wait.status) })).toBe("reset notice");
+    expect(
+      seenStatus({ answered: seen.answered, texts: seen.texts, waitStatus: String(seen.result.wait.status) }),
+    ).toBe("reset notice");
   });
 });
 

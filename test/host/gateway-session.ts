@@ -2,7 +2,13 @@ import { startGateway, type Gateway } from "./gateway.js";
 import { createHostEnv, type EngineChoice, type HostEnv } from "./host-env.js";
 import type { HostVersion } from "./host-install.js";
 import { countHostLogSignals, countResetRepliesInTranscripts, readHostLog, type HostLogSignals } from "./logs.js";
-import { startMockModel, type MockModel, type MockModelOptions, type MockRequest, type MockScript } from "./mock-model.js";
+import {
+  startMockModel,
+  type MockModel,
+  type MockModelOptions,
+  type MockRequest,
+  type MockScript,
+} from "./mock-model.js";
 import { stopAllGroups } from "./processes.js";
 import { turnMessage } from "./workloads.js";
 

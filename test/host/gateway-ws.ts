@@ -18,7 +18,9 @@ export class GatewayRequestError extends Error {
   readonly details: unknown;
   readonly retryAfterMs: number | undefined;
   constructor(method: string, error: { code?: string; message?: string; details?: unknown; retryAfterMs?: number }) {
-    super(`Expected gateway ${method} to succeed, got ${error.code ?? "error"}: ${error.message ?? "unknown"}${error.details ? ` ${JSON.stringify(error.details)}` : ""}`);
+    super(
+      `Expected gateway ${method} to succeed, got ${error.code ?? "error"}: ${error.message ?? "unknown"}${error.details ? ` ${JSON.stringify(error.details)}` : ""}`,
+    );
     this.code = error.code;
     this.details = error.details;
     this.retryAfterMs = error.retryAfterMs;
@@ -81,9 +83,19 @@ export async function connectGateway(options: ConnectGatewayOptions): Promise<Ga
   };
 
   ws.addEventListener("message", (msg) => {
-    let frame: { type?: string; id?: string; ok?: boolean; payload?: unknown; error?: Record<string, unknown>; event?: string; seq?: number };
+    let frame: {
+      type?: string;
+      id?: string;
+      ok?: boolean;
+      payload?: unknown;
+      error?: Record<string, unknown>;
+      event?: string;
+      seq?: number;
+    };
     try {
-      frame = JSON.parse(typeof msg.data === "string" ? msg.data : Buffer.from(msg.data as ArrayBuffer).toString("utf8"));
+      frame = JSON.parse(
+        typeof msg.data === "string" ? msg.data : Buffer.from(msg.data as ArrayBuffer).toString("utf8"),
+      );
     } catch {
       return;
     }
@@ -102,7 +114,13 @@ export async function connectGateway(options: ConnectGatewayOptions): Promise<Ga
       pending.delete(frame.id);
       if (p.timer) clearTimeout(p.timer);
       if (frame.ok) p.resolve(frame.payload);
-      else p.reject(new GatewayRequestError(p.method, (frame.error ?? {}) as ConstructorParameters<typeof GatewayRequestError>[1]));
+      else
+        p.reject(
+          new GatewayRequestError(
+            p.method,
+            (frame.error ?? {}) as ConstructorParameters<typeof GatewayRequestError>[1],
+          ),
+        );
     }
   });
   ws.addEventListener("close", (e) => {
@@ -123,7 +141,12 @@ export async function connectGateway(options: ConnectGatewayOptions): Promise<Ga
         timeoutMs > 0
           ? setTimeout(() => {
               pending.delete(id);
-              reject(new GatewayRequestError(method, { code: "CLIENT_TIMEOUT", message: `no answer within ${timeoutMs} ms` }));
+              reject(
+                new GatewayRequestError(method, {
+                  code: "CLIENT_TIMEOUT",
+                  message: `no answer within ${timeoutMs} ms`,
+                }),
+              );
             }, timeoutMs)
           : undefined;
       pending.set(id, { method, resolve, reject, timer });
@@ -134,15 +157,28 @@ export async function connectGateway(options: ConnectGatewayOptions): Promise<Ga
   const deadline = Date.now() + budget;
   try {
     await new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`Expected the gateway socket on ${options.port} to open within ${budget} ms`)), budget);
+      const t = setTimeout(
+        () => reject(new Error(`Expected the gateway socket on ${options.port} to open within ${budget} ms`)),
+        budget,
+      );
       ws.addEventListener("open", () => (clearTimeout(t), resolve()), { once: true });
-      ws.addEventListener("error", () => (clearTimeout(t), reject(new Error(`Expected the gateway socket on ${options.port} to open, got an error`))), { once: true });
+      ws.addEventListener(
+        "error",
+        () => (
+          clearTimeout(t),
+          reject(new Error(`Expected the gateway socket on ${options.port} to open, got an error`))
+        ),
+        { once: true },
+      );
     });
     open = true;
     // Every line sends the challenge first; wait for it (the connect frame must follow it).
     if (!challenged) {
       await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`Expected connect.challenge from the gateway on ${options.port}`)), Math.max(1, deadline - Date.now()));
+        const t = setTimeout(
+          () => reject(new Error(`Expected connect.challenge from the gateway on ${options.port}`)),
+          Math.max(1, deadline - Date.now()),
+        );
         challenge = () => (clearTimeout(t), resolve());
       });
     }

@@ -100,8 +100,22 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
   const outputPath = path.join(env.root, "logs", "gateway.out.log");
   await fsp.mkdir(path.dirname(outputPath), { recursive: true });
   const out = createWriteStream(outputPath, { flags: "a", mode: 0o600 });
-  const args = [env.host.entry, "gateway", "run", "--auth", "token", "--bind", "loopback", "--allow-unconfigured", "--port", String(port)];
-  const child = spawnGroup(NODE_BINARY, args, { env: { ...env.env, OPENCLAW_GATEWAY_PORT: String(port) }, cwd: env.root });
+  const args = [
+    env.host.entry,
+    "gateway",
+    "run",
+    "--auth",
+    "token",
+    "--bind",
+    "loopback",
+    "--allow-unconfigured",
+    "--port",
+    String(port),
+  ];
+  const child = spawnGroup(NODE_BINARY, args, {
+    env: { ...env.env, OPENCLAW_GATEWAY_PORT: String(port) },
+    cwd: env.root,
+  });
   child.stdout?.pipe(out, { end: false });
   child.stderr?.pipe(out, { end: false });
   const pid = child.pid;
@@ -153,7 +167,10 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
           const message = `Expected the gateway to answer on ${port}, but it exited; see ${outputPath}`;
           throw taken ? new PortTakenError(message) : new Error(message, { cause: error });
         }
-        if (Date.now() > deadline) throw new Error(`Expected the gateway to answer health on ${port} within the timeout; see ${outputPath}`, { cause: error });
+        if (Date.now() > deadline)
+          throw new Error(`Expected the gateway to answer health on ${port} within the timeout; see ${outputPath}`, {
+            cause: error,
+          });
         const retryAfter = error instanceof GatewayRequestError ? error.retryAfterMs : undefined;
         await sleep(Math.min(Math.max(retryAfter ?? 250, 100), 2_000));
       }
@@ -186,7 +203,8 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
       let wait: Record<string, unknown> | undefined;
       const slice = Math.max(1_000, Math.min(120_000, deadline - Date.now()));
       try {
-        wait = (await call("agent.wait", { runId, timeoutMs: slice }, slice + 30_000)) as Record<string, unknown> | undefined;
+        wait = (await call("agent.wait", { runId, timeoutMs: slice }, slice + 30_000)) as
+          Record<string, unknown> | undefined;
       } catch (error) {
         if (!retryable(error) || Date.now() > deadline) throw error;
         await sleep(500);
@@ -204,10 +222,23 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
     client,
     call,
     async cliCall(method, params = {}, timeoutMs = 60_000) {
-      const args = ["gateway", "call", method, "--params", JSON.stringify(params), "--json", "--timeout", String(timeoutMs)];
-      const result = await runOpenclaw(env, [...args, "--url", `ws://127.0.0.1:${port}`, "--token", env.gatewayToken], { timeoutMs: timeoutMs + 30_000 });
+      const args = [
+        "gateway",
+        "call",
+        method,
+        "--params",
+        JSON.stringify(params),
+        "--json",
+        "--timeout",
+        String(timeoutMs),
+      ];
+      const result = await runOpenclaw(env, [...args, "--url", `ws://127.0.0.1:${port}`, "--token", env.gatewayToken], {
+        timeoutMs: timeoutMs + 30_000,
+      });
       if (result.code !== 0) {
-        throw new Error(`Expected gateway call ${method} to succeed, got exit ${String(result.code)}\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`);
+        throw new Error(
+          `Expected gateway call ${method} to succeed, got exit ${String(result.code)}\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`,
+        );
       }
       return extractJson(result.stdout) ?? extractJson(result.stderr);
     },
@@ -239,7 +270,10 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
         // No run of its own started: the host queued the message as a follow-up of the
         // session's running work. The turn is over when a run that started after the send
         // ends (or, as a backstop, when the host reports the session idle again).
-        const followUp = await Promise.race([runs.nextEnd(runId, deadline), waitIdle(sessionKey, deadline, 2_000).then(() => undefined)]);
+        const followUp = await Promise.race([
+          runs.nextEnd(runId, deadline),
+          waitIdle(sessionKey, deadline, 2_000).then(() => undefined),
+        ]);
         const settled = followUp && !runs.chatEnded.has(followUp) ? await waitRun(followUp, deadline) : wait;
         return { runId, wait: settled, ms: Date.now() - t0, queued: true };
       } finally {
@@ -278,7 +312,11 @@ function watchRuns(socket: GatewayClient, sessionKey: string): RunWatch {
     if (e.event === "chat") {
       // A reply the host sends without a run (2026.4.24's reset notice) ends the turn too.
       const c = e.payload as { runId?: string; sessionKey?: string; state?: string } | undefined;
-      if (c?.runId && c.sessionKey === sessionKey && (c.state === "final" || c.state === "error" || c.state === "aborted")) {
+      if (
+        c?.runId &&
+        c.sessionKey === sessionKey &&
+        (c.state === "final" || c.state === "error" || c.state === "aborted")
+      ) {
         chatEnded.add(c.runId);
         ended.push(c.runId);
         notify?.();
@@ -286,7 +324,8 @@ function watchRuns(socket: GatewayClient, sessionKey: string): RunWatch {
       return;
     }
     if (e.event !== "agent") return;
-    const p = e.payload as { runId?: string; sessionKey?: string; stream?: string; data?: { phase?: string } } | undefined;
+    const p = e.payload as
+      { runId?: string; sessionKey?: string; stream?: string; data?: { phase?: string } } | undefined;
     if (!p?.runId || p.sessionKey !== sessionKey || p.stream !== "lifecycle") return;
     if (p.data?.phase === "start") started.add(p.runId);
     if ((p.data?.phase === "end" || p.data?.phase === "error") && started.has(p.runId)) {

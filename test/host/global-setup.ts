@@ -12,7 +12,9 @@ export function setup(): void {
   const t0 = Date.now();
   installs = Promise.allSettled(HOST_LINES.map((version) => ensureHost(version))).then((results) => {
     const failed = results.filter((r) => r.status === "rejected").length;
-    console.log(`[host setup] ${HOST_LINES.length - failed}/${HOST_LINES.length} host lines ready in .cache/ after ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+    console.log(
+      `[host setup] ${HOST_LINES.length - failed}/${HOST_LINES.length} host lines ready in .cache/ after ${((Date.now() - t0) / 1000).toFixed(1)}s`,
+    );
     return results;
   });
 }

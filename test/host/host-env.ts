@@ -3,7 +3,14 @@ import { existsSync, promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { writeTestEnginePlugin, TEST_ENGINE_ID, type TestEngineMode } from "./fixtures-plugin.js";
-import { bundledPluginIds, ensureHost, NODE_BIN_DIR, REPO_ROOT, type HostVersion, type InstalledHost } from "./host-install.js";
+import {
+  bundledPluginIds,
+  ensureHost,
+  NODE_BIN_DIR,
+  REPO_ROOT,
+  type HostVersion,
+  type InstalledHost,
+} from "./host-install.js";
 
 /** The context-ledger plugin and engine id. */
 export const LEDGER_ID = "context-ledger";
@@ -194,10 +201,13 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
  */
 export async function stageLedgerPlugin(dir: string): Promise<string> {
   if (!existsSync(path.join(REPO_ROOT, "dist", "index.js"))) {
-    throw new Error(`Expected the built plugin at ${path.join(REPO_ROOT, "dist", "index.js")}; run \`npm run build\` first (npm test does)`);
+    throw new Error(
+      `Expected the built plugin at ${path.join(REPO_ROOT, "dist", "index.js")}; run \`npm run build\` first (npm test does)`,
+    );
   }
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-  for (const file of ["package.json", "openclaw.plugin.json"]) await fsp.copyFile(path.join(REPO_ROOT, file), path.join(dir, file));
+  for (const file of ["package.json", "openclaw.plugin.json"])
+    await fsp.copyFile(path.join(REPO_ROOT, file), path.join(dir, file));
   await fsp.cp(path.join(REPO_ROOT, "dist"), path.join(dir, "dist"), { recursive: true });
   await fsp.symlink(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
   return dir;

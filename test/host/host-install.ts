@@ -88,7 +88,8 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
   // installs while unit tests run; a test file that needs the release waits here). An
   // install in progress holds the lock folder, so "installed" also means "no lock".
   const lockPath = path.join(CACHE_DIR, `openclaw-${version}.install.lock`);
-  const installed = async (): Promise<boolean> => (await installedVersion(packageDir)) === version && existsSync(host.entry);
+  const installed = async (): Promise<boolean> =>
+    (await installedVersion(packageDir)) === version && existsSync(host.entry);
   if (!(await installed()) || existsSync(lockPath)) {
     await fsp.mkdir(CACHE_DIR, { recursive: true });
     // proper-lockfile keys its in-process lock table by the locked path: one path per release, or two
@@ -133,7 +134,8 @@ async function npmInstallHost(version: HostVersion, packageDir: string): Promise
     throw new Error(`npm ${args.join(" ")} failed in ${dir}`, { cause: error });
   }
   const got = await installedVersion(packageDir);
-  if (got !== version) throw new Error(`Expected openclaw@${version} in ${packageDir} after install, got ${String(got)}`);
+  if (got !== version)
+    throw new Error(`Expected openclaw@${version} in ${packageDir} after install, got ${String(got)}`);
 }
 
 /**
@@ -147,13 +149,21 @@ async function npmInstallHost(version: HostVersion, packageDir: string): Promise
  */
 export async function fenceStageInstallRoot(stageDir: string, packageDir: string, version: string): Promise<string> {
   await fsp.mkdir(stageDir, { recursive: true });
-  const roots = new Set([path.resolve(packageDir), await fsp.realpath(packageDir).catch(() => path.resolve(packageDir))]);
-  const installRoots = [...roots].map((dir) => path.join(stageDir, `openclaw-${version}-${createHash("sha256").update(dir).digest("hex").slice(0, 12)}`));
+  const roots = new Set([
+    path.resolve(packageDir),
+    await fsp.realpath(packageDir).catch(() => path.resolve(packageDir)),
+  ]);
+  const installRoots = [...roots].map((dir) =>
+    path.join(stageDir, `openclaw-${version}-${createHash("sha256").update(dir).digest("hex").slice(0, 12)}`),
+  );
   for (const dir of [stageDir, ...installRoots]) {
     await fsp.mkdir(dir, { recursive: true });
     const pkg = path.join(dir, "package.json");
     if (!existsSync(pkg)) {
-      await fsp.writeFile(pkg, `${JSON.stringify({ name: "openclaw-runtime-deps-install", private: true }, null, 2)}\n`);
+      await fsp.writeFile(
+        pkg,
+        `${JSON.stringify({ name: "openclaw-runtime-deps-install", private: true }, null, 2)}\n`,
+      );
     }
   }
   // The real path is the one the host uses (Node resolves the entry's symlinks).
@@ -166,7 +176,9 @@ export async function bundledPluginIds(host: InstalledHost): Promise<string[]> {
   const ids: string[] = [];
   for (const dir of (await fsp.readdir(root)).sort()) {
     try {
-      const manifest = JSON.parse(await fsp.readFile(path.join(root, dir, "openclaw.plugin.json"), "utf8")) as { id?: unknown };
+      const manifest = JSON.parse(await fsp.readFile(path.join(root, dir, "openclaw.plugin.json"), "utf8")) as {
+        id?: unknown;
+      };
       if (typeof manifest.id === "string") ids.push(manifest.id);
     } catch {
       // Folders without a manifest (shared cores) are not plugins.

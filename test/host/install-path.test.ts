@@ -28,16 +28,31 @@ describe("install path on 2026.9.6: npm pack → openclaw plugins install → a 
 
   it("installs the packed tarball and the engine serves a tool turn", async () => {
     // No silent skip: the tarball packs dist/, which `npm run build` makes (npm test does).
-    expect(existsSync(path.join(REPO_ROOT, "dist", "index.js")), "dist/index.js missing: run `npm run build`").toBe(true);
-    const out = execFileSync("npm", ["pack", "--json", "--pack-destination", packDir], { cwd: REPO_ROOT, encoding: "utf8", env: { ...process.env, npm_config_ignore_scripts: "true" } });
+    expect(existsSync(path.join(REPO_ROOT, "dist", "index.js")), "dist/index.js missing: run `npm run build`").toBe(
+      true,
+    );
+    const out = execFileSync("npm", ["pack", "--json", "--pack-destination", packDir], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+      env: { ...process.env, npm_config_ignore_scripts: "true" },
+    });
     const tarball = path.join(packDir, (JSON.parse(out) as { filename: string }[])[0]?.filename ?? "");
     expect(existsSync(tarball)).toBe(true);
 
-    mock = await startMockModel({ script: execTurnScript({ outputChars: 20_000, answerChars: 500, nodePath: NODE_BINARY }) });
-    env = await createHostEnv({ version: CURRENT_HOST, baseUrl: mock.baseUrl, engine: "legacy", contextWindow: 32_000 });
+    mock = await startMockModel({
+      script: execTurnScript({ outputChars: 20_000, answerChars: 500, nodePath: NODE_BINARY }),
+    });
+    env = await createHostEnv({
+      version: CURRENT_HOST,
+      baseUrl: mock.baseUrl,
+      engine: "legacy",
+      contextWindow: 32_000,
+    });
     const installed = await pluginsInstall(env, tarball);
     expect(installed.code, installed.stderr.slice(-1500)).toBe(0);
-    await env.updateConfig({ plugins: { slots: { contextEngine: "context-ledger" }, entries: { "context-ledger": { enabled: true } } } });
+    await env.updateConfig({
+      plugins: { slots: { contextEngine: "context-ledger" }, entries: { "context-ledger": { enabled: true } } },
+    });
 
     const turn = await agentLocal(env, { sessionId: "install-path", message: "Run the report and summarize it." });
     expect(turn.code).toBe(0);

@@ -47,37 +47,43 @@ export const HOST_LOG_WORDING: Record<HostLogSignal, readonly Wording[]> = {
     {
       lines: from("2026.4.24", "2026.8.2"),
       literals: ["context overflow detected (attempt "],
-      sample: "[agent/embedded] context overflow detected (attempt 1/3); attempting auto-compaction for mock/mock-model",
+      sample:
+        "[agent/embedded] context overflow detected (attempt 1/3); attempting auto-compaction for mock/mock-model",
     },
     {
       lines: ["2026.9.6"],
       literals: ['"context overflow"', " detected (attempt ${"],
-      sample: "[agent/embedded] context overflow detected (attempt 1/3); attempting auto-compaction for mock/mock-model",
+      sample:
+        "[agent/embedded] context overflow detected (attempt 1/3); attempting auto-compaction for mock/mock-model",
     },
   ],
   compactionFailed: [
     {
       lines: ["2026.4.24"],
       literals: ["Auto-compaction failed ("],
-      sample: "Auto-compaction failed (Context overflow: prompt too large for the model (precheck).). Restarting session agent:main:main -> 2b07f128-e4b3-429b-9209-5b5d5a4713d2 and retrying.",
+      sample:
+        "Auto-compaction failed (Context overflow: prompt too large for the model (precheck).). Restarting session agent:main:main -> 2b07f128-e4b3-429b-9209-5b5d5a4713d2 and retrying.",
     },
     {
       lines: from("2026.5.28"),
       literals: ["Auto-compaction failed (", "Preserving existing session mapping"],
-      sample: "Auto-compaction failed (Context overflow: prompt too large for the model (precheck).). Preserving existing session mapping for agent:main:main.",
+      sample:
+        "Auto-compaction failed (Context overflow: prompt too large for the model (precheck).). Preserving existing session mapping for agent:main:main.",
     },
   ],
   sessionRestarted: [
     {
       lines: ["2026.4.24"],
       literals: ["). Restarting session ${sessionKey} -> ${nextSessionId}"],
-      sample: "Auto-compaction failed (Context overflow: prompt too large for the model (precheck).). Restarting session agent:main:main -> 2b07f128-e4b3-429b-9209-5b5d5a4713d2 and retrying.",
+      sample:
+        "Auto-compaction failed (Context overflow: prompt too large for the model (precheck).). Restarting session agent:main:main -> 2b07f128-e4b3-429b-9209-5b5d5a4713d2 and retrying.",
     },
     {
       // 5.28+ restart a session only on a role-ordering conflict (a failed compaction keeps the mapping).
       lines: from("2026.5.28"),
       literals: ["ordering conflict (", "Restarting session ${"],
-      sample: "Role ordering conflict (tool result without call). Restarting session agent:main:main -> 0d6f3a52-8d36-4f0e-9b1b-2f3c8e1e8b11.",
+      sample:
+        "Role ordering conflict (tool result without call). Restarting session agent:main:main -> 0d6f3a52-8d36-4f0e-9b1b-2f3c8e1e8b11.",
     },
   ],
   compactionSucceeded: [
@@ -91,7 +97,8 @@ export const HOST_LOG_WORDING: Record<HostLogSignal, readonly Wording[]> = {
     {
       lines: from("2026.8.2"),
       literals: ['" degraded to "${', "for this logical turn"],
-      sample: '[context-engine] Context engine "context-ledger" degraded to "legacy" for this logical turn: missing transcript semantics',
+      sample:
+        '[context-engine] Context engine "context-ledger" degraded to "legacy" for this logical turn: missing transcript semantics',
     },
   ],
   resetReply: [
@@ -129,7 +136,9 @@ export function wordingsOn(signal: HostLogSignal, version: HostVersion): Wording
  */
 export function assertWorded(signal: HostLogSignal, version: HostVersion): void {
   if (wordingsOn(signal, version).length === 0) {
-    throw new Error(`Expected host ${version} to word "${signal}" (see HOST_LOG_WORDING), got no wording: a zero count of it proves nothing there`);
+    throw new Error(
+      `Expected host ${version} to word "${signal}" (see HOST_LOG_WORDING), got no wording: a zero count of it proves nothing there`,
+    );
   }
 }
 
@@ -147,11 +156,15 @@ export async function readHostDist(host: InstalledHost): Promise<string[]> {
 }
 
 /** Literals of `version`'s wordings that its dist does not contain (empty when every wording is current). */
-export function missingLiterals(dist: readonly string[], version: HostVersion): { signal: HostLogSignal; literal: string }[] {
+export function missingLiterals(
+  dist: readonly string[],
+  version: HostVersion,
+): { signal: HostLogSignal; literal: string }[] {
   const missing: { signal: HostLogSignal; literal: string }[] = [];
   for (const signal of Object.keys(HOST_LOG_WORDING) as HostLogSignal[]) {
     for (const w of wordingsOn(signal, version)) {
-      for (const literal of w.literals) if (!dist.some((text) => text.includes(literal))) missing.push({ signal, literal });
+      for (const literal of w.literals)
+        if (!dist.some((text) => text.includes(literal))) missing.push({ signal, literal });
     }
   }
   return missing;

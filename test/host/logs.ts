@@ -25,7 +25,8 @@ export const HOST_LOG_PATTERNS = {
   // `[context-engine] Context engine "<id>" failed during <op>: ...; quarantining it for this process ...` (5.28+).
   quarantined: /quarantining it for this process/g,
   // A context-engine method that threw (every line; 4.24 has no quarantine and fails the turn instead).
-  engineFailed: /context engine (?:assemble|afterTurn|bootstrap|ingest|maintain \([^)]*\)) failed|\[context-engine\] .*falling back to default engine/g,
+  engineFailed:
+    /context engine (?:assemble|afterTurn|bootstrap|ingest|maintain \([^)]*\)) failed|\[context-engine\] .*falling back to default engine/g,
 } as const;
 
 /** Count of each {@link HOST_LOG_PATTERNS} entry. */

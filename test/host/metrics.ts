@@ -21,6 +21,10 @@ export function bandRatio(values: readonly number[]): number {
 }
 
 /** Requests whose prompt exceeds `budget` tokens (assertion 2: every request within the prompt budget). */
-export function requestsOverBudget(records: readonly TurnRecord[], budget: number, counter: TokenCounter): MockRequest[] {
+export function requestsOverBudget(
+  records: readonly TurnRecord[],
+  budget: number,
+  counter: TokenCounter,
+): MockRequest[] {
   return records.flatMap((r) => r.requests).filter((q) => requestPromptTokens(q, counter) > budget);
 }

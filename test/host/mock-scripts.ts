@@ -24,7 +24,8 @@ export const SILENT_REPLY = "NO_REPLY";
  */
 export function toolTurnScript(options: ToolTurnScriptOptions): MockScript {
   return (request) => {
-    if (request.toolNames.length === 0) return { text: `Summary of the conversation so far (request ${request.index}).` };
+    if (request.toolNames.length === 0)
+      return { text: `Summary of the conversation so far (request ${request.index}).` };
     const call = options.call(request);
     // 2026.5.28 ends the whole user turn when the flush run's call fails ("memory flush produced visible error payloads").
     if (call && !request.toolNames.includes(call.name)) return { text: SILENT_REPLY };
@@ -67,8 +68,31 @@ export function printedChars(chars: number): string {
 }
 
 const WORDS = [
-  "the", "build", "passed", "after", "we", "moved", "cache", "layer", "into", "worker", "pool", "and", "logs",
-  "show", "latency", "dropped", "while", "retry", "budget", "stayed", "within", "limits", "for", "each", "shard",
+  "the",
+  "build",
+  "passed",
+  "after",
+  "we",
+  "moved",
+  "cache",
+  "layer",
+  "into",
+  "worker",
+  "pool",
+  "and",
+  "logs",
+  "show",
+  "latency",
+  "dropped",
+  "while",
+  "retry",
+  "budget",
+  "stayed",
+  "within",
+  "limits",
+  "for",
+  "each",
+  "shard",
 ];
 
 /** Deterministic prose of exactly `chars` characters; `seed` varies it per turn. */

@@ -32,7 +32,9 @@ export function textOfMessage(message: unknown): string {
   const content = (message as { content?: unknown } | undefined)?.content;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((p) => (typeof (p as { text?: unknown })?.text === "string" ? (p as { text: string }).text : "")).join("");
+  return content
+    .map((p) => (typeof (p as { text?: unknown })?.text === "string" ? (p as { text: string }).text : ""))
+    .join("");
 }
 
 /** True for the host's internal-context user message (not a genuine user turn). */
@@ -54,7 +56,9 @@ export function providerToolCallId(requestIndex: number, callIndex: number): str
     body += ID_CHARS[n % ID_CHARS.length];
     n = Math.floor(n / ID_CHARS.length) + (k + 1) * 31;
   }
-  return requestIndex % 2 === 0 ? `call_${body.slice(0, 4)}_${requestIndex}-${callIndex}x${body.slice(4)}` : `toolu_01${body}_${requestIndex}-${callIndex}`;
+  return requestIndex % 2 === 0
+    ? `call_${body.slice(0, 4)}_${requestIndex}-${callIndex}x${body.slice(4)}`
+    : `toolu_01${body}_${requestIndex}-${callIndex}`;
 }
 
 /** Writes one chat-completions answer, streamed as SSE chunks or as a single JSON body. */
@@ -86,7 +90,11 @@ export function writeReply(res: http.ServerResponse, reply: MockReply, options: 
         choices: [
           {
             index: 0,
-            message: { role: "assistant", content: text || null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+            message: {
+              role: "assistant",
+              content: text || null,
+              ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+            },
             finish_reason: finishReason,
           },
         ],
@@ -97,7 +105,9 @@ export function writeReply(res: http.ServerResponse, reply: MockReply, options: 
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): void => {
-    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: options.model, choices, ...extra })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: options.model, choices, ...extra })}\n\n`,
+    );
   };
   chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
   for (let i = 0; i < text.length; i += CHUNK_CHARS) {

@@ -41,7 +41,11 @@ export async function runOpenclaw(env: HostEnv, args: string[], options: RunOpen
 }
 
 /** Like {@link runOpenclaw} but throws with the output when the exit code is not 0. */
-export async function runOpenclawOk(env: HostEnv, args: string[], options: RunOpenclawOptions = {}): Promise<CliResult> {
+export async function runOpenclawOk(
+  env: HostEnv,
+  args: string[],
+  options: RunOpenclawOptions = {},
+): Promise<CliResult> {
   const result = await runOpenclaw(env, args, options);
   if (result.code !== 0) {
     throw new Error(
@@ -95,7 +99,9 @@ export interface AgentLocalResult extends CliResult {
 export async function agentLocal(env: HostEnv, options: AgentLocalOptions): Promise<AgentLocalResult> {
   const args = ["agent", "--local", "--session-id", options.sessionId, "-m", options.message, "--json"];
   const result = await runOpenclawOk(env, args, { timeoutMs: options.timeoutMs ?? 300_000 });
-  const json = extractJson(env.host.version === "2026.4.24" ? result.stderr : result.stdout) ?? extractJson(result.stdout + result.stderr);
+  const json =
+    extractJson(env.host.version === "2026.4.24" ? result.stderr : result.stdout) ??
+    extractJson(result.stdout + result.stderr);
   return { ...result, json };
 }
 
@@ -107,7 +113,11 @@ export async function pluginsInspect(env: HostEnv, id: string): Promise<{ result
 }
 
 /** `openclaw plugins install <tarball or dir>` (9.6 needs `--force --accept-capabilities`). */
-export async function pluginsInstall(env: HostEnv, source: string, options: { link?: boolean } = {}): Promise<CliResult> {
+export async function pluginsInstall(
+  env: HostEnv,
+  source: string,
+  options: { link?: boolean } = {},
+): Promise<CliResult> {
   const args = ["plugins", "install", ...(options.link ? ["-l"] : []), source];
   if (env.host.version === "2026.9.6") args.push("--force", "--accept-capabilities");
   return runOpenclawOk(env, args, { timeoutMs: 300_000 });

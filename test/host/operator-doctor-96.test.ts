@@ -29,18 +29,28 @@ describe(`doctor on openclaw ${CURRENT_HOST}`, () => {
     const host = report.findings.find((f) => f.check === "host");
     expect(host?.message).toMatch(/^openclaw 2026\.9\.6 is supported .*found via running host\)$/);
     expect(report.findings.find((f) => f.check === "engine")).toMatchObject({ level: "ok" });
-    expect(report.findings.find((f) => f.check === "command")?.message).toContain(path.join("dist", "src", "cli", "main.js"));
+    expect(report.findings.find((f) => f.check === "command")?.message).toContain(
+      path.join("dist", "src", "cli", "main.js"),
+    );
 
     await env.updateConfig({ gateway: { notARealKey: true } });
     const refused = await runOpenclaw(env, ["context-ledger", "doctor"], { timeoutMs: 180_000 });
     expect(refused.code).not.toBe(0);
-    const standalone = await promisify(execFile)(NODE_BINARY, [path.join(REPO_ROOT, "dist", "src", "cli", "main.js"), "doctor", "--json"], { env: env.env, cwd: env.root }).then(
+    const standalone = await promisify(execFile)(
+      NODE_BINARY,
+      [path.join(REPO_ROOT, "dist", "src", "cli", "main.js"), "doctor", "--json"],
+      { env: env.env, cwd: env.root },
+    ).then(
       (r) => ({ code: 0, stdout: r.stdout }),
       (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
     );
     const alone = JSON.parse(standalone.stdout) as { findings: Finding[] };
-    expect(alone.findings.find((f) => f.check === "config" && f.level === "ok")?.message).toContain("is valid against the schema");
+    expect(alone.findings.find((f) => f.check === "config" && f.level === "ok")?.message).toContain(
+      "is valid against the schema",
+    );
     expect(alone.findings.find((f) => f.check === "slot")).toMatchObject({ level: "ok" });
-    console.log(`[doctor-96] in host: ${host?.message}; host refused the config with exit ${String(refused.code)}; standalone exit ${standalone.code}`);
+    console.log(
+      `[doctor-96] in host: ${host?.message}; host refused the config with exit ${String(refused.code)}; standalone exit ${standalone.code}`,
+    );
   }, 600_000);
 });

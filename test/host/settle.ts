@@ -13,7 +13,11 @@ export interface WaitForEventsOptions {
  * last read either way, so the caller's assertion says what was missing. A condition,
  * not a fixed quiet period.
  */
-export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, options: WaitForEventsOptions = {}): Promise<T> {
+export async function pollUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  options: WaitForEventsOptions = {},
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (;;) {
     const value = await read();

@@ -12,7 +12,9 @@ export interface SessionIndexEntry {
 /** The agent's session index (`sessions.json`: session key → entry); {} when absent (2026.9.x keeps sessions in SQLite). */
 export async function readSessionIndex(env: HostEnv, agent = "main"): Promise<Record<string, SessionIndexEntry>> {
   try {
-    return JSON.parse(await fsp.readFile(path.join(env.stateDir, "agents", agent, "sessions", "sessions.json"), "utf8")) as Record<string, SessionIndexEntry>;
+    return JSON.parse(
+      await fsp.readFile(path.join(env.stateDir, "agents", agent, "sessions", "sessions.json"), "utf8"),
+    ) as Record<string, SessionIndexEntry>;
   } catch {
     return {};
   }
@@ -34,7 +36,9 @@ export class SessionFiles {
   async refresh(): Promise<string[]> {
     const entry = (await readSessionIndex(this.env, this.agent))[this.sessionKey];
     if (entry?.sessionId) {
-      this.#files.add(entry.sessionFile ?? path.join(this.env.stateDir, "agents", this.agent, "sessions", `${entry.sessionId}.jsonl`));
+      this.#files.add(
+        entry.sessionFile ?? path.join(this.env.stateDir, "agents", this.agent, "sessions", `${entry.sessionId}.jsonl`),
+      );
     }
     return this.files();
   }

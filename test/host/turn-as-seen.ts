@@ -38,7 +38,13 @@ function textOf(message: unknown): string {
   const content = (message as { content?: unknown } | undefined)?.content;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((b) => (b && typeof b === "object" && typeof (b as { text?: unknown }).text === "string" ? (b as { text: string }).text : "")).join("");
+  return content
+    .map((b) =>
+      b && typeof b === "object" && typeof (b as { text?: unknown }).text === "string"
+        ? (b as { text: string }).text
+        : "",
+    )
+    .join("");
 }
 
 /** What sending a turn as seen needs of a session on a running gateway (a scenario's session has it all). */
@@ -61,7 +67,10 @@ export interface SeenTurnSession {
  * text) in the session's `chat.history`: what the user saw for that turn, including
  * replies of host-internal runs the host appended (memory flush).
  */
-export async function assistantTextsAfter(session: Pick<SeenTurnSession, "sessionKey" | "call">, userText: string): Promise<string[]> {
+export async function assistantTextsAfter(
+  session: Pick<SeenTurnSession, "sessionKey" | "call">,
+  userText: string,
+): Promise<string[]> {
   const history = (await readHistory(session)) as Record<string, unknown> | undefined;
   const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
   let from = -1;
@@ -135,7 +144,12 @@ export interface SeenTurn {
  */
 export const HISTORY_CATCH_UP_MS = 10_000;
 
-async function readTurnTexts(session: SeenTurnSession, message: string, modelAnswered: boolean, catchUpMs: number): Promise<Pick<SeenTurn, "texts" | "historyError" | "historyCatchUpMs">> {
+async function readTurnTexts(
+  session: SeenTurnSession,
+  message: string,
+  modelAnswered: boolean,
+  catchUpMs: number,
+): Promise<Pick<SeenTurn, "texts" | "historyError" | "historyCatchUpMs">> {
   const t0 = Date.now();
   let reads = 0;
   const read = await pollUntil(
@@ -159,16 +173,35 @@ async function readTurnTexts(session: SeenTurnSession, message: string, modelAns
  * post-turn maintenance may stub it in the transcript), then waits for the engine's
  * post-turn work: 2026.4.24 queues a message sent during it, and a reader waits too.
  */
-export async function sendTurnAsSeen(session: SeenTurnSession, message: string, options: { catchUpMs?: number } = {}): Promise<SeenTurn> {
+export async function sendTurnAsSeen(
+  session: SeenTurnSession,
+  message: string,
+  options: { catchUpMs?: number } = {},
+): Promise<SeenTurn> {
   const before = session.requests().length;
   const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
   const result = await session.chatSend(message);
   const requests = session.requests().slice(before);
   const finalAnswerAsked = requests.some(isFinalAnswerRequest);
-  const read = await readTurnTexts(session, message, finalAnswerAsked && result.wait.status === "ok", options.catchUpMs ?? HISTORY_CATCH_UP_MS);
-  if (session.engineId !== "legacy") await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
+  const read = await readTurnTexts(
+    session,
+    message,
+    finalAnswerAsked && result.wait.status === "ok",
+    options.catchUpMs ?? HISTORY_CATCH_UP_MS,
+  );
+  if (session.engineId !== "legacy")
+    await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, {
+      timeoutMs: 30_000,
+    });
   const shown = read.texts.find((t) => t.startsWith(ANSWER_PREFIX)) ?? read.texts.at(-1) ?? "";
-  return { result, requests, shown, answered: finalAnswerAsked && answeredByModel(read.texts), finalAnswerAsked, ...read };
+  return {
+    result,
+    requests,
+    shown,
+    answered: finalAnswerAsked && answeredByModel(read.texts),
+    finalAnswerAsked,
+    ...read,
+  };
 }
 
 /**
@@ -177,7 +210,11 @@ export async function sendTurnAsSeen(session: SeenTurnSession, message: string, 
  * client's history did (could not be read, or showed the answer only on a later read).
  */
 export function describeSeenTurn(seen: SeenTurn): string {
-  const history = seen.historyError ? `, history: ${seen.historyError}` : seen.historyCatchUpMs ? `, history showed the answer after ${seen.historyCatchUpMs} ms` : "";
+  const history = seen.historyError
+    ? `, history: ${seen.historyError}`
+    : seen.historyCatchUpMs
+      ? `, history showed the answer after ${seen.historyCatchUpMs} ms`
+      : "";
   return `run ${String(seen.result.wait.status)}${seen.result.queued ? " (queued)" : ""}, ${seen.requests.length} requests, final answer ${seen.finalAnswerAsked ? "asked" : "not asked"}${history}`;
 }
 

@@ -37,16 +37,26 @@ export interface PrecheckVerdict {
 const sum = (messages: readonly unknown[]) => messages.reduce<number>((s, m) => s + estimateRawTokens(m), 0);
 
 function budgetOf(input: PrecheckInput): number {
-  const minPrompt = Math.min(MIN_PROMPT_BUDGET_TOKENS, Math.max(1, Math.floor(input.contextWindow * MIN_PROMPT_BUDGET_RATIO)));
+  const minPrompt = Math.min(
+    MIN_PROMPT_BUDGET_TOKENS,
+    Math.max(1, Math.floor(input.contextWindow * MIN_PROMPT_BUDGET_RATIO)),
+  );
   const reserve = Math.min(input.reserveTokens, Math.max(0, input.contextWindow - minPrompt));
   return Math.max(1, input.contextWindow - reserve);
 }
 
 function verdict(messagesTokens: number, input: PrecheckInput): PrecheckVerdict {
-  const estimated = Math.ceil((messagesTokens + Math.ceil(input.systemPromptChars / 4) + Math.ceil(input.promptChars / 4)) * SAFETY_MARGIN_424);
+  const estimated = Math.ceil(
+    (messagesTokens + Math.ceil(input.systemPromptChars / 4) + Math.ceil(input.promptChars / 4)) * SAFETY_MARGIN_424,
+  );
   const promptBudgetBeforeReserve = budgetOf(input);
   const overflowTokens = Math.max(0, estimated - promptBudgetBeforeReserve);
-  return { estimatedPromptTokens: estimated, promptBudgetBeforeReserve, overflowTokens, route: overflowTokens > 0 ? "compact" : "fits" };
+  return {
+    estimatedPromptTokens: estimated,
+    promptBudgetBeforeReserve,
+    overflowTokens,
+    route: overflowTokens > 0 ? "compact" : "fits",
+  };
 }
 
 /** The 2026.4.24 rule: max of the unwindowed and the assembled estimate. */

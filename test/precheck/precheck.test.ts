@@ -25,8 +25,20 @@ describe("precheck rules on a synthetic 50,000-message session", () => {
 
   it("old rule: compaction (the reset path); assembled rule: admitted, pressure reported as debt", async () => {
     const contextWindow = 128_000;
-    const view = await t.engine.assemble({ sessionId: "big", sessionKey: "agent:main:big", messages, tokenBudget: contextWindow - 20_000 });
-    const input = { assembled: view.messages, unwindowed: messages, systemPromptChars: 8_000, promptChars: 200, contextWindow, reserveTokens: 20_000 };
+    const view = await t.engine.assemble({
+      sessionId: "big",
+      sessionKey: "agent:main:big",
+      messages,
+      tokenBudget: contextWindow - 20_000,
+    });
+    const input = {
+      assembled: view.messages,
+      unwindowed: messages,
+      systemPromptChars: 8_000,
+      promptChars: 200,
+      contextWindow,
+      reserveTokens: 20_000,
+    };
     const old = precheck424(input);
     expect(old.route).toBe("compact");
     expect(old.overflowTokens).toBeGreaterThan(1_000_000);
@@ -34,7 +46,8 @@ describe("precheck rules on a synthetic 50,000-message session", () => {
     const assembledOnly = precheck96({ ...input, ownsCompaction: false });
     expect(assembledOnly).not.toBe("skipped");
     expect((assembledOnly as { route: string }).route).toBe("fits");
-    const debt = (view as { ledger?: { debt: { rawHistoryTokens: number; debtTokens: number; promptBudget: number } } }).ledger?.debt;
+    const debt = (view as { ledger?: { debt: { rawHistoryTokens: number; debtTokens: number; promptBudget: number } } })
+      .ledger?.debt;
     expect(debt?.promptBudget).toBe(108_000);
     expect(debt?.debtTokens).toBe((debt?.rawHistoryTokens ?? 0) - 108_000);
     expect(view.estimatedTokens).toBeLessThanOrEqual(108_000);

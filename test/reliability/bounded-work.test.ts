@@ -7,7 +7,18 @@ import { buildPreview } from "../../src/results/preview.js";
 import { redactSecrets } from "../../src/results/redact.js";
 import { planSchemaStrip } from "../../src/results/strip-schema.js";
 import { summarizeOutput } from "../../src/results/summarize-output.js";
-import { codesIn, decisionSentences, errorLines, errorSentences, exitCodeIn, factSentences, firstSentences, handlesIn, pathsIn, stripLedgerBlocks } from "../../src/summary/extract-facts.js";
+import {
+  codesIn,
+  decisionSentences,
+  errorLines,
+  errorSentences,
+  exitCodeIn,
+  factSentences,
+  firstSentences,
+  handlesIn,
+  pathsIn,
+  stripLedgerBlocks,
+} from "../../src/summary/extract-facts.js";
 import { call, createTestEngine, result, user } from "../support/engine-harness.js";
 
 const MB = 1_000_000;
@@ -19,8 +30,41 @@ const time = <T>(run: () => T): { value: T; ms: number } => {
 };
 
 // Openings the built-in patterns key on; each is tried repeated, followed by a long run, and in between runs.
-const SEEDS = ["exit code", "exited with status", "exitCode\"", "return code", "password", "token:", "secret=", "Bearer ", "-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN ", "sk-", "AKIA", "ghp_", "xoxb-", "eyJ", "[context-ledger summary", "[context-ledger artifact ", "ledger:v1:sha256:", "http://", "/a/", "a.", "./", "ERR_", "E", "error", "2026-11-22T03:00", "[INFO", "Jan 1", "{\"a\":", "[", "\\\"", "a"];
-const RUNS = [" ", "\t", "a", "A", "0", "/", ".", "=", "-", "\n", "\\\""];
+const SEEDS = [
+  "exit code",
+  "exited with status",
+  'exitCode"',
+  "return code",
+  "password",
+  "token:",
+  "secret=",
+  "Bearer ",
+  "-----BEGIN RSA PRIVATE KEY-----",
+  "-----BEGIN ",
+  "sk-",
+  "AKIA",
+  "ghp_",
+  "xoxb-",
+  "eyJ",
+  "[context-ledger summary",
+  "[context-ledger artifact ",
+  "ledger:v1:sha256:",
+  "http://",
+  "/a/",
+  "a.",
+  "./",
+  "ERR_",
+  "E",
+  "error",
+  "2026-11-22T03:00",
+  "[INFO",
+  "Jan 1",
+  '{"a":',
+  "[",
+  '\\"',
+  "a",
+];
+const RUNS = [" ", "\t", "a", "A", "0", "/", ".", "=", "-", "\n", '\\"'];
 
 function* adversarialInputs(): Generator<[string, string]> {
   for (const seed of SEEDS) {
@@ -28,7 +72,8 @@ function* adversarialInputs(): Generator<[string, string]> {
     for (const lead of ["", "x "]) {
       yield [`${lead}${seed} repeated`, lead + fill(seed)];
       yield [`${lead}${seed} + spaces`, lead + seed + fill(" ", MB - seed.length)];
-      for (const run of RUNS) yield [`${lead}(${seed} + ${JSON.stringify(run)}x64) repeated`, lead + fill(seed + run.repeat(64))];
+      for (const run of RUNS)
+        yield [`${lead}(${seed} + ${JSON.stringify(run)}x64) repeated`, lead + fill(seed + run.repeat(64))];
     }
   }
 }
@@ -40,7 +85,20 @@ const TARGETS: Array<[string, (text: string) => unknown]> = [
   ["buildPreview", (t) => buildPreview(t)],
   ["planSchemaStrip", (t) => planSchemaStrip(t)],
   ["stripLedgerBlocks", (t) => stripLedgerBlocks(t)],
-  ["extract-facts", (t) => [firstSentences(t, 200), decisionSentences(t, 3), errorSentences(t, 3), factSentences(t, 3), handlesIn(t), pathsIn(t), codesIn(t), errorLines(t, 3, 200), exitCodeIn(t)]],
+  [
+    "extract-facts",
+    (t) => [
+      firstSentences(t, 200),
+      decisionSentences(t, 3),
+      errorSentences(t, 3),
+      factSentences(t, 3),
+      handlesIn(t),
+      pathsIn(t),
+      codesIn(t),
+      errorLines(t, 3, 200),
+      exitCodeIn(t),
+    ],
+  ],
 ];
 
 describe("bounded work on any input", () => {
@@ -60,7 +118,18 @@ describe("bounded work on any input", () => {
 
   it("stripLedgerBlocks: the linear scan cuts exactly what the old regex cut (property)", () => {
     const OLD = /\[context-ledger (summary|checkpoint)\b[^\]]*\][\s\S]*?(?:\[\/context-ledger \1\]|$)/g;
-    const piece = fc.constantFrom("[context-ledger summary", "[context-ledger checkpoint", "[context-ledger summaryX", "]", "[/context-ledger summary]", "[/context-ledger checkpoint]", " ", "x", "\n", "[context-ledger artifact");
+    const piece = fc.constantFrom(
+      "[context-ledger summary",
+      "[context-ledger checkpoint",
+      "[context-ledger summaryX",
+      "]",
+      "[/context-ledger summary]",
+      "[/context-ledger checkpoint]",
+      " ",
+      "x",
+      "\n",
+      "[context-ledger artifact",
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 14 }), (list) => {
         const text = `lead ${list.join("")}`;
@@ -81,7 +150,10 @@ describe("bounded work on any input", () => {
   it("planSchemaStrip: 5 KB of JSON nested 2,500 deep does not overflow the stack", () => {
     const deep = `${"[".repeat(2_500)}${"]".repeat(2_500)}`;
     expect(() => planSchemaStrip(deep)).not.toThrow();
-    const wrapped = JSON.stringify({ schema: { type: "object", properties: { a: { type: "string", description: "x".repeat(200) } } }, data: JSON.parse(deep) });
+    const wrapped = JSON.stringify({
+      schema: { type: "object", properties: { a: { type: "string", description: "x".repeat(200) } } },
+      data: JSON.parse(deep),
+    });
     const plan = planSchemaStrip(wrapped);
     expect(plan.text.length).toBeGreaterThan(0);
     const objects = `${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`;
@@ -89,8 +161,16 @@ describe("bounded work on any input", () => {
   });
 
   it("planSchemaStrip still strips the same parts after the rewrite", () => {
-    const schema = { type: "object", properties: { q: { type: "string", description: "the query ".repeat(30) } }, required: ["q"] };
-    const doc = { tools: [{ name: "search", inputSchema: schema }], big: "z".repeat(12_000), keep: [1, 2, { ok: true }] };
+    const schema = {
+      type: "object",
+      properties: { q: { type: "string", description: "the query ".repeat(30) } },
+      required: ["q"],
+    };
+    const doc = {
+      tools: [{ name: "search", inputSchema: schema }],
+      big: "z".repeat(12_000),
+      keep: [1, 2, { ok: true }],
+    };
     const plan = planSchemaStrip(JSON.stringify(doc));
     expect(plan.parts.map((p) => [p.path, p.reason, p.format])).toEqual([
       ["$.tools[0].inputSchema", "schema", "json"],
@@ -104,7 +184,12 @@ describe("bounded work on any input", () => {
     const t = await createTestEngine({ offload: { maxChars: 2_000, structuredMaxChars: 1_000 } });
     const s = { sessionId: "s1", sessionKey: "agent:main:deep" };
     const deep = `${"[".repeat(2_500)}${"]".repeat(2_500)}`;
-    const messages = [user("dump it"), call("call_aB_1-x", "exec"), result("call_aB_1-x", "exec", deep), user("and now?")];
+    const messages = [
+      user("dump it"),
+      call("call_aB_1-x", "exec"),
+      result("call_aB_1-x", "exec", deep),
+      user("and now?"),
+    ];
     for (let turn = 0; turn < 2; turn++) {
       const out = (await t.engine.assemble({ ...s, messages, tokenBudget: 50_000 })) as { messages: unknown[] };
       expect(out.messages.length).toBe(messages.length);
@@ -117,7 +202,9 @@ describe("bounded work on any input", () => {
     const pattern = "a{0,32}a{0,32}a{0,32}a{0,32}a{0,32}b";
     expect(() => compileSafeRegex(pattern)).not.toThrow();
     const text = Array.from({ length: 3 }, () => "a".repeat(1_000)).join("\n");
-    const { value, ms } = time(() => selectSlice(text, { kind: "grep", pattern }, { maxChars: 8_000, grepTimeoutMs: 300 }));
+    const { value, ms } = time(() =>
+      selectSlice(text, { kind: "grep", pattern }, { maxChars: 8_000, grepTimeoutMs: 300 }),
+    );
     expect(ms).toBeLessThan(2_000);
     expect(value.truncated).toBe(true);
     expect(value.notice).toMatch(/scan stopped at line [\d,]+ after the 300 ms limit/);
@@ -139,9 +226,13 @@ describe("bounded work on any input", () => {
       caught = err;
     }
     expect((caught as { code?: string })?.code).toBe("selector_invalid");
-    expect((caught as Error).message).toMatch(/at most 16,000,000 chars for a `json` selector, got 17,000,008; use grep or range/);
+    expect((caught as Error).message).toMatch(
+      /at most 16,000,000 chars for a `json` selector, got 17,000,008; use grep or range/,
+    );
 
-    const keys = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`key${i}`, { n: i, s: "v".repeat(20) }]));
+    const keys = Object.fromEntries(
+      Array.from({ length: 200_000 }, (_, i) => [`key${i}`, { n: i, s: "v".repeat(20) }]),
+    );
     const text = JSON.stringify(keys);
     const first = time(() => selectSlice(text, { kind: "json", path: "$" }, { maxChars: 2_000 }));
     expect(first.value.text.length).toBeLessThanOrEqual(2_000);
@@ -167,10 +258,20 @@ describe("bounded work on any input", () => {
     ];
     const timings: string[] = [];
     // Warm up (tokenizer tables load on first use): the guard is about the input, not start-up.
-    await t.engine.assemble({ sessionId: "warm", sessionKey: "agent:main:warm", messages: [user("hi"), call("call_w_1-x", "exec"), result("call_w_1-x", "exec", "y".repeat(5_000))], tokenBudget: 50_000 });
+    await t.engine.assemble({
+      sessionId: "warm",
+      sessionKey: "agent:main:warm",
+      messages: [user("hi"), call("call_w_1-x", "exec"), result("call_w_1-x", "exec", "y".repeat(5_000))],
+      tokenBudget: 50_000,
+    });
     for (const [i, [kind, text]] of kinds.entries()) {
       const s = { sessionId: `s${i}`, sessionKey: `agent:main:adv${i}` };
-      const messages = [user("run it"), call(`call_aB_${i}-x`, "exec"), result(`call_aB_${i}-x`, "exec", text), user("what did it say?")];
+      const messages = [
+        user("run it"),
+        call(`call_aB_${i}-x`, "exec"),
+        result(`call_aB_${i}-x`, "exec", text),
+        user("what did it say?"),
+      ];
       const { ms } = await timeAsync(() => t.engine.assemble({ ...s, messages, tokenBudget: 50_000 }));
       timings.push(`${kind}: ${Math.round(ms)} ms`);
       expect(ms, kind).toBeLessThan(3_000);

@@ -26,7 +26,14 @@ soak("concurrency soak: 8 processes for 30 s", () => {
       await killHolderAndRecover({
         lockFile: () => `${sessionStatePath(sessionRoot(t.dir, "main", sessionKey))}.lock`,
         recover: async () => {
-          status = (await t.engine.commitTurn({ sessionId: "s", sessionKey, advancementKey: "after-kill", messages: [user("hello")] })).status;
+          status = (
+            await t.engine.commitTurn({
+              sessionId: "s",
+              sessionKey,
+              advancementKey: "after-kill",
+              messages: [user("hello")],
+            })
+          ).status;
         },
       });
       expect(status).toBe("committed");

@@ -47,7 +47,9 @@ async function filesUnder(dir: string): Promise<string[]> {
 async function waitForWritesStarted(journalFile: string, count: number, timeoutMs: number): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const started = (readJournal(journalFile) as Line[]).filter((l) => l.op === "stash-start" || l.op === "commit-start").length;
+    const started = (readJournal(journalFile) as Line[]).filter(
+      (l) => l.op === "stash-start" || l.op === "commit-start",
+    ).length;
     if (started >= count) return true;
     if (Date.now() > end) return false;
     await new Promise((r) => setTimeout(r, 5));
@@ -68,7 +70,11 @@ describe("crash safety: writers SIGKILLed at seeded points", () => {
           const journalFile = path.join(tmp, `journal-${tag}.jsonl`);
           journals.push(journalFile);
           const marker = path.join(tmp, `ready-${tag}`);
-          return { marker, journalFile, worker: startWorker(WRITER, { tag, stateDir, journalFile, marker, seed: round * 10 + w }) };
+          return {
+            marker,
+            journalFile,
+            worker: startWorker(WRITER, { tag, stateDir, journalFile, marker, seed: round * 10 + w }),
+          };
         });
         for (const { marker, worker } of writers) expect(await waitForFile(marker, 30_000), worker.stderr()).toBe(true);
         // Each writer is killed once it has started a seeded number of writes (counted in
@@ -76,7 +82,10 @@ describe("crash safety: writers SIGKILLed at seeded points", () => {
         // the machine's speed, and the kill lands as that write begins.
         for (const { worker, journalFile } of writers) {
           const target = 10 + Math.floor(rand() * 30);
-          expect(await waitForWritesStarted(journalFile, target, 120_000), `writer reached ${target} writes\n${worker.stderr()}`).toBe(true);
+          expect(
+            await waitForWritesStarted(journalFile, target, 120_000),
+            `writer reached ${target} writes\n${worker.stderr()}`,
+          ).toBe(true);
           await killWorker(worker, "SIGKILL");
           expect((await worker.exited).signal).toBe("SIGKILL");
           kills++;
@@ -102,7 +111,8 @@ describe("crash safety: writers SIGKILLed at seeded points", () => {
         if (name.startsWith(TEMP_PREFIX)) continue;
         expect(() => parseArtifactMeta(readFileSync(file, "utf8"), file)).not.toThrow();
       }
-      for (const l of stashDone) expect((await later.read(l.handle as string)).toString("utf8")).toBe(contentFor(l.label, l.size));
+      for (const l of stashDone)
+        expect((await later.read(l.handle as string)).toString("utf8")).toBe(contentFor(l.label, l.size));
       const done = new Set(stashDone.map((l) => l.handle));
       let inFlightStashes = 0;
       for (const l of stashStarted) {
@@ -113,11 +123,15 @@ describe("crash safety: writers SIGKILLed at seeded points", () => {
       }
 
       // Leftover temp files in the store are swept by gc (older than a minute: the clock is moved on).
-      const tempsBefore = [...(await filesUnder(blobsDir(root))), ...(await filesUnder(metaDir(root)))].filter((f) => path.basename(f).startsWith(TEMP_PREFIX));
+      const tempsBefore = [...(await filesUnder(blobsDir(root))), ...(await filesUnder(metaDir(root)))].filter((f) =>
+        path.basename(f).startsWith(TEMP_PREFIX),
+      );
       const report = await later.gc({ referenced: new Set(stashStarted.map((l) => l.handle as string)) });
       expect(report.removed).toEqual([]);
       expect(report.staleTempFiles).toBe(tempsBefore.length);
-      const tempsAfter = [...(await filesUnder(blobsDir(root))), ...(await filesUnder(metaDir(root)))].filter((f) => path.basename(f).startsWith(TEMP_PREFIX));
+      const tempsAfter = [...(await filesUnder(blobsDir(root))), ...(await filesUnder(metaDir(root)))].filter((f) =>
+        path.basename(f).startsWith(TEMP_PREFIX),
+      );
       expect(tempsAfter).toEqual([]);
 
       // Commits: finished ones were fresh; in-flight ones are retried with the same key.
@@ -131,7 +145,17 @@ describe("crash safety: writers SIGKILLed at seeded points", () => {
       const finished = new Set(commitDone.map((l) => l.key));
       const inFlight = commitStarted.filter((l) => !finished.has(l.key));
       const retried = await Promise.all(
-        inFlight.map(async (l) => ({ ...l, status: (await engine.commitTurn({ sessionId: "crash", sessionKey: l.sessionKey, advancementKey: l.key, messages: turnFor(l.key) })).status })),
+        inFlight.map(async (l) => ({
+          ...l,
+          status: (
+            await engine.commitTurn({
+              sessionId: "crash",
+              sessionKey: l.sessionKey,
+              advancementKey: l.key,
+              messages: turnFor(l.key),
+            })
+          ).status,
+        })),
       );
       for (const r of retried) expect(["committed", "duplicate"]).toContain(r.status);
       const expected = new Map<string, Set<string>>();
@@ -143,7 +167,14 @@ describe("crash safety: writers SIGKILLed at seeded points", () => {
       }
       // A retry that answers `duplicate` proves the killed commit landed; either way each key counts once.
       const againAll = await Promise.all(
-        commitStarted.map((l) => engine.commitTurn({ sessionId: "crash", sessionKey: l.sessionKey, advancementKey: l.key, messages: turnFor(l.key) })),
+        commitStarted.map((l) =>
+          engine.commitTurn({
+            sessionId: "crash",
+            sessionKey: l.sessionKey,
+            advancementKey: l.key,
+            messages: turnFor(l.key),
+          }),
+        ),
       );
       expect(againAll.every((r) => r.status === "duplicate")).toBe(true);
       for (const [sessionKey, keys] of expected) {
@@ -163,8 +194,13 @@ describe("crash safety: writers SIGKILLed at seeded points", () => {
       const past = new Date(Date.now() - 10 * 60_000);
       for (const f of otherTemps) await fsp.utimes(f, past, past);
       const cli = createCliIo({ HOME: path.join(tmp, "home") });
-      await runCli(["doctor", "--fix", "--json", "--state-dir", stateDir, "--openclaw-state", path.join(tmp, "host")], cli.io);
-      const doctorTemps = (JSON.parse(cli.stdout()) as { findings: { check: string; fixed?: boolean }[] }).findings.filter((f) => f.check === "temp" && f.fixed);
+      await runCli(
+        ["doctor", "--fix", "--json", "--state-dir", stateDir, "--openclaw-state", path.join(tmp, "host")],
+        cli.io,
+      );
+      const doctorTemps = (
+        JSON.parse(cli.stdout()) as { findings: { check: string; fixed?: boolean }[] }
+      ).findings.filter((f) => f.check === "temp" && f.fixed);
       expect(doctorTemps).toHaveLength(otherTemps.length);
       expect((await filesUnder(stateDir)).filter((f) => path.basename(f).startsWith(TEMP_PREFIX))).toEqual([]);
       console.info(

@@ -19,7 +19,9 @@ describe("errors on state and summary paths are visible", () => {
     expect(kept).toHaveLength(1);
     expect(await fsp.readFile(path.join(dir, kept[0]!), "utf8")).toBe("{not json");
     expect(t.logs.some((l) => l.startsWith("error") && l.includes("state_corrupt") && l.includes(kept[0]!))).toBe(true);
-    const state = JSON.parse(await fsp.readFile(file, "utf8")) as { problems?: { count: number; last: { code: string; keptAs?: string } } };
+    const state = JSON.parse(await fsp.readFile(file, "utf8")) as {
+      problems?: { count: number; last: { code: string; keptAs?: string } };
+    };
     expect(state.problems?.count).toBeGreaterThanOrEqual(1);
     expect(state.problems?.last.code).toBe("state_corrupt");
     await t.cleanup();
@@ -38,7 +40,9 @@ describe("errors on state and summary paths are visible", () => {
     await t.engine.assemble({ ...s, messages, tokenBudget: 6_000 });
     await t.rt.sessions.flush();
     expect(await fsp.readFile(file, "utf8")).toBe("garbage, not a summary");
-    expect(t.logs.filter((l) => l.startsWith("error") && l.includes("summary sidecar problem state_corrupt"))).toHaveLength(1);
+    expect(
+      t.logs.filter((l) => l.startsWith("error") && l.includes("summary sidecar problem state_corrupt")),
+    ).toHaveLength(1);
     const state = JSON.parse(await fsp.readFile(sessionStatePath(dir), "utf8")) as { problems?: { count: number } };
     expect(state.problems?.count).toBe(1);
     await t.cleanup();
@@ -52,7 +56,9 @@ describe("errors on state and summary paths are visible", () => {
     await fsp.writeFile(dir, "a file where the session folder should be");
     await t.engine.assemble({ ...s, messages: [user("hi")], tokenBudget: 6_000 });
     await t.rt.sessions.flush();
-    expect(t.logs.some((l) => l.startsWith("error") && /session state problem \w+: state write failed/.test(l))).toBe(true);
+    expect(t.logs.some((l) => l.startsWith("error") && /session state problem \w+: state write failed/.test(l))).toBe(
+      true,
+    );
     await t.cleanup();
   });
 });

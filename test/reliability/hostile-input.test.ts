@@ -37,8 +37,24 @@ describe("hostile input: 10,000 malformed or extreme lifecycle calls", () => {
       return c.countMessages(out.messages) + (out.systemPromptAddition ? c.countText(out.systemPromptAddition) : 0);
     };
     const transcript = path.join(t.dir, "..", `${path.basename(t.dir)}-transcript.jsonl`);
-    await fsp.writeFile(transcript, `not json\n{"type":"message","message":{"role":"toolResult","content":[{"type":"text","text":"${"z".repeat(9000)}"}]}}\n{"broken":\n`);
-    const sessions: unknown[] = ["agent:main:a", "agent:main:b", "agent:ops:c", "../../../../etc", "agent:..:x", "agent:main:\u0000nul", "\ud800", "", null, 7, { k: 1 }, "agent:main:" + "l".repeat(5_000)];
+    await fsp.writeFile(
+      transcript,
+      `not json\n{"type":"message","message":{"role":"toolResult","content":[{"type":"text","text":"${"z".repeat(9000)}"}]}}\n{"broken":\n`,
+    );
+    const sessions: unknown[] = [
+      "agent:main:a",
+      "agent:main:b",
+      "agent:ops:c",
+      "../../../../etc",
+      "agent:..:x",
+      "agent:main:\u0000nul",
+      "\ud800",
+      "",
+      null,
+      7,
+      { k: 1 },
+      "agent:main:" + "l".repeat(5_000),
+    ];
     const histories = new Map<unknown, unknown[]>();
     const thrown: string[] = [];
     const budgetBreaks: string[] = [];
@@ -90,15 +106,19 @@ describe("hostile input: 10,000 malformed or extreme lifecycle calls", () => {
             runtimeContext: gen.pick<unknown>([
               undefined,
               null,
-              { rewriteTranscriptEntries: async () => {
-                throw new Error("host refused the rewrite");
-              } },
+              {
+                rewriteTranscriptEntries: async () => {
+                  throw new Error("host refused the rewrite");
+                },
+              },
               { rewriteTranscriptEntries: async () => ({ changed: "maybe" }) },
             ]),
             parentSessionKey: sessionKey,
             childSessionKey: gen.pick<unknown>(["agent:main:child", null, 3, "../../c"]),
             contextMode: gen.pick<unknown>(["isolated", "fork", "weird", undefined]),
-            sessionTarget: gen.chance(0.1) ? gen.pick<unknown>([{ agentId: "ops", sessionKey: "agent:ops:t" }, { agentId: 5 }, "target"]) : undefined,
+            sessionTarget: gen.chance(0.1)
+              ? gen.pick<unknown>([{ agentId: "ops", sessionKey: "agent:ops:t" }, { agentId: 5 }, "target"])
+              : undefined,
           };
       const t0 = performance.now();
       try {
@@ -111,17 +131,32 @@ describe("hostile input: 10,000 malformed or extreme lifecycle calls", () => {
           if (typeof tokenBudget === "number" && Number.isFinite(tokenBudget) && tokenBudget >= 512) {
             saneAssembles++;
             const plan = (view as { ledger?: { plan?: { overBudget?: boolean; reason?: string } } }).ledger?.plan;
-            if (!(view.estimatedTokens <= tokenBudget) && plan?.overBudget === true && plan.reason === "mandatory-only") {
+            if (
+              !(view.estimatedTokens <= tokenBudget) &&
+              plan?.overBudget === true &&
+              plan.reason === "mandatory-only"
+            ) {
               // Open issue (reported): a newest user turn whose blocks cannot be reduced (tool-call or unknown
               // blocks inside a user message) is kept whole; the engine flags it, it is counted, never hidden.
               flaggedOver.push(`call ${i}: ${view.estimatedTokens} > ${tokenBudget}`);
             } else if (!(view.estimatedTokens <= tokenBudget)) {
               budgetBreaks.push(`call ${i}: ${view.estimatedTokens} > ${tokenBudget}`);
-              if (process.env.HOSTILE_DEBUG) console.info(`break ${i}`, JSON.stringify((view as { ledger?: unknown }).ledger), JSON.stringify(view.messages, (_k, v) => (typeof v === "string" && v.length > 80 ? `${v.slice(0, 60)}…(${v.length})` : v)).slice(0, 3000));
+              if (process.env.HOSTILE_DEBUG)
+                console.info(
+                  `break ${i}`,
+                  JSON.stringify((view as { ledger?: unknown }).ledger),
+                  JSON.stringify(view.messages, (_k, v) =>
+                    typeof v === "string" && v.length > 80 ? `${v.slice(0, 60)}…(${v.length})` : v,
+                  ).slice(0, 3000),
+                );
             }
             const exact = recount(model, view);
-            if (exact !== view.estimatedTokens) recountBreaks.push(`call ${i}: recount ${exact} != estimated ${view.estimatedTokens} (budget ${tokenBudget})`);
-            if (exact > tokenBudget && !flaggedOver.some((f) => f.startsWith(`call ${i}:`))) budgetBreaks.push(`call ${i}: recount ${exact} > ${tokenBudget}`);
+            if (exact !== view.estimatedTokens)
+              recountBreaks.push(
+                `call ${i}: recount ${exact} != estimated ${view.estimatedTokens} (budget ${tokenBudget})`,
+              );
+            if (exact > tokenBudget && !flaggedOver.some((f) => f.startsWith(`call ${i}:`)))
+              budgetBreaks.push(`call ${i}: recount ${exact} > ${tokenBudget}`);
           }
         }
       } catch (err) {
@@ -129,7 +164,10 @@ describe("hostile input: 10,000 malformed or extreme lifecycle calls", () => {
       }
       const ms = performance.now() - t0;
       timing[method] = (timing[method] ?? 0) + ms;
-      if (ms > 500 && process.env.HOSTILE_DEBUG) console.info(`slow call ${i} ${method} ${Math.round(ms)} ms, ${Array.isArray(messages) ? messages.length : "-"} messages`);
+      if (ms > 500 && process.env.HOSTILE_DEBUG)
+        console.info(
+          `slow call ${i} ${method} ${Math.round(ms)} ms, ${Array.isArray(messages) ? messages.length : "-"} messages`,
+        );
     };
     await Promise.all(
       Array.from({ length: 8 }, async () => {
@@ -140,8 +178,11 @@ describe("hostile input: 10,000 malformed or extreme lifecycle calls", () => {
 
     const errors = t.logs.filter((l) => l.startsWith("error"));
     const unnamed = errors.filter((l) => !ERROR_LINE.test(l));
-    console.info(`[reliability] hostile input: ${CALLS} calls ${JSON.stringify(tally)}, ${saneAssembles} assembles with a sane budget, ${errors.length} error lines, ${thrown.length} thrown, ${flaggedOver.length} flagged over budget (unreducible newest user turn: ${flaggedOver.join("; ")})`);
-    if (process.env.HOSTILE_DEBUG) console.info(JSON.stringify(Object.fromEntries(Object.entries(timing).map(([k, v]) => [k, Math.round(v)]))));
+    console.info(
+      `[reliability] hostile input: ${CALLS} calls ${JSON.stringify(tally)}, ${saneAssembles} assembles with a sane budget, ${errors.length} error lines, ${thrown.length} thrown, ${flaggedOver.length} flagged over budget (unreducible newest user turn: ${flaggedOver.join("; ")})`,
+    );
+    if (process.env.HOSTILE_DEBUG)
+      console.info(JSON.stringify(Object.fromEntries(Object.entries(timing).map(([k, v]) => [k, Math.round(v)]))));
     expect(thrown.slice(0, 5)).toEqual([]);
     expect(budgetBreaks.slice(0, 5)).toEqual([]);
     expect(flaggedOver.length).toBeLessThan(CALLS / 1_000);

@@ -40,14 +40,29 @@ describe("limits: a full artifact store", () => {
   });
 
   it("when the engine's stash is refused, the assembled view shows no handle that cannot be fetched and the log says why", async () => {
-    const t = await createTestEngine({ limits: { maxStoreBytes: MiB }, offload: { maxChars: 2_000, structuredMaxChars: 1_000 } });
+    const t = await createTestEngine({
+      limits: { maxStoreBytes: MiB },
+      offload: { maxChars: 2_000, structuredMaxChars: 1_000 },
+    });
     // Fill the store with incompressible bytes so the next offload does not fit.
     await t.rt.store("main").stash(randomBytes(MiB - 4 * 1024));
     const output = randomBytes(30 * 1024).toString("base64");
-    const messages = [user("dump the blob"), call("c1", "exec"), result("c1", "exec", output), assistant("done"), user("and now?")];
-    const view = await t.engine.assemble({ sessionId: "s", sessionKey: "agent:main:full", messages, tokenBudget: 200_000 });
+    const messages = [
+      user("dump the blob"),
+      call("c1", "exec"),
+      result("c1", "exec", output),
+      assistant("done"),
+      user("and now?"),
+    ];
+    const view = await t.engine.assemble({
+      sessionId: "s",
+      sessionKey: "agent:main:full",
+      messages,
+      tokenBudget: 200_000,
+    });
     const handles = JSON.stringify(view.messages).match(/ledger:v1:sha256:[0-9a-f]{64}/g) ?? [];
-    for (const h of handles) expect(await t.rt.store("main").has(h), `unfetchable handle ${h} in the prompt`).toBe(true);
+    for (const h of handles)
+      expect(await t.rt.store("main").has(h), `unfetchable handle ${h} in the prompt`).toBe(true);
     // The tool output is still in the prompt in some form: the original or a fetchable stub.
     const text = JSON.stringify(view.messages);
     expect(handles.length > 0 || text.includes(output)).toBe(true);

@@ -56,7 +56,15 @@ export async function runMixedLoad(options: MixedLoadOptions): Promise<MixedLoad
   try {
     for (let id = 0; id < options.workers; id++) {
       workers.push(
-        startWorker(WORKER, { id, stateDir, journalDir, durationMs: options.durationMs, sharedKeys: options.sharedKeys, sharedContents: 40, seed: 1000 + id }),
+        startWorker(WORKER, {
+          id,
+          stateDir,
+          journalDir,
+          durationMs: options.durationMs,
+          sharedKeys: options.sharedKeys,
+          sharedContents: 40,
+          seed: 1000 + id,
+        }),
       );
     }
     // No deadlock: every worker finishes within its run time plus a bounded grace.
@@ -82,7 +90,12 @@ export async function runMixedLoad(options: MixedLoadOptions): Promise<MixedLoad
     const store = createArtifactStore({ root: artifactRoot(stateDir, "main") });
     const reported = new Map<string, { bytes: number; sha: string }>();
     for (let id = 0; id < options.workers; id++) {
-      for (const line of readJournal(path.join(journalDir, `done-${id}.jsonl`)) as { handle: string; bytes: number; sha: string }[]) reported.set(line.handle, line);
+      for (const line of readJournal(path.join(journalDir, `done-${id}.jsonl`)) as {
+        handle: string;
+        bytes: number;
+        sha: string;
+      }[])
+        reported.set(line.handle, line);
     }
     for (const [handle, want] of reported) {
       const data = await store.read(handle);
@@ -97,7 +110,11 @@ export async function runMixedLoad(options: MixedLoadOptions): Promise<MixedLoad
     const committed = new Map<string, { sessionKey: string; n: number }>();
     let duplicates = 0;
     for (let id = 0; id < options.workers; id++) {
-      for (const c of readJournal(path.join(journalDir, `commits-${id}.jsonl`)) as { key: string; sessionKey: string; status: string }[]) {
+      for (const c of readJournal(path.join(journalDir, `commits-${id}.jsonl`)) as {
+        key: string;
+        sessionKey: string;
+        status: string;
+      }[]) {
         const entry = committed.get(c.key) ?? { sessionKey: c.sessionKey, n: 0 };
         if (c.status === "committed") entry.n++;
         else duplicates++;
@@ -119,8 +136,19 @@ export async function runMixedLoad(options: MixedLoadOptions): Promise<MixedLoad
 
     const counts: Record<string, number> = {};
     for (const r of reports) for (const [k, v] of Object.entries(r.counts)) counts[k] = (counts[k] ?? 0) + v;
-    const operations = ["stash", "stashEphemeral", "fetch", "fetchOther", "gc", "commit", "assemble"].reduce((s, k) => s + (counts[k] ?? 0), 0);
-    return { processes: options.workers, operations, counts, handlesVerified: reported.size, committedTurns: committed.size, duplicateAnswers: duplicates, wallMs };
+    const operations = ["stash", "stashEphemeral", "fetch", "fetchOther", "gc", "commit", "assemble"].reduce(
+      (s, k) => s + (counts[k] ?? 0),
+      0,
+    );
+    return {
+      processes: options.workers,
+      operations,
+      counts,
+      handlesVerified: reported.size,
+      committedTurns: committed.size,
+      duplicateAnswers: duplicates,
+      wallMs,
+    };
   } finally {
     for (const w of workers) await killWorker(w);
     await fsp.rm(tmp, { recursive: true, force: true });

@@ -12,7 +12,9 @@ describe("store full", () => {
     const store = t.rt.store("main");
     const old = await store.stash(randomBytes(MiB - 64 * 1024), { kind: "tool-output" });
     // Age it past the keep-newer window, as a stale output would be.
-    const metaFile = (await fsp.readdir(`${store.root}/meta`, { recursive: true })).map(String).find((f) => f.endsWith(".json") && f.includes(old.handle.slice(-64)));
+    const metaFile = (await fsp.readdir(`${store.root}/meta`, { recursive: true }))
+      .map(String)
+      .find((f) => f.endsWith(".json") && f.includes(old.handle.slice(-64)));
     const metaPath = `${store.root}/meta/${metaFile}`;
     const meta = JSON.parse(await fsp.readFile(metaPath, "utf8")) as { createdAt: string };
     meta.createdAt = new Date(Date.now() - 3_600_000).toISOString();
@@ -29,7 +31,11 @@ describe("store full", () => {
     // Everything in the store is young: nothing may be collected.
     await t.rt.store("main").stash(randomBytes(MiB - 8 * 1024), { kind: "tool-output" });
     const output = randomBytes(60 * 1024).toString("base64");
-    const r = (await t.engine.commitTurn({ ...s, advancementKey: "k1", messages: [user("dump"), call("call_aB_1-x", "exec"), result("call_aB_1-x", "exec", output)] })) as {
+    const r = (await t.engine.commitTurn({
+      ...s,
+      advancementKey: "k1",
+      messages: [user("dump"), call("call_aB_1-x", "exec"), result("call_aB_1-x", "exec", output)],
+    })) as {
       status: string;
       notStored?: { code: string; reason: string };
     };
@@ -37,7 +43,9 @@ describe("store full", () => {
     expect(r.notStored?.code).toBe("store_full");
     expect(t.logs.some((l) => l.includes("store_full") && l.includes("not stored"))).toBe(true);
     await t.rt.sessions.flush();
-    const state = JSON.parse(await fsp.readFile(sessionStatePath(t.rt.sessions.dir("main", s.sessionKey)), "utf8")) as { unstored?: { count: number } };
+    const state = JSON.parse(await fsp.readFile(sessionStatePath(t.rt.sessions.dir("main", s.sessionKey)), "utf8")) as {
+      unstored?: { count: number };
+    };
     expect(state.unstored?.count).toBe(1);
     await t.cleanup();
   });

@@ -26,7 +26,12 @@ export default class WallTimeReporter implements Reporter {
   }
 
   onTestModuleStart(module: TestModule): void {
-    this.#timings.set(module.moduleId, { project: module.project.name, file: path.relative(process.cwd(), module.moduleId), start: Date.now(), end: Date.now() });
+    this.#timings.set(module.moduleId, {
+      project: module.project.name,
+      file: path.relative(process.cwd(), module.moduleId),
+      start: Date.now(),
+      end: Date.now(),
+    });
   }
 
   onTestModuleEnd(module: TestModule): void {
@@ -40,17 +45,24 @@ export default class WallTimeReporter implements Reporter {
     for (const m of modules) byProject.set(m.project.name, [...(byProject.get(m.project.name) ?? []), m]);
     for (const [project, list] of [...byProject].sort(([a], [b]) => a.localeCompare(b))) {
       const timings = list.map((m) => this.#timings.get(m.moduleId)).filter((t): t is ModuleTiming => t !== undefined);
-      const wall = timings.length ? Math.max(...timings.map((t) => t.end)) - Math.min(...timings.map((t) => t.start)) : 0;
+      const wall = timings.length
+        ? Math.max(...timings.map((t) => t.end)) - Math.min(...timings.map((t) => t.start))
+        : 0;
       const states: Record<string, number> = {};
-      for (const m of list) for (const test of m.children.allTests()) states[test.result().state] = (states[test.result().state] ?? 0) + 1;
-      const counts = Object.entries(states).map(([state, n]) => `${n} ${state}`).join(", ");
+      for (const m of list)
+        for (const test of m.children.allTests()) states[test.result().state] = (states[test.result().state] ?? 0) + 1;
+      const counts = Object.entries(states)
+        .map(([state, n]) => `${n} ${state}`)
+        .join(", ");
       lines.push(`  project ${project}: ${seconds(wall)} wall, ${list.length} files, ${counts || "no tests"}`);
       if (project !== "host") continue;
       for (const m of [...list].sort((a, b) => a.moduleId.localeCompare(b.moduleId))) {
         const t = this.#timings.get(m.moduleId);
         lines.push(`    ${t?.file ?? m.moduleId}: ${t ? seconds(t.end - t.start) : "?"}`);
         for (const test of m.children.allTests()) {
-          lines.push(`      ${test.result().state.padEnd(7)} ${seconds(test.diagnostic()?.duration ?? 0).padStart(7)}  ${test.fullName}`);
+          lines.push(
+            `      ${test.result().state.padEnd(7)} ${seconds(test.diagnostic()?.duration ?? 0).padStart(7)}  ${test.fullName}`,
+          );
         }
       }
     }

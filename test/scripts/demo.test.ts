@@ -12,7 +12,14 @@ import { describe, expect, it } from "vitest";
 import { DEMO_DEFAULTS, DEMO_HELP, DEMO_HOSTS, parseDemoArgs } from "../../scripts/demo-cli.js";
 import { niceTicks } from "../../scripts/demo-chart.js";
 import { commonPrefixLength, costTotals, memoCounter, requestCost } from "../../scripts/demo-cost.js";
-import { formatCost, formatTable, headline, renderDemoReport, type DemoRow, type EngineSummary } from "../../scripts/demo-report.js";
+import {
+  formatCost,
+  formatTable,
+  headline,
+  renderDemoReport,
+  type DemoRow,
+  type EngineSummary,
+} from "../../scripts/demo-report.js";
 import { measureTranscript } from "../../scripts/demo-transcript.js";
 import { HOST_LINES } from "../host/host-install.js";
 
@@ -20,7 +27,22 @@ describe("demo command line", () => {
   it("--help and -h ask for help, whatever else is passed", () => {
     expect(parseDemoArgs(["--help"])).toEqual({ kind: "help" });
     expect(parseDemoArgs(["--turns", "3", "-h"])).toEqual({ kind: "help" });
-    for (const flag of ["--turns", "--host", "--window", "--output", "--answer", "--max-tokens", "--out", "--price", "--serial", "--no-build", "--keep-temp", "--base-url", "--model", "--api-key"]) {
+    for (const flag of [
+      "--turns",
+      "--host",
+      "--window",
+      "--output",
+      "--answer",
+      "--max-tokens",
+      "--out",
+      "--price",
+      "--serial",
+      "--no-build",
+      "--keep-temp",
+      "--base-url",
+      "--model",
+      "--api-key",
+    ]) {
       expect(DEMO_HELP).toContain(flag);
     }
   });
@@ -29,7 +51,17 @@ describe("demo command line", () => {
     const parsed = parseDemoArgs([]);
     expect(parsed.kind).toBe("run");
     if (parsed.kind !== "run") return;
-    expect(parsed.options).toMatchObject({ turns: 6, host: "2026.4.24", window: 32_000, output: 150_000, answer: 12_000, maxTokens: 4_096, serial: false, build: true, out: DEMO_DEFAULTS.out });
+    expect(parsed.options).toMatchObject({
+      turns: 6,
+      host: "2026.4.24",
+      window: 32_000,
+      output: 150_000,
+      answer: 12_000,
+      maxTokens: 4_096,
+      serial: false,
+      build: true,
+      out: DEMO_DEFAULTS.out,
+    });
   });
 
   it("knows every host line the harness knows", () => {
@@ -37,8 +69,37 @@ describe("demo command line", () => {
   });
 
   it("parses every option", () => {
-    const parsed = parseDemoArgs(["--turns", "3", "--host", "2026.9.6", "--window", "64,000", "--output", "0", "--out", "x/r.html", "--price", "3,0.3,15", "--serial", "--no-build", "--keep-temp"]);
-    expect(parsed).toMatchObject({ kind: "run", options: { turns: 3, host: "2026.9.6", window: 64_000, output: 0, out: "x/r.html", prices: { input: 3, cachedInput: 0.3, output: 15 }, serial: true, build: false, keepTemp: true } });
+    const parsed = parseDemoArgs([
+      "--turns",
+      "3",
+      "--host",
+      "2026.9.6",
+      "--window",
+      "64,000",
+      "--output",
+      "0",
+      "--out",
+      "x/r.html",
+      "--price",
+      "3,0.3,15",
+      "--serial",
+      "--no-build",
+      "--keep-temp",
+    ]);
+    expect(parsed).toMatchObject({
+      kind: "run",
+      options: {
+        turns: 3,
+        host: "2026.9.6",
+        window: 64_000,
+        output: 0,
+        out: "x/r.html",
+        prices: { input: 3, cachedInput: 0.3, output: 15 },
+        serial: true,
+        build: false,
+        keepTemp: true,
+      },
+    });
   });
 
   it.each([
@@ -62,14 +123,31 @@ describe("demo command line", () => {
 describe("demo cost accounting", () => {
   const count = (m: unknown) => JSON.stringify(m).length;
   it("counts the leading messages identical to the previous request's as cached", () => {
-    const a = [{ role: "system", content: "sys" }, { role: "user", content: "hi" }];
+    const a = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "hi" },
+    ];
     const b = [...a, { role: "assistant", content: "hello" }];
-    const c = [{ role: "system", content: "sys" }, { role: "user", content: "changed" }];
+    const c = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "changed" },
+    ];
     expect(commonPrefixLength(a, b)).toBe(2);
     expect(commonPrefixLength(b, c)).toBe(1);
-    const first = requestCost({ messages: a, body: { max_completion_tokens: 4096 }, toolNames: ["exec"] }, undefined, count, 10);
+    const first = requestCost(
+      { messages: a, body: { max_completion_tokens: 4096 }, toolNames: ["exec"] },
+      undefined,
+      count,
+      10,
+    );
     const second = requestCost({ messages: b, body: { max_tokens: 900 }, toolNames: [] }, a, count, 20);
-    expect(first).toEqual({ promptTokens: count(a[0]) + count(a[1]), cachedTokens: 0, allowance: 4096, outputTokens: 10, noTools: false });
+    expect(first).toEqual({
+      promptTokens: count(a[0]) + count(a[1]),
+      cachedTokens: 0,
+      allowance: 4096,
+      outputTokens: 10,
+      noTools: false,
+    });
     expect(second.cachedTokens).toBe(count(a[0]) + count(a[1]));
     expect(second.allowance).toBe(900);
     expect(second.noTools).toBe(true);
@@ -109,17 +187,52 @@ describe("demo report", () => {
     ms: 4_200,
     ...over,
   });
-  const ledger: EngineSummary = { engine: "context-ledger", rows: [1, 2, 3].map((t) => row("context-ledger", t)), cost: costTotals([], { input: 2, cachedInput: 0.5, output: 8 }) };
+  const ledger: EngineSummary = {
+    engine: "context-ledger",
+    rows: [1, 2, 3].map((t) => row("context-ledger", t)),
+    cost: costTotals([], { input: 2, cachedInput: 0.5, output: 8 }),
+  };
   const legacy: EngineSummary = {
     engine: "legacy",
     rows: [
       row("legacy", 1, { promptTokens: 21_345 }),
-      row("legacy", 2, { promptTokens: 38_765, clamped: 2, notes: ["2 requests clamped (min 812 of 4,096 output tokens)"], compactions: 1 }),
-      row("legacy", 3, { status: "reset notice", requests: 0, promptTokens: 0, resets: 1, compactions: 3, notes: ["session reset ×1", "3 overflow retries"] }),
+      row("legacy", 2, {
+        promptTokens: 38_765,
+        clamped: 2,
+        notes: ["2 requests clamped (min 812 of 4,096 output tokens)"],
+        compactions: 1,
+      }),
+      row("legacy", 3, {
+        status: "reset notice",
+        requests: 0,
+        promptTokens: 0,
+        resets: 1,
+        compactions: 3,
+        notes: ["session reset ×1", "3 overflow retries"],
+      }),
     ],
-    cost: { requests: 6, promptTokens: 1_234_567, cachedTokens: 1_000_000, uncachedTokens: 234_567, outputTokens: 12_345, dollars: 1.067 },
+    cost: {
+      requests: 6,
+      promptTokens: 1_234_567,
+      cachedTokens: 1_000_000,
+      uncachedTokens: 234_567,
+      outputTokens: 12_345,
+      dollars: 1.067,
+    },
   };
-  const input = { hostVersion: "2026.4.24", contextWindow: 32_000, maxTokens: 4_096, turns: 3, outputChars: 150_000, answerChars: 12_000, promptBudget: 32_000, prices: { input: 2, cachedInput: 0.5, output: 8 }, engines: [ledger, legacy], seconds: 95, schedule: "at the same time" };
+  const input = {
+    hostVersion: "2026.4.24",
+    contextWindow: 32_000,
+    maxTokens: 4_096,
+    turns: 3,
+    outputChars: 150_000,
+    answerChars: 12_000,
+    promptBudget: 32_000,
+    prices: { input: 2, cachedInput: 0.5, output: 8 },
+    engines: [ledger, legacy],
+    seconds: 95,
+    schedule: "at the same time",
+  };
 
   it("ticks are round numbers from 0 that cover the maximum", () => {
     for (const max of [1, 7, 17_485, 33_280, 40_704, 123_456, 999_999]) {
@@ -140,9 +253,13 @@ describe("demo report", () => {
     expect(html).toContain("raw transcript (tokens of its messages)");
     expect(html).toContain("window 32,000 tokens");
     expect(html).toContain("over the window");
-    expect(html).toMatch(/<title>legacy, turn 3: session reset ×1, 3 overflow retries<\/title>.*>session reset<\/text>/s);
+    expect(html).toMatch(
+      /<title>legacy, turn 3: session reset ×1, 3 overflow retries<\/title>.*>session reset<\/text>/s,
+    );
     expect(html).toMatch(/>compaction<\/text>/);
-    expect(html).toMatch(/<title>legacy, turn 2: 2 requests clamped \(min 812 of 4,096 output tokens\)<\/title>.*>output clamped<\/text>/s);
+    expect(html).toMatch(
+      /<title>legacy, turn 2: 2 requests clamped \(min 812 of 4,096 output tokens\)<\/title>.*>output clamped<\/text>/s,
+    );
     // y ticks are round: 0, 10,000 ... 40,000 for a 38,765-token peak
     for (const t of ["10,000", "20,000", "30,000", "40,000"]) expect(html).toContain(`>${t}</text>`);
     expect(html).not.toMatch(/>\d{5,}</);
@@ -154,25 +271,33 @@ describe("demo report", () => {
 
   it("prints a table with thousands separators, a headline with the reset turn, and a cost line", () => {
     const table = formatTable([...ledger.rows, ...legacy.rows]);
-    expect(table.split("\n")[0]).toMatch(/turn \| engine +\| status +\| prompt tokens \| requests \| clamped \| transcript \| raw tokens \| +debt \| artifacts/);
+    expect(table.split("\n")[0]).toMatch(
+      /turn \| engine +\| status +\| prompt tokens \| requests \| clamped \| transcript \| raw tokens \| +debt \| artifacts/,
+    );
     expect(table).toContain("38,765");
     expect(table).toContain("527 KB");
     expect(table).not.toMatch(/\d{4,}(?![\d,])/);
     const lines = headline(input);
     expect(table).toMatch(/\n +3 \| legacy +\| reset notice \| +0 \| +0 \|/);
-    expect(lines[1]).toMatch(/^legacy: 2 of 3 turns answered \(turn 3: reset notice\), 1 session reset \(turn 3\), 4 compactions, largest prompt 38,765 tokens \(121% of the 32,000-token window\)/);
+    expect(lines[1]).toMatch(
+      /^legacy: 2 of 3 turns answered \(turn 3: reset notice\), 1 session reset \(turn 3\), 4 compactions, largest prompt 38,765 tokens \(121% of the 32,000-token window\)/,
+    );
     expect(lines[0]).toMatch(/^context-ledger: 3 of 3 turns answered, 0 session resets, 0 compactions/);
     const cost = formatCost([legacy], input.prices);
-    expect(cost[0]).toBe("legacy: 1,234,567 prompt tokens in 6 requests (1,000,000 cached, 234,567 uncached) + 12,345 output = $1.07");
+    expect(cost[0]).toBe(
+      "legacy: 1,234,567 prompt tokens in 6 requests (1,000,000 cached, 234,567 uncached) + 12,345 output = $1.07",
+    );
     expect(cost[1]).toMatch(/US\$ 2 per million uncached input tokens, 0.5 cached, 8 output/);
   });
 });
 
 describe("demo transcript measurement (no host)", () => {
   const count = (text: string) => text.length;
-  const event = (role: string, text: string) => JSON.stringify({ type: "message", message: { role, content: [{ type: "text", text }] } });
+  const event = (role: string, text: string) =>
+    JSON.stringify({ type: "message", message: { role, content: [{ type: "text", text }] } });
 
-  const entry = (id: string, parentId: string | null, role: string, text: string) => JSON.stringify({ type: "message", id, parentId, message: { role, content: [{ type: "text", text }] } });
+  const entry = (id: string, parentId: string | null, role: string, text: string) =>
+    JSON.stringify({ type: "message", id, parentId, message: { role, content: [{ type: "text", text }] } });
 
   it("reads the active branch of the active session's JSONL (2026.4.24 layout), not entries a rewrite left behind", async () => {
     const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
@@ -181,12 +306,22 @@ describe("demo transcript measurement (no host)", () => {
       await mkdir(dir, { recursive: true });
       // e2 was rewritten into e2b (the host re-appends from the rewritten entry on): e2 stays in the file, off the branch.
       const branch = [entry("e1", null, "user", "hello"), entry("e2b", "e1", "toolResult", "stub")];
-      const lines = [JSON.stringify({ type: "session", version: 3 }), branch[0], entry("e2", "e1", "toolResult", "x".repeat(100)), branch[1]];
+      const lines = [
+        JSON.stringify({ type: "session", version: 3 }),
+        branch[0],
+        entry("e2", "e1", "toolResult", "x".repeat(100)),
+        branch[1],
+      ];
       await writeFile(path.join(dir, "s1.jsonl"), `${entry("o1", null, "user", "old session before the reset")}\n`);
       await writeFile(path.join(dir, "s2.jsonl"), `${lines.join("\n")}\n`);
       await writeFile(path.join(dir, "sessions.json"), JSON.stringify({ "agent:main:main": { sessionId: "s2" } }));
       const size = await measureTranscript(state, "agent:main:main", count);
-      expect(size).toEqual({ store: "jsonl", bytes: branch.reduce((sum, l) => sum + Buffer.byteLength(l) + 1, 0), messages: 2, tokens: 5 + 4 + 4 + 4 });
+      expect(size).toEqual({
+        store: "jsonl",
+        bytes: branch.reduce((sum, l) => sum + Buffer.byteLength(l) + 1, 0),
+        messages: 2,
+        tokens: 5 + 4 + 4 + 4,
+      });
     } finally {
       await rm(state, { recursive: true, force: true });
     }
@@ -197,8 +332,12 @@ describe("demo transcript measurement (no host)", () => {
     const dir = path.join(state, "agents", "main", "agent");
     await mkdir(dir, { recursive: true });
     const db = new DatabaseSync(path.join(dir, "openclaw-agent.sqlite"));
-    db.exec("CREATE TABLE session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, created_at INTEGER NOT NULL)");
-    db.exec("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, PRIMARY KEY (session_id, seq))");
+    db.exec(
+      "CREATE TABLE session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, created_at INTEGER NOT NULL)",
+    );
+    db.exec(
+      "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, PRIMARY KEY (session_id, seq))",
+    );
     return db;
   }
 
@@ -208,7 +347,11 @@ describe("demo transcript measurement (no host)", () => {
       const db = await agentDatabase(state);
       db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("old", "agent:main:main", 1);
       db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("new", "agent:main:main", 2);
-      db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("memo", "agent:main:internal-session-effects:1", 3);
+      db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run(
+        "memo",
+        "agent:main:internal-session-effects:1",
+        3,
+      );
       const plain = event("user", "hi");
       const big = event("tool", "y".repeat(1_000));
       const insert = db.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, ?, ?, ?)");
@@ -218,7 +361,12 @@ describe("demo transcript measurement (no host)", () => {
       insert.run("memo", 1, event("user", "internal"), 3, null, null);
       db.close();
       const size = await measureTranscript(state, "agent:main:main", count);
-      expect(size).toEqual({ store: "sqlite", bytes: Buffer.byteLength(plain) + Buffer.byteLength(big), messages: 2, tokens: 2 + 4 + 1_000 + 4 });
+      expect(size).toEqual({
+        store: "sqlite",
+        bytes: Buffer.byteLength(plain) + Buffer.byteLength(big),
+        messages: 2,
+        tokens: 2 + 4 + 1_000 + 4,
+      });
     } finally {
       await rm(state, { recursive: true, force: true });
     }
@@ -228,14 +376,25 @@ describe("demo transcript measurement (no host)", () => {
     const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
     try {
       const db = await agentDatabase(state);
-      db.exec("CREATE TABLE session_transcript_active_events (session_id TEXT NOT NULL, active_position INTEGER NOT NULL, event_seq INTEGER NOT NULL, PRIMARY KEY (session_id, active_position))");
+      db.exec(
+        "CREATE TABLE session_transcript_active_events (session_id TEXT NOT NULL, active_position INTEGER NOT NULL, event_seq INTEGER NOT NULL, PRIMARY KEY (session_id, active_position))",
+      );
       db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run("s", "agent:main:main", 1);
       const rows = [event("user", "hi"), event("toolResult", "z".repeat(500)), event("toolResult", "stub")];
-      rows.forEach((json, seq) => db.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, ?, ?, ?)").run("s", seq, json, 1, null, null));
-      [0, 2].forEach((seq, position) => db.prepare("INSERT INTO session_transcript_active_events VALUES (?, ?, ?)").run("s", position, seq));
+      rows.forEach((json, seq) =>
+        db.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, ?, ?, ?)").run("s", seq, json, 1, null, null),
+      );
+      [0, 2].forEach((seq, position) =>
+        db.prepare("INSERT INTO session_transcript_active_events VALUES (?, ?, ?)").run("s", position, seq),
+      );
       db.close();
       const size = await measureTranscript(state, "agent:main:main", count);
-      expect(size).toEqual({ store: "sqlite", bytes: Buffer.byteLength(rows[0] as string) + Buffer.byteLength(rows[2] as string), messages: 2, tokens: 2 + 4 + 4 + 4 });
+      expect(size).toEqual({
+        store: "sqlite",
+        bytes: Buffer.byteLength(rows[0] as string) + Buffer.byteLength(rows[2] as string),
+        messages: 2,
+        tokens: 2 + 4 + 4 + 4,
+      });
     } finally {
       await rm(state, { recursive: true, force: true });
     }
@@ -244,7 +403,12 @@ describe("demo transcript measurement (no host)", () => {
   it("reads as empty, not an error, when there is no transcript yet", async () => {
     const state = await mkdtemp(path.join(os.tmpdir(), "demo-transcript-"));
     try {
-      expect(await measureTranscript(state, "agent:main:main", count)).toEqual({ bytes: 0, tokens: 0, messages: 0, store: "none" });
+      expect(await measureTranscript(state, "agent:main:main", count)).toEqual({
+        bytes: 0,
+        tokens: 0,
+        messages: 0,
+        store: "none",
+      });
     } finally {
       await rm(state, { recursive: true, force: true });
     }

@@ -50,7 +50,14 @@ describe("malformed handles and path traversal", () => {
     await store.stash("some content");
     for (const bad of [...MALFORMED_HANDLES, ...NON_STRING_HANDLES]) {
       const h = bad as string;
-      for (const op of [store.read(h), store.tryRead(h), store.readMeta(h), store.tryReadMeta(h), store.has(h), store.remove(h)]) {
+      for (const op of [
+        store.read(h),
+        store.tryRead(h),
+        store.readMeta(h),
+        store.tryReadMeta(h),
+        store.has(h),
+        store.remove(h),
+      ]) {
         expect(await codeOf(op), JSON.stringify(bad)).toBe("handle_invalid");
       }
     }
@@ -90,7 +97,10 @@ describe("malformed handles and path traversal", () => {
             return false;
           }
         })();
-        expect(wellFormed ? ["artifact_not_found"] : ["handle_invalid", "input_invalid"], `${tool.name} ${JSON.stringify(bad)}`).toContain(code);
+        expect(
+          wellFormed ? ["artifact_not_found"] : ["handle_invalid", "input_invalid"],
+          `${tool.name} ${JSON.stringify(bad)}`,
+        ).toContain(code);
         expect(res.content[0]?.text).not.toContain(SECRET);
       }
       for (const params of [null, undefined, "x", 5, [], { handle: "/etc/passwd", path: "../../x" }]) {

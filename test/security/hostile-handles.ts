@@ -37,4 +37,14 @@ export const MALFORMED_HANDLES: readonly unknown[] = [
 ];
 
 /** Non-string values a tool call or a careless caller may pass as a handle. */
-export const NON_STRING_HANDLES: readonly unknown[] = [undefined, null, 0, 42, true, {}, [], { handle: HEX }, [`ledger:v1:sha256:${HEX}`]];
+export const NON_STRING_HANDLES: readonly unknown[] = [
+  undefined,
+  null,
+  0,
+  42,
+  true,
+  {},
+  [],
+  { handle: HEX },
+  [`ledger:v1:sha256:${HEX}`],
+];

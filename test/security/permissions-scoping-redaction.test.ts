@@ -60,7 +60,10 @@ describe("per-agent scoping", () => {
   it("agent B cannot fetch agent A's artifact by handle unless retrieval.readableAgents allows it", async () => {
     const t = await createTestEngine({ agents: { reader: { retrieval: { readableAgents: ["alpha"] } } } });
     const { handle } = await t.rt.store("alpha").stash("alpha's private build log");
-    const deps = { openStore: (id: string) => t.rt.store(id), readableAgents: (id: string) => t.rt.settings(id).retrieval.readableAgents };
+    const deps = {
+      openStore: (id: string) => t.rt.store(id),
+      readableAgents: (id: string) => t.rt.settings(id).retrieval.readableAgents,
+    };
     for (const agentId of ["beta", "reader", "alpha"]) {
       const [fetch, peek] = createLedgerTools(deps, { agentId });
       const f = await fetch!.execute("c", { handle });
@@ -77,7 +80,11 @@ describe("per-agent scoping", () => {
     }
     // An agent's engine offloads into its own store only.
     const s = { sessionId: "s", sessionKey: "agent:beta:x" };
-    const view = await t.engine.assemble({ ...s, messages: [user("go"), call("c1", "exec"), result("c1", "exec", "B".repeat(20_000)), assistant("ok")], tokenBudget: 4_000 });
+    const view = await t.engine.assemble({
+      ...s,
+      messages: [user("go"), call("c1", "exec"), result("c1", "exec", "B".repeat(20_000)), assistant("ok")],
+      tokenBudget: 4_000,
+    });
     const stub = JSON.stringify(view.messages).match(/ledger:v1:sha256:[0-9a-f]{64}/)?.[0] as string;
     expect(await t.rt.store("beta").has(stub)).toBe(true);
     expect(await t.rt.store("alpha").has(stub)).toBe(false);
@@ -115,7 +122,10 @@ describe("secret redaction", () => {
     await t.engine.commitTurn({ ...s, advancementKey: { apiKey: SECRETS.openai, auth: SECRETS.bearer } });
     await t.engine.dispose();
 
-    const stubs = [view, after].flatMap((v) => v.messages).map((m) => JSON.stringify(m)).filter((m) => m.includes("ledger:v1:sha256:"));
+    const stubs = [view, after]
+      .flatMap((v) => v.messages)
+      .map((m) => JSON.stringify(m))
+      .filter((m) => m.includes("ledger:v1:sha256:"));
     expect(stubs.length).toBeGreaterThan(0);
     for (const v of [view, after]) {
       for (const m of v.messages) {
@@ -131,15 +141,24 @@ describe("secret redaction", () => {
     const events = await fsp.readFile(path.join(t.dir, "logs", "events.jsonl"), "utf8");
     expect(events).not.toMatch(ANY_SECRET);
 
-    const handle = stubs.map((m) => m.match(/ledger:v1:sha256:[0-9a-f]{64}/)?.[0]).find((h) => h && h.endsWith(createHash("sha256").update(output).digest("hex")));
+    const handle = stubs
+      .map((m) => m.match(/ledger:v1:sha256:[0-9a-f]{64}/)?.[0])
+      .find((h) => h && h.endsWith(createHash("sha256").update(output).digest("hex")));
     expect(handle).toBeDefined();
-    const [fetchTool] = createLedgerTools({ openStore: (id) => t.rt.store(id), readableAgents: () => [] }, { agentId: "main" });
+    const [fetchTool] = createLedgerTools(
+      { openStore: (id) => t.rt.store(id), readableAgents: () => [] },
+      { agentId: "main" },
+    );
     expect((await t.rt.store("main").read(handle as string)).equals(Buffer.from(output, "utf8"))).toBe(true);
     const fetched = await fetchTool!.execute("c", { handle, selector: "head", lines: 4 });
     expect(fetched.details.error).toBeUndefined();
-    const blobs = (await fsp.readdir(path.join(t.dir, "agents", "main", "artifacts", "blobs"), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+    const blobs = (
+      await fsp.readdir(path.join(t.dir, "agents", "main", "artifacts", "blobs"), {
+        recursive: true,
+        withFileTypes: true,
+      })
+    ).filter((e) => e.isFile());
     for (const b of blobs) expect((await fsp.stat(path.join(b.parentPath, b.name))).mode & 0o777).toBe(0o600);
     await t.cleanup();
   });
 });
-

@@ -21,7 +21,8 @@ interface Corpus {
 const corpus = JSON.parse(readFileSync(new URL("./secrets-corpus.json", import.meta.url), "utf8")) as Corpus;
 const KEY = corpus.privateKey;
 const ALL_SECRETS = [...corpus.entries.flatMap((e) => e.secrets), ...KEY.body];
-const filler = (n: number) => Array.from({ length: n }, (_, i) => `build step ${i} finished in ${(i * 37) % 1000} ms`).join("\n");
+const filler = (n: number) =>
+  Array.from({ length: n }, (_, i) => `build step ${i} finished in ${(i * 37) % 1000} ms`).join("\n");
 
 /** Secrets of the corpus that appear in `shown`, named. */
 function leaks(shown: string): string[] {
@@ -54,7 +55,9 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
   afterAll(async () => t.cleanup());
 
   it("the corpus itself: every entry is found by the rules (redactSecrets)", () => {
-    const missed = corpus.entries.filter((e) => leaks(redactSecrets(e.text)).length > 0).map((e) => `${e.name}: ${redactSecrets(e.text)}`);
+    const missed = corpus.entries
+      .filter((e) => leaks(redactSecrets(e.text)).length > 0)
+      .map((e) => `${e.name}: ${redactSecrets(e.text)}`);
     expect(missed).toEqual([]);
     expect(leaks(redactSecrets(`${KEY.begin}\n${KEY.body.join("\n")}\n${KEY.end}`))).toEqual([]);
   });
@@ -71,12 +74,17 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
     const stubs = JSON.stringify(view.messages.filter((m) => (m as { role?: string }).role === "toolResult"));
     expect(stubs).toContain("[context-ledger artifact");
     expect(leaks(stubs)).toEqual([]);
-    expect(outputs.flatMap((o) => leaks(buildStub({ handle: "ledger:v1:sha256:" + "0".repeat(64), text: o })))).toEqual([]);
+    expect(outputs.flatMap((o) => leaks(buildStub({ handle: "ledger:v1:sha256:" + "0".repeat(64), text: o })))).toEqual(
+      [],
+    );
   });
 
   it("ledger_peek (tools built without a redact dependency still redact)", async () => {
     const store = t.rt.store("main");
-    const [, peek] = createLedgerTools({ openStore: (id) => t.rt.store(id), readableAgents: () => [] }, { agentId: "main" });
+    const [, peek] = createLedgerTools(
+      { openStore: (id) => t.rt.store(id), readableAgents: () => [] },
+      { agentId: "main" },
+    );
     const shown: string[] = [];
     for (const out of outputs) {
       const { handle } = await store.stash(out, { kind: "tool-output" });
@@ -94,13 +102,20 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
     expect(leaks(pack)).toEqual([]);
 
     const small = { ...s, sessionKey: "agent:main:red-sum" };
-    const view = (await t.engine.assemble({ ...small, messages, tokenBudget: 6_000 })) as { systemPromptAddition?: string };
+    const view = (await t.engine.assemble({ ...small, messages, tokenBudget: 6_000 })) as {
+      systemPromptAddition?: string;
+    };
     await t.engine.compact({ ...small, force: true, tokenBudget: 6_000 });
-    const after = (await t.engine.assemble({ ...small, messages, tokenBudget: 6_000 })) as { systemPromptAddition?: string };
-    expect(`${view.systemPromptAddition ?? ""}${after.systemPromptAddition ?? ""}`).toContain("[context-ledger summary]");
+    const after = (await t.engine.assemble({ ...small, messages, tokenBudget: 6_000 })) as {
+      systemPromptAddition?: string;
+    };
+    expect(`${view.systemPromptAddition ?? ""}${after.systemPromptAddition ?? ""}`).toContain(
+      "[context-ledger summary]",
+    );
     expect(leaks(`${view.systemPromptAddition ?? ""}\n${after.systemPromptAddition ?? ""}`)).toEqual([]);
     const packs: string[] = [];
-    for await (const meta of t.rt.store("main").list()) if (meta.kind === "checkpoint") packs.push(await t.rt.store("main").readText(meta.handle));
+    for await (const meta of t.rt.store("main").list())
+      if (meta.kind === "checkpoint") packs.push(await t.rt.store("main").readText(meta.handle));
     expect(packs.length).toBeGreaterThan(0);
     expect(leaks(packs.join("\n"))).toEqual([]);
   });
@@ -109,8 +124,15 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
     const parent = { ...s, sessionKey: "agent:main:red-parent" };
     await t.engine.assemble({ ...parent, messages, tokenBudget: 6_000 });
     await t.engine.compact({ ...parent, force: true, tokenBudget: 6_000 });
-    await t.engine.prepareSubagentSpawn({ parentSessionKey: parent.sessionKey, childSessionKey: "agent:main:subagent:red-child", contextMode: "fork" });
-    const text = await fsp.readFile(path.join(t.rt.sessions.dir("main", "agent:main:subagent:red-child"), INHERITED_SUMMARY_FILE), "utf8");
+    await t.engine.prepareSubagentSpawn({
+      parentSessionKey: parent.sessionKey,
+      childSessionKey: "agent:main:subagent:red-child",
+      contextMode: "fork",
+    });
+    const text = await fsp.readFile(
+      path.join(t.rt.sessions.dir("main", "agent:main:subagent:red-child"), INHERITED_SUMMARY_FILE),
+      "utf8",
+    );
     expect(text).toContain("[context-ledger summary]");
     expect(leaks(text)).toEqual([]);
   });
@@ -119,11 +141,18 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
     const t4 = await createTestEngine({}, "2026.4");
     const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-red-"));
     const file = path.join(dir, "s-red.jsonl");
-    const lines: unknown[] = [{ type: "session", version: 3, id: "s-red", timestamp: "2026-04-25T10:00:00.000Z", cwd: "/work" }];
+    const lines: unknown[] = [
+      { type: "session", version: 3, id: "s-red", timestamp: "2026-04-25T10:00:00.000Z", cwd: "/work" },
+    ];
     let parentId: string | null = null;
     for (const [i, out] of outputs.entries()) {
       const big = `${out}\n${filler(3_000)}\n${out}`;
-      for (const message of [user(`turn ${i}`), call(`call_aB_${i}-x`, "exec"), result(`call_aB_${i}-x`, "exec", big, { aggregated: big }), assistant(`${corpus.entries[i]?.text ?? ""} ${"answer ".repeat(2_000)}`)]) {
+      for (const message of [
+        user(`turn ${i}`),
+        call(`call_aB_${i}-x`, "exec"),
+        result(`call_aB_${i}-x`, "exec", big, { aggregated: big }),
+        assistant(`${corpus.entries[i]?.text ?? ""} ${"answer ".repeat(2_000)}`),
+      ]) {
         const id = `e${lines.length}`;
         lines.push({ type: "message", id, parentId, timestamp: "2026-04-25T10:00:01.000Z", message });
         parentId = id;
@@ -131,21 +160,39 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
     }
     await writeFile(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
     const written: unknown[] = [];
-    const rewriteTranscriptEntries = async (req: { replacements: { entryId: string; message: Record<string, unknown> }[] }) => {
+    const rewriteTranscriptEntries = async (req: {
+      replacements: { entryId: string; message: Record<string, unknown> }[];
+    }) => {
       written.push(...req.replacements);
       return { changed: true, bytesFreed: 1, rewrittenEntries: req.replacements.length };
     };
-    const r = await t4.engine.maintain({ sessionId: "s-red", sessionKey: "agent:main:red-pay", sessionFile: file, runtimeContext: { rewriteTranscriptEntries } });
+    const r = await t4.engine.maintain({
+      sessionId: "s-red",
+      sessionKey: "agent:main:red-pay",
+      sessionFile: file,
+      runtimeContext: { rewriteTranscriptEntries },
+    });
     expect(r.changed).toBe(true);
     const text = JSON.stringify(written);
-    expect(written.some((w) => parseStubHandle(((w as { message: { content: Array<{ text: string }> } }).message.content[0] ?? { text: "" }).text))).toBe(true);
+    expect(
+      written.some((w) =>
+        parseStubHandle(
+          ((w as { message: { content: Array<{ text: string }> } }).message.content[0] ?? { text: "" }).text,
+        ),
+      ),
+    ).toBe(true);
     expect(leaks(text)).toEqual([]);
     await t4.cleanup();
   });
 
   it("stubs of an oversized user message", async () => {
     const huge = `${outputs.join("\n")}\n${filler(20_000)}\n${outputs.join("\n")}`;
-    const view = (await t.engine.assemble({ ...s, sessionKey: "agent:main:red-user", messages: [user(huge)], tokenBudget: 8_000 })) as { messages: unknown[] };
+    const view = (await t.engine.assemble({
+      ...s,
+      sessionKey: "agent:main:red-user",
+      messages: [user(huge)],
+      tokenBudget: 8_000,
+    })) as { messages: unknown[] };
     const text = JSON.stringify(view.messages);
     expect(text).toContain("[context-ledger artifact");
     expect(leaks(text)).toEqual([]);

@@ -33,10 +33,16 @@ describe("tool scope", () => {
     expect(r.details.error).toMatchObject({ code: "input_invalid" });
     expect(r.content[0]!.text).toMatch(/Expected the tool context to name the calling agent/);
 
-    const [fetchOps] = createLedgerTools({ openStore: (id) => t.rt.store(id), readableAgents: () => [] }, { sessionKey: "agent:ops:s1" });
+    const [fetchOps] = createLedgerTools(
+      { openStore: (id) => t.rt.store(id), readableAgents: () => [] },
+      { sessionKey: "agent:ops:s1" },
+    );
     const denied = await fetchOps!.execute("call_aB_2-x", { handle });
     expect(denied.details.error).toMatchObject({ code: "artifact_not_found" });
-    const [fetchMain] = createLedgerTools({ openStore: (id) => t.rt.store(id), readableAgents: () => [] }, { sessionKey: "agent:main:s1" });
+    const [fetchMain] = createLedgerTools(
+      { openStore: (id) => t.rt.store(id), readableAgents: () => [] },
+      { sessionKey: "agent:main:s1" },
+    );
     expect((await fetchMain!.execute("call_aB_3-x", { handle })).content[0]!.text).toContain("main's private output");
     await t.cleanup();
   });
@@ -46,7 +52,9 @@ describe("tool scope", () => {
     const factory = await registerPlugin({ stateDir: dir, agents: { ops: { retrieval: { readableAgents: ["*"] } } } });
     const [fetchMain] = factory({ agentId: "main" });
     const [fetchOps] = factory({ agentId: "ops" });
-    const store = (await import("../../src/artifacts/store.js")).createArtifactStore({ root: path.join(dir, "agents", "main", "artifacts") });
+    const store = (await import("../../src/artifacts/store.js")).createArtifactStore({
+      root: path.join(dir, "agents", "main", "artifacts"),
+    });
     const { handle } = await store.stash("shared build log", { kind: "tool-output" });
     expect((await fetchMain!.execute("call_aB_4-x", { handle })).content[0]!.text).toContain("shared build log");
     const viaStar = await fetchOps!.execute("call_aB_5-x", { handle });

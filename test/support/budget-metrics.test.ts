@@ -17,7 +17,9 @@ describe("budget metrics (shared by the replay bench and the host scenario)", ()
     const b = { role: "assistant", content: [{ type: "text", text: "b" }] };
     expect(isPureExtension([a], [a, b])).toBe(true);
     expect(isPureExtension([a, b], [a])).toBe(false);
-    expect(isPureExtension([a, b], [{ ...a }, { role: "assistant", content: [{ type: "text", text: "B" }] }])).toBe(false);
+    expect(isPureExtension([a, b], [{ ...a }, { role: "assistant", content: [{ type: "text", text: "B" }] }])).toBe(
+      false,
+    );
     expect(cacheStability([[a], [a, b], [b]])).toEqual({ compared: 2, stable: 1, share: 0.5 });
     expect(cacheStability([[a], [a, b]], ["s1", "s2"]).stable).toBe(0);
   });

@@ -48,7 +48,11 @@ export function fillStats(calls: readonly BudgetCall[]): FillStats {
  * (per-message JSON), so a provider's prompt cache of `previous` still serves.
  * `system` strings, when given, must be equal too.
  */
-export function isPureExtension(previous: readonly unknown[], next: readonly unknown[], system?: { previous?: string; next?: string }): boolean {
+export function isPureExtension(
+  previous: readonly unknown[],
+  next: readonly unknown[],
+  system?: { previous?: string; next?: string },
+): boolean {
   if (next.length < previous.length) return false;
   if (system && (system.previous ?? "") !== (system.next ?? "")) return false;
   for (let i = 0; i < previous.length; i++) if (jsonOf(previous[i]) !== jsonOf(next[i])) return false;
@@ -70,7 +74,10 @@ export interface CacheStability {
  * order): the share that purely extend the prompt before them. With
  * `systems` (the system prompt of each request), it must be unchanged too.
  */
-export function cacheStability(prompts: readonly (readonly unknown[])[], systems?: readonly (string | undefined)[]): CacheStability {
+export function cacheStability(
+  prompts: readonly (readonly unknown[])[],
+  systems?: readonly (string | undefined)[],
+): CacheStability {
   let stable = 0;
   for (let i = 1; i < prompts.length; i++) {
     const system = systems ? { previous: systems[i - 1], next: systems[i] } : undefined;

@@ -50,7 +50,16 @@ let ts = 1_700_000_000_000;
 /** A user message. */
 export const user = (text: string) => ({ role: "user", content: text, timestamp: ts++ });
 /** An assistant text message. */
-export const assistant = (text: string) => ({ role: "assistant", content: [{ type: "text", text }], api: "openai-completions", provider: "mock", model: "m", usage: {}, stopReason: "stop", timestamp: ts++ });
+export const assistant = (text: string) => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+  api: "openai-completions",
+  provider: "mock",
+  model: "m",
+  usage: {},
+  stopReason: "stop",
+  timestamp: ts++,
+});
 /** An assistant message calling one tool. */
 export const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({
   role: "assistant",

@@ -18,7 +18,11 @@ export function installedHostDists(): { version: string; dist: string }[] {
 }
 
 /** A function the host's dist defines, found by its name among a chunk's exports (chunk names are hashed). */
-export async function hostFunction<T extends (...args: never[]) => unknown>(dist: string, chunkPrefix: string, fnName: string): Promise<T | undefined> {
+export async function hostFunction<T extends (...args: never[]) => unknown>(
+  dist: string,
+  chunkPrefix: string,
+  fnName: string,
+): Promise<T | undefined> {
   for (const file of readdirSync(dist).filter((f) => f.startsWith(chunkPrefix) && /\.m?js$/.test(f))) {
     const mod = (await import(pathToFileURL(path.join(dist, file)).href)) as Record<string, unknown>;
     for (const value of Object.values(mod)) if (typeof value === "function" && value.name === fnName) return value as T;

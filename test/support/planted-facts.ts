@@ -27,10 +27,20 @@ export type PlantedMessage =
   | { role: "user"; content: string | { type: "text"; text: string }[]; timestamp: number }
   | {
       role: "assistant";
-      content: ({ type: "text"; text: string } | { type: "toolCall"; id: string; name: string; arguments: Record<string, unknown> })[];
+      content: (
+        | { type: "text"; text: string }
+        | { type: "toolCall"; id: string; name: string; arguments: Record<string, unknown> }
+      )[];
       timestamp: number;
     }
-  | { role: "toolResult"; toolCallId: string; toolName: string; content: { type: "text"; text: string }[]; isError: boolean; timestamp: number };
+  | {
+      role: "toolResult";
+      toolCallId: string;
+      toolName: string;
+      content: { type: "text"; text: string }[];
+      isError: boolean;
+      timestamp: number;
+    };
 
 /** The generated conversation. */
 export interface PlantedConversation {
@@ -72,7 +82,16 @@ const FILES = [
   "docs/adr/0007-event-store.md",
   "test/e2e/refund-flow.spec.ts",
 ];
-const ERRORS = ["ERR_INVOICE_TOTAL_MISMATCH", "E1042", "ECONNREFUSED", "TS2345", "ERR_PNPM_OUTDATED_LOCKFILE", "EADDRINUSE", "SQLSTATE 23505", "OOMKilled"];
+const ERRORS = [
+  "ERR_INVOICE_TOTAL_MISMATCH",
+  "E1042",
+  "ECONNREFUSED",
+  "TS2345",
+  "ERR_PNPM_OUTDATED_LOCKFILE",
+  "EADDRINUSE",
+  "SQLSTATE 23505",
+  "OOMKilled",
+];
 const NUMBERS = [
   "750 requests per minute",
   "p99 latency of 340 ms",
@@ -117,7 +136,12 @@ export function generatePlantedConversation(options: PlantedOptions = {}): Plant
       facts.push({ id: `${kind}-${i + 1}`, kind, key: pool[i]!, turn: (slot % factTurns) + 1 });
       slot++;
     }
-    facts.push({ id: `handle-${i + 1}`, kind: "handle", key: handleFor(handleContents[i]!), turn: (slot % factTurns) + 1 });
+    facts.push({
+      id: `handle-${i + 1}`,
+      kind: "handle",
+      key: handleFor(handleContents[i]!),
+      turn: (slot % factTurns) + 1,
+    });
     slot++;
   }
   for (const f of facts) plan[f.turn - 1]!.push(f);
@@ -137,21 +161,40 @@ class Builder {
   #calls = 0;
   user(text: string): void {
     this.turnStarts.push(this.messages.length);
-    this.messages.push({ role: "user", content: this.#calls % 2 ? [{ type: "text", text }] : text, timestamp: this.#tick() });
+    this.messages.push({
+      role: "user",
+      content: this.#calls % 2 ? [{ type: "text", text }] : text,
+      timestamp: this.#tick(),
+    });
   }
   internal(): void {
-    this.messages.push({ role: "user", content: "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nruntime note: tool results above\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>", timestamp: this.#tick() });
+    this.messages.push({
+      role: "user",
+      content:
+        "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nruntime note: tool results above\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>",
+      timestamp: this.#tick(),
+    });
   }
   say(text: string): void {
     this.messages.push({ role: "assistant", content: [{ type: "text", text }], timestamp: this.#tick() });
   }
   call(name: string, args: Record<string, unknown>, output: string, isError = false, lead = ""): void {
     const id = `call_${++this.#calls}`;
-    const content: ({ type: "text"; text: string } | { type: "toolCall"; id: string; name: string; arguments: Record<string, unknown> })[] = [];
+    const content: (
+      | { type: "text"; text: string }
+      | { type: "toolCall"; id: string; name: string; arguments: Record<string, unknown> }
+    )[] = [];
     if (lead) content.push({ type: "text", text: lead });
     content.push({ type: "toolCall", id, name, arguments: args });
     this.messages.push({ role: "assistant", content, timestamp: this.#tick() });
-    this.messages.push({ role: "toolResult", toolCallId: id, toolName: name, content: [{ type: "text", text: output }], isError, timestamp: this.#tick() });
+    this.messages.push({
+      role: "toolResult",
+      toolCallId: id,
+      toolName: name,
+      content: [{ type: "text", text: output }],
+      isError,
+      timestamp: this.#tick(),
+    });
   }
   #tick(): number {
     this.#clock += 1000;
@@ -161,8 +204,20 @@ class Builder {
 
 type Pick = <T>(xs: readonly T[]) => T;
 
-function factTurn(b: Builder, planted: PlantedFact[], contents: string[], all: PlantedFact[], rng: () => number, pick: Pick): void {
-  const intro = pick(["Next item on the billing migration.", "Picking up where we left off.", "One more thing before the release.", "Quick follow-up on the incident."]);
+function factTurn(
+  b: Builder,
+  planted: PlantedFact[],
+  contents: string[],
+  all: PlantedFact[],
+  rng: () => number,
+  pick: Pick,
+): void {
+  const intro = pick([
+    "Next item on the billing migration.",
+    "Picking up where we left off.",
+    "One more thing before the release.",
+    "Quick follow-up on the incident.",
+  ]);
   const userBits: string[] = [intro];
   const answerBits: string[] = [pick(["Done.", "Here is where this stands.", "Looked into it.", "Understood."])];
   const calls: (() => void)[] = [];
@@ -179,7 +234,8 @@ function factTurn(b: Builder, planted: PlantedFact[], contents: string[], all: P
         break;
       case "file":
         if (where === 0) userBits.push(`Please look at ${f.key} first.`);
-        else if (where === 1) calls.push(() => b.call("read", { path: f.key }, codeListing(rng, f.key), false, "Reading the file."));
+        else if (where === 1)
+          calls.push(() => b.call("read", { path: f.key }, codeListing(rng, f.key), false, "Reading the file."));
         else answerBits.push(`I updated ${f.key} accordingly.`);
         break;
       case "error": {
@@ -188,7 +244,14 @@ function factTurn(b: Builder, planted: PlantedFact[], contents: string[], all: P
           break;
         }
         const command = pick(["npm test", "pnpm run build", "make deploy-staging"]);
-        calls.push(() => b.call("exec", { command }, testLog(rng, `fatal: ${f.key} raised in worker ${1 + Math.floor(rng() * 9)}`), true));
+        calls.push(() =>
+          b.call(
+            "exec",
+            { command },
+            testLog(rng, `fatal: ${f.key} raised in worker ${1 + Math.floor(rng() * 9)}`),
+            true,
+          ),
+        );
         break;
       }
       case "handle": {
@@ -196,7 +259,10 @@ function factTurn(b: Builder, planted: PlantedFact[], contents: string[], all: P
         const content = contents[i]!;
         b.artifacts.set(f.key, content);
         if (where === 2) answerBits.push(`The full trace is stored as ${f.key} if we need it again.`);
-        else calls.push(() => b.call("exec", { command: `./scripts/collect-logs.sh --shard ${i + 1}` }, stub(f.key, content)));
+        else
+          calls.push(() =>
+            b.call("exec", { command: `./scripts/collect-logs.sh --shard ${i + 1}` }, stub(f.key, content)),
+          );
         break;
       }
     }
@@ -207,7 +273,16 @@ function factTurn(b: Builder, planted: PlantedFact[], contents: string[], all: P
   b.say(answerBits.join(" "));
 }
 
-const MODULES = ["utils/strings", "utils/format-date", "auth/session", "cart/totals", "search/index", "notify/email", "api/health", "core/cache"];
+const MODULES = [
+  "utils/strings",
+  "utils/format-date",
+  "auth/session",
+  "cart/totals",
+  "search/index",
+  "notify/email",
+  "api/health",
+  "core/cache",
+];
 
 function fillerTurn(b: Builder, t: number, rng: () => number, pick: Pick): void {
   const mod = pick(MODULES);
@@ -269,13 +344,19 @@ function passLog(rng: () => number, mod: string, n: number): string {
 function codeListing(rng: () => number, file: string): string {
   const lines = [`// ${file}`];
   const n = 15 + Math.floor(rng() * 25);
-  for (let i = 0; i < n; i++) lines.push(`export function fn${i}_${Math.floor(rng() * 1e4)}(x: number): number { return x * ${i + 1}; }`);
+  for (let i = 0; i < n; i++)
+    lines.push(`export function fn${i}_${Math.floor(rng() * 1e4)}(x: number): number { return x * ${i + 1}; }`);
   return lines.join("\n");
 }
 
 function gitLog(rng: () => number): string {
   const lines = [" M package-lock.json"];
-  for (let i = 0; i < 5; i++) lines.push(`${Math.floor(rng() * 0xfffffff).toString(16).padStart(7, "0")} chore: routine update ${i + 1}`);
+  for (let i = 0; i < 5; i++)
+    lines.push(
+      `${Math.floor(rng() * 0xfffffff)
+        .toString(16)
+        .padStart(7, "0")} chore: routine update ${i + 1}`,
+    );
   return lines.join("\n");
 }
 

@@ -12,7 +12,10 @@ export { prng };
 export function syntheticSession(options: { messages: number; seed?: number; maxOutputChars?: number }): unknown[] {
   const rand = prng(options.seed ?? 42);
   const max = options.maxOutputChars ?? 3_000;
-  const base = [logText(max + 10, 1), `{"items":[${Array.from({ length: max / 40 }, (_, i) => `{"id":${i},"ok":true}`).join(",")}]}`];
+  const base = [
+    logText(max + 10, 1),
+    `{"items":[${Array.from({ length: max / 40 }, (_, i) => `{"id":${i},"ok":true}`).join(",")}]}`,
+  ];
   const out: unknown[] = [];
   for (let t = 0; out.length < options.messages; t++) {
     const size = Math.floor(rand() * max);

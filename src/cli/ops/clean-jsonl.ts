@@ -67,7 +67,11 @@ export const DEFAULT_MIN_CHARS = 4000;
  * `minChars` become handle stubs. Only payloads change: every line keeps its
  * type, id, parentId and position, untouched lines stay byte-identical.
  */
-export async function planClean(input: string | Buffer, stub: Stubber, options: PlanCleanOptions = {}): Promise<CleanPlan> {
+export async function planClean(
+  input: string | Buffer,
+  stub: Stubber,
+  options: PlanCleanOptions = {},
+): Promise<CleanPlan> {
   const minChars = options.minChars ?? DEFAULT_MIN_CHARS;
   const raw = typeof input === "string" ? Buffer.from(input, "utf8") : input;
   const text = raw.toString("utf8");
@@ -103,7 +107,9 @@ export async function planClean(input: string | Buffer, stub: Stubber, options: 
       toolName,
       ...(typeof message.toolCallId === "string" ? { toolCallId: message.toolCallId } : {}),
       ...(sessionId ? { sessionId } : {}),
-      ...(typeof (message.details as { exitCode?: unknown } | undefined)?.exitCode === "number" ? { exitCode: (message.details as { exitCode: number }).exitCode } : {}),
+      ...(typeof (message.details as { exitCode?: unknown } | undefined)?.exitCode === "number"
+        ? { exitCode: (message.details as { exitCode: number }).exitCode }
+        : {}),
       field: "",
     };
     const replace = async (value: unknown, field: string): Promise<string | undefined> => {
@@ -121,7 +127,10 @@ export async function planClean(input: string | Buffer, stub: Stubber, options: 
       if (s !== undefined) edits.push({ path: ["message", "content"], value: s });
     } else if (Array.isArray(message.content)) {
       for (const [b, block] of message.content.entries()) {
-        const s = block && typeof block === "object" ? await replace((block as Record<string, unknown>).text, `content[${b}].text`) : undefined;
+        const s =
+          block && typeof block === "object"
+            ? await replace((block as Record<string, unknown>).text, `content[${b}].text`)
+            : undefined;
         if (s !== undefined) edits.push({ path: ["message", "content", b, "text"], value: s });
       }
     }
@@ -141,7 +150,17 @@ export async function planClean(input: string | Buffer, stub: Stubber, options: 
   const bytesBefore = raw.length;
   const bytesAfter = bytes.length;
   if (rewrittenEntries > 0) assertSameStructure(text, out);
-  return { entries: messageLines.length, rewrittenEntries, payloads, bytesBefore, bytesAfter, bytesFreed: bytesBefore - bytesAfter, invalidLines, text: out, bytes };
+  return {
+    entries: messageLines.length,
+    rewrittenEntries,
+    payloads,
+    bytesBefore,
+    bytesAfter,
+    bytesFreed: bytesBefore - bytesAfter,
+    invalidLines,
+    text: out,
+    bytes,
+  };
 }
 
 function splitLines(raw: Buffer): Buffer[] {
@@ -166,9 +185,16 @@ const NEWLINE = Buffer.from("\n");
 /** `line` with the JSON values at each path replaced by the given strings; every other byte kept. */
 function spliceValues(line: Buffer, edits: Array<{ path: JsonStep[]; value: string }>): Buffer {
   const latin1 = line.toString("latin1");
-  const spans = edits.map((e) => ({ ...findJsonValueSpan(latin1, e.path), value: e.value })).sort((a, b) => b.start - a.start);
+  const spans = edits
+    .map((e) => ({ ...findJsonValueSpan(latin1, e.path), value: e.value }))
+    .sort((a, b) => b.start - a.start);
   let out = line;
-  for (const span of spans) out = Buffer.concat([out.subarray(0, span.start), Buffer.from(JSON.stringify(span.value), "utf8"), out.subarray(span.end)]);
+  for (const span of spans)
+    out = Buffer.concat([
+      out.subarray(0, span.start),
+      Buffer.from(JSON.stringify(span.value), "utf8"),
+      out.subarray(span.end),
+    ]);
   return out;
 }
 
@@ -179,7 +205,8 @@ function spliceValues(line: Buffer, edits: Array<{ path: JsonStep[]; value: stri
 export function assertSameStructure(before: string, after: string): void {
   const a = before.split("\n");
   const b = after.split("\n");
-  if (a.length !== b.length) throw new LedgerError("state_corrupt", `Expected the cleaned session to keep ${a.length} lines, got ${b.length}`);
+  if (a.length !== b.length)
+    throw new LedgerError("state_corrupt", `Expected the cleaned session to keep ${a.length} lines, got ${b.length}`);
   for (let i = 0; i < a.length; i++) {
     if (a[i] === b[i]) continue;
     const x = JSON.parse(a[i] as string) as Record<string, unknown>;
@@ -187,10 +214,18 @@ export function assertSameStructure(before: string, after: string): void {
     try {
       y = JSON.parse(b[i] as string) as Record<string, unknown>;
     } catch (err) {
-      throw new LedgerError("state_corrupt", `Expected line ${i + 1} of the cleaned session to be JSON, got a parse error`, { cause: err });
+      throw new LedgerError(
+        "state_corrupt",
+        `Expected line ${i + 1} of the cleaned session to be JSON, got a parse error`,
+        { cause: err },
+      );
     }
     for (const key of ["type", "id", "parentId", "timestamp"] as const) {
-      if (x[key] !== y[key]) throw new LedgerError("state_corrupt", `Expected line ${i + 1} to keep its ${key} \`${String(x[key])}\`, got \`${String(y[key])}\``);
+      if (x[key] !== y[key])
+        throw new LedgerError(
+          "state_corrupt",
+          `Expected line ${i + 1} to keep its ${key} \`${String(x[key])}\`, got \`${String(y[key])}\``,
+        );
     }
   }
 }

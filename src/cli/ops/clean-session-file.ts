@@ -48,11 +48,24 @@ export interface CleanFileOptions extends PlanCleanOptions {
  */
 export async function cleanSessionFile(options: CleanFileOptions): Promise<CleanFileResult> {
   const { file } = options;
-  const empty: CleanFileResult = { file, status: "unchanged", entries: 0, rewrittenEntries: 0, payloads: [], bytesBefore: 0, bytesAfter: 0, bytesFreed: 0 };
+  const empty: CleanFileResult = {
+    file,
+    status: "unchanged",
+    entries: 0,
+    rewrittenEntries: 0,
+    payloads: [],
+    bytesBefore: 0,
+    bytesAfter: 0,
+    bytesFreed: 0,
+  };
   const lock = await inspectHostLock(file);
   if (lock?.held && !options.force && !options.dryRun) {
     const who = lock.pid !== null ? `pid ${lock.pid}` : "an unknown process";
-    return { ...empty, status: "refused", reason: `held by ${who} (${lock.lockPath}); stop the gateway or pass --force` };
+    return {
+      ...empty,
+      status: "refused",
+      reason: `held by ${who} (${lock.lockPath}); stop the gateway or pass --force`,
+    };
   }
   try {
     if (options.dryRun) {
@@ -61,26 +74,40 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
         return { handle, stub: cliStub(handle, payload, info, options.settings) };
       };
       const plan = await planClean(await fsp.readFile(file), stub, options);
-      const note = lock?.held ? { reason: `held by ${lock.pid !== null ? `pid ${lock.pid}` : "an unknown process"}: a real clean is refused without --force` } : {};
+      const note = lock?.held
+        ? {
+            reason: `held by ${lock.pid !== null ? `pid ${lock.pid}` : "an unknown process"}: a real clean is refused without --force`,
+          }
+        : {};
       return { ...empty, ...withoutText(plan), ...note, status: plan.rewrittenEntries > 0 ? "planned" : "unchanged" };
     }
     const run = async (): Promise<CleanFileResult> => {
       // Bytes, not text: decoding would turn invalid UTF-8 (a lone surrogate written by the host) into U+FFFD on every line.
       const original = await fsp.readFile(file);
-      const plan = await planClean(original, stashingStubber(options.store, options.agentId, options.settings), options);
+      const plan = await planClean(
+        original,
+        stashingStubber(options.store, options.agentId, options.settings),
+        options,
+      );
       if (plan.rewrittenEntries === 0) return { ...empty, ...withoutText(plan), status: "unchanged" };
       const stamp = new Date((options.now ?? Date.now)()).toISOString().replace(/[:.]/g, "-");
       const backup = `${file}.bak-${stamp}`;
       await writeFileAtomic(backup, original);
       // Write-ahead: gc keeps what the cleaned transcript cites (and re-scans it) as long as the transcript exists.
-      await recordTranscriptReferences(path.dirname(options.store.root), file, plan.payloads.map((p) => p.handle));
+      await recordTranscriptReferences(
+        path.dirname(options.store.root),
+        file,
+        plan.payloads.map((p) => p.handle),
+      );
       await writeFileAtomic(file, plan.bytes);
       return { ...empty, ...withoutText(plan), status: "cleaned", backup };
     };
     // With --force past a live holder, or past a stale lock, the host's lock cannot be taken: go without it.
     if (lock) return await run();
     const locked = await withHostLock(file, run);
-    return locked ? locked.value : { ...empty, status: "refused", reason: `the host took the session lock meanwhile (${file}.lock)` };
+    return locked
+      ? locked.value
+      : { ...empty, status: "refused", reason: `the host took the session lock meanwhile (${file}.lock)` };
   } catch (err) {
     const corrupt = isLedgerError(err, "artifact_corrupt") || isLedgerError(err, "state_corrupt");
     return { ...empty, status: "failed", reason: errorMessage(err), failure: corrupt ? "corrupt" : "other" };
@@ -89,12 +116,24 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
 
 function stashingStubber(store: ArtifactStore, agentId: string, settings: CleanFileOptions["settings"]): Stubber {
   return async (payload, info) => {
-    const origin = { toolName: info.toolName, agentId, ...(info.toolCallId ? { toolCallId: info.toolCallId } : {}), ...(info.sessionId ? { sessionKey: info.sessionId } : {}) };
-    const { handle } = await store.stash(payload, { kind: "tool-output", format: detectFormat(payload, { toolName: info.toolName }), origin });
+    const origin = {
+      toolName: info.toolName,
+      agentId,
+      ...(info.toolCallId ? { toolCallId: info.toolCallId } : {}),
+      ...(info.sessionId ? { sessionKey: info.sessionId } : {}),
+    };
+    const { handle } = await store.stash(payload, {
+      kind: "tool-output",
+      format: detectFormat(payload, { toolName: info.toolName }),
+      origin,
+    });
     // Lossless or nothing: the stored bytes must come back exactly before the transcript loses them.
     const back = await store.read(handle);
     if (!back.equals(Buffer.from(payload, "utf8"))) {
-      throw new LedgerError("artifact_corrupt", `Expected ${handle} to read back the ${info.field} of entry ${info.entryId} byte for byte, got ${back.length} different bytes`);
+      throw new LedgerError(
+        "artifact_corrupt",
+        `Expected ${handle} to read back the ${info.field} of entry ${info.entryId} byte for byte, got ${back.length} different bytes`,
+      );
     }
     return { handle, stub: cliStub(handle, payload, info, settings) };
   };

@@ -53,7 +53,11 @@ function skipWs(s: string, i: number): number {
 }
 
 function skipString(s: string, i: number): number {
-  if (s[i] !== '"') throw new LedgerError("state_corrupt", `Expected a JSON string at byte ${i}, got ${JSON.stringify(s[i] ?? "end of line")}`);
+  if (s[i] !== '"')
+    throw new LedgerError(
+      "state_corrupt",
+      `Expected a JSON string at byte ${i}, got ${JSON.stringify(s[i] ?? "end of line")}`,
+    );
   for (i++; i < s.length; i++) {
     if (s[i] === "\\") i++;
     else if (s[i] === '"') return i + 1;
@@ -87,5 +91,8 @@ function skipValue(s: string, i: number): number {
 }
 
 function missing(path: readonly JsonStep[], step: JsonStep): LedgerError {
-  return new LedgerError("state_corrupt", `Expected the entry to hold ${path.map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("")}, got no ${typeof step === "number" ? `element ${step}` : `member \`${step}\``}`);
+  return new LedgerError(
+    "state_corrupt",
+    `Expected the entry to hold ${path.map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("")}, got no ${typeof step === "number" ? `element ${step}` : `member \`${step}\``}`,
+  );
 }

@@ -12,7 +12,12 @@ export interface CliStubInfo {
  * (same summary, preview and redaction rules), so cleaned transcripts read
  * like the engine's paydown.
  */
-export function cliStub(handle: string, text: string, info: CliStubInfo, settings: Pick<AgentSettings, "offload" | "redaction">): string {
+export function cliStub(
+  handle: string,
+  text: string,
+  info: CliStubInfo,
+  settings: Pick<AgentSettings, "offload" | "redaction">,
+): string {
   return stubForText(handle, text, {
     toolName: info.toolName,
     limits: { previewChars: settings.offload.previewChars },

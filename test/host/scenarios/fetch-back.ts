@@ -33,13 +33,20 @@ export function approvePendingPairings(env: HostEnv): { stop(): Promise<void> } 
   const loop = (async () => {
     while (!stopped) {
       try {
-        const pending = JSON.parse(await fsp.readFile(path.join(dir, "pending.json"), "utf8")) as Record<string, unknown>;
+        const pending = JSON.parse(await fsp.readFile(path.join(dir, "pending.json"), "utf8")) as Record<
+          string,
+          unknown
+        >;
         if (Object.keys(pending).length > 0) {
-          const paired = JSON.parse(await fsp.readFile(path.join(dir, "paired.json"), "utf8")) as Record<string, Record<string, unknown>>;
+          const paired = JSON.parse(await fsp.readFile(path.join(dir, "paired.json"), "utf8")) as Record<
+            string,
+            Record<string, unknown>
+          >;
           for (const device of Object.values(paired)) {
             device.scopes = union(device.scopes);
             device.approvedScopes = union(device.approvedScopes);
-            for (const token of Object.values((device.tokens ?? {}) as Record<string, Record<string, unknown>>)) token.scopes = union(token.scopes);
+            for (const token of Object.values((device.tokens ?? {}) as Record<string, Record<string, unknown>>))
+              token.scopes = union(token.scopes);
           }
           await fsp.writeFile(path.join(dir, "paired.json"), JSON.stringify(paired, null, 2), { mode: 0o600 });
           await fsp.writeFile(path.join(dir, "pending.json"), "{}", { mode: 0o600 });
@@ -70,7 +77,8 @@ export const FETCH_TO = 1_210;
 export function numberedLine(n: number): string {
   const head = `line ${String(n).padStart(4, "0")} sum=${((n * 2654435761) % 4294967296).toString(16).padStart(8, "0")} `;
   let body = "";
-  for (let k = 0; head.length + body.length < LINE_CHARS - 1; k++) body += "abcdefghijklmnopqrstuvwxyz"[(n * 7 + k * 3) % 26];
+  for (let k = 0; head.length + body.length < LINE_CHARS - 1; k++)
+    body += "abcdefghijklmnopqrstuvwxyz"[(n * 7 + k * 3) % 26];
   return head + body;
 }
 
@@ -138,7 +146,9 @@ export const fetchBackResults = new Map<string, FetchBackResult>();
 async function sendSettled(session: ScenarioSession, message: string): Promise<void> {
   const before = (await session.pluginEvents()).length;
   await session.chatSend(message);
-  await waitForEvents(async () => (await session.pluginEvents()).slice(before), engineTurnSettled, { timeoutMs: 30_000 });
+  await waitForEvents(async () => (await session.pluginEvents()).slice(before), engineTurnSettled, {
+    timeoutMs: 30_000,
+  });
 }
 
 /** The fetch-back scenario. */
@@ -194,7 +204,10 @@ async function runFetchBack(session: ScenarioSession, options: FetchBackOptions)
   expect(shown, "the turn-3 prompt shows a stub with a handle").toBeDefined();
   const { handle, stub } = shown as { handle: string; stub: string };
   // The stub cites what its handle holds, truly: the whole output, or plainly less.
-  const coverage = /(Full output stored losslessly under this handle|Stored under this handle): ([\d,]+) chars · ([\d,]+) lines/.exec(stub);
+  const coverage =
+    /(Full output stored losslessly under this handle|Stored under this handle): ([\d,]+) chars · ([\d,]+) lines/.exec(
+      stub,
+    );
   expect(coverage, `a size line in the stub:\n${stub}`).not.toBeNull();
   const [, claim, chars, lines] = coverage as RegExpExecArray;
   const full = claim?.startsWith("Full") === true;

@@ -29,8 +29,12 @@ const FETCH_LINES = { start: 40, end: 90 };
 function capturedHandle(stateDir: string, sessionName: string): string {
   const dir = path.join(stateDir, "context-ledger", "agents", "main", "captures");
   // Records sit per session (captures/v2/<session>/<call>.<handle tail>.json); other scenarios share the gateway.
-  const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json") && path.dirname(f).includes(sessionName));
-  const records = files.map((f) => JSON.parse(readFileSync(path.join(dir, f), "utf8")) as { handle: string; chars: number });
+  const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter(
+    (f) => f.endsWith(".json") && path.dirname(f).includes(sessionName),
+  );
+  const records = files.map(
+    (f) => JSON.parse(readFileSync(path.join(dir, f), "utf8")) as { handle: string; chars: number },
+  );
   const largest = records.sort((a, b) => b.chars - a.chars || a.handle.localeCompare(b.handle))[0];
   if (!largest) throw new Error(`Expected a captured exec output in ${dir}`);
   return largest.handle;
@@ -40,7 +44,10 @@ function capturedHandle(stateDir: string, sessionName: string): string {
 function plainText(content: string): string {
   try {
     const parsed = JSON.parse(content) as unknown;
-    if (Array.isArray(parsed)) return parsed.map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : "")).join("\n");
+    if (Array.isArray(parsed))
+      return parsed
+        .map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : ""))
+        .join("\n");
   } catch {
     // not JSON: plain text
   }
@@ -55,7 +62,13 @@ export const fixHolds424: HostScenario = {
     const counter = await loadTokenCounter();
     const exec = execTurnScript({ outputChars: W.outputChars, answerChars: W.answerChars, nodePath: NODE_BINARY });
     const fetch = toolTurnScript({
-      call: () => ({ name: "ledger_fetch", args: { handle: capturedHandle(session.env.stateDir, "fix-holds-424"), selector: { kind: "range", start: FETCH_LINES.start, end: FETCH_LINES.end } } }),
+      call: () => ({
+        name: "ledger_fetch",
+        args: {
+          handle: capturedHandle(session.env.stateDir, "fix-holds-424"),
+          selector: { kind: "range", start: FETCH_LINES.start, end: FETCH_LINES.end },
+        },
+      }),
       answer: () => "Here are the lines you asked for.",
     });
     // The fetch is chosen by the user's words, not a turn number.
@@ -86,14 +99,20 @@ export const fixHolds424: HostScenario = {
     const detail = grepLines(log, /context-overflow|overflow detected|Auto-compaction|Restarting session/).join("\n");
     const last = records.at(-1);
     expect(records).toHaveLength(TURNS);
-    expect(records.every((r) => r.status === "ok"), detail).toBe(true);
-    for (const signal of ["sessionRestarted", "compactionFailed", "overflowDetected"] as const) assertWorded(signal, session.version);
+    expect(
+      records.every((r) => r.status === "ok"),
+      detail,
+    ).toBe(true);
+    for (const signal of ["sessionRestarted", "compactionFailed", "overflowDetected"] as const)
+      assertWorded(signal, session.version);
     expect(last?.signals.sessionRestarted, detail).toBe(0);
     expect(last?.resetReplies, detail).toBe(0);
     expect(last?.signals.compactionFailed, detail).toBe(0);
     expect(requestsOverBudget(records, W.contextWindow, counter)).toHaveLength(0);
     const retries = last?.signals.overflowDetected ?? -1;
-    console.log(`[fix-424] precheck verdicts ${last?.signals.precheck}, compaction retries ${retries}, paydowns ${events.filter((e) => e.op === "paydown").length}`);
+    console.log(
+      `[fix-424] precheck verdicts ${last?.signals.precheck}, compaction retries ${retries}, paydowns ${events.filter((e) => e.op === "paydown").length}`,
+    );
     // The goal: maintain() pays the raw transcript down before the precheck sizes it.
     expect(retries, detail).toBe(0);
     expect(events.filter((e) => e.op === "paydown" && e.changed === true).length).toBeGreaterThanOrEqual(1);
@@ -102,20 +121,30 @@ export const fixHolds424: HostScenario = {
     // 4: over the last 10 turns the per-turn peak prompt stays in a 1.5 band while the transcript triples.
     const perTurn = promptTokensPerTurn(records, counter).slice(-10);
     const peaks = perTurn.map((requests) => Math.max(...requests));
-    console.log(`[fix-424] peak prompt tokens per turn ${peaks.join(",")}; all requests band ${bandRatio(perTurn.flat()).toFixed(2)}; transcript bytes ${transcriptBytes.join(",")}`);
+    console.log(
+      `[fix-424] peak prompt tokens per turn ${peaks.join(",")}; all requests band ${bandRatio(perTurn.flat()).toFixed(2)}; transcript bytes ${transcriptBytes.join(",")}`,
+    );
     expect(bandRatio(peaks)).toBeLessThanOrEqual(1.5);
     // Growth across the last 10 turns: from the transcript as they began (after turn 3) to after turn 13.
     const start = transcriptBytes.at(-11) ?? 1;
     const end = transcriptBytes.at(-1) ?? 0;
-    console.log(`[fix-424] transcript message entries ${transcriptEntries.join(",")}; bytes x${(end / start).toFixed(2)} across the last 10 turns`);
+    console.log(
+      `[fix-424] transcript message entries ${transcriptEntries.join(",")}; bytes x${(end / start).toFixed(2)} across the last 10 turns`,
+    );
     expect(end / start).toBeGreaterThanOrEqual(3);
     expect((transcriptEntries.at(-1) ?? 0) / (transcriptEntries.at(-11) ?? 1)).toBeGreaterThanOrEqual(3);
 
     // 5: a later ledger_fetch of an earlier 150,000-char output returns exactly the requested lines.
     const answered = fetchRequests.flatMap((q) => toolResultsInCurrentTurn(q));
-    const expected = printedChars(W.outputChars).split("\n").slice(FETCH_LINES.start - 1, FETCH_LINES.end).join("\n");
+    const expected = printedChars(W.outputChars)
+      .split("\n")
+      .slice(FETCH_LINES.start - 1, FETCH_LINES.end)
+      .join("\n");
     const texts = answered.map(plainText);
     expect(texts.length, JSON.stringify(answered).slice(0, 500)).toBeGreaterThanOrEqual(1);
-    expect(texts.some((t) => t.includes(expected)), texts.join("\n---\n").slice(0, 800)).toBe(true);
+    expect(
+      texts.some((t) => t.includes(expected)),
+      texts.join("\n---\n").slice(0, 800),
+    ).toBe(true);
   },
 };

@@ -25,28 +25,55 @@ export const fixHolds96: HostScenario = {
   lines: [CURRENT_HOST],
   engines: ["context-ledger"],
   async run(session) {
-    const resetLoopScript = execTurnScript({ outputChars: W.outputChars, answerChars: W.answerChars, nodePath: NODE_BINARY });
+    const resetLoopScript = execTurnScript({
+      outputChars: W.outputChars,
+      answerChars: W.answerChars,
+      nodePath: NODE_BINARY,
+    });
     session.setScript(resetLoopScript);
-    const records = await runScenarioTurns(session, { turns: TURNS, onTurn: (r) => console.log(`[fix-96] ${formatTurn(r)}`) });
+    const records = await runScenarioTurns(session, {
+      turns: TURNS,
+      onTurn: (r) => console.log(`[fix-96] ${formatTurn(r)}`),
+    });
     const events = await session.pluginEvents();
     const log = await session.hostLog();
 
     // 3: one session, no compaction failure, the engine on every turn, debt logged once raw outgrows the budget.
-    const detail = grepLines(log, /context-overflow|overflow detected|Auto-compaction|Restarting session|degraded|quarantin/).join("\n");
+    const detail = grepLines(
+      log,
+      /context-overflow|overflow detected|Auto-compaction|Restarting session|degraded|quarantin/,
+    ).join("\n");
     const last = records.at(-1);
-    expect(records.every((r) => r.status === "ok"), detail).toBe(true);
-    for (const signal of ["sessionRestarted", "resetReply", "compactionFailed", "degradedToLegacy", "quarantined"] as const) {
+    expect(
+      records.every((r) => r.status === "ok"),
+      detail,
+    ).toBe(true);
+    for (const signal of [
+      "sessionRestarted",
+      "resetReply",
+      "compactionFailed",
+      "degradedToLegacy",
+      "quarantined",
+    ] as const) {
       assertWorded(signal, session.version);
       expect(last?.signals[signal], `${signal}\n${detail}`).toBe(0);
     }
     // Scenarios share a gateway: another session's post-turn work can land in this window of the events file.
-    const commits = events.filter((e) => e.op === "commitTurn" && e.status === "committed" && e.sessionKey === session.sessionKey);
+    const commits = events.filter(
+      (e) => e.op === "commitTurn" && e.status === "committed" && e.sessionKey === session.sessionKey,
+    );
     expect(commits).toHaveLength(TURNS);
     const debts = parseDebtLines(log);
-    const assembles = events.filter((e) => e.op === "assemble") as (PluginEvent & { debt?: { rawHistoryTokens: number; promptBudget: number } })[];
+    const assembles = events.filter((e) => e.op === "assemble") as (PluginEvent & {
+      debt?: { rawHistoryTokens: number; promptBudget: number };
+    })[];
     const firstOver = assembles.find((e) => (e.debt?.rawHistoryTokens ?? 0) > (e.debt?.promptBudget ?? Infinity));
-    console.log(`[fix-96] assembles ${assembles.map((e) => `${String(e.sessionKey)}:${String(e.messagesIn)}/${String(e.tokenBudget)}/${String(e.estimatedTokens)}`).join(" ")}`);
-    console.log(`[fix-96] debt lines ${debts.length}; raw per assemble ${assembles.map((e) => e.debt?.rawHistoryTokens).join(",")}`);
+    console.log(
+      `[fix-96] assembles ${assembles.map((e) => `${String(e.sessionKey)}:${String(e.messagesIn)}/${String(e.tokenBudget)}/${String(e.estimatedTokens)}`).join(" ")}`,
+    );
+    console.log(
+      `[fix-96] debt lines ${debts.length}; raw per assemble ${assembles.map((e) => e.debt?.rawHistoryTokens).join(",")}`,
+    );
     expect(firstOver, "raw history never outgrew the budget").toBeDefined();
     expect(debts.length).toBeGreaterThanOrEqual(1);
     expect(debts.every((d) => d.debt === d.raw - d.budget && d.assembled <= d.budget)).toBe(true);
@@ -56,7 +83,10 @@ export const fixHolds96: HostScenario = {
     // 12,000-char answer each). Two short exchanges after it: the second one's view (history up to the
     // first) holds that turn and a newer one, so there is an older turn to fold.
     session.setScript(() => ({ text: "Noted." }));
-    await runScenarioTurns(session, { turns: 2, message: (n) => `Short one ${n}: note that the report ran. [fix-holds-96]` });
+    await runScenarioTurns(session, {
+      turns: 2,
+      message: (n) => `Short one ${n}: note that the report ran. [fix-holds-96]`,
+    });
     session.setScript(resetLoopScript);
     const ours = (e: PluginEvent) => e.sessionKey === session.sessionKey;
     const compactsBefore = (await session.pluginEvents()).filter((e) => e.op === "compact" && ours(e)).length;

@@ -26,7 +26,8 @@ export function defineLineSuite(version: HostVersion): void {
       const dist = await readHostDist(await ensureHost(version));
       expect(missingLiterals(dist, version)).toEqual([]);
       for (const signal of Object.keys(HOST_LOG_WORDING) as HostLogSignal[]) {
-        for (const w of wordingsOn(signal, version)) expect(w.sample.match(HOST_LOG_PATTERNS[signal]), `${signal}: ${w.sample}`).not.toBeNull();
+        for (const w of wordingsOn(signal, version))
+          expect(w.sample.match(HOST_LOG_PATTERNS[signal]), `${signal}: ${w.sample}`).not.toBeNull();
       }
     });
     for (const plan of plans) definePlan(plan);
@@ -40,8 +41,15 @@ function definePlan(plan: RigPlan): void {
     const times: string[] = [];
     const start = async (): Promise<SharedRig> => {
       const t0 = Date.now();
-      const rig = await startSharedRig({ version: plan.version, engine: plan.engine, model: plan.model, ...(plan.ledgerConfig ? { ledgerConfig: { ...plan.ledgerConfig } } : {}) });
-      times.push(`gateway ${(rig.rig.gateway.startMs / 1000).toFixed(1)}s (rig ${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+      const rig = await startSharedRig({
+        version: plan.version,
+        engine: plan.engine,
+        model: plan.model,
+        ...(plan.ledgerConfig ? { ledgerConfig: { ...plan.ledgerConfig } } : {}),
+      });
+      times.push(
+        `gateway ${(rig.rig.gateway.startMs / 1000).toFixed(1)}s (rig ${((Date.now() - t0) / 1000).toFixed(1)}s)`,
+      );
       console.log(`${label} gateway ready in ${(rig.rig.gateway.startMs / 1000).toFixed(1)}s`);
       return rig;
     };

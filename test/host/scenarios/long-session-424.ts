@@ -21,12 +21,19 @@ export const longSession424Scenario: HostScenario = {
     const mark = await markLogs(session.env);
     const figures = await measureLongSession(session, "long-session-424");
     const signals = countHostLogSignals(await readHostLog(session.env, [], mark));
-    expect(figures.perTurn.map((t) => (t.answered ? "model" : `notice: ${t.shown}`))).toEqual(figures.perTurn.map(() => "model"));
-    expect({ restarted: signals.sessionRestarted, resetReply: signals.resetReply }).toEqual({ restarted: 0, resetReply: 0 });
+    expect(figures.perTurn.map((t) => (t.answered ? "model" : `notice: ${t.shown}`))).toEqual(
+      figures.perTurn.map(() => "model"),
+    );
+    expect({ restarted: signals.sessionRestarted, resetReply: signals.resetReply }).toEqual({
+      restarted: 0,
+      resetReply: 0,
+    });
     // The host overflowed on the raw session and compacted through the engine, which recorded it in the transcript...
     const compactions = await hostCompactionEntries(session);
     expect(compactions.length).toBeGreaterThan(0);
-    expect(compactions.every((c) => c.engine === "context-ledger" && /ledger:v1:sha256:[0-9a-f]{64}/.test(c.summary))).toBe(true);
+    expect(
+      compactions.every((c) => c.engine === "context-ledger" && /ledger:v1:sha256:[0-9a-f]{64}/.test(c.summary)),
+    ).toBe(true);
     // ...and the model was shown that summary after it.
     const shown = session.requests().filter((r) => JSON.stringify(r.body).includes("[context-ledger summary]"));
     expect(shown.length).toBeGreaterThan(0);

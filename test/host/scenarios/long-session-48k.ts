@@ -15,9 +15,12 @@ import type { ScenarioModel } from "./scenario.js";
 /** The model shape of the 48k long session. */
 export const LONG_SESSION_48K_MODEL: ScenarioModel = { contextWindow: 49_152, maxTokens: 4_096 };
 
-export const longSession48kScenario = ledgerLongSession({ name: "long-session-48k", model: LONG_SESSION_48K_MODEL }, (figures) => {
-  // History outgrew the room (else the fill figure says nothing).
-  expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
-  expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
-  expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.9);
-});
+export const longSession48kScenario = ledgerLongSession(
+  { name: "long-session-48k", model: LONG_SESSION_48K_MODEL },
+  (figures) => {
+    // History outgrew the room (else the fill figure says nothing).
+    expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
+    expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
+    expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.9);
+  },
+);

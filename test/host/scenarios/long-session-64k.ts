@@ -21,15 +21,21 @@ import type { ScenarioModel } from "./scenario.js";
 /** The model shape of the 64k long session. */
 export const LONG_SESSION_64K_MODEL: ScenarioModel = { contextWindow: 65_536, maxTokens: 4_096 };
 
-export const longSession64kScenario = ledgerLongSession({ name: "long-session-64k", model: LONG_SESSION_64K_MODEL }, (figures) => {
-  // Nothing cut the conversation's start: not the engine (its room is not outgrown), not the host's byte cap.
-  expect(figures.mainRequests.trimmedRequests).toBe(0);
-  expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.9);
-});
+export const longSession64kScenario = ledgerLongSession(
+  { name: "long-session-64k", model: LONG_SESSION_64K_MODEL },
+  (figures) => {
+    // Nothing cut the conversation's start: not the engine (its room is not outgrown), not the host's byte cap.
+    expect(figures.mainRequests.trimmedRequests).toBe(0);
+    expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.9);
+  },
+);
 
-export const hostCut64kScenario = ledgerLongSession({ name: "host-cut-64k", model: LONG_SESSION_64K_MODEL, ledgerConfig: { maintenance: { enabled: false } } }, (figures) => {
-  // The host's cut reached the conversation's start (else nothing here is about cuts).
-  expect(figures.mainRequests.trimmedRequests).toBeGreaterThanOrEqual(2);
-  // One miss per cut that reaches the window, not one per turn cut (that was 13/19).
-  expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.84);
-});
+export const hostCut64kScenario = ledgerLongSession(
+  { name: "host-cut-64k", model: LONG_SESSION_64K_MODEL, ledgerConfig: { maintenance: { enabled: false } } },
+  (figures) => {
+    // The host's cut reached the conversation's start (else nothing here is about cuts).
+    expect(figures.mainRequests.trimmedRequests).toBeGreaterThanOrEqual(2);
+    // One miss per cut that reaches the window, not one per turn cut (that was 13/19).
+    expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.84);
+  },
+);

@@ -64,16 +64,33 @@ function withoutHostTrailer(messages: unknown[]): unknown[] {
  * host's own estimate once history no longer fits. The room is what the host line
  * leaves a prompt of `model` ({@link promptRoom}).
  */
-export function mainRequestFigures(requests: readonly MockRequest[], firstUserText: string, model: ScenarioModel, version: HostVersion) {
+export function mainRequestFigures(
+  requests: readonly MockRequest[],
+  firstUserText: string,
+  model: ScenarioModel,
+  version: HostVersion,
+) {
   const mains = requests.filter((r) => r.indexInTurn === 0);
   const room = promptRoom(model, version);
   let extending = 0;
-  for (let i = 1; i < mains.length; i++) if (isPureExtension(withoutHostTrailer(mains[i - 1]!.messages), withoutHostTrailer(mains[i]!.messages))) extending++;
+  for (let i = 1; i < mains.length; i++)
+    if (isPureExtension(withoutHostTrailer(mains[i - 1]!.messages), withoutHostTrailer(mains[i]!.messages)))
+      extending++;
   // History exceeds what the engine keeps once the conversation's first user message left the prompt.
   // (The system prompt is left out: the summary block quotes that message.)
-  const trimmed = mains.filter((r) => !JSON.stringify(r.messages.filter((m) => (m as { role?: unknown }).role !== "system")).includes(firstUserText));
+  const trimmed = mains.filter(
+    (r) =>
+      !JSON.stringify(r.messages.filter((m) => (m as { role?: unknown }).role !== "system")).includes(firstUserText),
+  );
   const fills = trimmed.map((r) => Math.round((hostTransportEstimate(r) / room) * 1000) / 1000);
-  return { compared: Math.max(0, mains.length - 1), extending, share: mains.length > 1 ? Math.round((extending / (mains.length - 1)) * 1000) / 1000 : 1, trimmedRequests: trimmed.length, worstFill: fills.length ? Math.min(...fills) : null, fills };
+  return {
+    compared: Math.max(0, mains.length - 1),
+    extending,
+    share: mains.length > 1 ? Math.round((extending / (mains.length - 1)) * 1000) / 1000 : 1,
+    trimmedRequests: trimmed.length,
+    worstFill: fills.length ? Math.min(...fills) : null,
+    fills,
+  };
 }
 
 /**
@@ -85,7 +102,15 @@ export async function measureLongSession(session: ScenarioSession, name: string)
   session.setScript(execTurnScript({ outputChars: LONG_SESSION.outputChars, answerChars: LONG_SESSION.answerChars }));
   const model = session.model;
   const counter = await loadTokenCounter();
-  const perTurn: { turn: number; answered: boolean; shown: string; requests: number; seen: string; historyCatchUpMs: number; ms: number }[] = [];
+  const perTurn: {
+    turn: number;
+    answered: boolean;
+    shown: string;
+    requests: number;
+    seen: string;
+    historyCatchUpMs: number;
+    ms: number;
+  }[] = [];
   for (let n = 1; n <= LONG_SESSION.turns; n++) {
     const seen = await sendTurnAsSeen(session, turnMessage(n));
     perTurn.push({
@@ -150,7 +175,9 @@ export type LongSessionFigures = Awaited<ReturnType<typeof measureLongSession>>;
 
 /** Every turn's shown answer is the model's (no host notice), and no request asked for less than maxTokens. */
 export function expectEveryTurnAnsweredInFull(figures: LongSessionFigures): void {
-  expect(figures.perTurn.map((t) => (t.answered ? "model" : `shown "${t.shown}" (${t.seen})`))).toEqual(figures.perTurn.map(() => "model"));
+  expect(figures.perTurn.map((t) => (t.answered ? "model" : `shown "${t.shown}" (${t.seen})`))).toEqual(
+    figures.perTurn.map(() => "model"),
+  );
   expect(figures.requestsBelowMaxTokens).toBe(0);
 }
 
@@ -163,7 +190,10 @@ export function expectNoHostRuns(figures: LongSessionFigures): void {
  * A context-ledger long session on 2026.9.6 in a gateway of the given model shape and plugin config:
  * every turn answered in full, no host-started run, then the scenario's own figures (`check`).
  */
-export function ledgerLongSession(spec: Pick<HostScenario, "name" | "model" | "ledgerConfig">, check: (figures: LongSessionFigures) => void): HostScenario {
+export function ledgerLongSession(
+  spec: Pick<HostScenario, "name" | "model" | "ledgerConfig">,
+  check: (figures: LongSessionFigures) => void,
+): HostScenario {
   return {
     ...spec,
     lines: ["2026.9.6"],
@@ -192,8 +222,12 @@ export const longSessionScenario: HostScenario = {
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
     expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
     // maintain() pays each tool result down in the host's own transcript (measured 2026-11-23: 154 KB active vs legacy's 532 KB).
-    const legacy = (await readFigures("long-session", session.version, "legacy"))?.transcript as TranscriptSize | undefined;
-    expect(legacy?.activeBytes, `legacy's run on ${session.version} recorded no transcript size (it runs first in the line file)`).toBeTypeOf("number");
+    const legacy = (await readFigures("long-session", session.version, "legacy"))?.transcript as
+      TranscriptSize | undefined;
+    expect(
+      legacy?.activeBytes,
+      `legacy's run on ${session.version} recorded no transcript size (it runs first in the line file)`,
+    ).toBeTypeOf("number");
     expect(figures.transcript.activeBytes).toBeLessThan((legacy?.activeBytes as number) / 2);
   },
 };
@@ -207,8 +241,11 @@ export const LOW_WATER_SMALL_ROOM = 0.5;
  * Measured 2026-11-23: 14 of 19 main requests extend the previous one, every re-planned request
  * fills at least 0.63 of the room.
  */
-export const longSessionLowWaterScenario = ledgerLongSession({ name: "long-session-low-water", ledgerConfig: { budget: { lowWaterRatio: LOW_WATER_SMALL_ROOM } } }, (figures) => {
-  expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
-  expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
-  expect(figures.mainRequests.extending).toBeGreaterThanOrEqual(13);
-});
+export const longSessionLowWaterScenario = ledgerLongSession(
+  { name: "long-session-low-water", ledgerConfig: { budget: { lowWaterRatio: LOW_WATER_SMALL_ROOM } } },
+  (figures) => {
+    expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
+    expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
+    expect(figures.mainRequests.extending).toBeGreaterThanOrEqual(13);
+  },
+);

@@ -37,9 +37,13 @@ export const operatorScenario: HostScenario = {
     expect(view).toMatch(/Kept [1-9]\d* of [1-9]\d* messages/);
 
     // The exec output the capture middleware stored losslessly before the host truncated it.
-    const list = await runOpenclaw(s.env, ["context-ledger", "artifact", "list", "--session", s.sessionKey, "--json"], { timeoutMs: 120_000 });
+    const list = await runOpenclaw(s.env, ["context-ledger", "artifact", "list", "--session", s.sessionKey, "--json"], {
+      timeoutMs: 120_000,
+    });
     expect(list.code, list.stderr.slice(-2000)).toBe(0);
-    const artifacts = (extractJson(list.stdout) as { artifacts: { handle: string; bytes: number; origin: { toolName?: string } }[] }).artifacts;
+    const artifacts = (
+      extractJson(list.stdout) as { artifacts: { handle: string; bytes: number; origin: { toolName?: string } }[] }
+    ).artifacts;
     const output = artifacts.find((a) => a.origin.toolName === "exec" && a.bytes === OUTPUT_CHARS);
     expect(output, JSON.stringify(artifacts).slice(0, 1500)).toBeDefined();
     const handle = output?.handle ?? "";
@@ -49,27 +53,47 @@ export const operatorScenario: HostScenario = {
     expect(fetched).toContain(printedChars(OUTPUT_CHARS).split("\n").slice(1, 4).join("\n"));
     // Commands are answered by the plugin: no model request carries them. (Counting all requests raced the
     // host's own late runs after turn 2 under load: 6 seen where 4 were the turns'.)
-    const forCommands = s.requests().slice(modelRequests).filter((r) => r.userText.includes("/ledger"));
+    const forCommands = s
+      .requests()
+      .slice(modelRequests)
+      .filter((r) => r.userText.includes("/ledger"));
     expect(forCommands.map((r) => r.userText)).toEqual([]);
 
-    const cliView = await runOpenclaw(s.env, ["context-ledger", "view", "--session", s.sessionKey, "--json"], { timeoutMs: 120_000 });
+    const cliView = await runOpenclaw(s.env, ["context-ledger", "view", "--session", s.sessionKey, "--json"], {
+      timeoutMs: 120_000,
+    });
     expect(cliView.code, cliView.stderr.slice(-2000)).toBe(0);
-    const doc = extractJson(cliView.stdout) as { schema: string; view: { sessionKey: string; turn: number; messages: { role: string }[]; estimatedTokens: number; budget: { tokens: number } } };
+    const doc = extractJson(cliView.stdout) as {
+      schema: string;
+      view: {
+        sessionKey: string;
+        turn: number;
+        messages: { role: string }[];
+        estimatedTokens: number;
+        budget: { tokens: number };
+      };
+    };
     expect(doc.schema).toBe("context-ledger.view.v1");
     expect(doc.view).toMatchObject({ sessionKey: s.sessionKey, turn: 2 });
     expect(doc.view.messages.map((m) => m.role)).toContain("toolResult");
     expect(doc.view.estimatedTokens).toBeLessThanOrEqual(doc.view.budget.tokens);
 
-    const grep = await runOpenclaw(s.env, ["context-ledger", "grep", "status=retry latency_ms=0 ", "--json"], { timeoutMs: 120_000 });
+    const grep = await runOpenclaw(s.env, ["context-ledger", "grep", "status=retry latency_ms=0 ", "--json"], {
+      timeoutMs: 120_000,
+    });
     expect(grep.code, grep.stderr.slice(-2000)).toBe(0);
     const hits = extractJson(grep.stdout) as { schema: string; matches: number; hits: { handle: string }[] };
     expect(hits.schema).toBe("context-ledger.grep.v1");
     expect(hits.hits.map((h) => h.handle)).toContain(handle);
 
-    const bad = await runOpenclaw(s.env, ["context-ledger", "view", "--session", "agent:main:nope", "--json"], { timeoutMs: 120_000 });
+    const bad = await runOpenclaw(s.env, ["context-ledger", "view", "--session", "agent:main:nope", "--json"], {
+      timeoutMs: 120_000,
+    });
     expect(bad.code).toBe(2);
     expect(extractJson(bad.stdout)).toMatchObject({ ok: false, error: { code: "not_found", exitCode: 2 } });
-    console.log(`[operator] /ledger status →\n${status}\n[operator] /ledger view →\n${view}\n[operator] fetch → ${fetched.split("\n")[0]}\n[operator] grep → ${hits.matches} matches; view --json turn ${doc.view.turn}, ${doc.view.messages.length} messages, ${doc.view.estimatedTokens}/${doc.view.budget.tokens} tokens`);
+    console.log(
+      `[operator] /ledger status →\n${status}\n[operator] /ledger view →\n${view}\n[operator] fetch → ${fetched.split("\n")[0]}\n[operator] grep → ${hits.matches} matches; view --json turn ${doc.view.turn}, ${doc.view.messages.length} messages, ${doc.view.estimatedTokens}/${doc.view.budget.tokens} tokens`,
+    );
   },
 };
 
@@ -81,13 +105,18 @@ async function command(s: ScenarioSession, text: string): Promise<string> {
   const texts = messages.map(textOf);
   const at = texts.findIndex((t) => t.trim() === text);
   const reply = (at >= 0 ? texts.slice(at + 1) : texts.slice(-1)).find((t) => t.trim().length > 0);
-  if (!reply) throw new Error(`Expected a reply to ${text} in chat.history, got ${JSON.stringify(messages).slice(0, 2000)}`);
+  if (!reply)
+    throw new Error(`Expected a reply to ${text} in chat.history, got ${JSON.stringify(messages).slice(0, 2000)}`);
   return reply;
 }
 
 function textOf(message: unknown): string {
-  const content = (message as { content?: unknown; text?: unknown } | null)?.content ?? (message as { text?: unknown } | null)?.text;
+  const content =
+    (message as { content?: unknown; text?: unknown } | null)?.content ?? (message as { text?: unknown } | null)?.text;
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((b) => (typeof (b as { text?: unknown }).text === "string" ? (b as { text: string }).text : "")).join("\n");
+  if (Array.isArray(content))
+    return content
+      .map((b) => (typeof (b as { text?: unknown }).text === "string" ? (b as { text: string }).text : ""))
+      .join("\n");
   return "";
 }

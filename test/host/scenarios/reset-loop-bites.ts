@@ -20,7 +20,9 @@ export const resetLoopBites: HostScenario = {
   lines: [RESET_LOOP_HOST],
   engines: [{ testEngine: "naive" }],
   async run(session) {
-    session.setScript(execTurnScript({ outputChars: W.outputChars, answerChars: W.answerChars, nodePath: NODE_BINARY }));
+    session.setScript(
+      execTurnScript({ outputChars: W.outputChars, answerChars: W.answerChars, nodePath: NODE_BINARY }),
+    );
     const records = await runScenarioTurns(session, {
       turns: W.maxTurns,
       onTurn: (r) => console.log(`[reset-loop-bites] ${formatTurn(r)}`),

@@ -36,7 +36,9 @@ export interface ResetLoopTurn {
 /** System prompt and tool-schema chars of a request (what the host adds around the engine's view). */
 export function requestOverhead(request: MockRequest | undefined): { systemChars: number; toolsChars: number } | null {
   if (!request) return null;
-  const system = request.messages.find((m) => (m as { role?: unknown }).role === "system" || (m as { role?: unknown }).role === "developer");
+  const system = request.messages.find(
+    (m) => (m as { role?: unknown }).role === "system" || (m as { role?: unknown }).role === "developer",
+  );
   const content = (system as { content?: unknown } | undefined)?.content;
   const systemChars = typeof content === "string" ? content.length : JSON.stringify(content ?? "").length;
   return { systemChars, toolsChars: JSON.stringify(request.body.tools ?? []).length };
@@ -57,7 +59,9 @@ export const resetLoopScenario: HostScenario = {
   engines: ["context-ledger", "legacy"],
   async run(session) {
     await grantCliScopes(session.env);
-    session.setScript(execTurnScript({ outputChars: RESET_LOOP_WORKLOAD.outputChars, answerChars: RESET_LOOP_WORKLOAD.answerChars }));
+    session.setScript(
+      execTurnScript({ outputChars: RESET_LOOP_WORKLOAD.outputChars, answerChars: RESET_LOOP_WORKLOAD.answerChars }),
+    );
     const turns: ResetLoopTurn[] = [];
     for (let n = 1; n <= RESET_LOOP_TURNS; n++) {
       const { result, requests, shown, answered: modelAnswer } = await sendTurnAsSeen(session, turnMessage(n));
@@ -89,7 +93,10 @@ export const resetLoopScenario: HostScenario = {
     await recordFigures("reset-loop", session, figures);
     if (session.engineId !== "context-ledger") {
       // Controls: legacy's run must reach the model at least once, or the workload proves nothing.
-      expect(turns.some((t) => t.requests > 0), "legacy made no model request at all").toBe(true);
+      expect(
+        turns.some((t) => t.requests > 0),
+        "legacy made no model request at all",
+      ).toBe(true);
       return;
     }
     expect(turns.map((t) => (t.answeredByModel ? "model" : `notice: ${t.shown}`))).toEqual(turns.map(() => "model"));
@@ -99,8 +106,12 @@ export const resetLoopScenario: HostScenario = {
     } else {
       // The host's own system prompt and tool schemas leave less than maxTokens before any history (2026.8.2 at
       // 32,000): no engine can keep the allowance, so it is not claimed; legacy's run must show the same clamp.
-      console.log(`[reset-loop] ${session.version}: the host clamps an empty conversation to ${String(figures.allowanceCeiling)} output tokens; allowance not claimed`);
-      expect(legacy?.allowanceCeiling, `legacy's run on ${session.version} recorded no allowance ceiling`).toBeTypeOf("number");
+      console.log(
+        `[reset-loop] ${session.version}: the host clamps an empty conversation to ${String(figures.allowanceCeiling)} output tokens; allowance not claimed`,
+      );
+      expect(legacy?.allowanceCeiling, `legacy's run on ${session.version} recorded no allowance ceiling`).toBeTypeOf(
+        "number",
+      );
       expect(legacy?.allowanceCeiling as number).toBeLessThan(SCENARIO_MODEL.maxTokens);
     }
     expect(figures.resets).toBe(0);
@@ -110,10 +121,16 @@ export const resetLoopScenario: HostScenario = {
     expect(active).toBeLessThan(RESET_LOOP_TURNS * RESET_LOOP_WORKLOAD.outputChars);
     const legacyTranscript = legacy?.transcript as { bytes?: number; activeBytes?: number } | undefined;
     const legacyActive = legacyTranscript?.activeBytes ?? legacyTranscript?.bytes;
-    expect(legacyActive, `legacy's run on ${session.version} recorded no transcript size (it runs first in the line file)`).toBeTypeOf("number");
-    console.log(`[reset-loop] ${session.version} raw transcript: context-ledger ${active} bytes, legacy ${String(legacyActive)} bytes`);
+    expect(
+      legacyActive,
+      `legacy's run on ${session.version} recorded no transcript size (it runs first in the line file)`,
+    ).toBeTypeOf("number");
+    console.log(
+      `[reset-loop] ${session.version} raw transcript: context-ledger ${active} bytes, legacy ${String(legacyActive)} bytes`,
+    );
     // Fair only against a legacy run that kept its conversation and answered every turn: a reset session, or one
     // whose turns the host skipped (legacy answers 1 of 6 on 2026.5.28-2026.7.x), is small because no work was kept.
-    if (legacy?.resets === 0 && legacy.answered === RESET_LOOP_TURNS) expect(active).toBeLessThan(legacyActive as number);
+    if (legacy?.resets === 0 && legacy.answered === RESET_LOOP_TURNS)
+      expect(active).toBeLessThan(legacyActive as number);
   },
 };

@@ -65,7 +65,9 @@ export const smoke: HostScenario = {
       );
       turnEvents.push(events);
       const statuses = events.filter((e) => typeof e.status === "string").map((e) => `${e.op}:${String(e.status)}`);
-      console.log(`${tag} turn ${turn} ${(sent.ms / 1000).toFixed(1)}s: ${lifecycleSummary(events)} [${statuses.join(" ")}]`);
+      console.log(
+        `${tag} turn ${turn} ${(sent.ms / 1000).toFixed(1)}s: ${lifecycleSummary(events)} [${statuses.join(" ")}]`,
+      );
     }
     console.log(`${tag} turns ${turnMs.map((ms) => (ms / 1000).toFixed(1)).join("/")}s`);
 
@@ -84,11 +86,22 @@ export const smoke: HostScenario = {
     expect(turnEvents).toHaveLength(TURNS);
     turnEvents.forEach((events, i) => {
       const ops = new Set(events.map((e) => e.op));
-      const expected = ["factory", "assemble", ...ingest, "maintain", ...(session.version === "2026.9.6" && i > 0 ? ["bootstrap"] : [])];
+      const expected = [
+        "factory",
+        "assemble",
+        ...ingest,
+        "maintain",
+        ...(session.version === "2026.9.6" && i > 0 ? ["bootstrap"] : []),
+      ];
       for (const op of expected) expect(ops, `turn ${i + 1} ops: ${[...ops].join(",")}`).toContain(op);
       // Only the line's own ways of ingesting.
-      const others = ["afterTurn", "commitTurn", "ingest", "ingestBatch"].filter((op) => !(ingest as string[]).includes(op));
-      expect(others.filter((op) => ops.has(op)), `turn ${i + 1} ops: ${[...ops].join(",")}`).toEqual([]);
+      const others = ["afterTurn", "commitTurn", "ingest", "ingestBatch"].filter(
+        (op) => !(ingest as string[]).includes(op),
+      );
+      expect(
+        others.filter((op) => ops.has(op)),
+        `turn ${i + 1} ops: ${[...ops].join(",")}`,
+      ).toEqual([]);
     });
     // Each turn made at least the tool call and the answer.
     expect(session.requests().length).toBeGreaterThanOrEqual(2 * TURNS);

@@ -76,9 +76,14 @@ export async function transcriptSize(session: ScenarioSession): Promise<Transcri
 async function jsonlSessionFile(session: ScenarioSession): Promise<string | undefined> {
   const agentDir = path.join(session.env.stateDir, "agents", "main");
   try {
-    const store = JSON.parse(await fsp.readFile(path.join(agentDir, "sessions", "sessions.json"), "utf8")) as Record<string, { sessionId?: string; sessionFile?: string }>;
+    const store = JSON.parse(await fsp.readFile(path.join(agentDir, "sessions", "sessions.json"), "utf8")) as Record<
+      string,
+      { sessionId?: string; sessionFile?: string }
+    >;
     const entry = store[session.sessionKey] ?? store[session.sessionKey.toLowerCase()];
-    return entry?.sessionFile ?? (entry?.sessionId ? path.join(agentDir, "sessions", `${entry.sessionId}.jsonl`) : undefined);
+    return (
+      entry?.sessionFile ?? (entry?.sessionId ? path.join(agentDir, "sessions", `${entry.sessionId}.jsonl`) : undefined)
+    );
   } catch {
     // no JSONL store on this line
     return undefined;
@@ -86,15 +91,23 @@ async function jsonlSessionFile(session: ScenarioSession): Promise<string | unde
 }
 
 /** The `compaction` entries of the session's JSONL transcript: who wrote them (`details.engine`) and their summary. */
-export async function hostCompactionEntries(session: ScenarioSession): Promise<{ engine: unknown; summary: string; firstKeptEntryId: unknown }[]> {
+export async function hostCompactionEntries(
+  session: ScenarioSession,
+): Promise<{ engine: unknown; summary: string; firstKeptEntryId: unknown }[]> {
   const file = await jsonlSessionFile(session);
   const text = file ? await fsp.readFile(file, "utf8").catch(() => "") : "";
   const out: { engine: unknown; summary: string; firstKeptEntryId: unknown }[] = [];
   for (const line of text.split("\n")) {
     if (!line.includes('"compaction"')) continue;
     try {
-      const e = JSON.parse(line) as { type?: unknown; summary?: unknown; firstKeptEntryId?: unknown; details?: { engine?: unknown } };
-      if (e.type === "compaction") out.push({ engine: e.details?.engine, summary: String(e.summary ?? ""), firstKeptEntryId: e.firstKeptEntryId });
+      const e = JSON.parse(line) as {
+        type?: unknown;
+        summary?: unknown;
+        firstKeptEntryId?: unknown;
+        details?: { engine?: unknown };
+      };
+      if (e.type === "compaction")
+        out.push({ engine: e.details?.engine, summary: String(e.summary ?? ""), firstKeptEntryId: e.firstKeptEntryId });
     } catch {
       // a torn last line while the host writes
     }
@@ -114,7 +127,10 @@ export function jsonlActiveBytes(lines: readonly string[]): number {
         header += Buffer.byteLength(line) + 1;
         continue;
       }
-      byId.set(e.id, { parentId: typeof e.parentId === "string" ? e.parentId : null, bytes: Buffer.byteLength(line) + 1 });
+      byId.set(e.id, {
+        parentId: typeof e.parentId === "string" ? e.parentId : null,
+        bytes: Buffer.byteLength(line) + 1,
+      });
       last = e.id;
     } catch {
       // a torn line belongs to no branch
@@ -122,7 +138,7 @@ export function jsonlActiveBytes(lines: readonly string[]): number {
   }
   let bytes = header;
   const seen = new Set<string>();
-  for (let id = last; id !== undefined && !seen.has(id); ) {
+  for (let id = last; id !== undefined && !seen.has(id);) {
     seen.add(id);
     const e = byId.get(id);
     if (!e) break;
@@ -137,15 +153,27 @@ async function sqliteTranscriptSize(file: string, sessionKey: string): Promise<T
   let db: import("node:sqlite").DatabaseSync | undefined;
   try {
     db = new DatabaseSync(file, { readOnly: true });
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name IN ('transcript_events','session_nodes')").all() as { name: string }[];
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type='table' AND name IN ('transcript_events','session_nodes')")
+      .all() as { name: string }[];
     if (tables.length < 2) return undefined;
-    const node = db.prepare("SELECT current_session_id AS id FROM session_nodes WHERE session_key = ?").get(sessionKey) as { id?: string } | undefined;
+    const node = db
+      .prepare("SELECT current_session_id AS id FROM session_nodes WHERE session_key = ?")
+      .get(sessionKey) as { id?: string } | undefined;
     if (!node?.id) return undefined;
     // 2026.9.6 stores rows zstd-compressed with their UTF-8 size; 2026.8.2 has only `event_json` (no such column).
-    const columns = new Set((db.prepare("PRAGMA table_info(transcript_events)").all() as { name: string }[]).map((c) => c.name));
+    const columns = new Set(
+      (db.prepare("PRAGMA table_info(transcript_events)").all() as { name: string }[]).map((c) => c.name),
+    );
     const size = (alias: string): string =>
-      columns.has("event_utf8_bytes") ? `COALESCE(${alias}event_utf8_bytes, LENGTH(CAST(${alias}event_json AS BLOB)))` : `LENGTH(CAST(${alias}event_json AS BLOB))`;
-    const row = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(${size("")}), 0) AS bytes FROM transcript_events WHERE session_id = ?`).get(node.id) as { n: number; bytes: number };
+      columns.has("event_utf8_bytes")
+        ? `COALESCE(${alias}event_utf8_bytes, LENGTH(CAST(${alias}event_json AS BLOB)))`
+        : `LENGTH(CAST(${alias}event_json AS BLOB))`;
+    const row = db
+      .prepare(
+        `SELECT COUNT(*) AS n, COALESCE(SUM(${size("")}), 0) AS bytes FROM transcript_events WHERE session_id = ?`,
+      )
+      .get(node.id) as { n: number; bytes: number };
     let activeBytes: number | undefined;
     try {
       const active = db
@@ -157,7 +185,12 @@ async function sqliteTranscriptSize(file: string, sessionKey: string): Promise<T
     } catch {
       activeBytes = undefined;
     }
-    return { store: "sqlite", bytes: Number(row.bytes), entries: Number(row.n), ...(activeBytes !== undefined ? { activeBytes } : {}) };
+    return {
+      store: "sqlite",
+      bytes: Number(row.bytes),
+      entries: Number(row.n),
+      ...(activeBytes !== undefined ? { activeBytes } : {}),
+    };
   } catch {
     return undefined;
   } finally {
@@ -166,10 +199,17 @@ async function sqliteTranscriptSize(file: string, sessionKey: string): Promise<T
 }
 
 /** Where scenario figures are written for other runs (legacy's comparison) and helpers to read. */
-export const FIGURES_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../../../.cache/scenario-figures");
+export const FIGURES_DIR = path.resolve(
+  path.dirname(new URL(import.meta.url).pathname),
+  "../../../.cache/scenario-figures",
+);
 
 /** Writes one run's figures as JSON (`<scenario>-<version>-<engine>.json`) and prints them. */
-export async function recordFigures(name: string, session: ScenarioSession, figures: Record<string, unknown>): Promise<void> {
+export async function recordFigures(
+  name: string,
+  session: ScenarioSession,
+  figures: Record<string, unknown>,
+): Promise<void> {
   await fsp.mkdir(FIGURES_DIR, { recursive: true });
   const file = path.join(FIGURES_DIR, `${name}-${session.version}-${session.engineId}.json`);
   await fsp.writeFile(file, `${JSON.stringify({ ...figures, runId: RUN_ID }, null, 2)}\n`);
@@ -180,9 +220,15 @@ export async function recordFigures(name: string, session: ScenarioSession, figu
 const RUN_ID = `${process.pid}-${Date.now()}`;
 
 /** Figures written by {@link recordFigures} for another engine in this test process, if that run happened. */
-export async function readFigures(name: string, version: string, engineId: string): Promise<Record<string, unknown> | undefined> {
+export async function readFigures(
+  name: string,
+  version: string,
+  engineId: string,
+): Promise<Record<string, unknown> | undefined> {
   try {
-    const figures = JSON.parse(await fsp.readFile(path.join(FIGURES_DIR, `${name}-${version}-${engineId}.json`), "utf8")) as Record<string, unknown>;
+    const figures = JSON.parse(
+      await fsp.readFile(path.join(FIGURES_DIR, `${name}-${version}-${engineId}.json`), "utf8"),
+    ) as Record<string, unknown>;
     return figures.runId === RUN_ID ? figures : undefined;
   } catch {
     return undefined;

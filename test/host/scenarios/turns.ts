@@ -24,7 +24,10 @@ export interface RunScenarioTurnsOptions {
  * requests of the turn (this scenario's only), the host log signals since the scenario
  * opened (cumulative) and the reset replies in this session's JSONL transcripts.
  */
-export async function runScenarioTurns(session: ScenarioSession, options: RunScenarioTurnsOptions): Promise<TurnRecord[]> {
+export async function runScenarioTurns(
+  session: ScenarioSession,
+  options: RunScenarioTurnsOptions,
+): Promise<TurnRecord[]> {
   const files = options.files ?? new SessionFiles(session.env, session.sessionKey);
   const records: TurnRecord[] = [];
   // Engines that log their lifecycle (context-ledger, the test engines) tell when their
@@ -34,7 +37,10 @@ export async function runScenarioTurns(session: ScenarioSession, options: RunSce
     const before = session.requests().length;
     const eventsBefore = logsEvents ? (await session.pluginEvents()).length : 0;
     const result = await session.chatSend((options.message ?? turnMessage)(turn));
-    if (logsEvents) await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, { timeoutMs: 30_000 });
+    if (logsEvents)
+      await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, {
+        timeoutMs: 30_000,
+      });
     await files.refresh();
     const record: TurnRecord = {
       turn,

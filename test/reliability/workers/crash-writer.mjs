@@ -30,7 +30,12 @@ for (let i = 0; ; i++) {
   } else {
     const key = `${tag}-${i}`;
     journal(journalFile, { op: "commit-start", key, sessionKey });
-    const res = await engine.commitTurn({ sessionId: "crash", sessionKey, advancementKey: key, messages: turnFor(key) });
+    const res = await engine.commitTurn({
+      sessionId: "crash",
+      sessionKey,
+      advancementKey: key,
+      messages: turnFor(key),
+    });
     journal(journalFile, { op: "commit-done", key, sessionKey, status: res.status, logs: mem.lines.splice(0) });
   }
 }

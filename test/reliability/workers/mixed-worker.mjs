@@ -22,7 +22,18 @@ const refsFile = path.join(journalDir, `refs-${id}.jsonl`);
 const doneFile = path.join(journalDir, `done-${id}.jsonl`);
 const commitsFile = path.join(journalDir, `commits-${id}.jsonl`);
 
-const counts = { stash: 0, stashShared: 0, stashEphemeral: 0, fetch: 0, fetchOther: 0, gc: 0, gcRemoved: 0, commit: 0, assemble: 0, ephemeralGone: 0 };
+const counts = {
+  stash: 0,
+  stashShared: 0,
+  stashEphemeral: 0,
+  fetch: 0,
+  fetchOther: 0,
+  gc: 0,
+  gcRemoved: 0,
+  commit: 0,
+  assemble: 0,
+  ephemeralGone: 0,
+};
 const failures = [];
 const mine = [];
 const sharedOrder = [...Array(sharedKeys).keys()].sort(() => rand() - 0.5);
@@ -77,7 +88,8 @@ async function fetchOther() {
 async function gc() {
   const referenced = new Set();
   for (const name of readdirSync(journalDir)) {
-    if (name.startsWith("refs-")) for (const { handle } of readJournal(path.join(journalDir, name))) referenced.add(handle);
+    if (name.startsWith("refs-"))
+      for (const { handle } of readJournal(path.join(journalDir, name))) referenced.add(handle);
   }
   // 2 s covers the gap between reading the references and gc's scan.
   const report = await store.gc({ referenced, maxAgeMs: 2_000 });
@@ -103,9 +115,16 @@ async function assemble() {
   history.push(...toolTurn(`view-${id}-${seq++}`, contentFor(`view-${id}-${seq}`, rand() < 0.3 ? 9_000 : 400)));
   if (history.length > 60) history.splice(0, 3);
   const budget = 2_000 + Math.floor(rand() * 6_000);
-  const out = await engine.assemble({ sessionId: "sess", sessionKey: `agent:main:view-${id % 2}`, messages: history, tokenBudget: budget });
+  const out = await engine.assemble({
+    sessionId: "sess",
+    sessionKey: `agent:main:view-${id % 2}`,
+    messages: history,
+    tokenBudget: budget,
+  });
   if (!(out.estimatedTokens <= budget)) fail("assemble budget", `${out.estimatedTokens} > ${budget}`);
-  for (const h of out.ledger?.offloaded ? JSON.stringify(out.messages).match(/ledger:v1:sha256:[0-9a-f]{64}/g) ?? [] : []) {
+  for (const h of out.ledger?.offloaded
+    ? (JSON.stringify(out.messages).match(/ledger:v1:sha256:[0-9a-f]{64}/g) ?? [])
+    : []) {
     journal(refsFile, { handle: h });
     if (!(await store.has(h))) fail("assemble handle", h);
   }
@@ -139,4 +158,7 @@ while (Date.now() < deadline) {
   }
 }
 await engine.dispose();
-writeFileSync(path.join(journalDir, `report-${id}.json`), JSON.stringify({ id, counts, failures, logs: mem.lines.filter((l) => !l.startsWith("info")) }));
+writeFileSync(
+  path.join(journalDir, `report-${id}.json`),
+  JSON.stringify({ id, counts, failures, logs: mem.lines.filter((l) => !l.startsWith("info")) }),
+);

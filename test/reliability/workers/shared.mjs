@@ -61,8 +61,24 @@ export function toolTurn(tag, output) {
   const ts = Date.now();
   return [
     { role: "user", content: `run step ${tag}`, timestamp: ts },
-    { role: "assistant", content: [{ type: "toolCall", id: `call-${tag}`, name: "exec", arguments: { command: `step ${tag}` } }], api: "openai-completions", provider: "mock", model: "m", usage: {}, stopReason: "toolUse", timestamp: ts },
-    { role: "toolResult", toolCallId: `call-${tag}`, toolName: "exec", content: [{ type: "text", text: output }], isError: false, timestamp: ts },
+    {
+      role: "assistant",
+      content: [{ type: "toolCall", id: `call-${tag}`, name: "exec", arguments: { command: `step ${tag}` } }],
+      api: "openai-completions",
+      provider: "mock",
+      model: "m",
+      usage: {},
+      stopReason: "toolUse",
+      timestamp: ts,
+    },
+    {
+      role: "toolResult",
+      toolCallId: `call-${tag}`,
+      toolName: "exec",
+      content: [{ type: "text", text: output }],
+      isError: false,
+      timestamp: ts,
+    },
   ];
 }
 
