@@ -88,7 +88,8 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
   const measure = (view) =>
     counter.countMessages(view.messages) +
     (view.systemPromptAddition ? counter.countText(view.systemPromptAddition) : 0);
-  // Tokens of the history as the engine could send it (every message shaped): the denominator of "history exceeds the budget".
+  // Tokens of the history as the engine could send it (every message shaped): the denominator of "history exceeds the
+  // budget".
   const sendable = () => {
     for (; counted < history.length; counted++) shapedHistory += counter.countMessage(probe.shape(counted));
     return shapedHistory;

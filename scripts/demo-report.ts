@@ -128,7 +128,9 @@ export function formatCost(engines: readonly EngineSummary[], prices: Prices): s
   return lines;
 }
 
-/** The headline of a run: turns the model answered, resets and compactions per engine, peak prompt against the window. */
+/**
+ * The headline of a run: turns the model answered, resets and compactions per engine, peak prompt against the window.
+ */
 export function headline(input: Pick<DemoReportInput, "engines" | "contextWindow">): string[] {
   return input.engines.map((e) => {
     const answered = e.rows.filter((r) => r.status === "answered").length;

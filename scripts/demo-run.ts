@@ -130,7 +130,8 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     // Every request since the last turn settled, the host's post-turn ones included (none is left to the next turn).
     const requests = mock ? mock.requests.slice(counted) : [];
     counted = mock?.requests.length ?? 0;
-    // A real model's requests are not seen here: its turn counts as answered when the client shows a reply that is no host notice.
+    // A real model's requests are not seen here: its turn counts as answered when the client shows a reply that is no
+    // host notice.
     const answered = mock ? seen.answered : answeredByModel(seen.texts, "");
     const status = seenStatus({ answered, texts: seen.texts, waitStatus: String(sent.wait.status ?? "unknown") });
     const turnCosts = requests.map((r) => {
@@ -177,7 +178,8 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     if (overflow > 0) notes.push(`${overflow} overflow retr${overflow === 1 ? "y" : "ies"}`);
     if (failed > 0) notes.push("host compaction failed");
     if (hostCompacted > 0) notes.push(`host compacted ×${hostCompacted}`);
-    // Requests without tools are the host asking for a compaction summary ("a structured context checkpoint summary" on 2026.4.24).
+    // Requests without tools are the host asking for a compaction summary ("a structured context checkpoint summary" on
+    // 2026.4.24).
     if (summaryRequests > 0)
       notes.push(`${summaryRequests} compaction summary request${summaryRequests === 1 ? "" : "s"}`);
     if (ledgerCompacted > 0) notes.push(`transcript paid down ×${ledgerCompacted}`);

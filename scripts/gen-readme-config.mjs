@@ -1,4 +1,5 @@
-// Rewrites the config reference block of README.md and docs/operator-guide.md from the zod schema (run after `npm run build`).
+// Rewrites the config reference block of README.md and docs/operator-guide.md from the zod schema (run after `npm run
+// build`).
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { renderConfigReference } from "../dist/src/config/reference.js";
 import { replaceBlock } from "../dist/src/config/doc-block.js";

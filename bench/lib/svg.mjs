@@ -19,8 +19,10 @@ function fmtTick(v) {
 
 /**
  * A line chart.
- * @param {{ title: string, xLabel: string, yLabel: string, series: { name: string, points: [number, number][], dash?: boolean }[],
- *   refLines?: { y: number, label: string }[], logX?: boolean, logY?: boolean, yMax?: number, width?: number, height?: number }} spec
+ * @param {{ title: string, xLabel: string, yLabel: string, series: { name: string, points: [number, number][], dash?:
+ * boolean }[],
+ *   refLines?: { y: number, label: string }[], logX?: boolean, logY?: boolean, yMax?: number, width?: number, height?:
+ * number }} spec
  */
 export function lineChart(spec) {
   const W = spec.width ?? 760;

@@ -13,7 +13,8 @@ export const SESSION_SEED = 20260906;
  * Generates the session as turns. Same options, same bytes (and fresh objects
  * on every call, so engines in one process do not share per-object caches).
  * @param {{ seed?: number, turns?: number, minBytes?: number, maxBytes?: number }} [options]
- * @returns {{ turns: { user: object, steps: { call: object, result: object }[], answer: object }[], outputBytes: number[] }}
+ * @returns {{ turns: { user: object, steps: { call: object, result: object }[], answer: object }[], outputBytes:
+ * number[] }}
  */
 export function generateToolSession(options = {}) {
   const rng = createRng(options.seed ?? SESSION_SEED);

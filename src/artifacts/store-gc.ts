@@ -7,7 +7,9 @@ import type { ArtifactMeta } from "./meta.js";
 import { walkFanout } from "./store-io.js";
 import type { GcOptions, GcRemoval, GcReport } from "./store-types.js";
 
-/** File in a store's root rewritten by every gc that removed something: processes that cached "already stored" re-check. */
+/**
+ * File in a store's root rewritten by every gc that removed something: processes that cached "already stored" re-check.
+ */
 export const GC_EPOCH_FILE = "gc-epoch";
 
 /** The store's gc epoch (0 when gc never removed anything); cheap enough to read once per assemble. */

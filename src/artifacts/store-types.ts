@@ -33,7 +33,10 @@ export interface GcOptions {
   maxTotalBytes?: number;
   /** Handles still in use (never removed). @default empty set */
   referenced?: ReadonlySet<string>;
-  /** Artifacts created less than this long ago are never removed (a stash in flight may not be cited on disk yet). @default 0 */
+  /**
+   * Artifacts created less than this long ago are never removed (a stash in flight may not be cited on disk yet).
+   * @default 0
+   */
   keepNewerThanMs?: number;
   /** Report what would be removed without removing anything. @default false */
   dryRun?: boolean;
@@ -94,7 +97,10 @@ export interface ArtifactStore {
   readonly root: string;
   /** Stores `content` (strings as UTF-8); idempotent, deduplicated by SHA-256. */
   stash(content: string | Uint8Array, info?: StashInfo): Promise<StashResult>;
-  /** The verified original bytes; throws `artifact_not_found`, `artifact_corrupt`, `handle_invalid`, `path_outside_store`. */
+  /**
+   * The verified original bytes; throws `artifact_not_found`, `artifact_corrupt`, `handle_invalid`,
+   * `path_outside_store`.
+   */
   read(handle: string): Promise<Buffer>;
   /** Like {@link read} but `undefined` when not found (other failures still throw). */
   tryRead(handle: string): Promise<Buffer | undefined>;

@@ -295,7 +295,8 @@ function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastVi
   const previous = rt.lastViews.get(key);
   // 2026.9.x also assembles partial histories inside a turn (tool-loop retries); compact()
   // must plan on the fullest view of the current conversation, not the last partial one.
-  // 9.x's in-loop calls may pass a shorter, host-trimmed slice of the same conversation (same epoch): not the fuller view.
+  // 9.x's in-loop calls may pass a shorter, host-trimmed slice of the same conversation (same epoch): not the fuller
+  // view.
   const sameConversation =
     previous !== undefined && previous.sessionId === view.sessionId && conversationEpoch(previous.messages) !== "empty";
   if (previous && sameConversation && previous.messages.length > view.messages.length) return;

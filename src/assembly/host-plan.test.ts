@@ -77,7 +77,8 @@ describe("resolveHostPlan", () => {
       { role: "assistant", content: [{ type: "text", text: "a".repeat(chars) }] },
       { role: "user", content: "q2" },
     ];
-    // A 2,000-char reply fits in the 4,000 between the flush (20,000) and the preflight (24,000); a 20,000-char one does not.
+    // A 2,000-char reply fits in the 4,000 between the flush (20,000) and the preflight (24,000); a 20,000-char one
+    // does not.
     expect(resolveHostPlan({ ...base, config, history: reply(2_000) }).host).toEqual({
       rule: "host-threshold",
       messageUnits: Math.floor(20_000 - 1 - appended),
@@ -89,7 +90,8 @@ describe("resolveHostPlan", () => {
       ...config,
       agents: { defaults: { compaction: { memoryFlush } } },
     });
-    // Flush off (only the preflight's 24,000 left) or a 1,000 soft threshold (23,000): the transport's clamp is tighter again.
+    // Flush off (only the preflight's 24,000 left) or a 1,000 soft threshold (23,000): the transport's clamp is tighter
+    // again.
     const clamp = { rule: "output-clamp", messageUnits: Math.floor((32_000 - 4_096 - 1) / 1.25 - appended) };
     expect(resolveHostPlan({ ...base, config: withFlush({ enabled: false }) }).host).toEqual(clamp);
     expect(resolveHostPlan({ ...base, config: withFlush({ softThresholdTokens: 1_000 }) }).host).toEqual(clamp);

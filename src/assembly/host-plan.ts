@@ -57,7 +57,8 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
   const rsLimits = (input.runtimeSettings as { limits?: { maxOutputTokens?: unknown } } | undefined)?.limits;
   const wholeWindow = semantics.tokenBudget === "whole-window" ? posInt(input.tokenBudget) : undefined;
   const contextWindow = limits.contextWindow ?? wholeWindow;
-  // The transport asks for the model's configured maxTokens; runtimeSettings carry a generic default on some passes (8000 seen).
+  // The transport asks for the model's configured maxTokens; runtimeSettings carry a generic default on some passes
+  // (8000 seen).
   const maxOutputTokens =
     limits.maxTokens ??
     posInt(rsLimits?.maxOutputTokens) ??
@@ -90,7 +91,8 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
     replyTokens: Math.min(maxOutputTokens, recentReplyTokens(input.history ?? [])),
     memoryFlush: memoryFlushFromConfig(input.config),
   });
-  // What the host's own estimator multiplies by: the precheck's, else the transport's (the threshold is the provider's count).
+  // What the host's own estimator multiplies by: the precheck's, else the transport's (the threshold is the provider's
+  // count).
   const factor =
     host.rule === "precheck"
       ? (semantics.precheck?.safetyMargin ?? 1)

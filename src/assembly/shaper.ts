@@ -81,7 +81,8 @@ export function createShaper(
       });
       if (!plan.changed) return block;
       changed = true;
-      // The host truncated (and may have re-id'd) this output; a capture of this session it verifiably derives from holds the original.
+      // The host truncated (and may have re-id'd) this output; a capture of this session it verifiably derives from
+      // holds the original.
       const captured =
         plan.decision === "offloaded" && callId
           ? captures.resolve({ hostId: callId, hostText: block.text, session: captureSession })

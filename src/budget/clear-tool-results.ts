@@ -46,7 +46,9 @@ export function toolNameOf(message: unknown): string {
 /** Chars of a stub's summary kept in a placeholder at most. */
 export const CLEARED_SUMMARY_CHARS = 400;
 
-/** Text of the placeholder a cleared tool result carries: what it was, its stub's summary, and where the original is. */
+/**
+ * Text of the placeholder a cleared tool result carries: what it was, its stub's summary, and where the original is.
+ */
 export function clearedResultText(
   toolName: string,
   originalChars: number,

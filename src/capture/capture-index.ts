@@ -24,7 +24,10 @@ export interface CaptureRecord {
   source: string;
   /** Set when the capturer knows the capture is not the whole output (why). */
   partial?: string;
-  /** SHA-256 of the host's text of this very result, when captured from the stored message (its spill file, `details.aggregated`). */
+  /**
+   * SHA-256 of the host's text of this very result, when captured from the stored message (its spill file,
+   * `details.aggregated`).
+   */
   hostTextSha256?: string;
 }
 

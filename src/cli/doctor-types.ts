@@ -1,6 +1,9 @@
 /** One doctor finding. */
 export interface DoctorFinding {
-  /** Which check produced it: `config`, `slot`, `agents`, `host`, `engine`, `command`, `permissions`, `temp`, `orphans`, `artifacts`, `state`. */
+  /**
+   * Which check produced it: `config`, `slot`, `agents`, `host`, `engine`, `command`, `permissions`, `temp`, `orphans`,
+   * `artifacts`, `state`.
+   */
   check: string;
   level: "ok" | "info" | "warn" | "error";
   message: string;

@@ -7,7 +7,9 @@ import { progName, type CliIo } from "./io.js";
  */
 export const EXIT = { ok: 0, usage: 1, notFound: 2, corrupt: 3, invalid: 4, other: 5 } as const;
 
-/** The one error document every `--json` command prints on failure (stdout, like the host's `{"ok":false,"error":…}`). */
+/**
+ * The one error document every `--json` command prints on failure (stdout, like the host's `{"ok":false,"error":…}`).
+ */
 export interface CliErrorDocument {
   ok: false;
   error: {

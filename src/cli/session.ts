@@ -219,7 +219,10 @@ export function renderClean(report: SessionCleanReport, prog = "context-ledger")
   return out;
 }
 
-/** The agent id of a host session path `.../agents/<agent>/sessions/<file>.jsonl`, so its payloads go to that agent's store. */
+/**
+ * The agent id of a host session path `.../agents/<agent>/sessions/<file>.jsonl`, so its payloads go to that agent's
+ * store.
+ */
 function agentOfSessionPath(arg: string | undefined): string | undefined {
   if (!arg || !(arg.includes("/") || arg.includes(path.sep))) return undefined;
   const parts = path.resolve(arg).split(path.sep);

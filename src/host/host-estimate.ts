@@ -21,7 +21,10 @@ export function hostChars(text: string, weight = 4): number {
 // (as the exact counter's identity cache does), and the non-Latin scan of a long text is not free.
 const charsOf = new WeakMap<object, number>();
 
-/** Weighted characters of one message as the host's estimators see it: block texts, tool-call JSON, other blocks as JSON. */
+/**
+ * Weighted characters of one message as the host's estimators see it: block texts, tool-call JSON, other blocks as
+ * JSON.
+ */
 export function hostMessageChars(message: unknown, weight = 4): number {
   if (!message || typeof message !== "object") return 0;
   if (weight !== 4) return weighMessage(message, weight);
@@ -65,7 +68,10 @@ export interface HostRequestShape {
   toolsChars: number;
   /** The live user turn the host appends after assemble, weighted chars. */
   livePromptChars: number;
-  /** Tokens the host adds to the last prompt before a reply (that prompt's reply and the next prompt): the session's recent answers. */
+  /**
+   * Tokens the host adds to the last prompt before a reply (that prompt's reply and the next prompt): the session's
+   * recent answers.
+   */
   replyTokens?: number;
   /** The operator's memory-flush settings; the host's defaults when absent. */
   memoryFlush?: MemoryFlushSettings;

@@ -37,7 +37,10 @@ export interface PreflightRule {
   /** Fires when last usage (prompt + output) + the new prompt ≥ window − reserveFloor − softThreshold. */
   reserveFloorTokens: number;
   softThresholdTokens: number;
-  /** compact() reasons the host treats as "skip, run the model" (`isPreflightCompactionSkipReason`); other failures skip the model. */
+  /**
+   * compact() reasons the host treats as "skip, run the model" (`isPreflightCompactionSkipReason`); other failures skip
+   * the model.
+   */
   skipReasonText: string | undefined;
 }
 
@@ -56,7 +59,10 @@ export interface HostThresholdRule {
   reserveFloorTokens: number;
   /** `MAX_COMPACTION_RESERVE_RATIO`: the reserve never exceeds this share of the window. */
   maxReserveRatio: number;
-  /** `DEFAULT_MEMORY_FLUSH_SOFT_TOKENS` (the operator may set `memoryFlush.softThresholdTokens`); capped at half of window − reserve. */
+  /**
+   * `DEFAULT_MEMORY_FLUSH_SOFT_TOKENS` (the operator may set `memoryFlush.softThresholdTokens`); capped at half of
+   * window − reserve.
+   */
   softThresholdTokens: number;
 }
 
@@ -103,9 +109,15 @@ export interface HostLineSemantics {
    * cut to min(window × 0.3 × 4 chars, 16,000) plus its notice: room for one is kept.
    */
   appendsCurrentTurnResults: boolean;
-  /** The generic precheck over the assembled view, or undefined when it does not size the view (skipped for `ownsCompaction: true`, or sized on raw history). */
+  /**
+   * The generic precheck over the assembled view, or undefined when it does not size the view (skipped for
+   * `ownsCompaction: true`, or sized on raw history).
+   */
   precheck: PrecheckRule | undefined;
-  /** 2026.4.24's precheck sizes the raw transcript, not the view: maintain() pays it down, the view plans under its admitted budget. */
+  /**
+   * 2026.4.24's precheck sizes the raw transcript, not the view: maintain() pays it down, the view plans under its
+   * admitted budget.
+   */
   rawPrecheck: PrecheckRule | undefined;
   /** The transport's output clamp, or undefined when the line has none. */
   outputClamp: OutputClampRule | undefined;
@@ -287,7 +299,10 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
   },
 });
 
-/** Chars kept for one current-turn tool result the host appends after assemble (its per-result cap, the call's JSON, the notice). */
+/**
+ * Chars kept for one current-turn tool result the host appends after assemble (its per-result cap, the call's JSON, the
+ * notice).
+ */
 export function currentTurnReserveChars(line: HostLineSemantics, contextWindow: number): number {
   if (!line.appendsCurrentTurnResults) return 0;
   return Math.min(Math.floor(contextWindow * 0.3 * 4), 16_000) + 1_500;

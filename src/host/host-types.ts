@@ -26,5 +26,7 @@ export function asHostResult<V extends { messages: readonly unknown[] }>(
   return { ...view, messages: view.messages as HostAgentMessage[] };
 }
 
-/** What context-ledger's assemble() resolves to: the host's result, plus the ledger's own reading for logs and tests. */
+/**
+ * What context-ledger's assemble() resolves to: the host's result, plus the ledger's own reading for logs and tests.
+ */
 export type LedgerAssembleResult = HostAssembleResult & { ledger?: unknown };

@@ -43,7 +43,9 @@ export interface CompactInput {
    * compaction it required makes the host skip the model.
    */
   skipReasonText?: string;
-  /** The user asked for it (2026.9.x passes `runtimeContext.forceReason: "manual"` and `compactionTarget: "threshold"`). */
+  /**
+   * The user asked for it (2026.9.x passes `runtimeContext.forceReason: "manual"` and `compactionTarget: "threshold"`).
+   */
   manual?: boolean;
   /**
    * The host's JSONL transcript, where its overflow precheck sizes the session as loaded rather
@@ -123,7 +125,8 @@ export async function compactSession(
   let summary = await bringSummaryUpTo(opened.state, messages, plan.start, async (h) =>
     (await store.tryRead(h))?.toString("utf8"),
   );
-  // Sealed on paper first (the handle is the pack's hash): a compaction that answers not_smaller stores and saves nothing.
+  // Sealed on paper first (the handle is the pack's hash): a compaction that answers not_smaller stores and saves
+  // nothing.
   const sealed = await sealCheckpoint(summary, {
     frontierIndex: plan.start,
     frontierFingerprint: fingerprintMessage(messages[plan.start]),
@@ -139,7 +142,8 @@ export async function compactSession(
     redact: (t) => rt.redact(settings, t),
   });
   const tokensAfter = plan.tokens + counter.countText(text);
-  // Report not-smaller before anything is written: a compaction that says "no" changes nothing (summary, checkpoints, frontier).
+  // Report not-smaller before anything is written: a compaction that says "no" changes nothing (summary, checkpoints,
+  // frontier).
   if (tokensAfter >= tokensBefore) {
     const reason = input.skipReasonText
       ? `not_smaller: ${input.skipReasonText} that would shrink the view`
@@ -192,7 +196,9 @@ export async function compactSession(
   };
 }
 
-/** Appends the compaction to the host's transcript; a failure is logged and leaves the engine's own compaction standing. */
+/**
+ * Appends the compaction to the host's transcript; a failure is logged and leaves the engine's own compaction standing.
+ */
 async function recordInHostTranscript(
   rt: LedgerRuntime,
   file: string,

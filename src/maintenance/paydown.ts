@@ -35,7 +35,9 @@ export interface PaydownInput {
   stubAnswers: boolean;
 }
 
-/** Raw history the paydown aims at, as a share of the host's prompt budget (room for system prompt and the new turn). */
+/**
+ * Raw history the paydown aims at, as a share of the host's prompt budget (room for system prompt and the new turn).
+ */
 export const PAYDOWN_TARGET_SHARE = 0.6;
 
 const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;

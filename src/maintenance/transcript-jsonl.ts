@@ -15,7 +15,10 @@ export interface JsonlEntry {
   fields: Record<string, unknown>;
 }
 
-/** A JSONL transcript as read: its text, and its entries on the parent chain of the last one (the active branch), oldest first. */
+/**
+ * A JSONL transcript as read: its text, and its entries on the parent chain of the last one (the active branch), oldest
+ * first.
+ */
 export interface JsonlTranscript {
   text: string;
   branch: JsonlEntry[];

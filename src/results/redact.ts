@@ -4,7 +4,8 @@ import { describeValue, LedgerError } from "../errors.js";
 export const REDACTED = "[REDACTED]";
 
 // Names that label a secret: `password`, `db_password`, `aws_secret_access_key`, `clientSecret`, `GITHUB_TOKEN`...
-// Not preceded by a word boundary (camelCase), but a suffix must start with `_`/`-` (`tokens`, `secretary` are not labels).
+// Not preceded by a word boundary (camelCase), but a suffix must start with `_`/`-` (`tokens`, `secretary` are not
+// labels).
 const LABEL = String.raw`(?:pass(?:word|wd|phrase)|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)(?:[_-][A-Za-z0-9]{1,16}){0,3}`;
 // Between label and value: an optional (JSON-escaped) closing quote of the key, then `:` or `=`.
 const ASSIGN = String.raw`(?:\\?["'])?\s{0,8}[:=]\s{0,8}`;
@@ -28,7 +29,8 @@ const DEFAULT_RULES: Array<{ re: RegExp; keep?: number }> = [
   // Starts only where a run of token chars starts: `eyJ-eyJ-...` would otherwise rescan 2 KB from every `eyJ`.
   { re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,2048}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{8,2048}/g },
   { re: /\b(Bearer\s{1,8})[A-Za-z0-9._~+/=-]{12,}/gi, keep: 1 },
-  // Quoted values (also JSON-escaped `\"...\"`) go whole, spaces included; the closing quote must match the opening one.
+  // Quoted values (also JSON-escaped `\"...\"`) go whole, spaces included; the closing quote must match the opening
+  // one.
   { re: new RegExp(String.raw`(${LABEL}${ASSIGN}(\\?["']))[^"'\n\\]{1,256}(?=\2)`, "gi"), keep: 1 },
   { re: new RegExp(String.raw`(${LABEL}${ASSIGN}(?:\\?["'])?)[^\s"'\\,;&]{3,}`, "gi"), keep: 1 },
 ];

@@ -15,7 +15,9 @@ export const DEFAULT_MAX_FIELD_BYTES = 10_240;
 export const MIN_SCHEMA_BYTES = 160;
 /** JSON texts larger than this are left to the offload rule. */
 export const MAX_STRIP_INPUT_CHARS = 4_000_000;
-/** JSON nested deeper than this is left to the offload rule (the walk is iterative; this bounds its stack of frames). */
+/**
+ * JSON nested deeper than this is left to the offload rule (the walk is iterative; this bounds its stack of frames).
+ */
 export const MAX_STRIP_DEPTH = 256;
 
 /** Options of schema stripping. */

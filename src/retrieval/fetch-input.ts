@@ -30,7 +30,9 @@ export function normalizeFetchHandle(value: unknown): string {
 
 const RANGE = /^\s*(\d+)\s*(?:(?:-|–|\.\.|:|to)\s*(\d+)\s*)?$/;
 
-/** The selector of a fetch call: `lines` ("1200-1210", "1200", 1200) or `selector` (object or its JSON), at most one. */
+/**
+ * The selector of a fetch call: `lines` ("1200-1210", "1200", 1200) or `selector` (object or its JSON), at most one.
+ */
 export function fetchSelector(params: Record<string, unknown>): Selector {
   const { lines, selector } = params;
   // The earlier tool shape: a bare `head`/`tail` kind with a line count (`{"selector":"head","lines":4}`).

@@ -109,13 +109,11 @@ describe("ledger_fetch / ledger_peek", () => {
 
   it("peek shows metadata and a 300-800 char preview with secrets redacted", async () => {
     deps.redact = (t) => t.replaceAll("hunter2", "[REDACTED]");
-    const { handle } = await deps
-      .openStore("main")
-      .stash(`password hunter2\n${OUTPUT}`, {
-        kind: "tool-output",
-        format: "log",
-        origin: { toolName: "exec", toolCallId: "call-9" },
-      });
+    const { handle } = await deps.openStore("main").stash(`password hunter2\n${OUTPUT}`, {
+      kind: "tool-output",
+      format: "log",
+      origin: { toolName: "exec", toolCallId: "call-9" },
+    });
     const r = await tools("main").peek.execute("c", { handle, previewChars: 5000 });
     const text = r.content[0]?.text ?? "";
     expect(text).toMatch(

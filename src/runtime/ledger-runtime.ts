@@ -103,7 +103,8 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
         store = createArtifactStore({
           root: artifactRoot(root, agentId),
           maxStoreBytes: settings.limits.maxStoreBytes,
-          // Full: gc what nothing cites (on disk, in this process's prompts, or stored in the last 10 minutes) before refusing.
+          // Full: gc what nothing cites (on disk, in this process's prompts, or stored in the last 10 minutes) before
+          // refusing.
           onStoreFull: async ({ neededBytes, maxStoreBytes }) => {
             const scan = await collectReferences(agentRoot(root, agentId));
             if (scan.unreadable.length > 0) {

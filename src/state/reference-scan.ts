@@ -8,7 +8,10 @@ import { readReferenceIndex, REFERENCE_INDEX_FILE } from "./reference-index.js";
 
 const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
 const HANDLE_CHARS = "ledger:v1:sha256:".length + 64;
-/** Artifact kinds whose content may cite other artifacts (packs name `previous` and `artifacts`; stripped parts hold pointers). */
+/**
+ * Artifact kinds whose content may cite other artifacts (packs name `previous` and `artifacts`; stripped parts hold
+ * pointers).
+ */
 const CITING_KINDS = new Set(["checkpoint", "schema", "field"]);
 
 /** What {@link collectReferences} found. */
@@ -121,7 +124,9 @@ export async function scanReferencedHandles(agentDir: string): Promise<Set<strin
   return scan.handles;
 }
 
-/** The host's transcripts of this agent, when the ledger root sits in the host's state dir (`<state>/context-ledger`). */
+/**
+ * The host's transcripts of this agent, when the ledger root sits in the host's state dir (`<state>/context-ledger`).
+ */
 async function hostTranscripts(agentDir: string, fail: (source: string, err: unknown) => void): Promise<string[]> {
   const ledgerRoot = path.dirname(path.dirname(agentDir));
   if (path.basename(ledgerRoot) !== LEDGER_DIR_NAME) return [];

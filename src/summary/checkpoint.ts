@@ -88,7 +88,8 @@ export function buildCheckpointPack(state: SummaryState, options: BuildCheckpoin
     rendered: renderSummary(state, options.render),
     summary: state,
   };
-  // A pack is shown to operators (`checkpoint show`) and to the model (ledger_fetch): every recorded string is redacted.
+  // A pack is shown to operators (`checkpoint show`) and to the model (ledger_fetch): every recorded string is
+  // redacted.
   const redact = options.render?.redact ?? redactSecrets;
   return JSON.stringify({ ...pack, summary: mapStrings(state, redact) });
 }

@@ -73,7 +73,10 @@ function frontDropped(state: SummaryState, messages: readonly unknown[]): number
   return 0;
 }
 
-/** The record with every index moved down by `shift` (points before the transcript's start clamp to 0 and can no longer be rolled back to). */
+/**
+ * The record with every index moved down by `shift` (points before the transcript's start clamp to 0 and can no longer
+ * be rolled back to).
+ */
 function shiftSummary(state: SummaryState, shift: number): SummaryState {
   const down = (n: number): number => Math.max(0, n - shift);
   return {

@@ -29,7 +29,10 @@ export interface RenderSummaryOptions {
    * @default 0.35
    */
   detailShare?: number;
-  /** Rewrites every piece of recorded text before it is clipped, and the whole body (secret redaction). @default the built-in rules */
+  /**
+   * Rewrites every piece of recorded text before it is clipped, and the whole body (secret redaction). @default the
+   * built-in rules
+   */
   redact?: RedactFn;
 }
 
@@ -71,11 +74,12 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
   const handle = options.checkpointHandle ?? state.checkpoints.at(-1)?.handle;
   const entries = state.entries;
   const totalTurns = state.digest.turns + entries.length;
+  // No message indices: a host that passes a tail of the transcript moves them every turn, and the
+  // block would change (a prompt-cache miss) while saying the same.
   const intro =
     totalTurns === 0
       ? "No earlier turns recorded."
-      : // No message indices: a host that passes a tail of the transcript moves them every turn, and the block would change (a prompt-cache miss) while saying the same.
-        `Earlier conversation: turns 1-${totalTurns}, no longer shown in full. Oldest first.`;
+      : `Earlier conversation: turns 1-${totalTurns}, no longer shown in full. Oldest first.`;
   const recordLine = handle
     ? `Full record of condensed turns: checkpoint ${handle}. Read it with ledger_fetch (that handle; e.g. a grep for a file or error, or json path $.summary.entries).`
     : "Full record of condensed turns: the session summary record (no checkpoint sealed yet).";
@@ -138,7 +142,8 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
   });
 
   function finish(bodyLines: string[], report: Omit<SummaryRender, "text">): SummaryRender {
-    // Each piece was redacted before it was clipped; a last pass catches a secret spread over pieces. Cut only after it.
+    // Each piece was redacted before it was clipped; a last pass catches a secret spread over pieces. Cut only after
+    // it.
     const body = redact(bodyLines.join("\n"));
     let text = [SUMMARY_OPEN, body, SUMMARY_CLOSE].join("\n");
     if (text.length > maxChars) {

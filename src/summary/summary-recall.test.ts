@@ -38,7 +38,8 @@ describe("continuity of the deterministic summary", () => {
       `[continuity] summary of 45 turns at 4000 chars: ${recall.recalled}/${recall.total} facts (${(recall.share * 100).toFixed(1)}%), ${r.text.length} chars, missing: ${recall.missing.map((f) => f.id).join(", ") || "none"}`,
     );
     expect(r.text.length).toBeLessThanOrEqual(4000);
-    // 37 since the summary stopped printing message indices: one planted number (number-6) had matched an index range by chance.
+    // 37 since the summary stopped printing message indices: one planted number (number-6) had matched an index range
+    // by chance.
     expect(recall.recalled).toBe(37);
     expect(recall.share).toBeGreaterThanOrEqual(0.9);
   });

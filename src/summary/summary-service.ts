@@ -44,7 +44,10 @@ export interface OpenSummaryOptions {
   epoch?: string;
 }
 
-/** Opens the sidecar of the conversation's epoch. A missing file is a fresh record; an unreadable one is reported and left alone. */
+/**
+ * Opens the sidecar of the conversation's epoch. A missing file is a fresh record; an unreadable one is reported and
+ * left alone.
+ */
 export async function openSummary(options: OpenSummaryOptions): Promise<OpenedSummary> {
   const epoch = options.epoch ?? (await continuedEpoch(options.sessionDir, options.messages));
   const file = summaryPath(options.sessionDir, epoch);
@@ -80,7 +83,9 @@ export async function continuedEpoch(sessionDir: string, messages: readonly unkn
   return (await findEpochSidecar(sessionDir, messages)).epoch;
 }
 
-/** {@link continuedEpoch} with the sidecar's path and mtime (one `stat` when the transcript shows its first message). */
+/**
+ * {@link continuedEpoch} with the sidecar's path and mtime (one `stat` when the transcript shows its first message).
+ */
 export async function findEpochSidecar(sessionDir: string, messages: readonly unknown[]): Promise<EpochSidecar> {
   const epoch = conversationEpoch(messages);
   const candidate = {

@@ -24,7 +24,10 @@ export interface CommitTurnInput {
   transcriptFrom?: number;
 }
 
-/** What commitTurn answers; `notStored` when the store refused this turn's outputs (they stay only as the host keeps them). */
+/**
+ * What commitTurn answers; `notStored` when the store refused this turn's outputs (they stay only as the host keeps
+ * them).
+ */
 export interface CommitTurnResult {
   status: "committed" | "duplicate";
   notStored?: { code: "store_full"; reason: string };
@@ -76,7 +79,8 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
         : [];
     } catch (err) {
       if (!isLedgerError(err, "store_full")) throw err;
-      // The turn is committed (the host has it), but not silently: the answer, the log and the state say what was not stored.
+      // The turn is committed (the host has it), but not silently: the answer, the log and the state say what was not
+      // stored.
       notStored = err.message;
       state.unstored = {
         count: (state.unstored?.count ?? 0) + 1,

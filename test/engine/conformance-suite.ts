@@ -6,18 +6,14 @@ import { assistant, call, conversation, result, user } from "../support/engine-h
 export interface ConformanceTarget {
   engine: {
     info: Record<string, unknown>;
-    assemble(
-      p: unknown,
-    ): Promise<{
+    assemble(p: unknown): Promise<{
       messages: unknown[];
       estimatedTokens: number;
       promptAuthority?: string;
       systemPromptAddition?: string;
     }>;
     commitTurn(p: unknown): Promise<{ status: string }>;
-    compact(
-      p: unknown,
-    ): Promise<{
+    compact(p: unknown): Promise<{
       ok: boolean;
       compacted: boolean;
       reason?: string;
@@ -32,7 +28,9 @@ export interface ConformanceTarget {
   };
   /** A new engine on the same state (a process restart). */
   restart(): ConformanceTarget["engine"];
-  /** The turns the engine's durable state holds for a session key, oldest first (each with the messages it ingested). */
+  /**
+   * The turns the engine's durable state holds for a session key, oldest first (each with the messages it ingested).
+   */
   committedTurns(sessionKey: string): Promise<{ key: string; messages: number }[]>;
   cleanup(): Promise<void>;
 }

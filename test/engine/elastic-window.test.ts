@@ -161,7 +161,8 @@ describe("a host that passes a tail of the transcript (2026.9.6)", () => {
       .slice(1)
       .filter((next, i) => mains[i]!.every((m, k) => JSON.stringify(m) === JSON.stringify(next[k]))).length;
     console.info(`[cut] ${extending}/${mains.length - 1} main calls extend the previous one`);
-    // Keeping everything passed would miss on every turn the host cut (28 of 39); a window 65% deep misses about one in five.
+    // Keeping everything passed would miss on every turn the host cut (28 of 39); a window 65% deep misses about one in
+    // five.
     expect(extending / (mains.length - 1)).toBeGreaterThanOrEqual(0.75);
     // It still keeps most of what the host passed, and the newest turn.
     const last = mains.at(-1)!;
@@ -184,7 +185,8 @@ describe("a host that passes a tail of the transcript (2026.9.6)", () => {
     const share = stable / (mains.length - 1);
     console.info(`[tail] ${stable}/${mains.length - 1} main calls extend the previous one (summary included)`);
     expect(share).toBeGreaterThanOrEqual(0.75);
-    // The summary is there once history left the window, and never names message indices (they move with the host's tail).
+    // The summary is there once history left the window, and never names message indices (they move with the host's
+    // tail).
     const withSummary = mains.filter((m) => m.system.length > 0);
     expect(withSummary.length).toBeGreaterThan(0);
     for (const m of withSummary) expect(m.system).not.toMatch(/msgs \d|messages \d/);

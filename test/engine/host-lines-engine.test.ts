@@ -52,7 +52,8 @@ describe("engine on the host lines", () => {
     expect(existsSync(t.rt.sessions.dir("main", "agent:main:chat"))).toBe(true);
   });
 
-  // 2026.8.2 too: its preflight threw "Preflight compaction required but failed: nothing_reducible" and ended turns 3-6 of reset-loop before the model.
+  // 2026.8.2 too: its preflight threw "Preflight compaction required but failed: nothing_reducible" and ended turns 3-6
+  // of reset-loop before the model.
   it.each(["2026.5.28", "2026.6.11", "2026.7.35", "2026.8.2", "2026.9.6"])(
     "on %s a preflight compaction with nothing to reduce answers in words the host reads as 'skip, run the model'",
     async (version) => {

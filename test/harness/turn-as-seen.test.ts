@@ -27,7 +27,8 @@ const text = (role: string, t: string) => ({ role, content: [{ type: "text", tex
 
 /**
  * A session whose host answers each message with `reply` and logs `maintain` only on the third read after `afterTurn`;
- * its `chat.history` answers `rebuilding` (retryable, as 2026.9.x after a transcript rewrite) the first `rebuildingReads` times.
+ * its `chat.history` answers `rebuilding` (retryable, as 2026.9.x after a transcript rewrite) the first
+ * `rebuildingReads` times.
  */
 function fakeSession(engineId: string, reply: string, modelAnswers: boolean, rebuildingReads = 0) {
   const requests: MockRequest[] = [];

@@ -295,7 +295,9 @@ function retryable(error: unknown): boolean {
 interface RunWatch {
   /** Run ids whose lifecycle started in the session since the watch began. */
   started: Set<string>;
-  /** Resolves with the id of the first run other than `except` that started and then ended (undefined at the deadline). */
+  /**
+   * Resolves with the id of the first run other than `except` that started and then ended (undefined at the deadline).
+   */
   nextEnd(except: string, deadline: number): Promise<string | undefined>;
   /** Runs whose end was seen only as a chat reply (no agent run to wait on). */
   chatEnded: Set<string>;

@@ -31,7 +31,10 @@ export interface HostEnvOptions {
   maxTokens?: number;
   /** @default "context-ledger" */
   engine?: EngineChoice;
-  /** Folder loaded as the context-ledger plugin. @default a copy of the working tree's built plugin ({@link stageLedgerPlugin}) */
+  /**
+   * Folder loaded as the context-ledger plugin. @default a copy of the working tree's built plugin ({@link
+   * stageLedgerPlugin})
+   */
   ledgerDir?: string;
   /** `plugins.entries["context-ledger"].config`. @default {} */
   ledgerConfig?: Record<string, unknown>;
@@ -136,7 +139,8 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
       entries,
     },
     gateway: { mode: "local", bind: "loopback", auth: { mode: "token", token: gatewayToken } },
-    // HOST_LOG_LEVEL=debug shows the host's own budget decisions (memoryFlush / preflightCompaction checks) when diagnosing a line.
+    // HOST_LOG_LEVEL=debug shows the host's own budget decisions (memoryFlush / preflightCompaction checks) when
+    // diagnosing a line.
     logging: { file: hostLogPath, ...(process.env.HOST_LOG_LEVEL ? { level: process.env.HOST_LOG_LEVEL } : {}) },
   };
   if (options.extraConfig) config = deepMerge(config, options.extraConfig);

@@ -42,7 +42,10 @@ export interface InstalledHost {
   stageDir?: string;
 }
 
-/** Where a release lives: 9.6 in the project's node_modules, others in `.cache/openclaw-<version>` (git-ignored, installed on demand). */
+/**
+ * Where a release lives: 9.6 in the project's node_modules, others in `.cache/openclaw-<version>` (git-ignored,
+ * installed on demand).
+ */
 export function hostPackageDir(version: HostVersion): string {
   if (version === CURRENT_HOST) return path.join(REPO_ROOT, "node_modules", "openclaw");
   return path.join(CACHE_DIR, `openclaw-${version}`, "node_modules", "openclaw");

@@ -1,4 +1,6 @@
-/** Every real-host scenario registered for OpenClaw 2026.5.28 (test/host/scenarios/index.ts), one gateway per engine. */
+/**
+ * Every real-host scenario registered for OpenClaw 2026.5.28 (test/host/scenarios/index.ts), one gateway per engine.
+ */
 import { defineLineSuite } from "./scenarios/line-suite.js";
 
 defineLineSuite("2026.5.28");

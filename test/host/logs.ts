@@ -54,7 +54,9 @@ async function sizeOf(file: string): Promise<number> {
   return (await fsp.stat(file).catch(() => undefined))?.size ?? 0;
 }
 
-/** Where the env's logs end now: pass it to {@link readHostLog} / {@link readPluginEvents} to read only what follows. */
+/**
+ * Where the env's logs end now: pass it to {@link readHostLog} / {@link readPluginEvents} to read only what follows.
+ */
 export interface LogMark {
   gatewayOut: number;
   hostLog: number;

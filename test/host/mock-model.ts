@@ -28,7 +28,9 @@ export interface MockRequest {
   messageBytes: number;
   /** True when the reply was forced to plain text by a request cap. */
   capped: boolean;
-  /** The partition (scenario) the request was routed to; `turn`/`indexInTurn` count within it. "" when unpartitioned. */
+  /**
+   * The partition (scenario) the request was routed to; `turn`/`indexInTurn` count within it. "" when unpartitioned.
+   */
   partition: string;
 }
 

@@ -27,7 +27,8 @@ export function toolTurnScript(options: ToolTurnScriptOptions): MockScript {
     if (request.toolNames.length === 0)
       return { text: `Summary of the conversation so far (request ${request.index}).` };
     const call = options.call(request);
-    // 2026.5.28 ends the whole user turn when the flush run's call fails ("memory flush produced visible error payloads").
+    // 2026.5.28 ends the whole user turn when the flush run's call fails ("memory flush produced visible error
+    // payloads").
     if (call && !request.toolNames.includes(call.name)) return { text: SILENT_REPLY };
     if (call && !hasToolResultInCurrentTurn(request.messages)) return { toolCalls: [call] };
     return { text: options.answer(request) };

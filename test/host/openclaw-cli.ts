@@ -105,7 +105,10 @@ export async function agentLocal(env: HostEnv, options: AgentLocalOptions): Prom
   return { ...result, json };
 }
 
-/** `openclaw plugins inspect <id> --json` (plus `--runtime` on 9.6; 4.24 has no such flag and loads the runtime anyway), parsed. */
+/**
+ * `openclaw plugins inspect <id> --json` (plus `--runtime` on 9.6; 4.24 has no such flag and loads the runtime anyway),
+ * parsed.
+ */
 export async function pluginsInspect(env: HostEnv, id: string): Promise<{ result: CliResult; json: unknown }> {
   const args = ["plugins", "inspect", id, ...(env.host.version === "2026.9.6" ? ["--runtime"] : []), "--json"];
   const result = await runOpenclawOk(env, args, { timeoutMs: 180_000 });

@@ -9,7 +9,9 @@ export interface SessionIndexEntry {
   sessionFile?: string;
 }
 
-/** The agent's session index (`sessions.json`: session key → entry); {} when absent (2026.9.x keeps sessions in SQLite). */
+/**
+ * The agent's session index (`sessions.json`: session key → entry); {} when absent (2026.9.x keeps sessions in SQLite).
+ */
 export async function readSessionIndex(env: HostEnv, agent = "main"): Promise<Record<string, SessionIndexEntry>> {
   try {
     return JSON.parse(

@@ -133,7 +133,10 @@ export interface SeenTurn {
   finalAnswerAsked: boolean;
   /** Why the client's history could not be read after the run, if it could not (then `texts` is empty). */
   historyError?: string;
-  /** Milliseconds the client's history took to show an answer the model had already given, when the first read did not (see {@link HISTORY_CATCH_UP_MS}). */
+  /**
+   * Milliseconds the client's history took to show an answer the model had already given, when the first read did not
+   * (see {@link HISTORY_CATCH_UP_MS}).
+   */
   historyCatchUpMs?: number;
 }
 

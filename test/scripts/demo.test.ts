@@ -304,7 +304,8 @@ describe("demo transcript measurement (no host)", () => {
     try {
       const dir = path.join(state, "agents", "main", "sessions");
       await mkdir(dir, { recursive: true });
-      // e2 was rewritten into e2b (the host re-appends from the rewritten entry on): e2 stays in the file, off the branch.
+      // e2 was rewritten into e2b (the host re-appends from the rewritten entry on): e2 stays in the file, off the
+      // branch.
       const branch = [entry("e1", null, "user", "hello"), entry("e2b", "e1", "toolResult", "stub")];
       const lines = [
         JSON.stringify({ type: "session", version: 3 }),
@@ -327,7 +328,9 @@ describe("demo transcript measurement (no host)", () => {
     }
   });
 
-  /** The agent's SQLite database under a host state dir, with 2026.9.x's session_windows and transcript_events tables. */
+  /**
+   * The agent's SQLite database under a host state dir, with 2026.9.x's session_windows and transcript_events tables.
+   */
   async function agentDatabase(state: string): Promise<DatabaseSync> {
     const dir = path.join(state, "agents", "main", "agent");
     await mkdir(dir, { recursive: true });

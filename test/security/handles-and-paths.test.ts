@@ -89,7 +89,8 @@ describe("malformed handles and path traversal", () => {
       for (const bad of [...MALFORMED_HANDLES, ...NON_STRING_HANDLES]) {
         const res = await tool.execute("call-1", { handle: bad });
         const code = (res.details.error as { code?: string } | undefined)?.code;
-        // Forms models send for a well-formed handle (padded, without the `ledger:` prefix) are read as that handle: it is simply not in this store.
+        // Forms models send for a well-formed handle (padded, without the `ledger:` prefix) are read as that handle: it
+        // is simply not in this store.
         const wellFormed = (() => {
           try {
             return isHandle(normalizeFetchHandle(bad));

@@ -43,7 +43,9 @@ export interface PayloadInfo {
   field: string;
 }
 
-/** Turns a payload into its stub text, returning the handle it points at (stashing it, or only hashing in a dry run). */
+/**
+ * Turns a payload into its stub text, returning the handle it points at (stashing it, or only hashing in a dry run).
+ */
 export type Stubber = (payload: string, info: PayloadInfo) => Promise<{ handle: string; stub: string }>;
 
 /** Options for {@link planClean}. */

@@ -82,7 +82,8 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
       return { ...empty, ...withoutText(plan), ...note, status: plan.rewrittenEntries > 0 ? "planned" : "unchanged" };
     }
     const run = async (): Promise<CleanFileResult> => {
-      // Bytes, not text: decoding would turn invalid UTF-8 (a lone surrogate written by the host) into U+FFFD on every line.
+      // Bytes, not text: decoding would turn invalid UTF-8 (a lone surrogate written by the host) into U+FFFD on every
+      // line.
       const original = await fsp.readFile(file);
       const plan = await planClean(
         original,

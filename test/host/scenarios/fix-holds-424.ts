@@ -25,7 +25,10 @@ const TURNS = W.maxTurns + 1;
 const FETCH_MESSAGE = "Fetch lines 40-90 of the first report output again, exactly.";
 const FETCH_LINES = { start: 40, end: 90 };
 
-/** The handle of the largest captured exec output, read from the plugin's own state (content-addressed: the same output, the same handle). */
+/**
+ * The handle of the largest captured exec output, read from the plugin's own state (content-addressed: the same output,
+ * the same handle).
+ */
 function capturedHandle(stateDir: string, sessionName: string): string {
   const dir = path.join(stateDir, "context-ledger", "agents", "main", "captures");
   // Records sit per session (captures/v2/<session>/<call>.<handle tail>.json); other scenarios share the gateway.
@@ -86,7 +89,8 @@ export const fixHolds424: HostScenario = {
         console.log(`[fix-424] ${formatTurn(r)} transcript=${transcriptBytes.at(-1)}B`);
       },
     });
-    // 2026.4.24 queues a message sent while turn 13's post-turn work runs: the fetch waits for it, as a user would see it answered.
+    // 2026.4.24 queues a message sent while turn 13's post-turn work runs: the fetch waits for it, as a user would see
+    // it answered.
     await waitForEvents(() => session.pluginEvents(), engineTurnSettled, { timeoutMs: 30_000 });
     const before = session.requests().length;
     const sent = await session.chatSend(FETCH_MESSAGE);

@@ -22,7 +22,10 @@ import { outputAllowance, readFigures, recordFigures, transcriptSize, type Trans
 /** Turns and per-turn tool output of the long session. */
 export const LONG_SESSION = { turns: 20, outputChars: 40_000, answerChars: 2_000 } as const;
 
-/** The host transport's own estimate of a request (2026.9.6 `estimateOpenAICompletionsInputTokens`): chars/4 × 1.25, non-Latin chars count 4. */
+/**
+ * The host transport's own estimate of a request (2026.9.6 `estimateOpenAICompletionsInputTokens`): chars/4 × 1.25,
+ * non-Latin chars count 4.
+ */
 export function hostTransportEstimate(request: MockRequest): number {
   const { messages, tools } = request.body as { messages?: unknown; tools?: unknown };
   const text = JSON.stringify(messages ?? []) + JSON.stringify(tools ?? []);
@@ -51,7 +54,10 @@ function isPureExtension(previous: unknown[], next: unknown[]): boolean {
   return previous.every((m, i) => JSON.stringify(m) === JSON.stringify(next[i]));
 }
 
-/** A request's messages without the host's own per-request trailer (9.6 appends an internal-context user message last, and moves it on the next request). */
+/**
+ * A request's messages without the host's own per-request trailer (9.6 appends an internal-context user message last,
+ * and moves it on the next request).
+ */
 function withoutHostTrailer(messages: unknown[]): unknown[] {
   return messages.length > 0 && isInternalContextMessage(messages.at(-1)) ? messages.slice(0, -1) : messages;
 }
@@ -146,7 +152,8 @@ export async function measureLongSession(session: ScenarioSession, name: string)
     model,
     answered: perTurn.filter((t) => t.answered).length,
     turns: perTurn.length,
-    // Turns whose answer the client's history showed only on a later read (the model had answered; see HISTORY_CATCH_UP_MS).
+    // Turns whose answer the client's history showed only on a later read (the model had answered; see
+    // HISTORY_CATCH_UP_MS).
     historyCatchUps: perTurn.filter((t) => t.historyCatchUpMs > 0).length,
     minOutputAllowance: allowances.length > 0 ? Math.min(...allowances) : null,
     requestsBelowMaxTokens: allowances.filter((v) => v < model.maxTokens).length,
@@ -181,7 +188,10 @@ export function expectEveryTurnAnsweredInFull(figures: LongSessionFigures): void
   expect(figures.requestsBelowMaxTokens).toBe(0);
 }
 
-/** The host started no run of its own in the session (2026.8.x onwards: its pre-compaction memory flush; legacy's 32k session had 17-22 such requests). */
+/**
+ * The host started no run of its own in the session (2026.8.x onwards: its pre-compaction memory flush; legacy's 32k
+ * session had 17-22 such requests).
+ */
 export function expectNoHostRuns(figures: LongSessionFigures): void {
   expect(figures.hostRunRequests, "requests of host-started runs (memory flush) in the session").toBe(0);
 }
@@ -221,7 +231,8 @@ export const longSessionScenario: HostScenario = {
     // (measured 6/19 extending, worst fill 0.67); long-session-low-water is the tuning for such a small room.
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
     expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
-    // maintain() pays each tool result down in the host's own transcript (measured 2026-11-23: 154 KB active vs legacy's 532 KB).
+    // maintain() pays each tool result down in the host's own transcript (measured 2026-11-23: 154 KB active vs
+    // legacy's 532 KB).
     const legacy = (await readFigures("long-session", session.version, "legacy"))?.transcript as
       TranscriptSize | undefined;
     expect(

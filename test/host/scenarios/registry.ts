@@ -67,7 +67,10 @@ export function planKey(plan: Pick<RigPlan, "engine" | "model" | "ledgerConfig">
   return plan.ledgerConfig ? `${shape} ${JSON.stringify(plan.ledgerConfig)}` : shape;
 }
 
-/** The gateways a host line needs (one per engine, model shape and plugin config; legacy first, defaults first) and what each serves. */
+/**
+ * The gateways a host line needs (one per engine, model shape and plugin config; legacy first, defaults first) and what
+ * each serves.
+ */
 export function plansFor(version: HostVersion, scenarios: readonly HostScenario[] = allScenarios()): RigPlan[] {
   const plans = new Map<string, RigPlan>();
   for (const s of scenarios) {
