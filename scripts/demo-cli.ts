@@ -97,7 +97,7 @@ Ctrl-C stops every process the demo started and removes its temporary folder.`;
 /** What the command line asks for: help, a run, or an error to print (exit 2). */
 export type DemoCommand = { kind: "help" } | { kind: "run"; options: DemoOptions } | { kind: "error"; message: string };
 
-function positiveInt(flag: string, raw: string | undefined, fallback: number, min = 1, max = 10_000_000): number {
+function positiveInt(flag: string, raw: string | undefined, fallback: number, [min, max] = [1, 10_000_000]): number {
   if (raw === undefined) return fallback;
   const value = Number(raw.replace(/[_,]/g, ""));
   if (!/^\d[\d_,]*$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
@@ -168,17 +168,16 @@ export function parseDemoArgs(argv: readonly string[]): DemoCommand {
     const out = (values.out as string | undefined) ?? DEMO_DEFAULTS.out;
     if (out.trim() === "") throw new Error('--out: expected a file path, got ""');
     const options: DemoOptions = {
-      turns: positiveInt("turns", values.turns as string | undefined, DEMO_DEFAULTS.turns, 1, 100),
+      turns: positiveInt("turns", values.turns as string | undefined, DEMO_DEFAULTS.turns, [1, 100]),
       host: host as DemoHost,
-      window: positiveInt("window", values.window as string | undefined, DEMO_DEFAULTS.window, 1_000, 2_000_000),
-      output: positiveInt("output", values.output as string | undefined, DEMO_DEFAULTS.output, 0, 5_000_000),
-      answer: positiveInt("answer", values.answer as string | undefined, DEMO_DEFAULTS.answer, 1, 1_000_000),
+      window: positiveInt("window", values.window as string | undefined, DEMO_DEFAULTS.window, [1_000, 2_000_000]),
+      output: positiveInt("output", values.output as string | undefined, DEMO_DEFAULTS.output, [0, 5_000_000]),
+      answer: positiveInt("answer", values.answer as string | undefined, DEMO_DEFAULTS.answer, [1, 1_000_000]),
       maxTokens: positiveInt(
         "max-tokens",
         values["max-tokens"] as string | undefined,
         DEMO_DEFAULTS.maxTokens,
-        1,
-        1_000_000,
+        [1, 1_000_000],
       ),
       out,
       serial: values.serial === true,

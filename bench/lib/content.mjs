@@ -99,9 +99,7 @@ function html(size, rng) {
 }
 
 function testRun(size, rng) {
-  let i = 0;
   return fill(size, () => {
-    i++;
     const ok = rng() > 0.02;
     return ok
       ? `  ✓ ${w(rng)} ${w(rng)} › handles ${w(rng)} ${w(rng)} (${int(rng, 1, 120)} ms)\n`

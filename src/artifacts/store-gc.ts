@@ -50,7 +50,6 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
   const progress = options.onProgress;
   const now = ctx.now();
   const entries: Entry[] = [];
-  let staleTempFiles = 0;
   const stale: string[] = [];
 
   for await (const { file, name } of walkFanout(blobsDir(ctx.root))) {
@@ -122,7 +121,7 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
       await fsp.rm(file, { force: true }).catch(() => undefined);
     }
   }
-  staleTempFiles = stale.length;
+  const staleTempFiles = stale.length;
   progress?.({ phase: "sweep", done: staleTempFiles, total: staleTempFiles });
 
   const freed = removals.reduce((sum, r) => sum + r.storedBytes, 0);

@@ -131,7 +131,7 @@ export async function assembleView(
   // An oversized newest user message is reduced (losslessly) before the one plan, not after a failed one.
   const newestUser = newestUserIndex(view);
   if (newestUser >= 0 && counter.countMessage(shaper.shape(newestUser)) > messageBudget) {
-    view = await reduceNewestUserTurn(rt, settings, identity, view, newestUser, messageBudget, counter);
+    view = await reduceNewestUserTurn({ rt, settings, identity, counter }, view, newestUser, messageBudget);
     shaper = createShaper(rt, shaping, identity, view);
   }
   // Each message is charged the larger of its exact tokens and its share of the host's own units.

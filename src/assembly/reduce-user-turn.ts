@@ -5,6 +5,14 @@ import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { buildStub } from "../results/stub.js";
 
+/** Who reduces the turn: the runtime (its store), the agent's settings, the session and the counter. */
+export interface ReduceContext {
+  rt: LedgerRuntime;
+  settings: AgentSettings;
+  identity: SessionIdentity;
+  counter: TokenCounter;
+}
+
 /**
  * The newest user turn alone exceeds the budget: move its oversized parts into
  * the artifact store and leave stubs (handle, preview, summary), largest first,
@@ -12,13 +20,10 @@ import { buildStub } from "../results/stub.js";
  * array is not mutated).
  */
 export async function reduceNewestUserTurn(
-  rt: LedgerRuntime,
-  settings: AgentSettings,
-  identity: SessionIdentity,
+  { rt, settings, identity, counter }: ReduceContext,
   messages: unknown[],
   index: number,
   budget: number,
-  counter: TokenCounter,
 ): Promise<unknown[]> {
   const original = messages[index] as Record<string, unknown>;
   const store = rt.store(identity.agentId);

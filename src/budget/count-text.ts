@@ -21,6 +21,7 @@ import { Buffer } from "node:buffer";
 import { DEFAULT_ENCODING, loadBpeTable, type BpeTable, type EncodingName } from "./encoder.js";
 import { createBpeCounter, type BpeCounter } from "./tokenizer-bpe.js";
 
+// eslint-disable-next-line no-control-regex -- the whole ASCII range, NUL included, is the point
 const NON_ASCII = /[^\x00-\x7f]/;
 const prepared = new WeakMap<BpeTable, { splitter: RegExp; countBpe: BpeCounter }>();
 

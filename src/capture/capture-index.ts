@@ -115,7 +115,7 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
     resolve(query) {
       const candidates: CaptureRecord[] = [];
       for (const d of sessionDirs(query.session)) {
-        let names: string[] = [];
+        let names: string[];
         try {
           names = readdirSync(d);
         } catch {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { createArtifactStore } from "../artifacts/store.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
 import { artifactRoot } from "../state/paths.js";
-import { COMMON_OPTIONS, intFlag, stringFlag } from "./args.js";
+import { COMMON_OPTIONS, intFlag } from "./args.js";
 import { runCommand, runGroup } from "./command.js";
 import { CliFailure, EXIT } from "./fail.js";
 import { formatBytes, formatCount, formatTable } from "./format.js";

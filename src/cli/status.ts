@@ -55,7 +55,9 @@ export async function runStatusCommand(argv: string[], io: CliIo): Promise<numbe
     });
     const agentFilter = stringFlag(args, "agent");
     const sessionFilter = stringFlag(args, "session");
-    const report = await buildStatusReport(ctx.ledgerRoot, ctx.config, agentFilter, sessionFilter, {
+    const report = await buildStatusReport(ctx.ledgerRoot, ctx.config, {
+      agent: agentFilter,
+      session: sessionFilter,
       openclawState: ctx.openclawState,
       includeInternal: args.flags.all === true || sessionFilter !== undefined,
     });
@@ -71,7 +73,7 @@ export async function runStatusCommand(argv: string[], io: CliIo): Promise<numbe
     }
     if (sessionFilter && report.agents.every((a) => a.sessions.length === 0)) {
       const known = (
-        await buildStatusReport(ctx.ledgerRoot, ctx.config, agentFilter, undefined, { includeInternal: false })
+        await buildStatusReport(ctx.ledgerRoot, ctx.config, { agent: agentFilter, includeInternal: false })
       ).agents.flatMap((a) => a.sessions.map((x) => x.sessionKey));
       const shown = known.slice(0, 10).join(", ");
       throw new CliFailure(
@@ -99,16 +101,19 @@ export interface StatusOptions {
   openclawState?: string;
   /** Include the host's internal sessions. @default false */
   includeInternal?: boolean;
+  /** Only this agent. */
+  agent?: string;
+  /** Only this session. */
+  session?: string;
 }
 
 /** Builds the report for every agent (or one) and every session (or one). */
 export async function buildStatusReport(
   root: string,
   config: Parameters<typeof resolveAgentSettings>[0],
-  agentFilter?: string,
-  sessionFilter?: string,
   options: StatusOptions = {},
 ): Promise<StatusReport> {
+  const { agent: agentFilter, session: sessionFilter } = options;
   const report: StatusReport = { schema: STATUS_SCHEMA, root, agents: [], warnings: [], hiddenInternalSessions: 0 };
   for (const agentId of await listLedgerAgents(root)) {
     if (agentFilter !== undefined && agentId !== agentFilter) continue;

@@ -8,6 +8,7 @@
 import { hostPromptLimit, type HostLineSemantics, type MemoryFlushSettings } from "./host-lines.js";
 
 // Latin, Latin-1 and Latin Extended count as one char; everything above as `nonLatinWeight`.
+// eslint-disable-next-line no-control-regex -- the range starts at NUL on purpose
 const NON_LATIN = /[^\u0000-\u024f]/gu;
 
 /** Characters as the host weighs them (non-Latin counts `weight`). */

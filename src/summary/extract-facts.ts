@@ -70,7 +70,7 @@ const BLOCK_OPEN = /\[context-ledger (summary|checkpoint)\b/g;
 export function sentencesOf(text: string): string[] {
   return text
     .slice(0, SCAN_CHARS)
-    .split(/(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*-])|\n+/)
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9`"'([*-])|\n+/)
     .map((s) => s.replace(/^[\s>*#-]+/, "").trim())
     .filter((s) => s.length > 0);
 }

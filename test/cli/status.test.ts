@@ -10,13 +10,8 @@ import { makeTempState, runWith } from "./cli-fixtures.js";
 
 const BUDGET = 12_000;
 
-async function writeSession(
-  root: string,
-  agentId: string,
-  key: string,
-  debts: number[],
-  checkpoint?: string,
-): Promise<void> {
+async function writeSession(root: string, key: string, debts: number[], checkpoint?: string): Promise<void> {
+  const agentId = key.split(":")[1] ?? "main";
   const s = createSessionState(agentId, key);
   s.sessionId = `${key}-id`;
   s.turns = debts.length;
@@ -57,11 +52,11 @@ describe("status", () => {
     const main = createArtifactStore({ root: artifactRoot(root, "main") });
     cp = (await main.stash('{"schema":"context-ledger.checkpoint.v1"}', { kind: "checkpoint" })).handle;
     await main.stash("x".repeat(10_000), { kind: "tool-output" });
-    await writeSession(root, "main", "agent:main:growing", [0, 1_000, 5_000, 9_000, 20_000], cp);
-    await writeSession(root, "main", "agent:main:paid", [8_000, 9_000, 2_000, 0]);
+    await writeSession(root, "agent:main:growing", [0, 1_000, 5_000, 9_000, 20_000], cp);
+    await writeSession(root, "agent:main:paid", [8_000, 9_000, 2_000, 0]);
     const ops = createArtifactStore({ root: artifactRoot(root, "ops") });
     await ops.stash(randomBytes(960_000), { kind: "tool-output" });
-    await writeSession(root, "ops", "agent:ops:quiet", []);
+    await writeSession(root, "agent:ops:quiet", []);
   });
   afterEach(async () => {
     await fsp.rm(dir, { recursive: true, force: true });
@@ -132,7 +127,7 @@ describe("status", () => {
   });
 
   it("hides host-internal sessions unless --all, details one session, lists known keys for an unknown one", async () => {
-    await writeSession(root, "main", "agent:main:internal-session-effects:abc", [1]);
+    await writeSession(root, "agent:main:internal-session-effects:abc", [1]);
     const plain = await runWith(runStatusCommand, [], env);
     expect(plain.stdout).not.toContain("internal-session-effects");
     expect(plain.stdout).toContain("1 host-internal session(s) hidden");

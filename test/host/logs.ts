@@ -188,7 +188,7 @@ export function parseDebtLines(text: string): DebtLine[] {
 export async function countResetRepliesInTranscripts(env: HostEnv): Promise<number> {
   const agentsDir = path.join(env.stateDir, "agents");
   let count = 0;
-  let agents: string[] = [];
+  let agents: string[];
   try {
     agents = await fsp.readdir(agentsDir);
   } catch {
@@ -196,7 +196,7 @@ export async function countResetRepliesInTranscripts(env: HostEnv): Promise<numb
   }
   for (const agent of agents) {
     const dir = path.join(agentsDir, agent, "sessions");
-    let files: string[] = [];
+    let files: string[];
     try {
       files = await fsp.readdir(dir);
     } catch {

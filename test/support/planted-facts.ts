@@ -147,7 +147,7 @@ export function generatePlantedConversation(options: PlantedOptions = {}): Plant
   for (const f of facts) plan[f.turn - 1]!.push(f);
 
   for (let t = 1; t <= turns; t++) {
-    if (t <= factTurns) factTurn(b, plan[t - 1]!, handleContents, facts, rng, pick);
+    if (t <= factTurns) factTurn(b, plan[t - 1]!, { contents: handleContents, all: facts, rng, pick });
     else fillerTurn(b, t, rng, pick);
   }
   return { messages: b.messages, facts, turnStarts: b.turnStarts, artifacts: b.artifacts };
@@ -178,7 +178,7 @@ class Builder {
   say(text: string): void {
     this.messages.push({ role: "assistant", content: [{ type: "text", text }], timestamp: this.#tick() });
   }
-  call(name: string, args: Record<string, unknown>, output: string, isError = false, lead = ""): void {
+  call(name: string, args: Record<string, unknown>, output: string, { isError = false, lead = "" } = {}): void {
     const id = `call_${++this.#calls}`;
     const content: (
       | { type: "text"; text: string }
@@ -204,14 +204,15 @@ class Builder {
 
 type Pick = <T>(xs: readonly T[]) => T;
 
-function factTurn(
-  b: Builder,
-  planted: PlantedFact[],
-  contents: string[],
-  all: PlantedFact[],
-  rng: () => number,
-  pick: Pick,
-): void {
+/** What every planted-fact turn draws from: the handle contents so far, all facts, the seeded random source. */
+interface FactTurnContext {
+  contents: string[];
+  all: PlantedFact[];
+  rng: () => number;
+  pick: Pick;
+}
+
+function factTurn(b: Builder, planted: PlantedFact[], { contents, all, rng, pick }: FactTurnContext): void {
   const intro = pick([
     "Next item on the billing migration.",
     "Picking up where we left off.",
@@ -235,7 +236,7 @@ function factTurn(
       case "file":
         if (where === 0) userBits.push(`Please look at ${f.key} first.`);
         else if (where === 1)
-          calls.push(() => b.call("read", { path: f.key }, codeListing(rng, f.key), false, "Reading the file."));
+          calls.push(() => b.call("read", { path: f.key }, codeListing(rng, f.key), { lead: "Reading the file." }));
         else answerBits.push(`I updated ${f.key} accordingly.`);
         break;
       case "error": {
@@ -245,12 +246,9 @@ function factTurn(
         }
         const command = pick(["npm test", "pnpm run build", "make deploy-staging"]);
         calls.push(() =>
-          b.call(
-            "exec",
-            { command },
-            testLog(rng, `fatal: ${f.key} raised in worker ${1 + Math.floor(rng() * 9)}`),
-            true,
-          ),
+          b.call("exec", { command }, testLog(rng, `fatal: ${f.key} raised in worker ${1 + Math.floor(rng() * 9)}`), {
+            isError: true,
+          }),
         );
         break;
       }

@@ -26,7 +26,7 @@ async function fileSize(file: string): Promise<number> {
 }
 
 async function walk(dir: string, match: (name: string) => boolean, out: string[] = []): Promise<string[]> {
-  let entries: import("node:fs").Dirent[] = [];
+  let entries: import("node:fs").Dirent[];
   try {
     entries = await fsp.readdir(dir, { withFileTypes: true });
   } catch {
