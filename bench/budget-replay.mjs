@@ -6,7 +6,7 @@
 // Alone: node --import ./scripts/register-ts.mjs bench/budget-replay.mjs  (after npm run build)
 import { readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
-import { createTokenCounter } from "../dist/src/budget/count-message.js";
+import { createTokenCounter } from "../dist/src/tokens/count-message.js";
 import { createShaper } from "../dist/src/assembly/shaper.js";
 import { hostPromptBudget } from "../dist/src/host/normalize.js";
 import { cacheStability, fillStats } from "../test/support/budget-metrics.ts";

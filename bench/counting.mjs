@@ -4,10 +4,10 @@
 // Run alone: `node bench/counting.mjs [--json]`; or import { runCountingBench }.
 import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import { countTextTokens } from "../dist/src/budget/count-text.js";
-import { loadBpeTable } from "../dist/src/budget/encoder.js";
+import { countTextTokens } from "../dist/src/tokens/count-text.js";
+import { loadBpeTable } from "../dist/src/tokens/encoder.js";
 
-const ENCODER_URL = new URL("../dist/src/budget/encoder.js", import.meta.url).href;
+const ENCODER_URL = new URL("../dist/src/tokens/encoder.js", import.meta.url).href;
 const SIZES = [10_000, 100_000, 1_000_000];
 const TARGET_1MB_MS = 1000;
 const TARGET_LOAD_MS = 1000;

@@ -2,7 +2,7 @@
 // turn for context-ledger (128k and 32k budgets, and 128k without offload),
 // the legacy pass-through and naive tail truncation; prompt-cache stability;
 // the offload ratio.
-import { createTokenCounter } from "../dist/src/budget/count-message.js";
+import { createTokenCounter } from "../dist/src/tokens/count-message.js";
 import { generateToolSession } from "./lib/synthetic-session.mjs";
 import { replayFunction, replayLedger } from "./lib/replay.mjs";
 import { textOfMessage } from "./lib/messages.mjs";

@@ -3,7 +3,7 @@ import { createCaptureIndex } from "./capture/capture-index.js";
 import { registerCapture } from "./capture/capture-middleware.js";
 import { parseConfig } from "./config/parse-config.js";
 import { createEngine } from "./engine/create-engine.js";
-import { ENGINE_ID } from "./engine/info.js";
+import { ENGINE_ID } from "./host/engine-info.js";
 import { registerChatCommand } from "./chat/register-chat-command.js";
 import { runtimeVersionOf } from "./host/detect-host.js";
 import { registerRequestOverheadProbe } from "./host/request-overhead.js";

@@ -14,7 +14,7 @@ const settle = () => {
   globalThis.gc?.();
   globalThis.gc?.();
 };
-const { createTokenCounter } = await import("../../dist/src/budget/count-message.js");
+const { createTokenCounter } = await import("../../dist/src/tokens/count-message.js");
 const { createBenchEngine } = await import("../lib/engine.mjs");
 const { generateToolSession } = await import("../lib/synthetic-session.mjs");
 const bench = await createBenchEngine();

@@ -1,13 +1,13 @@
-import { REPLY_PRIMING_TOKENS } from "../budget/count-projection.js";
-import { planWindow, type WindowPlan } from "../budget/planner.js";
-import { newestUserIndex } from "../budget/units.js";
-import { recordWindow } from "../budget/window-anchors.js";
-import { capInlineOutputs } from "../budget/inline-cap.js";
-import { planElasticWindow } from "../budget/elastic-window.js";
+import { REPLY_PRIMING_TOKENS } from "../tokens/count-projection.js";
+import { planWindow, type WindowPlan } from "../window/planner.js";
+import { newestUserIndex } from "../window/units.js";
+import { recordWindow } from "../window/window-anchors.js";
+import { capInlineOutputs } from "../window/inline-cap.js";
+import { planElasticWindow } from "../window/elastic-window.js";
 import type { AgentSettings } from "../config/schema.js";
 import { isLedgerError } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";
-import { dualCurrencyCharge } from "../budget/dual-currency.js";
+import { dualCurrencyCharge } from "../window/dual-currency.js";
 import { hostChars } from "../host/host-estimate.js";
 import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
 import {

@@ -1,11 +1,5 @@
-import {
-  clearToolResult,
-  stripThinking,
-  stubSummaryOf,
-  textChars,
-  toolMatcher,
-  toolNameOf,
-} from "../budget/clear-tool-results.js";
+import { clearToolResult, stripThinking, stubSummaryOf, textChars } from "../results/clear-tool-results.js";
+import { toolMatcher, toolNameOf } from "../window/clear-boundary.js";
 import type { AgentSettings } from "../config/schema.js";
 import { blocksOf, roleOf, textOf } from "../host/messages.js";
 import { summarizeOutput } from "../results/summarize-output.js";

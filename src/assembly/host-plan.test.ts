@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dualCurrencyCount } from "../budget/dual-currency.js";
+import { dualCurrencyCount } from "../window/dual-currency.js";
 import { HOST_LINES } from "../host/host-lines.js";
 import { hostEstimateOf, resolveHostPlan } from "./host-plan.js";
 import { startAtUserTurn } from "./valid-start.js";

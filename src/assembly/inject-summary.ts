@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
-import type { TokenCounter } from "../budget/count-message.js";
-import type { WindowPlan } from "../budget/planner.js";
+import type { TokenCounter } from "../tokens/count-message.js";
+import type { WindowPlan } from "../window/planner.js";
 import type { AgentSettings } from "../config/schema.js";
 import { fingerprintMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";

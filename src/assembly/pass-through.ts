@@ -1,5 +1,5 @@
 import type { AgentSettings } from "../config/schema.js";
-import { planWindow } from "../budget/planner.js";
+import { planWindow } from "../window/planner.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { estimateRawTokens } from "../host/raw-tally.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";

@@ -1,5 +1,5 @@
 import { textOf } from "../host/messages.js";
-import { matchHostCopy } from "../host/host-copy.js";
+import { matchHostCopy } from "../results/host-copy.js";
 import { readHostSpillFile, type ReadSpillOptions } from "./spill-file.js";
 
 /** The host hands tool-result middleware at most this many chars of a text block (2026.8.x-9.x). */

@@ -4,7 +4,7 @@ import { sha256Hex } from "../artifacts/handle.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
 import { readArtifactTextSync } from "./read-sync.js";
-import { matchHostCopy } from "../host/host-copy.js";
+import { matchHostCopy } from "../results/host-copy.js";
 import { toolCallIdsMatch } from "./tool-call-id.js";
 
 /** Where the full original of one tool call's output lives. */

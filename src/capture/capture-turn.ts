@@ -6,7 +6,7 @@ import { LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.
 import { isOversized } from "../results/shape-limits.js";
 import { bestOriginal, MIDDLEWARE_TEXT_CAP } from "./best-original.js";
 import { captureSessionOf, type CaptureIndex } from "./capture-index.js";
-import { parseHostCopy } from "../host/host-copy.js";
+import { parseHostCopy } from "../results/host-copy.js";
 import type { ReadSpillOptions } from "./spill-file.js";
 
 /** Inputs of {@link captureTurnOutputs}. */

@@ -6,7 +6,7 @@ import { createArtifactStore } from "../artifacts/store.js";
 import { artifactRoot } from "../state/paths.js";
 import { hostFunction, installedHostDists } from "../../test/support/host-dist.js";
 import { createCaptureIndex, type CaptureIndex } from "./capture-index.js";
-import { matchHostCopy, MIDDLE_OMISSION_MARKER, parseHostCopy } from "../host/host-copy.js";
+import { matchHostCopy, MIDDLE_OMISSION_MARKER, parseHostCopy } from "../results/host-copy.js";
 import { readHostSpillFile } from "./spill-file.js";
 import {
   hostToolCallIdForms,

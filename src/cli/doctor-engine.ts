@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { ENGINE_INFO } from "../engine/info.js";
+import { ENGINE_INFO } from "../host/engine-info.js";
 import type { DoctorFinding } from "./doctor-types.js";
 
 /** The host doctor's line this check explains (2026.9.x `openclaw doctor`). */

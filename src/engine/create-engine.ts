@@ -19,7 +19,7 @@ import { afterTurnKey, commitTurnMessages } from "../turns/commit-turn.js";
 import { flushViewRecords } from "../state/view-record.js";
 import { asHostResult, type LedgerAssembleResult } from "../host/host-types.js";
 import { guard } from "./boundary.js";
-import { ENGINE_INFO } from "./info.js";
+import { ENGINE_INFO } from "../host/engine-info.js";
 
 type Params = Record<string, unknown>;
 const asParams = (p: unknown): Params => (p && typeof p === "object" ? (p as Params) : {});

@@ -1,5 +1,5 @@
 import { handleForBytes } from "../artifacts/handle.js";
-import { planWindow } from "../budget/planner.js";
+import { planWindow } from "../window/planner.js";
 import type { AgentSettings } from "../config/schema.js";
 import { errorMessage, LedgerError } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";

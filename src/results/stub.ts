@@ -1,6 +1,6 @@
 import { HANDLE_PREFIX, isHandle } from "../artifacts/handle.js";
 import { countLines } from "../artifacts/meta.js";
-import { parseHostCopy } from "../host/host-copy.js";
+import { parseHostCopy } from "./host-copy.js";
 import { LEDGER_MARKER } from "../host/messages.js";
 import { buildPreview, DEFAULT_PREVIEW_CHARS } from "./preview.js";
 import { redactSecrets } from "./redact.js";

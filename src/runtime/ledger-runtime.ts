@@ -1,7 +1,7 @@
 import { createArtifactStore } from "../artifacts/store.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
-import { createTokenCounter, type TokenCounter } from "../budget/count-message.js";
-import { encodingForModel } from "../budget/encoder.js";
+import { createTokenCounter, type TokenCounter } from "../tokens/count-message.js";
+import { encodingForModel } from "../tokens/encoder.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
 import type { AgentSettings, LedgerConfig } from "../config/schema.js";
 import { createLedgerLogger, type HostLogger, type LedgerLogger } from "../host/logger.js";

@@ -2,7 +2,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { isLedgerError, LedgerError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import type { WindowAnchor } from "../budget/window-anchors.js";
+import type { WindowAnchor } from "../window/window-anchors.js";
 import type { RawTally } from "../host/raw-tally.js";
 import { withFileLock } from "../fs/lock.js";
 
@@ -65,7 +65,7 @@ export interface SessionState {
   recentTurns: TurnRecord[];
   raw: RawTally;
   frontier: Frontier | null;
-  /** Kept window per budget class (src/budget/window-anchors.ts); absent in states written before them. */
+  /** Kept window per budget class (src/window/window-anchors.ts); absent in states written before them. */
   windows?: WindowAnchor[];
   lastDebt: DebtReading | null;
   debtHistory: DebtReading[];

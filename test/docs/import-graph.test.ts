@@ -103,3 +103,46 @@ describe("src/ imports only downward", () => {
     expect(found).toEqual([]);
   });
 });
+
+/**
+ * The layers of src/, top to bottom, as docs/architecture.md draws them: a folder imports only
+ * folders below its own layer (files at the root of src/ count as their own folder). Folders of one layer
+ * know nothing of each other: the CLI works on stored state, never on a live engine.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ["plugin.ts", "public-api.ts"],
+  ["chat"],
+  ["cli", "engine"],
+  ["assembly", "maintenance", "turns"],
+  ["capture", "subagents"],
+  ["retrieval", "runtime", "summary", "cli/session-clean"],
+  ["results", "state"],
+  ["artifacts", "window"],
+  ["tokens", "config", "fs"],
+  ["host"],
+  ["errors.ts", "version.ts"],
+];
+
+describe("src/ folders keep their layer order", () => {
+  const files = fileGraph();
+  const rank = new Map(LAYERS.flatMap((layer, i) => layer.map((folder) => [folder, i] as const)));
+
+  it("every folder of src/ has a layer", () => {
+    const unplaced = [...new Set([...files.keys()].map(folderOf))].filter((f) => !rank.has(f)).sort();
+    expect(unplaced).toEqual([]);
+  });
+
+  it("no import points up a layer or sideways within one", () => {
+    const upward: string[] = [];
+    for (const [file, deps] of files) {
+      const from = rank.get(folderOf(file));
+      for (const dep of deps) {
+        const to = rank.get(folderOf(dep));
+        const other = folderOf(dep) !== folderOf(file);
+        if (from !== undefined && to !== undefined && other && to <= from)
+          upward.push(`${path.relative(SRC, file)} -> ${path.relative(SRC, dep)}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+});

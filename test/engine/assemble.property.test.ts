@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTokenCounter } from "../../src/budget/count-message.js";
+import { createTokenCounter } from "../../src/tokens/count-message.js";
 import { isGenuineUserMessage } from "../../src/host/messages.js";
 import { expectPaired } from "./conformance-suite.js";
 import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createTokenCounter } from "../../src/budget/count-message.js";
+import { createTokenCounter } from "../../src/tokens/count-message.js";
 import { textOf } from "../../src/host/messages.js";
 import { cacheStability, fillStats } from "../support/budget-metrics.js";
 import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";

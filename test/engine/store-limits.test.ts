@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTokenCounter } from "../../src/budget/count-message.js";
+import { createTokenCounter } from "../../src/tokens/count-message.js";
 import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
 
 describe("limits: a refused stash never leaves an unfetchable handle in the prompt", () => {

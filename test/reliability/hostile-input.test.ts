@@ -1,8 +1,8 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createTokenCounter, type TokenCounter } from "../../src/budget/count-message.js";
-import { encodingForModel } from "../../src/budget/encoder.js";
+import { createTokenCounter, type TokenCounter } from "../../src/tokens/count-message.js";
+import { encodingForModel } from "../../src/tokens/encoder.js";
 import { createHostileGenerator } from "../support/hostile-gen.js";
 import { createTestEngine } from "../support/engine-harness.js";
 

@@ -9,39 +9,7 @@
  * re-plan, so every prompt in between is a pure extension of the one before.
  */
 import { blocksOf, LEDGER_MARKER, roleOf } from "../host/messages.js";
-
-/** Inputs of {@link clearBoundary}. */
-export interface ClearBoundaryOptions {
-  /** Tool results kept in full, newest first. */
-  keepToolResults: number;
-  /** True for tools whose results are never cleared (counted out of the last N too). */
-  excluded: (toolName: string) => boolean;
-  /** Index of the newest genuine user message: nothing from there on is cleared (the model is using it). */
-  newestUser: number;
-}
-
-/**
- * Index before which results are cleared: everything older than the
- * `keepToolResults`-th newest clearable tool result, and never inside the
- * current turn. -1 when nothing is old enough. Walks back from the end.
- */
-export function clearBoundary(messages: readonly unknown[], options: ClearBoundaryOptions): number {
-  if (options.newestUser <= 0) return -1;
-  let seen = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (roleOf(m) !== "toolResult" || options.excluded(toolNameOf(m))) continue;
-    if (seen === options.keepToolResults) return Math.min(i + 1, options.newestUser);
-    seen++;
-  }
-  return -1;
-}
-
-/** Name of the tool that produced a result ("unknown" when absent). */
-export function toolNameOf(message: unknown): string {
-  const name = message && typeof message === "object" ? (message as Record<string, unknown>).toolName : undefined;
-  return typeof name === "string" && name ? name : "unknown";
-}
+import { toolNameOf } from "../window/clear-boundary.js";
 
 /** Chars of a stub's summary kept in a placeholder at most. */
 export const CLEARED_SUMMARY_CHARS = 400;
@@ -105,20 +73,4 @@ export function stripThinking(message: unknown): unknown {
 /** Chars of a message's text blocks. */
 export function textChars(message: unknown): number {
   return blocksOf(message).reduce((s, b) => s + (typeof b.text === "string" ? b.text.length : 0), 0);
-}
-
-/** Tool-name matcher for names and globs (`*` any run, `?` one character). */
-export function toolMatcher(patterns: readonly string[]): (toolName: string) => boolean {
-  if (patterns.length === 0) return () => false;
-  const res = patterns.map(
-    (p) =>
-      new RegExp(
-        `^${p
-          .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-          .replace(/\*/g, ".*")
-          .replace(/\?/g, ".")}$`,
-        "s",
-      ),
-  );
-  return (name) => res.some((r) => r.test(name));
 }

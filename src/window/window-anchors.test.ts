@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clearBoundary, stripThinking, toolMatcher } from "./clear-tool-results.js";
+import { stripThinking } from "../results/clear-tool-results.js";
+import { clearBoundary, toolMatcher } from "./clear-boundary.js";
 import type { WindowPlan } from "./planner.js";
 import { pickAnchor, recordWindow, replanTarget, type WindowAnchor } from "./window-anchors.js";
 

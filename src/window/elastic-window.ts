@@ -6,7 +6,7 @@
 import type { AgentSettings } from "../config/schema.js";
 import { hostMessageChars } from "../host/host-estimate.js";
 import { fingerprintMessage } from "../host/messages.js";
-import { clearBoundary, toolMatcher } from "./clear-tool-results.js";
+import { clearBoundary, toolMatcher } from "./clear-boundary.js";
 import { planWindow, type WindowPlan } from "./planner.js";
 import { frontShift, pickAnchor, replanTarget, shiftAnchor, type WindowAnchor } from "./window-anchors.js";
 
@@ -38,7 +38,7 @@ export interface ElasticWindow {
   pin: boolean;
 }
 
-/** What a session remembers of its windows (the session state satisfies it; budget/ stays free of state/). */
+/** What a session remembers of its windows (the session state satisfies it; window/ stays free of state/). */
 export interface WindowState {
   windows?: readonly WindowAnchor[];
   frontier: { start: number; anchor: string; total: number } | null;
