@@ -1,4 +1,4 @@
-// Replay benchmark of issue 17: drives the real engine through a 160-turn
+// Replay benchmark of the window figures: drives the real engine through a 160-turn
 // tool-heavy session with the budget sequences real hosts pass, and reports
 // per pattern how much of its budget each prompt fills (calls whose history
 // exceeds the budget), how many main prompts purely extend the previous one

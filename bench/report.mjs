@@ -210,7 +210,7 @@ function replaySection(r) {
   }
   lines.push(
     "",
-    "Targets (issue 17): every call whose history exceeds its budget fills at least 60% of it in the constant, tool-loop, growing and shrinking patterns; at least 90% of main prompts are cache-stable at a constant 32k and under the tool-loop triple.",
+    "Targets: every call whose history exceeds its budget fills at least 60% of it in the constant, tool-loop, growing and shrinking patterns; at least 90% of main prompts are cache-stable at a constant 32k and under the tool-loop triple.",
     "",
     "The same two figures from real 2026.9.6 runs (20 tool-heavy turns, request bodies recorded by the host mock, main requests only) are recorded and asserted by the `long-session*` and `host-cut-64k` host scenarios; [host-lines.md](host-lines.md) gives them, and why a 32k window leaves room for only about 6 such turns below the host's memory-flush threshold.",
   );

@@ -1,11 +1,13 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { detectHost, packageVersionNear, runtimeVersionOf } from "./detect-host.js";
 import { hostChars, hostMessageBudget, hostMessageChars } from "./host-estimate.js";
 import { HOST_LINES, hostLineOf, hostPromptLimit } from "./host-lines.js";
 import { modelLimitsFromConfig, normalizeFactoryContext } from "./normalize.js";
+import { useTempDir } from "../../test/support/temp-dir.js";
+
+const tmp = useTempDir("cl-detect-");
 
 describe("host lines", () => {
   it("maps every released version to its line, later ones to the newest row", () => {
@@ -37,7 +39,7 @@ describe("host lines", () => {
     ).toBeUndefined();
     expect(detectHost("2026.5.28", {})).toMatchObject({ line: "2026.5", source: "runtime" });
 
-    const root = mkdtempSync(path.join(os.tmpdir(), "cl-detect-"));
+    const root = tmp();
     mkdirSync(path.join(root, "openclaw", "dist"), { recursive: true });
     writeFileSync(
       path.join(root, "openclaw", "package.json"),

@@ -5,7 +5,7 @@ import { isGenuineUserMessage, roleOf } from "../../src/host/messages.js";
 import { expectPaired } from "./conformance-suite.js";
 import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
 
-// The invariants of issue 17 under the budget sequences hosts really pass: a
+// The budget invariants (fill, cache stability) under the budget sequences hosts really pass: a
 // session grows call by call and every model request assembles once per budget
 // of the pattern (2026.9.6's tool loop: three budgets per request).
 type Budgets = (turn: number, turns: number) => number[];

@@ -1,5 +1,5 @@
 /**
- * Issue 5, assertion 6, the operator's install path: `npm pack`, then
+ * The operator's install path: `npm pack`, then
  * `openclaw plugins install <tarball>` into a clean 2026.9.6 state, select the
  * engine, and run one embedded turn with a tool call through it.
  */

@@ -12,7 +12,7 @@ export function promptTokensPerTurn(records: readonly TurnRecord[], counter: Tok
   return records.map((r) => r.requests.map((q) => requestPromptTokens(q, counter)));
 }
 
-/** Largest value over smallest (Infinity when the smallest is 0, NaN when empty): the band of assertion 4. */
+/** Largest value over smallest (Infinity when the smallest is 0, NaN when empty): a band of per-turn figures. */
 export function bandRatio(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const min = Math.min(...values);
@@ -20,7 +20,7 @@ export function bandRatio(values: readonly number[]): number {
   return min === 0 ? Number.POSITIVE_INFINITY : max / min;
 }
 
-/** Requests whose prompt exceeds `budget` tokens (assertion 2: every request within the prompt budget). */
+/** Requests whose prompt exceeds `budget` tokens (every request should be within the prompt budget). */
 export function requestsOverBudget(
   records: readonly TurnRecord[],
   budget: number,

@@ -1,5 +1,5 @@
 /**
- * Issue 19, doctor from anywhere, on a real 2026.9.6 install: inside the host it
+ * Doctor from anywhere, on a real 2026.9.6 install: inside the host it
  * knows the host it runs in; with an `openclaw.json` the host rejects for an
  * unrelated key, the standalone command still runs and names what is wrong.
  */

@@ -11,7 +11,7 @@ export interface Workload {
 }
 
 /**
- * The reset-loop workload (issue 5): a 32,000-token window, each turn an `exec`
+ * The reset-loop workload: a 32,000-token window, each turn an `exec`
  * printing 150,000 chars plus a 12,000-char answer. On 2026.4.24 with a naive
  * engine it reset the session at turn 3 (and again at turn 6) here.
  */

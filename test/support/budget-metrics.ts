@@ -1,5 +1,5 @@
 /**
- * The two figures of issue 17, computed the same way from an engine replay
+ * The two window figures (fill and cache stability), computed the same way from an engine replay
  * (bench/budget-replay.mjs) and from a host mock's recorded request bodies:
  * how much of its budget a prompt fills, and whether a prompt is a pure
  * extension of the previous main prompt (a provider prompt-cache hit).

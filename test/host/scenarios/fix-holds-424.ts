@@ -1,5 +1,5 @@
 /**
- * Issue 5, assertions 2, 4 and 5 on 2026.4.24 (the release with the reset loop): the
+ * The fix holds on 2026.4.24 (the release with the reset loop): the
  * workload that resets the session with a naive engine (see reset-loop-bites.ts) runs
  * 13 exec turns and a fetch turn with context-ledger through the gateway's chat.send.
  */

@@ -1,9 +1,9 @@
 /**
- * On 2026.9.6 (current): issue 5 assertion 3 (the reset-loop workload stays in one
- * session, the engine is used every turn, the maintenance-debt line appears once the
- * raw history outgrows the budget), then issue 6 in the real host (a manual
- * `sessions.compact` mid-session, and a reset: nothing from before leaks), and
- * issue 7's host CLI registration (`openclaw context-ledger status --json`).
+ * On 2026.9.6 (current): the reset-loop workload stays in one session, the engine is
+ * used every turn, and the maintenance-debt line appears once the raw history outgrows
+ * the budget; then continuity in the real host (a manual `sessions.compact` mid-session,
+ * and a reset: nothing from before leaks), and the host CLI registration
+ * (`openclaw context-ledger status --json`).
  */
 import { expect } from "vitest";
 import { formatTurn } from "../gateway-session.js";
@@ -78,7 +78,7 @@ export const fixHolds96: HostScenario = {
     expect(debts.length).toBeGreaterThanOrEqual(1);
     expect(debts.every((d) => d.debt === d.raw - d.budget && d.assembled <= d.budget)).toBe(true);
 
-    // Issue 6: a manual sessions.compact mid-session compacts, and the next turn starts with the summary.
+    // A manual sessions.compact mid-session compacts, and the next turn starts with the summary.
     // Below the host's memory-flush threshold (20,000 at 32k) the window holds one reset-loop turn (a
     // 12,000-char answer each). Two short exchanges after it: the second one's view (history up to the
     // first) holds that turn and a newer one, so there is an older turn to fold.
@@ -98,7 +98,7 @@ export const fixHolds96: HostScenario = {
     expect(JSON.stringify(after[0]?.requests[0]?.body ?? {})).toContain("[context-ledger summary]");
     expect(after[0]?.status).toBe("ok");
 
-    // Issue 6: after a reset nothing from the earlier conversation reaches the model.
+    // After a reset nothing from the earlier conversation reaches the model.
     await session.call("sessions.reset", { key: session.sessionKey });
     const before = session.requests().length;
     await session.chatSend("Fresh start: what is two plus two?");
@@ -110,7 +110,7 @@ export const fixHolds96: HostScenario = {
     expect(prompt).not.toContain("[context-ledger summary]");
     expect(countHostLogSignals(await session.hostLog()).compactionFailed).toBe(0);
 
-    // Issue 7: the commands are registered in the host CLI.
+    // The commands are registered in the host CLI.
     const res = await runOpenclaw(session.env, ["context-ledger", "status", "--json"], { timeoutMs: 180_000 });
     const json = extractJson(res.stdout) as { schema?: string } | undefined;
     expect(res.code, res.stderr.slice(-1000)).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * Issue 17's two real-host figures together: the long session of `long-session.ts` at a
+ * The two window figures (fill, extension) together in the real host: the long session of `long-session.ts` at a
  * 49,152-token window, context-ledger only, defaults. Below the host's memory-flush
  * threshold (49,152 − 12,288 − 4,000 = 32,864 provider tokens) history first outgrows the
  * room at about turn 16, so the re-plans that follow must keep both figures: every

@@ -1,5 +1,5 @@
 /**
- * Issue 15 on 2026.9.6: a 20-turn tool-heavy session (each turn an `exec` printing
+ * On 2026.9.6: a 20-turn tool-heavy session (each turn an `exec` printing
  * 40,000 chars, window 32,000, maxTokens 4,096). Every turn is answered by the model
  * and no request goes out with an output allowance below maxTokens (the host's
  * OpenAI-completions transport clamps it to window − its chars/4 × 1.25 estimate − 1).
@@ -226,7 +226,7 @@ export const longSessionScenario: HostScenario = {
     if (session.engineId !== "context-ledger") return;
     expectEveryTurnAnsweredInFull(figures);
     expectNoHostRuns(figures);
-    // Issue 17's real-host figures at the defaults. Below the host's memory-flush threshold (20,000 provider tokens
+    // The window figures (fill, extension) at the defaults. Below the host's memory-flush threshold (20,000 provider tokens
     // at 32k) the room holds about 6 turns of this session and a re-plan keeps 72% of it, so most turns re-plan
     // (measured 6/19 extending, worst fill 0.67); long-session-low-water is the tuning for such a small room.
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
@@ -247,7 +247,7 @@ export const longSessionScenario: HostScenario = {
 export const LOW_WATER_SMALL_ROOM = 0.5;
 
 /**
- * Issue 17 at 32k, tuned: a re-plan keeps half the room instead of the default 72%, so a window
+ * The window figures at 32k, tuned: a re-plan keeps half the room instead of the default 72%, so a window
  * lasts about 3 turns instead of 1-2 (docs/operator-guide.md, when to lower `budget.lowWaterRatio`).
  * Measured 2026-11-23: 14 of 19 main requests extend the previous one, every re-planned request
  * fills at least 0.63 of the room.

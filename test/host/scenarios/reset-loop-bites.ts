@@ -1,5 +1,5 @@
 /**
- * Issue 5, assertion 1, and the live positive control of the 2026.4.24 log patterns:
+ * The reset loop bites without the fix, and the live positive control of the 2026.4.24 log patterns:
  * the reset-loop workload bites on 2026.4.24 without context-ledger. A naive engine
  * (small assembled tail, `compact()` that reports success without shrinking) meets the
  * raw-transcript precheck: the host logs `[context-overflow-precheck]`, retries

@@ -1,5 +1,5 @@
 /**
- * Issue 15: the reset-loop workload on every host line. Each turn an `exec` prints
+ * The reset-loop workload on every host line. Each turn an `exec` prints
  * 150,000 chars and the model answers 12,000 chars, 6 turns, window 32,000,
  * maxTokens 4,096. For context-ledger: every turn's final answer is the model's
  * text (not a host notice), no request asks for less than maxTokens (where the host
@@ -17,7 +17,7 @@ import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
 import { outputAllowance, readFigures, recordFigures, transcriptSize } from "./turn-figures.js";
 
-/** Turns of the workload (issue 15's measurement). */
+/** Turns of the workload. */
 export const RESET_LOOP_TURNS = 6;
 
 /** One turn as the user saw it. */
