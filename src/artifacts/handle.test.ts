@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { isLedgerError } from "../errors.js";
-import { formatHandle, handleForBytes, HANDLE_PREFIX, isHandle, parseHandle } from "./handle.js";
+import {
+  findHandles,
+  firstHandle,
+  formatHandle,
+  handleForBytes,
+  handlePattern,
+  HANDLE_PREFIX,
+  isHandle,
+  parseHandle,
+} from "./handle.js";
 
 const HEX = "a".repeat(32) + "0123456789abcdef".repeat(2);
 const GOOD = HANDLE_PREFIX + HEX;
@@ -55,5 +64,25 @@ describe("handleForBytes / formatHandle", () => {
     expect(handleForBytes(new Uint8Array([0x61, 0x62, 0x63]))).toBe(HANDLE_PREFIX + abc);
     expect(formatHandle(abc)).toBe(HANDLE_PREFIX + abc);
     expect(() => formatHandle("../etc")).toThrow(/64 lowercase hex/);
+  });
+});
+
+describe("findHandles / firstHandle", () => {
+  const a = handleForBytes("a");
+  const b = handleForBytes("b");
+
+  it("finds every distinct handle cited in a text, in order of first appearance", () => {
+    const text = `stub ${b} then ${a}, again ${b}; not a handle: ${HANDLE_PREFIX}${"A".repeat(64)}`;
+    expect(findHandles(text)).toEqual([b, a]);
+    expect(firstHandle(text)).toBe(b);
+    expect(findHandles("no handle here")).toEqual([]);
+    expect(firstHandle("no handle here")).toBeUndefined();
+  });
+
+  it("gives a fresh pattern each call, so no lastIndex leaks between texts", () => {
+    const first = handlePattern();
+    expect(first.exec(`${a}`)?.[0]).toBe(a);
+    expect(handlePattern().exec(`${a}`)?.[0]).toBe(a);
+    expect(`x ${a} y`.replace(handlePattern(), "H")).toBe("x H y");
   });
 });

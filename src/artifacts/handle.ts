@@ -82,6 +82,23 @@ export function handleForBytes(bytes: string | Uint8Array): string {
   return HANDLE_PREFIX + sha256Hex(bytes);
 }
 
+const HANDLE_SOURCE = `${HANDLE_PREFIX}[0-9a-f]{64}`;
+
+/** A fresh global regex matching every handle inside a text (fresh: a shared global regex keeps `lastIndex`). */
+export function handlePattern(): RegExp {
+  return new RegExp(HANDLE_SOURCE, "g");
+}
+
+/** The distinct handles cited in `text`, in order of first appearance. */
+export function findHandles(text: string): string[] {
+  return [...new Set(text.match(handlePattern()) ?? [])];
+}
+
+/** The first handle cited in `text`, or `undefined`. */
+export function firstHandle(text: string): string | undefined {
+  return handlePattern().exec(text)?.[0];
+}
+
 function invalid(message: string): LedgerError {
   return new LedgerError("handle_invalid", message);
 }

@@ -1,5 +1,6 @@
 import { clearToolResult, stripThinking, stubSummaryOf, textChars } from "../results/clear-tool-results.js";
 import { toolMatcher, toolNameOf } from "../window/clear-boundary.js";
+import { firstHandle } from "../artifacts/handle.js";
 import type { AgentSettings } from "../config/schema.js";
 import { blocksOf, roleOf, textOf } from "../host/messages.js";
 import { summarizeOutput } from "../results/summarize-output.js";
@@ -18,7 +19,6 @@ export interface ClearingShaper {
 
 // A cleared result shorter than this stays as it is: its placeholder would save little.
 const MIN_CLEARED_CHARS = 400;
-const HANDLE = /ledger:v1:sha256:[0-9a-f]{64}/;
 
 // Cleared forms per message object and settings, across calls: a standing window re-counts
 // the same objects (the counter's identity cache), and nothing is rebuilt per call.
@@ -30,10 +30,7 @@ function handleCitedBy(result: unknown): string | undefined {
   if (result === null || typeof result !== "object") return undefined;
   let handle = citedHandle.get(result);
   if (handle === undefined)
-    citedHandle.set(
-      result,
-      (handle = roleOf(result) === "toolResult" ? (HANDLE.exec(textOf(result))?.[0] ?? null) : null),
-    );
+    citedHandle.set(result, (handle = roleOf(result) === "toolResult" ? (firstHandle(textOf(result)) ?? null) : null));
   return handle ?? undefined;
 }
 
@@ -97,8 +94,8 @@ export function createClearingShaper(
 
 function stubIn(message: unknown): { handle: string; text: string } | undefined {
   for (const block of blocksOf(message)) {
-    const m = typeof block.text === "string" ? HANDLE.exec(block.text) : null;
-    if (m) return { handle: m[0], text: block.text as string };
+    const handle = typeof block.text === "string" ? firstHandle(block.text) : undefined;
+    if (handle) return { handle, text: block.text as string };
   }
   return undefined;
 }

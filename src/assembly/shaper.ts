@@ -6,6 +6,7 @@ import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { resolveToolPolicy } from "../results/tool-policy.js";
 import { planToolResultShape, stubForText, type PendingStash } from "../results/shape-tool-result.js";
+import { firstHandle } from "../artifacts/handle.js";
 import { readGcEpoch } from "../artifacts/store-gc.js";
 import { shapeLimitsOf } from "../results/shape-limits.js";
 import { shapeCacheKey } from "./cache-key.js";
@@ -127,9 +128,9 @@ export function createShaper(
       for (const st of cached.stashes) pending.set(st.handle, st);
       if (result !== message) {
         for (const block of blocksOf(result)) {
-          const m = typeof block.text === "string" ? HANDLE_IN_STUB.exec(block.text) : null;
-          if (m) {
-            handles.add(m[0]);
+          const handle = typeof block.text === "string" ? firstHandle(block.text) : undefined;
+          if (handle) {
+            handles.add(handle);
             offloaded++;
           }
         }
@@ -181,8 +182,6 @@ export function createShaper(
     offloaded: () => offloaded,
   };
 }
-
-const HANDLE_IN_STUB = /ledger:v1:sha256:[0-9a-f]{64}/;
 
 // Handles this process already wrote: warm turns skip the store round trip (until a gc epoch changes).
 const stashed = new Set<string>();

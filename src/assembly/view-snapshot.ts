@@ -1,3 +1,4 @@
+import { findHandles } from "../artifacts/handle.js";
 import type { AgentSettings } from "../config/schema.js";
 import { errorMessage } from "../errors.js";
 import { blocksOf, roleOf, textOf, toolResultIdOf, type LooseMessage } from "../host/messages.js";
@@ -13,7 +14,6 @@ import {
 } from "../state/view-record.js";
 import type { DebtReading } from "../state/session-state.js";
 
-const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
 const PREVIEW_CHARS = 160;
 /** Messages recorded per view at most (the newest); a view of a huge history stays small. */
 const MAX_RECORDED_MESSAGES = 400;
@@ -31,7 +31,7 @@ function describe(rt: LedgerRuntime, m: unknown, settings: AgentSettings): Descr
   const memo = m && typeof m === "object" ? described.get(m) : undefined;
   if (memo?.settings === settings) return memo.row;
   const text = textOf(m);
-  const handles = [...new Set(text.match(HANDLE_IN_TEXT) ?? [])];
+  const handles = findHandles(text);
   const toolName = (m as LooseMessage).toolName;
   const callId = toolResultIdOf(m);
   const calls = blocksOf(m)

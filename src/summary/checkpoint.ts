@@ -6,6 +6,7 @@
  * packs has it. No timestamps, so sealing the same state twice dedups.
  */
 import { z } from "zod";
+import { isHandle } from "../artifacts/handle.js";
 import { describeValue, LedgerError } from "../errors.js";
 import { redactSecrets } from "../results/redact.js";
 import { foldSummary } from "./fold-summary.js";
@@ -18,8 +19,6 @@ export const CHECKPOINT_SCHEMA = "context-ledger.checkpoint.v1";
 /** Checkpoint refs kept in the sidecar; older ones stay reachable through each pack's `previous`. */
 export const MAX_CHECKPOINT_REFS = 64;
 
-const HANDLE_RE = /^ledger:v1:sha256:[0-9a-f]{64}$/;
-
 const packSchema = z.object({
   schema: z.literal(CHECKPOINT_SCHEMA),
   epoch: z.string(),
@@ -28,8 +27,8 @@ const packSchema = z.object({
     fingerprint: z.string().nullable(),
     entryId: z.string().optional(),
   }),
-  previous: z.string().regex(HANDLE_RE).nullable(),
-  artifacts: z.array(z.string().regex(HANDLE_RE)),
+  previous: z.string().refine(isHandle).nullable(),
+  artifacts: z.array(z.string().refine(isHandle)),
   rendered: z.string(),
   summary: z.unknown(),
 });
@@ -68,7 +67,7 @@ export interface BuildCheckpointOptions {
 /** Builds the pack text for `state` (deterministic JSON). */
 export function buildCheckpointPack(state: SummaryState, options: BuildCheckpointOptions): string {
   const handles = new Set<string>();
-  for (const h of options.artifactHandles ?? []) if (HANDLE_RE.test(h)) handles.add(h);
+  for (const h of options.artifactHandles ?? []) if (isHandle(h)) handles.add(h);
   for (const h of state.digest.handles) handles.add(h);
   for (const e of state.entries) {
     for (const h of e.handles) handles.add(h);
@@ -84,7 +83,7 @@ export function buildCheckpointPack(state: SummaryState, options: BuildCheckpoin
     epoch: state.epoch,
     frontier,
     previous: state.checkpoints.at(-1)?.handle ?? null,
-    artifacts: [...handles].filter((h) => HANDLE_RE.test(h)).sort(),
+    artifacts: [...handles].filter((h) => isHandle(h)).sort(),
     rendered: renderSummary(state, options.render),
     summary: state,
   };

@@ -4,6 +4,7 @@
  * lines. Heuristics, tuned to keep what a later turn is likely to need; every
  * scan is bounded so one huge message costs at most `SCAN_CHARS`.
  */
+import { findHandles, handlePattern } from "../artifacts/handle.js";
 import { LEDGER_MARKER } from "../host/messages.js";
 
 /** Chars of a message scanned for facts; the rest is skipped (it is in the transcript or an artifact). */
@@ -12,7 +13,6 @@ export const SCAN_CHARS = 20_000;
 /** Prefix of an artifact stub's first line (built by `results/`). */
 export const ARTIFACT_STUB_PREFIX = "[context-ledger artifact";
 
-const HANDLE_RE = /ledger:v1:sha256:[0-9a-f]{64}/g;
 const URL_RE = /\bhttps?:\/\/[^\s<>"'`)\]]+/g;
 const PATH_RE =
   /(?<![\w/.:@-])(?:~\/|\.{1,2}\/|\/)?(?:[\w@+-][\w.@+-]*\/)*[\w@+-][\w@+.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/])|(?<![\w/.:@-])(?:~\/|\.{1,2}\/|\/)(?:[\w@+.-]+\/)*[\w@+.-]+(?![\w/])|(?<![\w/.:@-])[\w@+-][\w.@+-]*\/(?:[\w@+.-]+\/)+[\w@+.-]+(?![\w/])/g;
@@ -115,7 +115,7 @@ export function factSentences(text: string, max: number): string[] {
 
 /** Artifact handles in `text`, in order, deduplicated. */
 export function handlesIn(text: string): string[] {
-  return unique(text.slice(0, SCAN_CHARS).match(HANDLE_RE) ?? []);
+  return findHandles(text.slice(0, SCAN_CHARS));
 }
 
 /**
@@ -129,7 +129,7 @@ const FILE_EXTENSIONS = new Set(
 
 /** File-system paths and file names in `text` (URLs, handles, member accesses and calls excluded). */
 export function pathsIn(text: string): string[] {
-  const scrubbed = text.slice(0, SCAN_CHARS).replace(URL_RE, " ").replace(HANDLE_RE, " ");
+  const scrubbed = text.slice(0, SCAN_CHARS).replace(URL_RE, " ").replace(handlePattern(), " ");
   const found: string[] = [];
   for (const m of scrubbed.matchAll(PATH_RE)) {
     const p = m[0].replace(/[.,;:]+$/, "");
