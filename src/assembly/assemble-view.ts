@@ -288,8 +288,6 @@ export async function assembleView(
   };
 }
 
-const MAX_VIEWS = 64;
-
 function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastView): void {
   const key = `${identity.agentId}\u0000${identity.sessionKey}`;
   const previous = rt.lastViews.get(key);
@@ -308,10 +306,5 @@ function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastVi
     previous.messageBudget > view.messageBudget
   )
     return;
-  rt.lastViews.delete(key);
   rt.lastViews.set(key, view);
-  if (rt.lastViews.size > MAX_VIEWS) {
-    const oldest = rt.lastViews.keys().next().value;
-    if (oldest !== undefined) rt.lastViews.delete(oldest);
-  }
 }

@@ -20,13 +20,7 @@ export interface ClearingShaper {
 // A cleared result shorter than this stays as it is: its placeholder would save little.
 const MIN_CLEARED_CHARS = 400;
 
-// Cleared forms per message object and settings, across calls: a standing window re-counts
-// the same objects (the counter's identity cache), and nothing is rebuilt per call.
-const clearedCache = new WeakMap<object, Map<string, unknown>>();
-// The handle a cleared result cites, per result object: the text is not re-read on every call.
-const citedHandle = new WeakMap<object, string | null>();
-
-function handleCitedBy(result: unknown): string | undefined {
+function handleCitedBy(citedHandle: WeakMap<object, string | null>, result: unknown): string | undefined {
   if (result === null || typeof result !== "object") return undefined;
   let handle = citedHandle.get(result);
   if (handle === undefined)
@@ -50,7 +44,12 @@ export function createClearingShaper(
   const { clearing } = settings;
   const excluded = toolMatcher(clearing.excludeTools);
   const handles = new Set<string>();
-  const cacheKey = shapeCacheKey(rt.root, settings.offload, settings.clearing, settings.redaction);
+  const cacheKey = shapeCacheKey(rt, rt.root, settings.offload, settings.clearing, settings.redaction);
+  // Cleared forms per message object and settings, across calls: a standing window re-counts
+  // the same objects (the counter's identity cache), and nothing is rebuilt per call.
+  const clearedCache = rt.owned("clearing:cleared", () => new WeakMap<object, Map<string, unknown>>());
+  // The handle a cleared result cites, per result object: the text is not re-read on every call.
+  const citedHandle = rt.owned("clearing:cited-handle", () => new WeakMap<object, string | null>());
 
   const clearedOf = (index: number): unknown => {
     const message = messages[index];
@@ -81,7 +80,7 @@ export function createClearingShaper(
       result = clearedOf(index);
       if (key) clearedCache.set(key, (perMessage ?? new Map()).set(cacheKey, result));
     }
-    const handle = handleCitedBy(result);
+    const handle = handleCitedBy(citedHandle, result);
     if (handle && result !== shaper.shape(index)) handles.add(handle);
     return result;
   };

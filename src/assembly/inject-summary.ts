@@ -1,3 +1,5 @@
+import { createVersionedCache } from "../fs/versioned-cache.js";
+import { LRUCache } from "lru-cache";
 import { stat } from "node:fs/promises";
 import type { TokenCounter } from "../tokens/count-message.js";
 import type { WindowPlan } from "../window/planner.js";
@@ -26,19 +28,10 @@ interface CachedSummary {
   renders: Map<string, { text: string; tokens: number }>;
 }
 
-const caches = new WeakMap<LedgerRuntime, Map<string, CachedSummary>>();
-
-const reportedSidecars = new Set<string>();
-
-function cacheOf(rt: LedgerRuntime): Map<string, CachedSummary> {
-  let cache = caches.get(rt);
-  if (!cache) {
-    cache = new Map();
-    caches.set(rt, cache);
-  }
-  if (cache.size > 256) cache.delete(cache.keys().next().value as string);
-  return cache;
-}
+/** Sessions whose parsed summary stays in memory. */
+const MAX_CACHED_SUMMARIES = 256;
+/** Sidecar files whose read error was already logged (logged once each). */
+const MAX_REPORTED_SIDECARS = 1_024;
 
 /** Inputs of {@link injectSummary}. */
 export interface InjectSummaryInput {
@@ -85,9 +78,14 @@ async function ownSummary(
 ): Promise<{ text?: string; tokens: number }> {
   if (!settings.summary.enabled) return { tokens: 0 };
   const { messages, plan } = input;
-  const cache = cacheOf(rt);
+  const cache = rt.owned("summary:cache", () => new LRUCache<string, CachedSummary>({ max: MAX_CACHED_SUMMARIES }));
+  const reportedSidecars = rt.owned(
+    "summary:reported-sidecars",
+    () => new LRUCache<string, true>({ max: MAX_REPORTED_SIDECARS }),
+  );
   const sessionDir = rt.sessions.dir(identity.agentId, identity.sessionKey);
-  const { epoch, file, mtimeMs } = await findEpochSidecar(sessionDir, messages);
+  const records = rt.owned("summary:records", () => createVersionedCache<SummaryState>(MAX_CACHED_SUMMARIES));
+  const { epoch, file, mtimeMs } = await findEpochSidecar(sessionDir, messages, records);
   const cached = cache.get(file);
   const opened = await openSummary({
     sessionDir,
@@ -96,7 +94,7 @@ async function ownSummary(
     ...(cached && cached.mtimeMs === mtimeMs ? { cached: cached.state } : {}),
     onReadError: (code, message) => {
       if (reportedSidecars.has(file)) return;
-      reportedSidecars.add(file);
+      reportedSidecars.set(file, true);
       rt.logger.error(
         `summary sidecar problem ${code}: ${message}; it is left untouched for inspection (the summary is rebuilt in memory until it is fixed or removed)`,
       );

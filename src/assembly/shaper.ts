@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
 import type { AgentSettings } from "../config/schema.js";
 import { LedgerError } from "../errors.js";
@@ -30,7 +31,10 @@ export interface Shaper {
 // Shaped messages per agent, by message identity: the host hands the same
 // objects to every call in a process, so warm assembly re-shapes nothing.
 // The stashes ride along: after a gc removed an original, a cache hit can still store it again.
-const shapedCache = new WeakMap<object, Map<string, { result: unknown; stashes: PendingStash[] }>>();
+type ShapedCache = WeakMap<object, Map<string, { result: unknown; stashes: PendingStash[] }>>;
+
+// Handles this process already wrote: warm turns skip the store round trip (until a gc epoch changes).
+const MAX_STASHED_MEMO = 100_000;
 
 /**
  * Creates the shaper for one assemble call. Shaping is synchronous and
@@ -44,6 +48,9 @@ export function createShaper(
   identity: SessionIdentity,
   messages: readonly unknown[],
 ): Shaper {
+  const shapedCache = rt.owned<ShapedCache>("shaper:shaped", () => new WeakMap());
+  const stashed = rt.owned("shaper:stashed", () => new LRUCache<string, true>({ max: MAX_STASHED_MEMO }));
+  const gcEpochs = rt.owned("shaper:gc-epochs", () => new Map<string, number>());
   const memo = new Map<number, unknown>();
   const pending = new Map<string, PendingStash>();
   const handles = new Set<string>();
@@ -51,7 +58,14 @@ export function createShaper(
   const captures = createCaptureIndex(rt.root, identity.agentId);
   const captureSession = captureSessionOf(identity);
   // Keyed by store root, agent and shaping settings: another runtime or config must not reuse these shapes.
-  const cacheKey = shapeCacheKey(rt.root, identity.agentId, settings.offload, settings.schemaStrip, settings.redaction);
+  const cacheKey = shapeCacheKey(
+    rt,
+    rt.root,
+    identity.agentId,
+    settings.offload,
+    settings.schemaStrip,
+    settings.redaction,
+  );
 
   const limits = shapeLimitsOf(settings);
   const shapeMessage = (message: unknown): unknown => {
@@ -159,7 +173,7 @@ export function createShaper(
       const epoch = await readGcEpoch(store.root);
       if (gcEpochs.get(store.root) !== epoch) {
         gcEpochs.set(store.root, epoch);
-        for (const key of stashed) if (key.startsWith(`${store.root}\u0000`)) stashed.delete(key);
+        for (const key of [...stashed.keys()]) if (key.startsWith(`${store.root}\u0000`)) stashed.delete(key);
       }
       const todo = [...pending].filter(([handle]) => !stashed.has(`${store.root}\u0000${handle}`));
       const wanted = todo.reduce((sum, [, p]) => sum + Buffer.byteLength(p.content), 0);
@@ -173,7 +187,7 @@ export function createShaper(
       for (const [handle, p] of todo) {
         const res = await store.stash(p.content, p.info);
         if (res.created) created += res.meta.bytes;
-        stashed.add(`${store.root}\u0000${handle}`);
+        stashed.set(`${store.root}\u0000${handle}`, true);
       }
       pending.clear();
       return created;
@@ -182,10 +196,6 @@ export function createShaper(
     offloaded: () => offloaded,
   };
 }
-
-// Handles this process already wrote: warm turns skip the store round trip (until a gc epoch changes).
-const stashed = new Set<string>();
-const gcEpochs = new Map<string, number>();
 
 function exitCodeOf(details: unknown): number | null | undefined {
   if (!details || typeof details !== "object") return undefined;

@@ -1,17 +1,11 @@
+import { LRUCache } from "lru-cache";
 import { findHandles } from "../artifacts/handle.js";
 import type { AgentSettings } from "../config/schema.js";
 import { errorMessage } from "../errors.js";
 import { blocksOf, roleOf, textOf, toolResultIdOf, type LooseMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
-import {
-  saveViewRecord,
-  trackViewWrite,
-  VIEW_RECORD_SCHEMA,
-  type ViewMessage,
-  type ViewOffload,
-  type ViewRecord,
-} from "../state/view-record.js";
+import { VIEW_RECORD_SCHEMA, type ViewMessage, type ViewOffload, type ViewRecord } from "../state/view-record.js";
 import type { DebtReading } from "../state/session-state.js";
 
 const PREVIEW_CHARS = 160;
@@ -24,10 +18,11 @@ type Described = Omit<ViewMessage, "index" | "tokens">;
 // A snapshot is taken at every assemble, and reading every message's text and every handle's meta again
 // cost more than the assembly itself (warm 1k messages: ~4 of ~7 ms). Kept messages are the same shaped
 // objects from call to call, and a content-addressed artifact's meta never changes: describe each once.
-const described = new WeakMap<object, { settings: AgentSettings; row: Described }>();
-const offloadsOf = new WeakMap<LedgerRuntime, Map<string, Promise<ViewOffload>>>();
+type DescribedCache = WeakMap<object, { settings: AgentSettings; row: Described }>;
+type OffloadCache = LRUCache<string, Promise<ViewOffload>>;
 
 function describe(rt: LedgerRuntime, m: unknown, settings: AgentSettings): Described {
+  const described = rt.owned<DescribedCache>("view-snapshot:described", () => new WeakMap());
   const memo = m && typeof m === "object" ? described.get(m) : undefined;
   if (memo?.settings === settings) return memo.row;
   const text = textOf(m);
@@ -58,20 +53,17 @@ async function offloadsOfView(
   agentId: string,
   handles: ReadonlySet<string>,
 ): Promise<ViewOffload[]> {
-  let offloads = offloadsOf.get(rt);
-  if (!offloads) offloadsOf.set(rt, (offloads = new Map()));
+  const offloads = rt.owned<OffloadCache>(
+    "view-snapshot:offloads",
+    () => new LRUCache({ max: MAX_REMEMBERED_OFFLOADS }),
+  );
   const out: ViewOffload[] = [];
   for (const handle of handles) out.push(await offloadOf(rt, offloads, agentId, handle));
   return out;
 }
 
 // Snapshots of back-to-back assemblies overlap; the promise is remembered so they share one read per handle.
-function offloadOf(
-  rt: LedgerRuntime,
-  offloads: Map<string, Promise<ViewOffload>>,
-  agentId: string,
-  handle: string,
-): Promise<ViewOffload> {
+function offloadOf(rt: LedgerRuntime, offloads: OffloadCache, agentId: string, handle: string): Promise<ViewOffload> {
   const key = `${agentId}\u0000${handle}`;
   const known = offloads.get(key);
   if (known) return known;
@@ -89,7 +81,6 @@ function offloadOf(
         toolName: meta?.origin.toolName ?? null,
       };
     });
-  if (offloads.size >= MAX_REMEMBERED_OFFLOADS) offloads.delete(offloads.keys().next().value as string);
   offloads.set(key, read);
   return read;
 }
@@ -146,9 +137,9 @@ export function recordViewSnapshot(
         : null,
       debt: input.debt,
     };
-    await saveViewRecord(rt.root, record);
+    await rt.views.save(rt.root, record);
   })().catch((err: unknown) => {
     rt.logger.warn(`view record not saved session=${identity.sessionKey}: ${errorMessage(err)}`);
   });
-  trackViewWrite(job);
+  rt.views.track(job);
 }

@@ -16,7 +16,6 @@ import { forgetInternalSessions, isInternalSessionKey } from "../runtime/interna
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { endSubagentContext, prepareSubagentContext } from "../subagents/subagent-context.js";
 import { afterTurnKey, commitTurnMessages } from "../turns/commit-turn.js";
-import { flushViewRecords } from "../state/view-record.js";
 import { asHostResult, type LedgerAssembleResult } from "../host/host-types.js";
 import { guard } from "./boundary.js";
 import { ENGINE_INFO } from "../host/engine-info.js";
@@ -349,7 +348,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
         {},
         async () => {
           await rt.sessions.flush();
-          await flushViewRecords();
+          await rt.views.flush();
           const forgotten = internal.size > 0 ? await forgetInternalSessions(rt, internal.values()) : 0;
           internal.clear();
           void rt.events.write({

@@ -18,6 +18,7 @@ export interface WithFileLockOptions {
   timeoutMs?: number;
 }
 
+// Process-wide on purpose: two runtimes of one process (two configs) writing the same file must queue too.
 const inProcess = new Map<string, Promise<unknown>>();
 
 /**

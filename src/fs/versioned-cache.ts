@@ -1,7 +1,9 @@
+import { LRUCache } from "lru-cache";
+
 /**
  * What was read from a file, kept while the file's mtime stays the same. For files read
  * on a hot path whose writers replace them (atomic rename): one read per version. Bounded:
- * the oldest file is forgotten first. A read that gave nothing (undefined) is not kept, so
+ * the least recently used file is forgotten first. A read that gave nothing (undefined) is not kept, so
  * the next call looks again.
  */
 export type VersionedCache<T> = (
@@ -12,13 +14,12 @@ export type VersionedCache<T> = (
 
 /** A {@link VersionedCache} of at most `maxFiles` files. */
 export function createVersionedCache<T>(maxFiles: number): VersionedCache<T> {
-  const entries = new Map<string, { mtimeMs: number; value: T }>();
+  const entries = new LRUCache<string, { mtimeMs: number; value: T }>({ max: maxFiles });
   return async (file, mtimeMs, read) => {
     const known = entries.get(file);
     if (known && known.mtimeMs === mtimeMs) return known.value;
     const value = await read();
     if (value === undefined) return undefined;
-    if (entries.size >= maxFiles) entries.delete(entries.keys().next().value as string);
     entries.set(file, { mtimeMs, value });
     return value;
   };

@@ -20,6 +20,7 @@ export function hostChars(text: string, weight = 4): number {
 
 // Per message object at the host's weight: the same objects are counted on every call of a session
 // (as the exact counter's identity cache does), and the non-Latin scan of a long text is not free.
+// A pure memo of the object alone (no setting enters it), so it is safe to share between runtimes.
 const charsOf = new WeakMap<object, number>();
 
 /**

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { createArtifactStore } from "../artifacts/store.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
 import { createTokenCounter, type TokenCounter } from "../tokens/count-message.js";
@@ -9,6 +10,7 @@ import { redactSecrets } from "../results/redact.js";
 import { createEventLog, type EventLog } from "../state/event-log.js";
 import { agentRoot, artifactRoot, eventLogPath, resolveLedgerRoot } from "../state/paths.js";
 import { collectReferences } from "../state/reference-scan.js";
+import { createViewWriter, type ViewWriter } from "../state/view-record.js";
 import { createSessionCache, type SessionCache } from "./session-cache.js";
 
 /** The last assembled view of a session, kept in process so compact() can plan from it. */
@@ -47,8 +49,10 @@ export interface LedgerRuntime {
   readonly logger: LedgerLogger;
   readonly events: EventLog;
   readonly sessions: SessionCache;
-  /** Last assembled view per `agentId + NUL + sessionKey` (bounded). */
-  readonly lastViews: Map<string, LastView>;
+  /** The batched writer of `views.json` (what `view` shows), flushed on dispose. */
+  readonly views: ViewWriter;
+  /** Last assembled view per `agentId + NUL + sessionKey` (the 64 most recently assembled sessions). */
+  readonly lastViews: LRUCache<string, LastView>;
   /** System prompt and tool-schema chars of the agent's last model request, when the host reported it (`llm_input`). */
   readonly requestOverhead: Map<string, { systemChars: number; toolsChars: number }>;
   /** Effective settings of an agent (global config with its overrides). */
@@ -59,7 +63,16 @@ export interface LedgerRuntime {
   counter(settings: AgentSettings, modelId?: string): TokenCounter;
   /** Redacts secrets per the agent's rules (previews, summaries, logs). */
   redact(settings: AgentSettings, text: string): string;
+  /**
+   * Process state owned by this runtime: the cache or queue a module keeps under `name`, made by
+   * `create` on first use. State lives as long as the runtime, never in a module, so a second runtime
+   * (another config or state dir in the same process) starts clean.
+   */
+  owned<T>(name: string, create: () => T): T;
 }
+
+/** Sessions whose last view is kept for compact(). */
+export const MAX_LAST_VIEWS = 64;
 
 /** On a full store, artifacts younger than this are kept by its gc (they may be cited by a prompt being built). */
 export const STORE_FULL_KEEP_NEWER_MS = 10 * 60_000;
@@ -74,6 +87,7 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
   const stores = new Map<string, ArtifactStore>();
   const counters = new Map<string, TokenCounter>();
   const settingsCache = new Map<string, AgentSettings>();
+  const ownedState = new Map<string, unknown>();
   return {
     config,
     root,
@@ -85,7 +99,8 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
       );
       void events.write({ op: "state:problem", code: p.code, file: p.file, ...(p.keptAs ? { keptAs: p.keptAs } : {}) });
     }),
-    lastViews: new Map(),
+    views: createViewWriter(),
+    lastViews: new LRUCache<string, LastView>({ max: MAX_LAST_VIEWS }),
     requestOverhead: new Map(),
     settings(agentId) {
       let s = settingsCache.get(agentId);
@@ -113,7 +128,7 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
               );
               return undefined;
             }
-            for (const [key, view] of views)
+            for (const [key, view] of views.entries())
               if (key.startsWith(`${agentId}\u0000`)) for (const h of view.handles) scan.handles.add(h);
             return {
               referenced: scan.handles,
@@ -137,6 +152,10 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
     },
     redact(settings, text) {
       return settings.redaction.enabled ? redactSecrets(text, settings.redaction.patterns) : text;
+    },
+    owned<T>(name: string, create: () => T): T {
+      if (!ownedState.has(name)) ownedState.set(name, create());
+      return ownedState.get(name) as T;
     },
   };
 }

@@ -4,7 +4,7 @@ import { useTempDir } from "../../test/support/temp-dir.js";
 import {
   MAX_VIEW_RECORDS,
   readViewRecords,
-  saveViewRecord,
+  createViewWriter,
   VIEW_RECORD_SCHEMA,
   viewRecordPath,
   type ViewRecord,
@@ -40,13 +40,16 @@ function record(turn: number, total: number, sessionId = "s-1"): ViewRecord {
 
 const root = useTempDir("view-record-");
 
+// A fresh writer per file keeps the batching state of these tests apart from any runtime.
+const writer = createViewWriter();
+
 describe("view records", () => {
   it("a burst of saves keeps every turn's fullest assembly, whichever order they arrive in", async () => {
     // Three assemblies per turn (the 9.6 pattern) for 6 turns, not awaited one by one: each turn's middle one saw most.
     const saves: Promise<void>[] = [];
     for (let turn = 1; turn <= 6; turn++) {
       for (const total of [turn * 10 - 2, turn * 10, turn * 10 - 5])
-        saves.push(saveViewRecord(root(), record(turn, total)));
+        saves.push(writer.save(root(), record(turn, total)));
     }
     await Promise.all(saves);
     const views = await readViewRecords(viewRecordPath(root(), AGENT, KEY));
@@ -54,16 +57,16 @@ describe("view records", () => {
   });
 
   it("a save that arrives after the write started still lands, and only the newest turns are kept", async () => {
-    const first = saveViewRecord(root(), record(1, 10));
-    const later = Array.from({ length: MAX_VIEW_RECORDS + 3 }, (_, i) => saveViewRecord(root(), record(i + 2, 10)));
+    const first = writer.save(root(), record(1, 10));
+    const later = Array.from({ length: MAX_VIEW_RECORDS + 3 }, (_, i) => writer.save(root(), record(i + 2, 10)));
     await Promise.all([first, ...later]);
     const views = await readViewRecords(viewRecordPath(root(), AGENT, KEY));
     expect(views.map((v) => v.turn)).toEqual(Array.from({ length: MAX_VIEW_RECORDS }, (_, i) => i + 2 + 3));
   });
 
   it("a new conversation's record replaces the old conversation's", async () => {
-    await saveViewRecord(root(), record(1, 10, "old"));
-    await Promise.all([saveViewRecord(root(), record(2, 12, "old")), saveViewRecord(root(), record(1, 3, "new"))]);
+    await writer.save(root(), record(1, 10, "old"));
+    await Promise.all([writer.save(root(), record(2, 12, "old")), writer.save(root(), record(1, 3, "new"))]);
     const views = await readViewRecords(viewRecordPath(root(), AGENT, KEY));
     expect(views.map((v) => [v.sessionId, v.turn])).toEqual([["new", 1]]);
   });
@@ -72,9 +75,9 @@ describe("view records", () => {
     const file = viewRecordPath(root(), AGENT, KEY);
     // A directory where the file should be: the atomic rename fails.
     await mkdir(file, { recursive: true });
-    await expect(saveViewRecord(root(), record(1, 10))).rejects.toThrow();
+    await expect(writer.save(root(), record(1, 10))).rejects.toThrow();
     await rm(file, { recursive: true });
-    await saveViewRecord(root(), record(2, 10));
+    await writer.save(root(), record(2, 10));
     expect((await readViewRecords(file)).map((v) => v.turn)).toEqual([2]);
   });
 });

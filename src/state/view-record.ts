@@ -82,10 +82,6 @@ interface PendingWrite {
   settle: (err?: unknown) => void;
 }
 
-/** Per file: the write being collected (written after the one in flight). */
-const pending = new Map<string, PendingWrite>();
-const draining = new Set<string>();
-
 function newPendingWrite(): PendingWrite {
   let settle!: (err?: unknown) => void;
   const done = new Promise<void>((resolve, reject) => {
@@ -99,40 +95,6 @@ function newPendingWrite(): PendingWrite {
 /** The fuller of two assemblies of one turn: the one that saw more of the history. */
 function fuller(a: ViewRecord | undefined, b: ViewRecord): ViewRecord {
   return a && a.plan.total > b.plan.total ? a : b;
-}
-
-/**
- * Adds `record` to the session's views (replacing an earlier assembly of the
- * same turn unless that one saw more messages; at most {@link MAX_VIEW_RECORDS}
- * turns kept). Each write is atomic; one file has one write in flight, and the
- * records that arrive meanwhile are written together after it, so a burst of
- * assemblies costs a few writes rather than one read and write each.
- */
-export function saveViewRecord(root: string, record: ViewRecord): Promise<void> {
-  const file = viewRecordPath(root, record.agentId, record.sessionKey);
-  let next = pending.get(file);
-  if (!next) pending.set(file, (next = newPendingWrite()));
-  const key = `${record.sessionId ?? ""}\u0000${record.turn}`;
-  next.records.set(key, fuller(next.records.get(key), record));
-  if (!draining.has(file)) void drain(file);
-  return next.done;
-}
-
-async function drain(file: string): Promise<void> {
-  draining.add(file);
-  try {
-    for (let batch = pending.get(file); batch; batch = pending.get(file)) {
-      pending.delete(file);
-      try {
-        await writeViews(file, [...batch.records.values()]);
-        batch.settle();
-      } catch (err) {
-        batch.settle(err);
-      }
-    }
-  } finally {
-    draining.delete(file);
-  }
 }
 
 async function writeViews(file: string, records: readonly ViewRecord[]): Promise<void> {
@@ -171,15 +133,62 @@ export async function readViewRecords(file: string): Promise<ViewRecord[]> {
   }
 }
 
-const inflight = new Set<Promise<unknown>>();
-
-/** Registers a background view write so {@link flushViewRecords} can wait for it. */
-export function trackViewWrite(job: Promise<unknown>): void {
-  inflight.add(job);
-  void job.finally(() => inflight.delete(job)).catch(() => undefined);
+/** The views writer of one runtime: batched writes per file, and the background jobs to wait for. */
+export interface ViewWriter {
+  /**
+   * Adds `record` to the session's views (replacing an earlier assembly of the
+   * same turn unless that one saw more messages; at most {@link MAX_VIEW_RECORDS}
+   * turns kept). Each write is atomic; one file has one write in flight, and the
+   * records that arrive meanwhile are written together after it, so a burst of
+   * assemblies costs a few writes rather than one read and write each.
+   */
+  save(root: string, record: ViewRecord): Promise<void>;
+  /** Registers a background view write so {@link ViewWriter.flush} can wait for it. */
+  track(job: Promise<unknown>): void;
+  /** Waits for every background view write (engine `dispose()`). */
+  flush(): Promise<void>;
 }
 
-/** Waits for every background view write of this process (engine `dispose()`). */
-export async function flushViewRecords(): Promise<void> {
-  while (inflight.size > 0) await Promise.allSettled([...inflight]);
+/** Creates a {@link ViewWriter}; the runtime owns one. */
+export function createViewWriter(): ViewWriter {
+  // Per file: the write being collected (written after the one in flight).
+  const pending = new Map<string, PendingWrite>();
+  const draining = new Set<string>();
+  const inflight = new Set<Promise<unknown>>();
+
+  const drain = async (file: string): Promise<void> => {
+    draining.add(file);
+    try {
+      for (let batch = pending.get(file); batch; batch = pending.get(file)) {
+        pending.delete(file);
+        try {
+          await writeViews(file, [...batch.records.values()]);
+          batch.settle();
+        } catch (err) {
+          batch.settle(err);
+        }
+      }
+    } finally {
+      draining.delete(file);
+    }
+  };
+
+  return {
+    save(root, record) {
+      const file = viewRecordPath(root, record.agentId, record.sessionKey);
+      let next = pending.get(file);
+      if (!next) pending.set(file, (next = newPendingWrite()));
+      const key = `${record.sessionId ?? ""}\u0000${record.turn}`;
+      next.records.set(key, fuller(next.records.get(key), record));
+      if (!draining.has(file)) void drain(file);
+      return next.done;
+    },
+    track(job) {
+      inflight.add(job);
+      void job.finally(() => inflight.delete(job)).catch(() => undefined);
+    },
+    async flush() {
+      while (inflight.size > 0) await Promise.allSettled([...inflight]);
+    },
+  };
 }

@@ -75,7 +75,8 @@ async function newestSummaryText(
   return state ? renderSummary(state, { maxChars, redact }) : undefined;
 }
 
-const inheritedTexts = createVersionedCache<string>(64);
+/** Inherited summaries whose text stays in memory. */
+const MAX_INHERITED_TEXTS = 64;
 
 /**
  * The summary a forked child inherited from its parent (see {@link prepareSubagentContext}),
@@ -94,5 +95,6 @@ export async function readInheritedSummary(
     () => -1,
   );
   if (mtimeMs < 0) return undefined;
+  const inheritedTexts = rt.owned("subagents:inherited", () => createVersionedCache<string>(MAX_INHERITED_TEXTS));
   return inheritedTexts(file, mtimeMs, () => fsp.readFile(file, "utf8").catch(() => undefined));
 }

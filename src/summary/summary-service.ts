@@ -11,7 +11,7 @@ import { extendSummary } from "./extend-summary.js";
 import { reconcileSummary } from "./reconcile.js";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { createVersionedCache } from "../fs/versioned-cache.js";
+import type { VersionedCache } from "../fs/versioned-cache.js";
 import { loadSummary, saveSummary, tryLoadSummary } from "./sidecar.js";
 import { conversationEpoch, summaryPath } from "./summary-epoch.js";
 import { createSummaryState, type SummaryState } from "./summary-state.js";
@@ -84,9 +84,20 @@ export async function continuedEpoch(sessionDir: string, messages: readonly unkn
 }
 
 /**
+ * Parsed sidecar records by file version. 2026.9.6 slides the transcript's front every turn and
+ * assembles three times per request, so the newest sidecar is looked up on most calls of a long
+ * session: a caller on that path passes one (owned by its runtime) to parse each version once.
+ */
+export type SidecarRecords = VersionedCache<SummaryState>;
+
+/**
  * {@link continuedEpoch} with the sidecar's path and mtime (one `stat` when the transcript shows its first message).
  */
-export async function findEpochSidecar(sessionDir: string, messages: readonly unknown[]): Promise<EpochSidecar> {
+export async function findEpochSidecar(
+  sessionDir: string,
+  messages: readonly unknown[],
+  records?: SidecarRecords,
+): Promise<EpochSidecar> {
   const epoch = conversationEpoch(messages);
   const candidate = {
     epoch,
@@ -98,7 +109,9 @@ export async function findEpochSidecar(sessionDir: string, messages: readonly un
   // An unreadable sidecar continues nothing: the candidate epoch starts afresh, and its own open reports problems.
   const record =
     newest && newest.mtimeMs >= 0
-      ? await recordsAt(newest.file, newest.mtimeMs, () => tryLoadSummary(newest.file))
+      ? await (records
+          ? records(newest.file, newest.mtimeMs, () => tryLoadSummary(newest.file))
+          : tryLoadSummary(newest.file))
       : undefined;
   if (!newest || !record?.coveredFingerprint || record.epoch === epoch) return candidate;
   return messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint)
@@ -111,10 +124,6 @@ const mtimeOf = (file: string): Promise<number> =>
     (st) => st.mtimeMs,
     () => -1,
   );
-
-// 2026.9.6 slides the transcript's front every turn and assembles three times per request, so the
-// newest sidecar is looked up on most calls of a long session: parse each version of it once.
-const recordsAt = createVersionedCache<SummaryState>(64);
 
 /** The session folder's most recently written summary sidecar, if any. */
 export async function newestSidecar(sessionDir: string): Promise<{ file: string; mtimeMs: number } | undefined> {

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { countTextWithTable } from "./count-text.js";
@@ -66,7 +67,7 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
   const rules: ProjectionRules = { imageTokens: nonNegative(options.imageTokens, IMAGE_TOKENS) };
   const cacheEntries = nonNegative(options.cacheEntries, 100_000);
   const byIdentity = new WeakMap<object, IdentityEntry>();
-  const byHash = new Map<string, number>();
+  const byHash = cacheEntries > 0 ? new LRUCache<string, number>({ max: cacheEntries }) : undefined;
   const stats = { identityHits: 0, hashHits: 0, misses: 0, fallbacks: 0 };
 
   const countText = (text: string): number => countTextWithTable(text, loadBpeTable(encoding));
@@ -77,11 +78,9 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
     hash.update(`${projection.fixed}`);
     for (const text of projection.texts) hash.update(`\u0000${text.length}\u0000`).update(text);
     const key = hash.digest("base64");
-    const cached = byHash.get(key);
+    const cached = byHash?.get(key);
     if (cached !== undefined) {
       stats.hashHits++;
-      byHash.delete(key);
-      byHash.set(key, cached);
       return cached;
     }
     let tokens = projection.fixed;
@@ -95,10 +94,7 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
       stats.fallbacks++;
       return tokens;
     }
-    if (cacheEntries > 0) {
-      byHash.set(key, tokens);
-      if (byHash.size > cacheEntries) byHash.delete(byHash.keys().next().value as string);
-    }
+    byHash?.set(key, tokens);
     return tokens;
   };
 
@@ -133,7 +129,7 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
       for (const message of messages) total += countMessage(message);
       return total;
     },
-    stats: () => ({ ...stats, cachedMessages: byHash.size }),
+    stats: () => ({ ...stats, cachedMessages: byHash?.size ?? 0 }),
   };
 }
 

@@ -23,6 +23,7 @@ import { createBpeCounter, type BpeCounter } from "./tokenizer-bpe.js";
 
 // eslint-disable-next-line no-control-regex -- the whole ASCII range, NUL included, is the point
 const NON_ASCII = /[^\x00-\x7f]/;
+// Derived from a process-wide table, so it lives as long as the table does.
 const prepared = new WeakMap<BpeTable, { splitter: RegExp; countBpe: BpeCounter }>();
 
 /**

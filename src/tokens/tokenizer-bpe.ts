@@ -25,6 +25,7 @@ export const LONG_PIECE_BYTES = 512;
 /** Slots of the direct-mapped pair cache (a collision simply overwrites). */
 const PAIR_CACHE_SLOTS = 1 << 16;
 
+// Scratch arrays reused by every merge (synchronous, so never shared by two at once): grown, never freed.
 let capacity = 0;
 let nextPart = new Int32Array(0);
 let prevPart = new Int32Array(0);

@@ -1,7 +1,6 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { flushViewRecords } from "../../src/state/view-record.js";
 import { assistant, createTestEngine, user } from "../support/engine-harness.js";
 
 async function listFiles(dir: string): Promise<Map<string, string>> {
@@ -25,7 +24,7 @@ describe("compact() that answers not_smaller", () => {
     await t.engine.assemble({ ...s, messages, tokenBudget: 3_000 });
     await t.rt.sessions.flush();
     // assemble also records what `context-ledger view` shows, in the background: settle it before the snapshot.
-    await flushViewRecords();
+    await t.rt.views.flush();
     const before = await listFiles(t.dir);
     const artifactsBefore: string[] = [];
     for await (const m of t.rt.store("main").list()) artifactsBefore.push(m.handle);
