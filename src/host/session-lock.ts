@@ -1,3 +1,4 @@
+import { tryParseJson } from "../json.js";
 import { promises as fsp } from "node:fs";
 
 /** What the host's `<session file>.lock` says. */
@@ -34,13 +35,10 @@ export async function inspectHostLock(sessionFile: string): Promise<HostLockInfo
   }
   let pid: number | null = null;
   let createdAt: string | null = null;
-  try {
-    const parsed = JSON.parse(text) as { pid?: unknown; createdAt?: unknown };
-    if (typeof parsed.pid === "number" && Number.isInteger(parsed.pid) && parsed.pid > 0) pid = parsed.pid;
-    if (typeof parsed.createdAt === "string") createdAt = parsed.createdAt;
-  } catch {
-    // A half-written lock: treated as held below.
-  }
+  // A half-written lock parses as nothing: treated as held below.
+  const parsed = tryParseJson(text) as { pid?: unknown; createdAt?: unknown } | null | undefined;
+  if (typeof parsed?.pid === "number" && Number.isInteger(parsed.pid) && parsed.pid > 0) pid = parsed.pid;
+  if (typeof parsed?.createdAt === "string") createdAt = parsed.createdAt;
   const pidAlive = pid !== null && isPidAlive(pid);
   return { lockPath, pid, pidAlive, createdAt, held: pid === null || pidAlive };
 }

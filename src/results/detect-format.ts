@@ -1,3 +1,5 @@
+import { tryParseJson } from "../json.js";
+
 /** Formats a tool output can be detected as. */
 export type OutputFormat = "json" | "html" | "xml" | "pdf-text" | "log" | "text";
 
@@ -40,12 +42,7 @@ export function detectFormat(text: string, hint: { toolName?: string } = {}): Ou
 }
 
 function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
+  return tryParseJson(text) !== undefined;
 }
 
 function looksLikeLog(text: string): boolean {

@@ -1,3 +1,4 @@
+import { LedgerError } from "../errors.js";
 import { handleForBytes } from "../artifacts/handle.js";
 import { countLines, type ArtifactMeta, type ArtifactOrigin } from "../artifacts/meta.js";
 import { fmt } from "../artifacts/text-window.js";
@@ -201,7 +202,11 @@ export async function shapeToolResultText(text: string, options: ShapeOptions): 
   const plan = planToolResultShape(text, options);
   for (const pending of plan.stashes) {
     const { handle } = await options.stash(pending.content, pending.info);
-    if (handle !== pending.handle) throw new Error(`stash returned ${handle} for content hashing to ${pending.handle}`);
+    if (handle !== pending.handle)
+      throw new LedgerError(
+        "artifact_corrupt",
+        `Expected the store to return ${pending.handle} for the content hashing to it, got ${handle}`,
+      );
   }
   return { text: plan.text, handles: plan.handles, changed: plan.changed, originalChars: plan.originalChars };
 }

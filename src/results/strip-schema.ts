@@ -1,3 +1,4 @@
+import { tryParseJson } from "../json.js";
 import { handleForBytes, isHandle } from "../artifacts/handle.js";
 
 /** Default keys treated as schema material (any depth; keys ending in `schema` match too). */
@@ -67,12 +68,8 @@ export function planSchemaStrip(text: string, options: StripOptions = {}): Strip
   const first = text.trimStart()[0];
   if ((first !== "{" && first !== "[") || text.length > MAX_STRIP_INPUT_CHARS || text.includes('"$ledger"'))
     return unchanged;
-  let root: unknown;
-  try {
-    root = JSON.parse(text);
-  } catch {
-    return unchanged;
-  }
+  const root = tryParseJson(text);
+  if (root === undefined) return unchanged;
   const keys = new Set(options.schemaKeys ?? DEFAULT_SCHEMA_KEYS);
   const maxField = options.maxFieldBytes ?? DEFAULT_MAX_FIELD_BYTES;
   const parts: StrippedPart[] = [];

@@ -1,3 +1,4 @@
+import { tryParseJson } from "../json.js";
 import { countLines } from "../artifacts/meta.js";
 import { fmt } from "../artifacts/text-window.js";
 import { detectFormat, type OutputFormat } from "./detect-format.js";
@@ -82,12 +83,8 @@ function findErrorLines(text: string) {
 
 function jsonShape(text: string): string | undefined {
   if (text.length > JSON_SHAPE_LIMIT) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const value = tryParseJson(text);
+  if (value === undefined) return undefined;
   if (Array.isArray(value)) return `JSON array of ${fmt(value.length)} items`;
   if (value && typeof value === "object") {
     const keys = Object.keys(value);

@@ -1,3 +1,4 @@
+import { tryParseJson } from "../json.js";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 
@@ -55,13 +56,10 @@ export async function readReferenceIndex(agentDir: string): Promise<ReferenceRec
   const out: ReferenceRecord[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
-    try {
-      const r = JSON.parse(line) as Partial<ReferenceRecord>;
-      if (r.source === "transcript" && typeof r.path === "string" && Array.isArray(r.handles))
-        out.push(r as ReferenceRecord);
-    } catch {
-      // A line torn by a crash mid-append: the rewrite it announced did not happen either.
-    }
+    // A line torn by a crash mid-append parses as nothing: the rewrite it announced did not happen either.
+    const r = tryParseJson(line) as Partial<ReferenceRecord> | null | undefined;
+    if (r?.source === "transcript" && typeof r.path === "string" && Array.isArray(r.handles))
+      out.push(r as ReferenceRecord);
   }
   return out;
 }

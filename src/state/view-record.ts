@@ -1,6 +1,6 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { LedgerError } from "../errors.js";
+import { describeValue, LedgerError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { sessionRoot } from "./paths.js";
 import type { DebtReading } from "./session-state.js";
@@ -120,17 +120,20 @@ export async function readViewRecords(file: string): Promise<ViewRecord[]> {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw new LedgerError("io_failed", `Expected to read \`${file}\`, got ${(err as Error).message}`, { cause: err });
   }
+  let doc: { schema?: unknown; views?: unknown } | null;
   try {
-    const doc = JSON.parse(text) as { schema?: unknown; views?: unknown };
-    if (doc.schema !== VIEW_RECORD_SCHEMA || !Array.isArray(doc.views)) throw new Error(`schema ${String(doc.schema)}`);
-    return doc.views as ViewRecord[];
+    doc = JSON.parse(text) as { schema?: unknown; views?: unknown } | null;
   } catch (err) {
+    throw new LedgerError("state_corrupt", `Expected JSON in \`${file}\`, got ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  if (doc === null || typeof doc !== "object" || doc.schema !== VIEW_RECORD_SCHEMA || !Array.isArray(doc.views))
     throw new LedgerError(
       "state_corrupt",
-      `Expected ${VIEW_RECORD_SCHEMA} in \`${file}\`, got ${(err as Error).message}`,
-      { cause: err },
+      `Expected ${VIEW_RECORD_SCHEMA} in \`${file}\`, got schema ${describeValue(doc?.schema)}`,
     );
-  }
+  return doc.views as ViewRecord[];
 }
 
 /** The views writer of one runtime: batched writes per file, and the background jobs to wait for. */

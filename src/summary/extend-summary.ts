@@ -1,3 +1,4 @@
+import { tryParseJson } from "../json.js";
 import { blocksOf, HOST_INTERNAL_CONTEXT_PREFIX, roleOf, type LooseMessage } from "../host/messages.js";
 import { redactSecrets } from "../results/redact.js";
 import {
@@ -193,14 +194,10 @@ const KEY_ORDER =
 
 /** Key arguments of a tool call (paths, commands, urls, queries), bounded, and the paths it touches. */
 function keyArgs(raw: unknown): { args: string; files: string[] } {
-  let value: unknown = raw;
-  if (typeof raw === "string") {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      const clean = redactSecrets(raw);
-      return { args: clip(clean, L.argsChars), files: pathsIn(clean) };
-    }
+  const value = typeof raw === "string" ? tryParseJson(raw) : raw;
+  if (typeof raw === "string" && value === undefined) {
+    const clean = redactSecrets(raw);
+    return { args: clip(clean, L.argsChars), files: pathsIn(clean) };
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) return { args: "", files: [] };
   const record = value as Record<string, unknown>;

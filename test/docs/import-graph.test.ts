@@ -120,7 +120,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["artifacts", "window"],
   ["tokens", "config", "fs"],
   ["host"],
-  ["errors.ts", "version.ts"],
+  ["errors.ts", "json.ts", "version.ts"],
 ];
 
 describe("src/ folders keep their layer order", () => {
