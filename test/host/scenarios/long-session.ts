@@ -226,9 +226,10 @@ export const longSessionScenario: HostScenario = {
     if (session.engineId !== "context-ledger") return;
     expectEveryTurnAnsweredInFull(figures);
     expectNoHostRuns(figures);
-    // The window figures (fill, extension) at the defaults. Below the host's memory-flush threshold (20,000 provider tokens
-    // at 32k) the room holds about 6 turns of this session and a re-plan keeps 72% of it, so most turns re-plan
-    // (measured 6/19 extending, worst fill 0.67); long-session-low-water is the tuning for such a small room.
+    // The window figures (fill, extension) at the defaults. Below the host's memory-flush threshold (20,000
+    // provider tokens at 32k) the room holds about 6 turns of this session and a re-plan keeps 72% of it, so
+    // most turns re-plan (measured 6/19 extending, worst fill 0.67); long-session-low-water is the tuning for
+    // such a small room.
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
     expect(figures.mainRequests.worstFill).toBeGreaterThanOrEqual(0.6);
     // maintain() pays each tool result down in the host's own transcript (measured 2026-11-23: 154 KB active vs
