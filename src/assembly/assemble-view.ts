@@ -10,14 +10,9 @@ import { fingerprintMessage } from "../host/messages.js";
 import { dualCurrencyCharge } from "../window/dual-currency.js";
 import { hostChars } from "../host/host-estimate.js";
 import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
-import {
-  hostPromptBudget,
-  normalizeBudget,
-  type HostGeneration,
-  type NormalizedBudget,
-  type SessionIdentity,
-} from "../host/normalize.js";
-import { hostEstimateOf, hostUnitsOf, resolveHostPlan, type RequestOverhead } from "./host-plan.js";
+import type { HostGeneration, NormalizedBudget, SessionIdentity } from "../host/normalize.js";
+import { resolveAssemblyBudget } from "./budget.js";
+import { hostEstimateOf, hostUnitsOf, type RequestOverhead } from "./host-plan.js";
 import { startAtUserTurn, withHostSummaryFirst } from "./valid-start.js";
 import { advanceTally } from "../host/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
@@ -28,9 +23,6 @@ import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
 import { injectSummary } from "./inject-summary.js";
 import { recordViewSnapshot } from "./view-snapshot.js";
-
-/** Below this share of the exact message budget the host's budget is not planned for (nothing useful would fit). */
-export const HOST_MIN_VIABLE_SHARE = 0.1;
 
 /** Inputs of {@link assembleView}. */
 export interface AssembleViewInput {
@@ -94,35 +86,12 @@ export async function assembleView(
   const counter = rt.counter(settings, modelId);
   const generation = input.generation ?? "2026.9";
   const semantics = input.semantics ?? HOST_LINES[generation];
-  const hostPlan = resolveHostPlan({
+  const { budget, messageBudget, hostPlan, rawHostUnits, hostUnits, summaryRoom } = resolveAssemblyBudget(settings, {
+    ...input,
+    generation,
     semantics,
-    config: input.hostConfig,
-    model: input.model,
-    tokenBudget: input.tokenBudget,
-    prompt: input.prompt,
-    runtimeSettings: input.runtimeSettings,
-    overhead: input.overhead,
-    summaryChars: settings.summary.enabled ? settings.summary.maxInjectedChars : 0,
-    history: messages,
+    messages,
   });
-  const budget = normalizeBudget(hostPromptBudget(generation, input.tokenBudget), {
-    fallbackTokens: settings.budget.fallbackBudgetTokens,
-    minTokens: settings.budget.minBudgetTokens,
-    ...(hostPlan.exactCeiling !== undefined ? { maxTokens: hostPlan.exactCeiling } : {}),
-  });
-  const margin = Math.ceil(budget.tokens * settings.budget.safetyMarginRatio) + settings.budget.safetyMarginTokens;
-  const summaryReserve = settings.summary.enabled ? Math.ceil(settings.summary.maxInjectedChars / 3) + 16 : 0;
-  const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve - REPLY_PRIMING_TOKENS);
-  // The host's units left for messages, less the same safety share the exact budget keeps.
-  const rawHostUnits =
-    hostPlan.host.messageUnits === undefined
-      ? undefined
-      : Math.floor(hostPlan.host.messageUnits * (1 - settings.budget.safetyMarginRatio));
-  // When the host's own overhead leaves (almost) nothing for the conversation (2026.8.2 at 32k: system prompt,
-  // 85k chars of tool schemas and an appended tool result), no view can avoid its clamp: plan by exact count,
-  // so the turn keeps its question and tool results, and say so in the host reading.
-  const hostViable = rawHostUnits !== undefined && rawHostUnits >= HOST_MIN_VIABLE_SHARE * messageBudget;
-  const hostUnits = hostViable ? rawHostUnits : undefined;
 
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   let view = messages;
@@ -188,7 +157,7 @@ export async function assembleView(
   const summary = await injectSummary(rt, settings, identity, {
     messages: view,
     plan,
-    budgetLeft: budget.tokens - margin - keptTokens - REPLY_PRIMING_TOKENS,
+    budgetLeft: summaryRoom(keptTokens),
     counter,
   });
   // Exact count of the returned list (framing, reply priming once), and what the host will count:
@@ -275,7 +244,8 @@ export async function assembleView(
         excluded: plan.excluded.length,
       },
       host: {
-        rule: rawHostUnits !== undefined && !hostViable ? `${hostPlan.host.rule}:unviable` : hostPlan.host.rule,
+        rule:
+          rawHostUnits !== undefined && hostUnits === undefined ? `${hostPlan.host.rule}:unviable` : hostPlan.host.rule,
         messageUnits: rawHostUnits ?? null,
         estimate: hostEstimate,
         exactTokens,
