@@ -1,6 +1,6 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { createCaptureIndex } from "./capture/capture-index.js";
-import { registerCapture } from "./capture/capture-middleware.js";
+import { registerCapture } from "./capture/capture-hook.js";
 import { parseConfig } from "./config/parse-config.js";
 import { createEngine } from "./engine/create-engine.js";
 import { ENGINE_ID } from "./host/engine-info.js";

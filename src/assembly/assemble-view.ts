@@ -1,3 +1,4 @@
+import { settleCaptures } from "../capture/capture-hook.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/count-projection.js";
 import { planWindow, type WindowPlan } from "../window/planner.js";
 import { newestUserIndex } from "../window/units.js";
@@ -93,6 +94,8 @@ export async function assembleView(
     messages,
   });
 
+  // A tool result the after_tool_call hook is still storing: its stub cites the capture, not the host's cut copy.
+  await settleCaptures(rt, identity);
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   let view = messages;
   const shaping = capInlineOutputs(settings, messageBudget);

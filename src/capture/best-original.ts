@@ -1,9 +1,9 @@
 import { textOf } from "../host/messages.js";
-import { matchHostCopy } from "../results/host-copy.js";
+import { EXEC_RETENTION_NOTE, matchHostCopy } from "../results/host-copy.js";
 import { readHostSpillFile, type ReadSpillOptions } from "./spill-file.js";
 
-/** The host hands tool-result middleware at most this many chars of a text block (2026.8.x-9.x). */
-export const MIDDLEWARE_TEXT_CAP = 100_000;
+/** The most `exec` keeps of one output from 2026.6.11 on (`DEFAULT_MAX_OUTPUT`, clamped to 200,000). */
+export const EXEC_MAX_OUTPUT_CHARS = 200_000;
 
 /** The fullest text of one tool result that is certainly this result's. */
 export interface BestOriginal {
@@ -38,12 +38,14 @@ function bodyOf(text: string): string {
 export async function bestOriginal(
   result: unknown,
   textSource: string,
-  options: ReadSpillOptions & { textCap?: number } = {},
+  options: ReadSpillOptions = {},
 ): Promise<BestOriginal | undefined> {
   const text = textOf(result);
   const details = (result as { details?: unknown } | null)?.details;
   const d = details && typeof details === "object" ? (details as Record<string, unknown>) : {};
-  const body = bodyOf(text);
+  // The retention note leads the text the tool returns, not its `details.aggregated`.
+  const noted = text.startsWith(EXEC_RETENTION_NOTE);
+  const body = bodyOf(noted ? text.slice(EXEC_RETENTION_NOTE.length) : text);
   // The host may have cut the text (head, tail, notice in a form we know or not) or shown a tail with a footer.
   const head = body.slice(0, Math.min(1_024, Math.ceil(body.length / 2)));
   const contains = (candidate: string): boolean =>
@@ -56,14 +58,27 @@ export async function bestOriginal(
     if ("text" in spill && contains(spill.text)) return { text: spill.text, source: "spill-file" };
   }
   if (typeof d.aggregated === "string" && d.aggregated.length > text.length && contains(d.aggregated))
-    return { text: d.aggregated, source: "aggregated" };
+    return withRetention({ text: d.aggregated, source: "aggregated" }, noted);
   if (text.length === 0) return undefined;
-  const cap = options.textCap;
-  return cap !== undefined && text.length === cap
-    ? {
-        text,
-        source: textSource,
-        partial: `the host hands plugins at most ${cap.toLocaleString("en-US")} chars of a tool result; the rest was not captured`,
-      }
-    : { text, source: textSource };
+  return withRetention({ text, source: textSource }, noted);
+}
+
+/**
+ * Marks an output the tool itself cut at its retention cap as partial, saying which part is kept: 2026.8.2 and
+ * 2026.9.6 say so with a note; earlier lines keep the last 200,000 chars silently, so an output of that size (less
+ * the final newline exec trims) may have lost its head.
+ */
+function withRetention(original: BestOriginal, noted: boolean): BestOriginal {
+  const cap = EXEC_MAX_OUTPUT_CHARS.toLocaleString("en-US");
+  if (noted || original.text.startsWith(EXEC_RETENTION_NOTE))
+    return {
+      ...original,
+      partial: `exec kept only the last ${cap} chars of this output (the host's retention cap); the earlier output was discarded before any plugin saw it`,
+    };
+  if (original.source === "aggregated" && original.text.length >= EXEC_MAX_OUTPUT_CHARS - 1)
+    return {
+      ...original,
+      partial: `exec keeps at most the last ${cap} chars of an output and this one reached that cap: earlier output may have been discarded before any plugin saw it`,
+    };
+  return original;
 }

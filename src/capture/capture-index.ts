@@ -20,7 +20,9 @@ export interface CaptureRecord {
   /** Chars and lines of what was captured. */
   chars: number;
   lines: number;
-  /** How it was captured: `middleware`, `spill-file`, `aggregated`, `result-text`. */
+  /**
+   * How it was captured: `after-tool-call`, `spill-file`, `aggregated`, `result-text` (`middleware` in older records).
+   */
   source: string;
   /** Set when the capturer knows the capture is not the whole output (why). */
   partial?: string;
@@ -136,7 +138,7 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
         const original = originalOf(rec.handle);
         return original !== undefined && matchHostCopy(query.hostText, original) === "exact";
       });
-      // A fuller capture of the same call (the tool's own result beside the middleware's capped
+      // A fuller capture of the same call (the tool's own result beside a capped
       // copy) is linked when a verified capture is a prefix of it.
       const fuller = candidates.filter((rec) => {
         if (exact.includes(rec)) return false;

@@ -21,6 +21,8 @@ const execResult = (id: string, full: string, details: Record<string, unknown> =
   details,
 });
 
+const textOfResult = (full: string) => `${full.slice(0, 16_000)}\n\n[output truncated]`;
+
 let tmp: string;
 let store: ArtifactStore;
 let captures: CaptureIndex;
@@ -91,25 +93,34 @@ describe("captureTurnOutputs", () => {
 });
 
 describe("captureTurnOutputs on hosts that cap what plugins see", () => {
-  it("says a 100,000-char result text is not the whole output", async () => {
-    const capped = output("C").padEnd(150_000, "z").slice(0, 100_000);
-    const message = {
+  it("says which part exec kept when its output reached the retention cap, and nothing when it did not", async () => {
+    const tail = output("T").padEnd(250_000, "z").slice(-200_000);
+    // 2026.8.2 and 2026.9.6 put a note before what exec kept, in the text only (not in details.aggregated).
+    const note = "[earlier output was discarded at the retention cap and cannot be recovered]\n\n";
+    const notedText = `${note}${tail.slice(0, 16_000)}\n\n[output truncated]`;
+    await capture([{ ...execResult("call_n", tail), content: [{ type: "text", text: notedText }] }], "agent:main:c");
+    const n = captures.resolve({ hostId: "call_n", hostText: notedText, session: { sessionKey: "agent:main:c" } });
+    expect(n?.chars).toBe(200_000);
+    expect(n?.partial).toMatch(/^exec kept only the last 200,000 chars of this output/);
+    // Earlier lines keep the last 200,000 chars without a note: an output of exactly that size may have lost its head.
+    await capture([execResult("call_x", tail)], "agent:main:c");
+    const x = captures.resolve({
+      hostId: "call_x",
+      hostText: textOfResult(tail),
+      session: { sessionKey: "agent:main:c" },
+    });
+    expect(x?.partial).toMatch(/this one reached that cap: earlier output may have been discarded/);
+    // A 100,000-char text is whole: no plugin-side cap remains (the tool-result middleware is gone).
+    const whole = output("W").padEnd(150_000, "z").slice(0, 100_000);
+    const plain = {
       role: "toolResult",
-      toolCallId: "call_c",
+      toolCallId: "call_w",
       toolName: "exec",
-      content: [{ type: "text", text: capped }],
+      content: [{ type: "text", text: whole }],
     };
-    await capture([message], "agent:main:c");
-    const rec = captures.resolve({ hostId: "call_c", hostText: capped, session: { sessionKey: "agent:main:c" } });
-    expect(rec?.chars).toBe(100_000);
-    expect(rec?.partial).toBe(
-      "the host hands plugins at most 100,000 chars of a tool result; the rest was not captured",
-    );
-    // A longer text was not cut at that cap (2026.5.28 hands the whole output): whole.
-    const whole = output("W").slice(0, 149_999);
-    await capture([{ ...message, toolCallId: "call_w", content: [{ type: "text", text: whole }] }], "agent:main:c");
+    await capture([plain], "agent:main:c");
     const w = captures.resolve({ hostId: "call_w", hostText: whole, session: { sessionKey: "agent:main:c" } });
-    expect(w?.chars).toBe(149_999);
+    expect(w?.chars).toBe(100_000);
     expect(w?.partial).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import { countLines } from "../artifacts/meta.js";
 import type { AgentSettings } from "../config/schema.js";
 import { LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { isOversized } from "../results/shape-limits.js";
-import { bestOriginal, MIDDLEWARE_TEXT_CAP } from "./best-original.js";
+import { bestOriginal } from "./best-original.js";
 import { captureSessionOf, type CaptureIndex } from "./capture-index.js";
 import { parseHostCopy } from "../results/host-copy.js";
 import type { ReadSpillOptions } from "./spill-file.js";
@@ -22,7 +22,7 @@ export interface CaptureTurnOptions {
 
 /**
  * Stashes the full original of every oversized tool output of a turn. A
- * capture made earlier in this session (middleware, hook) is used when the
+ * capture made earlier in this session (the `after_tool_call` hook) is used when the
  * host's copy verifiably derives from it, whatever the host did to the call
  * id; otherwise the best source the message itself holds: the host's exec
  * spill file, `details.aggregated` (2026.4.24), else the stored text.
@@ -43,8 +43,7 @@ export async function captureTurnOutputs(options: CaptureTurnOptions): Promise<s
       handles.push(existing.handle);
       continue;
     }
-    // 2026.6.11-2026.8.x cut what plugins see of a tool result to 100,000 chars without a notice.
-    const original = await bestOriginal(message, "result-text", { ...options.spill, textCap: MIDDLEWARE_TEXT_CAP });
+    const original = await bestOriginal(message, "result-text", options.spill);
     if (!original || !isOversized(original.text, options.settings)) continue;
     const toolName = String((message as Record<string, unknown>).toolName ?? "unknown");
     const cut = original.source === "result-text" ? parseHostCopy(original.text) : undefined;

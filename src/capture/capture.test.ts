@@ -142,7 +142,7 @@ describe("capture index", () => {
       handle,
       chars: text.length,
       lines: 1,
-      source: "middleware",
+      source: "after-tool-call",
     });
     return handle;
   };

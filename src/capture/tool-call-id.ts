@@ -5,7 +5,7 @@
  * (`dist/tool-call-id-*.js`: `sanitizeToolCallId`, `makeUniqueToolId`,
  * `createOccurrenceAwareResolver`, driven by `sanitizeToolCallIdsForCloudCodeAssist`);
  * from 2026.8.2 the rewritten id is what the transcript stores and what the
- * engine sees, while the tool-result middleware saw the provider's id. The
+ * engine sees, while the tool hooks (`after_tool_call`) see the provider's id. The
  * forms it produces from a raw id:
  * - `strict`: letters and digits only (`call_t1_r1` → `callt1r1`), at most 40
  *   chars; a repeated id gets the sha256 of the raw id (8 hex) appended to a
@@ -70,7 +70,7 @@ export function hostToolCallIdForms(rawId: string): Set<string> {
 
 /**
  * True when the host may have stored `rawId` (what the provider and the
- * middleware saw) as `hostId` (what the transcript and the engine see): equal
+ * tool hooks saw) as `hostId` (what the transcript and the engine see): equal
  * normalised keys, or one of the host's rewrite forms. Never decides alone:
  * ids repeat, so a content check must confirm the link.
  */

@@ -38,7 +38,6 @@ export function buildManifest(): Record<string, unknown> {
     kind: "context-engine",
     contracts: {
       tools: ["ledger_fetch", "ledger_peek"],
-      agentToolResultMiddleware: ["openclaw"],
     },
     cliCommands: [
       {

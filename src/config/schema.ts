@@ -133,7 +133,7 @@ const offloadSchema = z
     capture: z
       .boolean()
       .default(true)
-      .describe("Capture raw tool output before the host truncates it (tool-result middleware)."),
+      .describe("Capture raw tool output before the host truncates it (the `after_tool_call` hook)."),
     tools: z
       .record(z.string().min(1), z.enum(TOOL_POLICIES))
       .default({})

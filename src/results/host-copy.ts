@@ -21,6 +21,13 @@ const NOTICES: readonly RegExp[] = [
   /\n\n\[\.\.\. (\d+) more characters truncated\]$/,
 ];
 
+/**
+ * What `exec` puts before what it kept of an output over its retention cap (2026.8.2 and 2026.9.6,
+ * `EXEC_RETENTION_CAP_NOTE` in `bash-tools.exec-output-*`), in the tool's text but not in its
+ * `details.aggregated`: the head of that output is gone for good.
+ */
+export const EXEC_RETENTION_NOTE = "[earlier output was discarded at the retention cap and cannot be recovered]\n\n";
+
 /** A host copy taken apart. */
 export interface HostCopyParts {
   head: string;
@@ -66,6 +73,9 @@ export type HostCopyMatch =
  */
 export function matchHostCopy(hostText: string, original: string): HostCopyMatch {
   if (hostText === original) return "exact";
+  // The host truncated the tool's text, which is the captured output behind exec's retention note.
+  if (hostText.startsWith(EXEC_RETENTION_NOTE) && !original.startsWith(EXEC_RETENTION_NOTE))
+    return matchHostCopy(hostText, EXEC_RETENTION_NOTE + original);
   const parts = parseHostCopy(hostText);
   if (parts.omitted === undefined) {
     // No notice: an untruncated copy must equal the original; a bare prefix is at most contained.

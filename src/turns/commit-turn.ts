@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { captureTurnOutputs } from "../capture/capture-turn.js";
 import { createCaptureIndex } from "../capture/capture-index.js";
+import { settleCaptures } from "../capture/capture-hook.js";
 import { describeValue, isLedgerError, LedgerError } from "../errors.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import { fingerprintMessage } from "../host/messages.js";
@@ -51,6 +52,8 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
   const key = input.advancementKey;
   const messages = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
   const settings = rt.settings(identity.agentId);
+  // Outputs the after_tool_call hook is still storing are linked, not captured again from the host's cut copy.
+  await settleCaptures(rt, identity);
   return rt.sessions.update<CommitTurnResult>(identity.agentId, identity.sessionKey, async (state) => {
     if (state.committedKeys.includes(key)) return { value: { status: "duplicate" }, write: false };
     let turn = messages;

@@ -29,7 +29,7 @@ describe("assembly links host copies to captures", () => {
       handle,
       chars: text.length,
       lines: countLines(text),
-      source: "middleware",
+      source: "after-tool-call",
     });
     return handle;
   };
