@@ -1,9 +1,6 @@
 import { textOf } from "../host/messages.js";
-import { EXEC_RETENTION_NOTE, matchHostCopy } from "../results/host-copy.js";
+import { EXEC_RETENTION_NOTE, execRetention, matchHostCopy } from "../results/host-copy.js";
 import { readHostSpillFile, type ReadSpillOptions } from "./spill-file.js";
-
-/** The most `exec` keeps of one output from 2026.6.11 on (`DEFAULT_MAX_OUTPUT`, clamped to 200,000). */
-export const EXEC_MAX_OUTPUT_CHARS = 200_000;
 
 /** The fullest text of one tool result that is certainly this result's. */
 export interface BestOriginal {
@@ -38,7 +35,7 @@ function bodyOf(text: string): string {
 export async function bestOriginal(
   result: unknown,
   textSource: string,
-  options: ReadSpillOptions = {},
+  options: ReadSpillOptions & { toolName?: string } = {},
 ): Promise<BestOriginal | undefined> {
   const text = textOf(result);
   const details = (result as { details?: unknown } | null)?.details;
@@ -58,27 +55,13 @@ export async function bestOriginal(
     if ("text" in spill && contains(spill.text)) return { text: spill.text, source: "spill-file" };
   }
   if (typeof d.aggregated === "string" && d.aggregated.length > text.length && contains(d.aggregated))
-    return withRetention({ text: d.aggregated, source: "aggregated" }, noted);
+    return withRetention({ text: d.aggregated, source: "aggregated" }, noted, true);
   if (text.length === 0) return undefined;
-  return withRetention({ text, source: textSource }, noted);
+  return withRetention({ text, source: textSource }, noted, options.toolName === "exec");
 }
 
-/**
- * Marks an output the tool itself cut at its retention cap as partial, saying which part is kept: 2026.8.2 and
- * 2026.9.6 say so with a note; earlier lines keep the last 200,000 chars silently, so an output of that size (less
- * the final newline exec trims) may have lost its head.
- */
-function withRetention(original: BestOriginal, noted: boolean): BestOriginal {
-  const cap = EXEC_MAX_OUTPUT_CHARS.toLocaleString("en-US");
-  if (noted || original.text.startsWith(EXEC_RETENTION_NOTE))
-    return {
-      ...original,
-      partial: `exec kept only the last ${cap} chars of this output (the host's retention cap); the earlier output was discarded before any plugin saw it`,
-    };
-  if (original.source === "aggregated" && original.text.length >= EXEC_MAX_OUTPUT_CHARS - 1)
-    return {
-      ...original,
-      partial: `exec keeps at most the last ${cap} chars of an output and this one reached that cap: earlier output may have been discarded before any plugin saw it`,
-    };
-  return original;
+/** Marks an output `exec` itself cut at its retention cap as partial, saying which part is kept. */
+function withRetention(original: BestOriginal, noted: boolean, exec: boolean): BestOriginal {
+  const partial = execRetention(original.text, { noted, exec });
+  return partial ? { ...original, partial } : original;
 }

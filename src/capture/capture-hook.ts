@@ -77,7 +77,7 @@ export async function captureToolCall(
     if (!settings.enabled || !settings.offload.capture) return;
     // A capture must belong to a session: without one it could be linked to anybody's result.
     if (!ctx.sessionKey && !ctx.sessionId) return;
-    const original = await bestOriginal(call.result, call.source);
+    const original = await bestOriginal(call.result, call.source, { toolName: call.toolName });
     if (!original || original.text.startsWith(LEDGER_MARKER) || !isOversized(original.text, settings)) {
       void rt.events.write({
         op: "capture:skipped",

@@ -43,9 +43,9 @@ export async function captureTurnOutputs(options: CaptureTurnOptions): Promise<s
       handles.push(existing.handle);
       continue;
     }
-    const original = await bestOriginal(message, "result-text", options.spill);
-    if (!original || !isOversized(original.text, options.settings)) continue;
     const toolName = String((message as Record<string, unknown>).toolName ?? "unknown");
+    const original = await bestOriginal(message, "result-text", { ...options.spill, toolName });
+    if (!original || !isOversized(original.text, options.settings)) continue;
     const cut = original.source === "result-text" ? parseHostCopy(original.text) : undefined;
     const partial =
       cut?.omitted !== undefined

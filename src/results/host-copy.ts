@@ -28,6 +28,23 @@ const NOTICES: readonly RegExp[] = [
  */
 export const EXEC_RETENTION_NOTE = "[earlier output was discarded at the retention cap and cannot be recovered]\n\n";
 
+/** The most `exec` keeps of one output on every line (`DEFAULT_MAX_OUTPUT`, clamped to 200,000). */
+export const EXEC_MAX_OUTPUT_CHARS = 200_000;
+
+/**
+ * What `exec`'s retention cap left out of an output, or undefined when it did not bite. 2026.8.2 and
+ * 2026.9.6 say so with a note before the text (`noted`); earlier lines keep the last 200,000 chars
+ * silently, so an exec output of that size (less the final newline exec trims) may have lost its head.
+ */
+export function execRetention(text: string, options: { noted?: boolean; exec: boolean }): string | undefined {
+  const cap = EXEC_MAX_OUTPUT_CHARS.toLocaleString("en-US");
+  if (options.noted || text.startsWith(EXEC_RETENTION_NOTE))
+    return `exec kept only the last ${cap} chars of this output (the host's retention cap); the earlier output was discarded before any plugin saw it`;
+  if (options.exec && text.length >= EXEC_MAX_OUTPUT_CHARS - 1)
+    return `exec keeps at most the last ${cap} chars of an output and this one reached that cap: earlier output may have been discarded before any plugin saw it`;
+  return undefined;
+}
+
 /** A host copy taken apart. */
 export interface HostCopyParts {
   head: string;

@@ -147,7 +147,7 @@ export function stubForText(
     summary,
     preview: buildPreview(text, options.limits.previewChars, clean),
     redact: clean,
-    coverage: options.coverage ?? coverageOfText(text),
+    coverage: options.coverage ?? coverageOfText(text, options.toolName),
   });
 }
 

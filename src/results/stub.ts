@@ -1,6 +1,6 @@
 import { HANDLE_PREFIX, isHandle } from "../artifacts/handle.js";
 import { countLines } from "../artifacts/meta.js";
-import { parseHostCopy } from "./host-copy.js";
+import { execRetention, parseHostCopy } from "./host-copy.js";
 import { LEDGER_MARKER } from "../host/messages.js";
 import { buildPreview, DEFAULT_PREVIEW_CHARS } from "./preview.js";
 import { redactSecrets } from "./redact.js";
@@ -66,10 +66,13 @@ export function fetchCallExamples(handle: string, from = 1, to = 50): { direct: 
  * The coverage of a stub whose artifact is `text` itself: whole, unless the
  * text is the host's truncated copy (its notice says how much was left out).
  */
-export function coverageOfText(text: string): StubCoverage {
+export function coverageOfText(text: string, toolName?: string): StubCoverage {
   const cut = parseHostCopy(text);
   const base = { chars: text.length, lines: countLines(text) };
-  if (cut.omitted === undefined) return base;
+  if (cut.omitted === undefined) {
+    const retention = execRetention(text, { exec: toolName === "exec" });
+    return retention ? { ...base, partial: retention } : base;
+  }
   const keptLines = countLines(cut.head) + (cut.tail ? countLines(cut.tail) : 0);
   return {
     ...base,
