@@ -1,4 +1,6 @@
 import { createLedgerTools } from "../retrieval/tools.js";
+import { agentIdFromSessionKey } from "../host/normalize.js";
+import { redactSecrets } from "../results/redact.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { readViewRecords, viewRecordPath, type ViewRecord } from "../state/view-record.js";
 import { errorMessage } from "../errors.js";
@@ -34,11 +36,13 @@ const HELP = [
  * uses (same scope, caps and ReDoS rules). Never throws: errors become text.
  */
 export async function runChatCommand(rt: LedgerRuntime, ctx: ChatCommandContext): Promise<ChatCommandReply> {
-  const agentId = ctx.agentId ?? "main";
   const words = (ctx.args ?? "").trim().split(/\s+/).filter(Boolean);
   const [sub, ...rest] = words;
+  // Never another agent's state: a chat whose agent cannot be told gets no answer from any store.
+  const agentId = ctx.agentId || agentIdFromSessionKey(ctx.sessionKey);
   try {
     if (!sub || sub === "help") return { text: HELP };
+    if (!agentId) return { text: `/ledger ${sub}: this chat names no agent (no agent id, no agent:<id>: session key)` };
     if (sub === "status") return { text: await statusText(rt, agentId, ctx.sessionKey) };
     if (sub === "view") return { text: await viewText(rt, agentId, ctx.sessionKey) };
     if (sub === "fetch") return { text: await fetchText(rt, agentId, ctx.sessionKey, rest) };
@@ -91,12 +95,19 @@ async function fetchText(
   if (!handle) return "Usage: /ledger fetch HANDLE [lines A-B | head N | tail N | grep PATTERN]";
   const selector = selectorOf(kind, more.join(" "));
   if (typeof selector === "string") return selector;
+  const settings = rt.settings(agentId);
+  if (!settings.retrieval.chatFetchAnySession) {
+    const refusal = await outsideSession(rt, agentId, sessionKey, handle);
+    if (refusal) return refusal;
+  }
   const [fetchTool] = createLedgerTools(
     {
       openStore: (a) => rt.store(a),
       readableAgents: (a) => rt.settings(a).retrieval.readableAgents,
       defaultMaxChars: Math.min(rt.config.retrieval.defaultMaxChars, 3_500),
       grepTimeoutMs: rt.config.retrieval.grepTimeoutMs,
+      // A chat is read by people: the same redaction as every other view, over the whole output before the cut.
+      redactFetch: (text) => redactAlways(settings, text),
     },
     { agentId, ...(sessionKey ? { sessionKey } : {}) },
   );
@@ -105,6 +116,38 @@ async function fetchText(
     selector,
   });
   return result.content.map((c) => c.text).join("\n");
+}
+
+/**
+ * Why a chat may not read `handle`, or undefined when it may: the output must be this session's (stored from it,
+ * or shown in one of its recorded views), unless the operator set `retrieval.chatFetchAnySession`.
+ */
+async function outsideSession(
+  rt: LedgerRuntime,
+  agentId: string,
+  sessionKey: string | undefined,
+  handle: string,
+): Promise<string | undefined> {
+  const refusal =
+    "No output of this chat's session has that handle (outputs of other sessions are readable in a chat only when " +
+    "the operator sets `retrieval.chatFetchAnySession`; `context-ledger artifact fetch` reads any).";
+  if (!sessionKey) return refusal;
+  const normalized = handle.startsWith("ledger:") ? handle : `ledger:${handle.startsWith("v1:") ? "" : "v1:"}${handle}`;
+  const meta = await rt
+    .store(agentId)
+    .tryReadMeta(normalized)
+    .catch(() => undefined);
+  if (meta?.origin.sessionKey === sessionKey) return undefined;
+  const views = await readViewRecords(viewRecordPath(rt.root, agentId, sessionKey)).catch(() => []);
+  const shown = views.some(
+    (v) => v.messages.some((m) => m.handles?.includes(normalized)) || v.offloaded.some((o) => o.handle === normalized),
+  );
+  return shown ? undefined : refusal;
+}
+
+/** Redaction for people-facing text: the agent's patterns, and the built-in rules even where redaction is off. */
+function redactAlways(settings: ReturnType<LedgerRuntime["settings"]>, text: string): string {
+  return redactSecrets(text, settings.redaction.patterns);
 }
 
 /** A selector from chat words, or a usage message. */

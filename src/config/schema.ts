@@ -170,8 +170,14 @@ const retrievalSchema = z
       .array(z.string().min(1))
       .default([])
       .describe("Other agents whose artifacts this agent may fetch by handle (`*` for all)."),
+    chatFetchAnySession: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Let `/ledger fetch` in a chat read outputs of the agent's other sessions (by default only the chat's own session).",
+      ),
   })
-  .default({ defaultMaxChars: 8_000, grepTimeoutMs: 500, readableAgents: [] });
+  .default({ defaultMaxChars: 8_000, grepTimeoutMs: 500, readableAgents: [], chatFetchAnySession: false });
 
 const summarySchema = z
   .strictObject({

@@ -17,6 +17,11 @@ export interface LedgerToolDeps extends ArtifactScope {
   grepTimeoutMs?: number;
   /** Applied to peek answers, previews before they are cut (fetch returns the original). @default the built-in rules */
   redact?: (text: string) => string;
+  /**
+   * When set, fetch answers are redacted too, over the whole artifact before a slice is cut (so no secret is
+   * shown half): for readers other than the model, such as a chat. @default undefined (the original bytes)
+   */
+  redactFetch?: (text: string) => string;
 }
 
 /** The calling agent and session, as the host's tool factory passes them. */
@@ -64,7 +69,8 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
           const maxChars = optionalInt(p.maxChars, "maxChars", 1, 20_000) ?? deps.defaultMaxChars ?? 8_000;
           const found = await findArtifact(deps, requireAgent(agentId), handle);
           if (!found) throw notFound(handle);
-          const text = await found.store.readText(handle);
+          const original = await found.store.readText(handle);
+          const text = deps.redactFetch ? deps.redactFetch(original) : original;
           const slice = selectSlice(text, selector, { maxChars, grepTimeoutMs: deps.grepTimeoutMs ?? 500 });
           return {
             content: [{ type: "text", text: `[context-ledger fetch ${handle} · ${slice.notice}]\n${slice.text}` }],

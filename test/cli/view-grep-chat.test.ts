@@ -102,7 +102,19 @@ describe("view, grep and /ledger through a real assemble", () => {
     });
     expect(fetched.text.split("\n").slice(1)).toHaveLength(2);
     expect(fetched.text).toMatch(/^\[context-ledger fetch ledger:v1:sha256:/);
-    expect((await runChatCommand(rt, { args: `fetch ${handle} lines x` })).text).toContain("Expected `lines A-B`");
+    expect(
+      (await runChatCommand(rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: `fetch ${handle} lines x` }))
+        .text,
+    ).toContain("Expected `lines A-B`");
+    // A chat that names no agent reads no store (there is no fallback to `main`).
+    expect((await runChatCommand(rt, { args: `fetch ${handle} lines 2-3` })).text).toMatch(/names no agent/);
+    // Another session of the same agent may not read this session's outputs in chat.
+    const other = await runChatCommand(rt, {
+      agentId: "main",
+      sessionKey: "agent:main:other",
+      args: `fetch ${handle}`,
+    });
+    expect(other.text).toMatch(/No output of this chat's session has that handle/);
     const registered: unknown[] = [];
     const api = { registerCommand: (c: unknown) => registered.push(c) } as never;
     registerChatCommand(api, rt);
