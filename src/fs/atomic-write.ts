@@ -19,11 +19,21 @@ export interface WriteFileAtomicOptions {
   keepExisting?: boolean;
 }
 
-/** Creates `dir` (and parents) with mode 0700, fixing the mode of the leaf. */
+/**
+ * Creates `dir` (and parents) with mode 0700. Only folders this call created are
+ * chmodded: an existing folder (the host's, the operator's) keeps its mode.
+ */
 export async function ensureDir(dir: string): Promise<void> {
-  await fsp.mkdir(dir, { recursive: true, mode: DIR_MODE });
-  // mkdir's mode is filtered by umask; chmod makes 0700 hold under any umask.
-  await fsp.chmod(dir, DIR_MODE);
+  const first = await fsp.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  if (first === undefined) return;
+  // mkdir's mode is filtered by umask; chmod makes 0700 hold under any umask, for each folder made here.
+  const made = path.relative(first, dir).split(path.sep).filter(Boolean);
+  let current = first;
+  await fsp.chmod(current, DIR_MODE);
+  for (const part of made) {
+    current = path.join(current, part);
+    await fsp.chmod(current, DIR_MODE);
+  }
 }
 
 /**
@@ -42,6 +52,12 @@ export async function writeFileAtomic(
   try {
     temp = await writeSyncedTemp(target, data);
     if (options.keepExisting && (await exists(target))) return false;
+    // Replacing a file keeps its mode: a host transcript rewritten in place stays as the host made it.
+    const mode = await fsp.stat(target).then(
+      (st) => st.mode & 0o777,
+      () => undefined,
+    );
+    if (mode !== undefined && mode !== FILE_MODE) await fsp.chmod(temp, mode);
     await fsp.rename(temp, target);
     temp = undefined;
     return true;
