@@ -1,3 +1,4 @@
+import { PREVIEW_REDACT_WINDOW } from "../results/preview.js";
 import { LRUCache } from "lru-cache";
 import { findHandles } from "../artifacts/handle.js";
 import type { AgentSettings } from "../config/schema.js";
@@ -37,7 +38,8 @@ function describe(rt: LedgerRuntime, m: unknown, settings: AgentSettings): Descr
     chars: text.length,
     preview:
       rt
-        .redact(settings, text.slice(0, PREVIEW_CHARS * 2))
+        // Redacted before the cut, over a window any secret starting in the preview fits in whole.
+        .redact(settings, text.slice(0, PREVIEW_REDACT_WINDOW))
         .replace(/\s+/g, " ")
         .slice(0, PREVIEW_CHARS) || (calls.length ? `[calls ${calls.join(", ")}]` : ""),
     ...(typeof toolName === "string" ? { toolName } : {}),
