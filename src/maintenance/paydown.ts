@@ -1,3 +1,4 @@
+import { EXEC_RETENTION_NOTE } from "../results/host-copy.js";
 import type { AgentSettings } from "../config/schema.js";
 import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
 import { LedgerError } from "../errors.js";
@@ -84,7 +85,7 @@ export async function payDownDebt(
     if (input.abortSignal?.aborted)
       throw new LedgerError("aborted", "Expected maintain() to run to completion, got an abort signal");
     if (roleOf(entry.message) === "assistant" && raw <= target) break;
-    const stub = await stubEntry(entry, settings, store, captures, identity, (t) => rt.redact(settings, t));
+    const stub = await stubEntry(entry, { settings, store, captures, identity, redact: (t) => rt.redact(settings, t) });
     if (!stub) continue;
     freedChars += textOf(entry.message).length - textOf(stub).length;
     replacements.push({ entryId: entry.id, message: stub });
@@ -148,13 +149,26 @@ function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings, stu
   return [...tools, ...answers, ...newest];
 }
 
+/** True when a block's text is the host's copy of `output` (its head, behind exec's retention note if any). */
+function showsOutput(text: string, output: string): boolean {
+  const body = text.startsWith(EXEC_RETENTION_NOTE) ? text.slice(EXEC_RETENTION_NOTE.length) : text;
+  if (output.length < body.length) return false;
+  const head = body.slice(0, Math.min(1_024, Math.ceil(body.length / 2)));
+  return head.length > 0 && output.startsWith(head);
+}
+
+/** What stubbing a transcript entry needs: the agent's settings, its store and captures, the session. */
+interface StubEntryContext {
+  settings: AgentSettings;
+  store: ReturnType<LedgerRuntime["store"]>;
+  captures: ReturnType<typeof createCaptureIndex>;
+  identity: SessionIdentity;
+  redact: (text: string) => string;
+}
+
 async function stubEntry(
   entry: TranscriptEntry,
-  settings: AgentSettings,
-  store: ReturnType<LedgerRuntime["store"]>,
-  captures: ReturnType<typeof createCaptureIndex>,
-  identity: SessionIdentity,
-  redact: (text: string) => string,
+  { settings, store, captures, identity, redact }: StubEntryContext,
 ): Promise<Record<string, unknown> | undefined> {
   const message = entry.message;
   const role = roleOf(message);
@@ -171,10 +185,11 @@ async function stubEntry(
   let changed = false;
   for (const [i, block] of blocks.entries()) {
     if (typeof block.text !== "string" || block.text.startsWith(LEDGER_MARKER)) continue;
-    const full =
-      role === "toolResult" && typeof details?.aggregated === "string" && details.aggregated.length >= block.text.length
-        ? details.aggregated
-        : block.text;
+    // details.aggregated is the whole output of the one block that shows it (2026.4.24 exec); another block of the
+    // same result (a note, a second text) keeps its own text.
+    const aggregated =
+      role === "toolResult" && typeof details?.aggregated === "string" ? details.aggregated : undefined;
+    const full = aggregated !== undefined && showsOutput(block.text, aggregated) ? aggregated : block.text;
     if (full.length <= settings.maintenance.minEntryChars) continue;
     const captured = callId
       ? captures.resolve({ hostId: callId, hostText: block.text, session: captureSessionOf(identity) })

@@ -109,7 +109,9 @@ export function buildStub(options: BuildStubOptions): string {
   const calls = fetchCallExamples(options.handle);
   const coverage =
     options.coverage ??
-    (options.text !== undefined && options.totalChars === undefined ? coverageOfText(options.text) : undefined);
+    (options.text !== undefined && options.totalChars === undefined
+      ? coverageOfText(options.text, options.label)
+      : undefined);
   lines.push(
     coverage ? coverageLine(coverage) : "Full output stored losslessly under this handle.",
     `Read it: ${calls.direct} (or "selector":{"kind":"grep","pattern":"error"}; kinds headtail, head, tail, grep, range, json). If ledger_fetch is not in your tools, call ${calls.viaToolCall}. Metadata: ledger_peek.`,
