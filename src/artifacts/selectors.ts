@@ -39,21 +39,21 @@ export function selectSlice(text: string, selector: Selector, options: SliceOpti
   const totalLines = countLines(text);
   const totalChars = text.length;
   const base = { totalLines, totalChars };
-  const window = (start: number, end: number, askedStart: number, askedEnd: number, label = ""): Slice => ({
+  const window = (start: number, end: number, [askedStart, askedEnd]: readonly [number, number]): Slice => ({
     ...base,
     text: chompNewline(text.slice(start, end)),
-    notice: `${label}${describeWindow(text, start, end, totalLines)} shown (${fmt(end - start)} of ${fmt(totalChars)} chars)`,
+    notice: `${describeWindow(text, start, end, totalLines)} shown (${fmt(end - start)} of ${fmt(totalChars)} chars)`,
     truncated: start > askedStart || end < askedEnd,
   });
 
   switch (selector.kind) {
     case "head": {
       const limit = selector.lines ? lineEndOffset(text, selector.lines) : text.length;
-      return window(0, headEnd(text, 0, limit, budget), 0, limit);
+      return window(0, headEnd(text, 0, limit, budget), [0, limit]);
     }
     case "tail": {
       const from = selector.lines ? lineStartOffset(text, Math.max(1, totalLines - selector.lines + 1)) : 0;
-      return window(tailStart(text, from, text.length, budget), text.length, from, text.length);
+      return window(tailStart(text, from, text.length, budget), text.length, [from, text.length]);
     }
     case "range": {
       if (selector.start > totalLines) {
@@ -66,7 +66,7 @@ export function selectSlice(text: string, selector: Selector, options: SliceOpti
       }
       const start = lineStartOffset(text, selector.start);
       const end = lineEndOffset(text, Math.min(selector.end, totalLines));
-      return window(start, headEnd(text, start, end, budget), start, end);
+      return window(start, headEnd(text, start, end, budget), [start, end]);
     }
     case "headtail":
       return headTail(text, budget, base, window);
@@ -102,9 +102,9 @@ function headTail(
   text: string,
   budget: number,
   base: { totalLines: number; totalChars: number },
-  window: (s: number, e: number, as: number, ae: number) => Slice,
+  window: (s: number, e: number, asked: readonly [number, number]) => Slice,
 ): Slice {
-  if (text.length <= budget) return window(0, text.length, 0, text.length);
+  if (text.length <= budget) return window(0, text.length, [0, text.length]);
   const room = Math.max(2, budget - MARKER_RESERVE);
   const hEnd = headEnd(text, 0, text.length, Math.floor(room / 2));
   const tStart = tailStart(text, hEnd, text.length, room - hEnd);

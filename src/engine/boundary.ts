@@ -8,6 +8,12 @@ export interface BoundaryDeps {
   events: EventLog;
 }
 
+/** Which engine operation runs, and the context a failure is logged with. */
+export interface GuardedOperation {
+  op: string;
+  context: Record<string, unknown>;
+}
+
 /**
  * Runs one engine operation so that no exception reaches the host (the host
  * would quarantine the engine for the whole gateway process): a failure is
@@ -16,8 +22,7 @@ export interface BoundaryDeps {
  */
 export async function guard<T>(
   deps: BoundaryDeps,
-  op: string,
-  context: Record<string, unknown>,
+  { op, context }: GuardedOperation,
   run: () => Promise<T>,
   fallback: (err: unknown) => T | Promise<T>,
 ): Promise<T> {

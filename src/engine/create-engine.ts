@@ -60,8 +60,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       const p = asParams(raw);
       return guard(
         rt,
-        "bootstrap",
-        ctx("bootstrap", p),
+        { op: "bootstrap", context: ctx("bootstrap", p) },
         async () => {
           const id = who(p);
           void rt.events.write({
@@ -84,8 +83,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       const p = asParams(raw);
       return guard(
         rt,
-        "maintain",
-        ctx("maintain", p),
+        { op: "maintain", context: ctx("maintain", p) },
         async () => {
           const id = who(p);
           const target = asParams(p.sessionTarget ?? asParams(p.runtimeContext).sessionTarget);
@@ -123,8 +121,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       const p = asParams(raw);
       return guard(
         rt,
-        "ingest",
-        ctx("ingest", p),
+        { op: "ingest", context: ctx("ingest", p) },
         async () => {
           const id = who(p);
           const key = `ingest:${id.sessionId}:${fingerprintMessage(p.message)}:${String(asParams(p.message).timestamp ?? "")}`;
@@ -140,8 +137,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       const p = asParams(raw);
       return guard(
         rt,
-        "ingestBatch",
-        ctx("ingestBatch", p),
+        { op: "ingestBatch", context: ctx("ingestBatch", p) },
         async () => {
           const id = who(p);
           const messages = arr(p.messages);
@@ -164,8 +160,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       const p = asParams(raw);
       await guard(
         rt,
-        "afterTurn",
-        ctx("afterTurn", p),
+        { op: "afterTurn", context: ctx("afterTurn", p) },
         async () => {
           const id = who(p);
           const messages = arr(p.messages);
@@ -195,8 +190,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       const p = asParams(raw);
       return guard(
         rt,
-        "commitTurn",
-        ctx("commitTurn", p),
+        { op: "commitTurn", context: ctx("commitTurn", p) },
         async () => {
           const id = who(p);
           const result = await commitTurnMessages(rt, {
@@ -226,8 +220,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       const p = asParams(raw);
       return guard(
         rt,
-        "assemble",
-        ctx("assemble", p),
+        { op: "assemble", context: ctx("assemble", p) },
         async () => {
           const id = who(p);
           const settings = rt.settings(id.agentId);
@@ -282,8 +275,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       const p = asParams(raw);
       return guard(
         rt,
-        "compact",
-        ctx("compact", p),
+        { op: "compact", context: ctx("compact", p) },
         async () => {
           const id = who(p);
           const settings = rt.settings(id.agentId);
@@ -318,8 +310,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       const p = asParams(raw);
       return guard(
         rt,
-        "prepareSubagentSpawn",
-        { parent: label(p.parentSessionKey), child: label(p.childSessionKey) },
+        { op: "prepareSubagentSpawn", context: { parent: label(p.parentSessionKey), child: label(p.childSessionKey) } },
         () =>
           prepareSubagentContext(
             rt,
@@ -334,8 +325,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
       const p = asParams(raw);
       await guard(
         rt,
-        "onSubagentEnded",
-        { child: label(p.childSessionKey) },
+        { op: "onSubagentEnded", context: { child: label(p.childSessionKey) } },
         () => endSubagentContext(rt, p.childSessionKey, host.agentId ?? "main"),
         () => undefined,
       );
@@ -344,8 +334,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
     async dispose() {
       await guard(
         rt,
-        "dispose",
-        {},
+        { op: "dispose", context: {} },
         async () => {
           await rt.sessions.flush();
           await rt.views.flush();

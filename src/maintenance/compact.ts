@@ -171,7 +171,12 @@ export async function compactSession(
   view.start = plan.start;
   view.tokens = tokensAfter;
   const recorded = input.hostTranscript
-    ? await recordInHostTranscript(rt, input.hostTranscript, messages[plan.start], text, tokensBefore, handle)
+    ? await recordInHostTranscript(rt, input.hostTranscript, {
+        firstKept: fingerprintMessage(messages[plan.start]),
+        summary: text,
+        tokensBefore,
+        details: { engine: "context-ledger", checkpoint: handle },
+      })
     : undefined;
   void rt.events.write({
     op: "compact:sealed",
@@ -202,18 +207,10 @@ export async function compactSession(
 async function recordInHostTranscript(
   rt: LedgerRuntime,
   file: string,
-  firstKept: unknown,
-  summary: string,
-  tokensBefore: number,
-  checkpoint: string,
+  entry: Parameters<typeof appendJsonlCompaction>[1],
 ) {
   try {
-    const written = await appendJsonlCompaction(file, {
-      firstKept: fingerprintMessage(firstKept),
-      summary,
-      tokensBefore,
-      details: { engine: "context-ledger", checkpoint },
-    });
+    const written = await appendJsonlCompaction(file, entry);
     if (!written)
       rt.logger.warn(
         `compaction not recorded in the host transcript ${file}: its first kept message is not on the active branch, an equal compaction is there, or another process holds the session lock`,
