@@ -251,3 +251,16 @@ describe("spill files", () => {
     expect(await readHostSpillFile(nested, { spillDirs: [dir] })).toEqual({ refused: "outside-temp-dir" });
   });
 });
+
+describe("2026.4.24's transcript copy", () => {
+  it("is read as the host's truncation: the notice follows the kept head directly", () => {
+    const original = `${"row ok\n".repeat(3_000)}end`;
+    const copy = `${original.slice(0, 15_000)}[... ${original.length - 15_000} more characters truncated]`;
+    expect(parseHostCopy(copy)).toEqual({
+      head: original.slice(0, 15_000),
+      omitted: original.length - 15_000,
+      keptChars: 15_000,
+    });
+    expect(matchHostCopy(copy, original)).toBe("exact");
+  });
+});

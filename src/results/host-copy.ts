@@ -19,6 +19,8 @@ const NOTICES: readonly RegExp[] = [
   /\[\.\.\. (\d+) more characters truncated; rerun with narrower args if needed\]$/,
   /\[\.\.\. (\d+) chars truncated; narrow args\]$/,
   /\n\n\[\.\.\. (\d+) more characters truncated\]$/,
+  // 2026.4.24's transcript copy of an exec result: the notice right after the kept head.
+  /\[\.\.\. (\d+) more characters truncated\]$/,
 ];
 
 /**

@@ -83,7 +83,7 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
   const root = resolveLedgerRoot({ stateDir: config.stateDir, env: options.env });
   const redactLine = config.redaction.enabled ? (t: string) => redactSecrets(t, config.redaction.patterns) : undefined;
   const logger = createLedgerLogger(options.hostLogger, { level: config.logLevel, redact: redactLine });
-  const events = createEventLog(eventLogPath(root), redactLine);
+  const events = createEventLog(eventLogPath(root), { redact: redactLine });
   const stores = new Map<string, ArtifactStore>();
   const counters = new Map<string, TokenCounter>();
   const settingsCache = new Map<string, AgentSettings>();
