@@ -50,9 +50,12 @@ export async function bestOriginal(
     (matchHostCopy(text, candidate) !== "none" ||
       candidate.includes(body) ||
       (head.length > 0 && candidate.startsWith(head)));
-  if (typeof d.fullOutputPath === "string") {
+  if (typeof d.fullOutputPath === "string" && body.length > 0) {
     const spill = await readHostSpillFile(d.fullOutputPath, options);
-    if ("text" in spill && contains(spill.text)) return { text: spill.text, source: "spill-file" };
+    // A file named by the result is taken only when it holds everything the result shows (head and tail):
+    // a file that merely starts the same way is another output.
+    if ("text" in spill && (spill.text.includes(body) || matchHostCopy(text, spill.text) === "exact"))
+      return { text: spill.text, source: "spill-file" };
   }
   if (typeof d.aggregated === "string" && d.aggregated.length > text.length && contains(d.aggregated))
     return withRetention({ text: d.aggregated, source: "aggregated" }, noted, true);

@@ -12,16 +12,18 @@ import { captureTurnOutputs } from "./capture-turn.js";
 const settings = resolveAgentSettings(parseConfig({}), "main");
 const output = (tag: string) =>
   `${tag}\n${Array.from({ length: 2_500 }, (_, i) => `line ${i + 1} ${"q".repeat(50)}`).join("\n")}\n`;
-// 2026.4.24 keeps the head of an exec result in the text and the whole output in details.aggregated.
+// 2026.4.24 keeps the head of an exec result in the text (its notice right after it) and the whole output in
+// details.aggregated.
+const hostCut = (full: string) => `${full.slice(0, 16_000)}[... ${full.length - 16_000} more characters truncated]`;
 const execResult = (id: string, full: string, details: Record<string, unknown> = { aggregated: full }) => ({
   role: "toolResult",
   toolCallId: id,
   toolName: "exec",
-  content: [{ type: "text", text: `${full.slice(0, 16_000)}\n\n[output truncated]` }],
+  content: [{ type: "text", text: hostCut(full) }],
   details,
 });
 
-const textOfResult = (full: string) => `${full.slice(0, 16_000)}\n\n[output truncated]`;
+const textOfResult = hostCut;
 
 let tmp: string;
 let store: ArtifactStore;
@@ -97,7 +99,7 @@ describe("captureTurnOutputs on hosts that cap what plugins see", () => {
     const tail = output("T").padEnd(250_000, "z").slice(-200_000);
     // 2026.8.2 and 2026.9.6 put a note before what exec kept, in the text only (not in details.aggregated).
     const note = "[earlier output was discarded at the retention cap and cannot be recovered]\n\n";
-    const notedText = `${note}${tail.slice(0, 16_000)}\n\n[output truncated]`;
+    const notedText = `${note}${hostCut(tail)}`;
     await capture([{ ...execResult("call_n", tail), content: [{ type: "text", text: notedText }] }], "agent:main:c");
     const n = captures.resolve({ hostId: "call_n", hostText: notedText, session: { sessionKey: "agent:main:c" } });
     expect(n?.chars).toBe(200_000);

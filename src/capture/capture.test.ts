@@ -243,7 +243,7 @@ describe("spill files", () => {
     expect(await readHostSpillFile(open, { spillDirs: [dir] })).toEqual({ refused: "not-private" });
     const link = path.join(dir, "openclaw-bash-aaaaaaaaaaaaaaaa.log");
     await fsp.symlink("/etc/passwd", link);
-    expect(await readHostSpillFile(link, { spillDirs: [dir] })).toEqual({ refused: "unreadable" });
+    expect(await readHostSpillFile(link, { spillDirs: [dir] })).toEqual({ refused: "not-regular-file" });
     const sub = path.join(dir, "sub");
     await fsp.mkdir(sub);
     const nested = path.join(sub, "openclaw-bash-bbbbbbbbbbbbbbbb.log");

@@ -48,10 +48,15 @@ export async function readHostSpillFile(
   }
   const allowed = await Promise.all(dirs.map((d) => fsp.realpath(d).catch(() => undefined)));
   if (!allowed.includes(realDir)) return { refused: "outside-temp-dir" };
+  const target = path.join(realDir, path.basename(file));
+  // A FIFO or device would block open() (a reader waits for a writer) and tie up the I/O pool: look before opening.
+  const seen = await fsp.lstat(target).catch(() => undefined);
+  if (!seen) return { refused: "unreadable" };
+  if (!seen.isFile()) return { refused: "not-regular-file" };
   let handle: fsp.FileHandle | undefined;
   try {
-    // O_NOFOLLOW: a symlink swapped in after the checks is refused by the open itself.
-    handle = await fsp.open(path.join(realDir, path.basename(file)), constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NOFOLLOW: a symlink swapped in after the checks is refused by the open itself; O_NONBLOCK: so is a FIFO.
+    handle = await fsp.open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const st = await handle.stat();
     if (!st.isFile()) return { refused: "not-regular-file" };
     if ((st.mode & 0o077) !== 0) return { refused: "not-private" };
