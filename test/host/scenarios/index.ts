@@ -4,6 +4,7 @@
  * exports, under any name, runs in the line files `test/host/line-<version>.test.ts`
  * on each host line and engine it lists (see `registry.ts`).
  */
+export * as bigOutput from "./big-output.js";
 export * as fetchBack from "./fetch-back.js";
 export * as fixHolds424 from "./fix-holds-424.js";
 export * as fixHolds96 from "./fix-holds-96.js";
