@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isLedgerError } from "../errors.js";
-import { compileSafeRegex } from "./safe-regex.js";
+import { compileSafeRegex } from "../safe-regex.js";
 import { parseSelector, selectSlice, type Selector } from "./selectors.js";
 
 const LINES = Array.from({ length: 2104 }, (_, i) => `line ${i + 1}${i % 100 === 41 ? " ERROR boom" : ""}`);

@@ -3,7 +3,7 @@ import { grepLines } from "./grep-lines.js";
 import { parseJsonArtifact, prettyJsonPrefix } from "./json-bounded.js";
 import { evaluateJsonPath, parseJsonPath } from "./json-path.js";
 import { countLines } from "./meta.js";
-import { compileSafeRegex } from "./safe-regex.js";
+import { compileSafeRegex } from "../safe-regex.js";
 import { HARD_MAX_CHARS, type Selector, type Slice, type SliceOptions } from "./selector-types.js";
 import {
   chompNewline,

@@ -1,5 +1,6 @@
 import { clearToolResult, stripThinking, stubSummaryOf, textChars } from "../results/clear-tool-results.js";
-import { toolMatcher, toolNameOf } from "../window/clear-boundary.js";
+import { toolNamesMatcher } from "../config/tool-glob.js";
+import { toolNameOf } from "../window/clear-boundary.js";
 import { firstHandle } from "../artifacts/handle.js";
 import type { AgentSettings } from "../config/schema.js";
 import { blocksOf, roleOf, textOf } from "../host/messages.js";
@@ -42,7 +43,7 @@ export function createClearingShaper(
   shaper: Shaper,
 ): ClearingShaper {
   const { clearing } = settings;
-  const excluded = toolMatcher(clearing.excludeTools);
+  const excluded = toolNamesMatcher(clearing.excludeTools);
   const handles = new Set<string>();
   const cacheKey = shapeCacheKey(rt, rt.root, settings.offload, settings.clearing, settings.redaction);
   // Cleared forms per message object and settings, across calls: a standing window re-counts

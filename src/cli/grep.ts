@@ -1,5 +1,5 @@
 import { grepLines } from "../artifacts/grep-lines.js";
-import { compileSafeRegex } from "../artifacts/safe-regex.js";
+import { compileSafeRegex } from "../safe-regex.js";
 import { createArtifactStore } from "../artifacts/store.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
 import { artifactRoot } from "../state/paths.js";

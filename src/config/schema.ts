@@ -1,3 +1,4 @@
+import { compileRedactPattern } from "../safe-regex.js";
 import { z } from "zod";
 
 /** Policies a tool's results can get, chosen by tool name or glob. */
@@ -293,14 +294,15 @@ export const configSchema = z
     if (cfg.retrieval.defaultMaxChars < 100) {
       ctx.addIssue({ code: "custom", path: ["retrieval", "defaultMaxChars"], message: "Expected at least 100" });
     }
+    // The patterns run over every output shown: each goes through the vetted compiler the readers use.
     for (const pattern of cfg.redaction.patterns) {
       try {
-        new RegExp(pattern);
+        compileRedactPattern(pattern);
       } catch (err) {
         ctx.addIssue({
           code: "custom",
           path: ["redaction", "patterns"],
-          message: `Expected a valid regular expression, got \`${pattern}\` (${(err as Error).message})`,
+          message: `Expected a simple, valid regular expression, got \`${pattern}\` (${(err as Error).message})`,
         });
       }
     }

@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+import { compileRedactPattern } from "../safe-regex.js";
 import { describeValue, LedgerError } from "../errors.js";
 
 /** What a redacted secret is replaced with. */
@@ -38,7 +40,8 @@ const DEFAULT_RULES: Array<{ re: RegExp; keep?: number }> = [
 /** The default patterns as plain regular expressions (for doctor and docs). */
 export const DEFAULT_SECRET_PATTERNS: readonly RegExp[] = DEFAULT_RULES.map((r) => r.re);
 
-const compiled = new Map<string, RegExp | null>();
+// A pure memo of the pattern source (no setting enters it), so it is shared by every runtime of the process.
+const compiled = new LRUCache<string, RegExp | false>({ max: 256 });
 
 /**
  * Replaces secrets in text shown to the model, an operator or a log
@@ -65,12 +68,11 @@ export function redactSecrets(text: string, extraPatterns: readonly string[] = [
     let re = compiled.get(source);
     if (re === undefined) {
       try {
-        re = new RegExp(source, "g");
+        re = compileRedactPattern(source);
       } catch {
-        // The config schema rejects invalid patterns; one that slips through is skipped, not fatal.
-        re = null;
+        // The config schema refuses such patterns; one that slips through is skipped, not fatal.
+        re = false;
       }
-      if (compiled.size > 256) compiled.clear();
       compiled.set(source, re);
     }
     if (re) {
@@ -110,15 +112,15 @@ function redactOrphanKeyEnds(text: string): string {
   return parts.join("");
 }
 
-/** Throws `config_invalid` naming the first extra pattern that is not a valid regular expression. */
+/** Throws `config_invalid` naming the first extra pattern that is invalid or unsafe ({@link compileRedactPattern}). */
 export function validateRedactPatterns(patterns: readonly string[]): void {
   for (const [i, source] of patterns.entries()) {
     try {
-      new RegExp(source, "g");
+      compileRedactPattern(source);
     } catch (err) {
       throw new LedgerError(
         "config_invalid",
-        `Expected \`redaction.patterns[${i}]\` to be a valid regular expression, got ${describeValue(source)}`,
+        `Expected \`redaction.patterns[${i}]\` to be a simple, valid regular expression, got ${describeValue(source)}: ${(err as Error).message}`,
         { cause: err },
       );
     }

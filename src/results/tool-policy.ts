@@ -1,4 +1,5 @@
 import { TOOL_POLICIES } from "../config/schema.js";
+import { isToolGlob, toolGlobMatcher } from "../config/tool-glob.js";
 
 /** What happens to one tool's results: kept, schema-stripped, offloaded, or ephemeral. */
 export type ToolPolicy = (typeof TOOL_POLICIES)[number];
@@ -17,10 +18,10 @@ export const DEFAULT_TOOL_POLICY: ToolPolicy = "offload";
  */
 export function resolveToolPolicy(toolName: string, policies: Readonly<Record<string, string>> = {}): ToolPolicy {
   const exact = policies[toolName];
-  if (exact !== undefined && POLICIES.has(exact) && !/[*?]/.test(toolName)) return exact as ToolPolicy;
+  if (exact !== undefined && POLICIES.has(exact) && !isToolGlob(toolName)) return exact as ToolPolicy;
   let best: { pattern: string; policy: ToolPolicy } | undefined;
   for (const [pattern, policy] of Object.entries(policies)) {
-    if (!/[*?]/.test(pattern) || !POLICIES.has(policy) || !globToRegex(pattern).test(toolName)) continue;
+    if (!isToolGlob(pattern) || !POLICIES.has(policy) || !toolGlobMatcher(pattern)(toolName)) continue;
     if (
       !best ||
       pattern.length > best.pattern.length ||
@@ -32,12 +33,4 @@ export function resolveToolPolicy(toolName: string, policies: Readonly<Record<st
   if (best) return best.policy;
   if (toolName === "ledger_fetch" || toolName === "ledger_peek") return "full";
   return DEFAULT_TOOL_POLICY;
-}
-
-function globToRegex(glob: string): RegExp {
-  const body = glob
-    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-    .replace(/\*/g, ".*")
-    .replace(/\?/g, ".");
-  return new RegExp(`^${body}$`, "s");
 }

@@ -37,19 +37,3 @@ export function toolNameOf(message: unknown): string {
   const name = message && typeof message === "object" ? (message as Record<string, unknown>).toolName : undefined;
   return typeof name === "string" && name ? name : "unknown";
 }
-
-/** Tool-name matcher for names and globs (`*` any run, `?` one character). */
-export function toolMatcher(patterns: readonly string[]): (toolName: string) => boolean {
-  if (patterns.length === 0) return () => false;
-  const res = patterns.map(
-    (p) =>
-      new RegExp(
-        `^${p
-          .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-          .replace(/\*/g, ".*")
-          .replace(/\?/g, ".")}$`,
-        "s",
-      ),
-  );
-  return (name) => res.some((r) => r.test(name));
-}

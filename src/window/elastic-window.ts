@@ -6,7 +6,8 @@
 import type { AgentSettings } from "../config/schema.js";
 import { hostMessageChars } from "../host/host-estimate.js";
 import { fingerprintMessage } from "../host/messages.js";
-import { clearBoundary, toolMatcher } from "./clear-boundary.js";
+import { toolNamesMatcher } from "../config/tool-glob.js";
+import { clearBoundary } from "./clear-boundary.js";
 import { planWindow, type WindowPlan } from "./planner.js";
 import { frontShift, pickAnchor, replanTarget, shiftAnchor, type WindowAnchor } from "./window-anchors.js";
 
@@ -69,7 +70,7 @@ export function planElasticWindow(
     (freshClear ??= settings.clearing.enabled
       ? clearBoundary(messages, {
           keepToolResults: settings.clearing.keepToolResults,
-          excluded: toolMatcher(settings.clearing.excludeTools),
+          excluded: toolNamesMatcher(settings.clearing.excludeTools),
           newestUser,
         })
       : -1);

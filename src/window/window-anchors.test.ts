@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { stripThinking } from "../results/clear-tool-results.js";
-import { clearBoundary, toolMatcher } from "./clear-boundary.js";
+import { toolNamesMatcher } from "../config/tool-glob.js";
+import { clearBoundary } from "./clear-boundary.js";
 import type { WindowPlan } from "./planner.js";
 import { pickAnchor, recordWindow, replanTarget, type WindowAnchor } from "./window-anchors.js";
 
@@ -75,7 +76,7 @@ describe("clearing", () => {
   const u = { role: "user", content: "q" };
   it("clears everything older than the N-th newest clearable result, never the current turn", () => {
     const messages = [u, r("exec"), r("exec"), r("read"), r("exec"), u, r("exec")];
-    const excluded = toolMatcher(["read"]);
+    const excluded = toolNamesMatcher(["read"]);
     expect(clearBoundary(messages, { keepToolResults: 2, excluded, newestUser: 5 })).toBe(3);
     expect(clearBoundary(messages, { keepToolResults: 0, excluded, newestUser: 5 })).toBe(5);
     expect(clearBoundary(messages, { keepToolResults: 4, excluded, newestUser: 5 })).toBe(-1);

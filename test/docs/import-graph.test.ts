@@ -120,7 +120,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["artifacts", "window"],
   ["tokens", "config", "fs"],
   ["host"],
-  ["errors.ts", "json.ts", "version.ts"],
+  ["json.ts", "safe-regex.ts"],
+  ["errors.ts", "version.ts"],
 ];
 
 describe("src/ folders keep their layer order", () => {

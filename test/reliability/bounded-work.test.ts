@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { selectSlice } from "../../src/artifacts/selectors.js";
-import { compileSafeRegex } from "../../src/artifacts/safe-regex.js";
+import { compileSafeRegex } from "../../src/safe-regex.js";
 import { detectFormat } from "../../src/results/detect-format.js";
 import { buildPreview } from "../../src/results/preview.js";
 import { redactSecrets } from "../../src/results/redact.js";

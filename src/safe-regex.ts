@@ -1,4 +1,4 @@
-import { describeValue, LedgerError } from "../errors.js";
+import { describeValue, LedgerError } from "./errors.js";
 
 /** Longest grep pattern accepted. */
 export const MAX_PATTERN_LENGTH = 200;
@@ -49,7 +49,9 @@ export function compileSafeRegex(pattern: string, flags = ""): SafeRegex {
     if (c === "\\") {
       const n = pattern[i + 1] ?? "";
       if (/[1-9]/.test(n) || n === "k") throw refused(`Expected no backreferences, got \`\\${n}\` at index ${i}`);
-      i = n === "u" && pattern[i + 2] === "{" ? pattern.indexOf("}", i) + 1 || pattern.length : i + 2;
+      // `\u{1F600}` is one escape; anything else after `\u{` is read on, never skipped unread.
+      const codePoint = n === "u" ? /^\\u\{[0-9a-fA-F]{1,6}\}/.exec(pattern.slice(i)) : null;
+      i += codePoint ? codePoint[0].length : 2;
       [lastGroup, canQuantify] = [undefined, true];
       continue;
     }
@@ -136,4 +138,22 @@ function groupOpenerLength(pattern: string, i: number): number {
 
 function refused(message: string): LedgerError {
   return new LedgerError("pattern_refused", `${message}; rewrite the pattern more simply (it is matched line by line)`);
+}
+
+/** Most unbounded quantifiers in an operator's pattern: it runs over every output shown, not one line at a time. */
+export const MAX_REDACT_UNBOUNDED_QUANTIFIERS = 2;
+
+/**
+ * Compiles an operator's redaction pattern through the vetted compiler ({@link compileSafeRegex}): no
+ * backreferences, no repeated group that repeats or alternates, at most 200 chars and
+ * {@link MAX_REDACT_UNBOUNDED_QUANTIFIERS} unbounded quantifiers. Throws `pattern_refused` or `selector_invalid`.
+ */
+export function compileRedactPattern(source: string): RegExp {
+  const safe = compileSafeRegex(source, "g");
+  if (safe.unboundedQuantifiers > MAX_REDACT_UNBOUNDED_QUANTIFIERS)
+    throw new LedgerError(
+      "pattern_refused",
+      `Expected at most ${MAX_REDACT_UNBOUNDED_QUANTIFIERS} unbounded quantifiers in a redaction pattern, got ${safe.unboundedQuantifiers} in ${describeValue(source)}`,
+    );
+  return safe.regex;
 }

@@ -1,0 +1,52 @@
+/**
+ * Tool-name patterns from config (`offload.tools`, `clearing.excludeTools`): names and
+ * globs where `*` is any run of characters and `?` one character, nothing else special.
+ * Matched by the classic two-pointer wildcard walk, at most (name length × pattern
+ * length) steps: no regex, so a hostile pattern or tool name cannot make a match
+ * backtrack. (A regex-compiling glob library does not give that: picomatch's regex for
+ * `*a*a*a*a*a*a*b` took 179 s against a 100-char name here.)
+ */
+
+/** True when `pattern` is a glob (has `*` or `?`), not a plain tool name. */
+export function isToolGlob(pattern: string): boolean {
+  return /[*?]/.test(pattern);
+}
+
+/** True when `name` matches the glob `pattern` (`*` any run, `?` one character). */
+export function matchToolGlob(pattern: string, name: string): boolean {
+  let p = 0;
+  let n = 0;
+  // Where the last `*` was, and how much of the name it has taken so far.
+  let star = -1;
+  let mark = 0;
+  while (n < name.length) {
+    const c = pattern[p];
+    if (c === "*") {
+      star = p++;
+      mark = n;
+    } else if (c !== undefined && (c === "?" || c === name[n])) {
+      p++;
+      n++;
+    } else if (star >= 0) {
+      p = star + 1;
+      n = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pattern[p] === "*") p++;
+  return p === pattern.length;
+}
+
+/** A matcher for one tool-name glob (a plain name matches itself only). */
+export function toolGlobMatcher(pattern: string): (toolName: string) => boolean {
+  if (!isToolGlob(pattern)) return (name) => name === pattern;
+  return (name) => matchToolGlob(pattern, name);
+}
+
+/** A matcher for any of `patterns` (names or globs); none matches nothing. */
+export function toolNamesMatcher(patterns: readonly string[]): (toolName: string) => boolean {
+  if (patterns.length === 0) return () => false;
+  const matchers = patterns.map(toolGlobMatcher);
+  return (name) => matchers.some((m) => m(name));
+}
