@@ -12,7 +12,11 @@ export function installedHostDists(): { version: string; dist: string }[] {
   const cache = path.join(ROOT, ".cache");
   for (const name of existsSync(cache) ? readdirSync(cache) : []) {
     const dist = path.join(cache, name, "node_modules", "openclaw", "dist");
-    if (name.startsWith("openclaw-") && existsSync(dist)) out.push({ version: name.slice("openclaw-".length), dist });
+    // An install still under way (the host project's global setup runs beside the unit tests) holds its lock
+    // folder and has half its files: only finished installs count.
+    const installing = existsSync(path.join(cache, `${name}.install.lock`));
+    if (name.startsWith("openclaw-") && existsSync(dist) && !installing)
+      out.push({ version: name.slice("openclaw-".length), dist });
   }
   return out;
 }
