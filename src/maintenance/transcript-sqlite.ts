@@ -52,6 +52,9 @@ function decodeEvent(json: unknown, zstd: unknown): Record<string, unknown> | un
   return undefined;
 }
 
+/** How long a read waits for another connection's lock before giving up for this turn. */
+export const SQLITE_BUSY_WAIT_MS = 50;
+
 /**
  * The message entries of the session's active branch, oldest first; undefined when the
  * database or its tables are not there (another line, another layout).
@@ -61,7 +64,8 @@ export async function readSqliteActiveBranch(locator: SqliteTranscriptLocator): 
   let db: import("node:sqlite").DatabaseSync | undefined;
   try {
     db = new DatabaseSync(locator.file, { readOnly: true });
-    db.exec("PRAGMA busy_timeout = 2000");
+    // The read is synchronous: a long busy wait behind the host's write lock stalls the whole gateway.
+    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_WAIT_MS}`);
     // 2026.8.2's rows are plain JSON; 2026.9.x added the compressed column.
     const columns = new Set(
       (db.prepare("PRAGMA table_info(transcript_events)").all() as { name: string }[]).map((c) => c.name),
