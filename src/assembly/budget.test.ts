@@ -6,6 +6,17 @@ import { HOST_MIN_VIABLE_SHARE, resolveAssemblyBudget } from "./budget.js";
 
 const config = { models: { providers: { mock: { models: [{ id: "m", contextWindow: 32_000, maxTokens: 4_096 }] } } } };
 const settings = resolveAgentSettings(parseConfig({}), "main");
+/** A 2026.6 assembly (the whole window as tokenBudget) at 32k with maxTokens 4,096, and the host's overhead. */
+const on2026dot6 = (overhead?: { systemChars: number; toolsChars: number }) =>
+  resolveAssemblyBudget(settings, {
+    generation: "2026.6",
+    semantics: HOST_LINES["2026.6"],
+    tokenBudget: 32_000,
+    model: "mock/m",
+    hostConfig: config,
+    ...(overhead ? { overhead } : {}),
+    messages: [],
+  });
 
 describe("resolveAssemblyBudget", () => {
   it("derives the message budget from the prompt budget: less margin, summary reserve and reply priming", () => {
@@ -25,14 +36,7 @@ describe("resolveAssemblyBudget", () => {
   });
 
   it("on a whole-window line caps the exact budget at the window less the output allowance", () => {
-    const b = resolveAssemblyBudget(settings, {
-      generation: "2026.6",
-      semantics: HOST_LINES["2026.6"],
-      tokenBudget: 32_000,
-      model: "mock/m",
-      hostConfig: config,
-      messages: [],
-    });
+    const b = on2026dot6();
     expect(b.budget.tokens).toBe(32_000 - 4_096);
     expect(b.hostPlan.host.rule).toBe("output-clamp");
     expect(b.hostUnits).toBe(b.rawHostUnits);
@@ -40,15 +44,7 @@ describe("resolveAssemblyBudget", () => {
   });
 
   it("plans by exact count alone when the host's overhead leaves no viable room for messages", () => {
-    const b = resolveAssemblyBudget(settings, {
-      generation: "2026.6",
-      semantics: HOST_LINES["2026.6"],
-      tokenBudget: 32_000,
-      model: "mock/m",
-      hostConfig: config,
-      overhead: { systemChars: 20_000, toolsChars: 85_000 },
-      messages: [],
-    });
+    const b = on2026dot6({ systemChars: 20_000, toolsChars: 85_000 });
     expect(b.rawHostUnits).toBeDefined();
     expect(b.rawHostUnits as number).toBeLessThan(HOST_MIN_VIABLE_SHARE * b.messageBudget);
     expect(b.hostUnits).toBeUndefined();
