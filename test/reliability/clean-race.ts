@@ -2,8 +2,8 @@
  * A host writer appending to a live JSONL transcript while `session clean` rewrites it:
  * with a stale lock (the host's lock file names a dead pid) or with `--force` past a live
  * holder, the clean cannot take the host's lock, so only the clean itself can keep the
- * appended lines. Each run: a 6-turn bloated session, a writer process appending `lines`
- * JSONL lines about one per millisecond, the clean started once the writer is under way.
+ * appended lines. Each run: a 3-turn bloated session, a writer process appending `lines`
+ * JSONL lines as fast as it can (a pause every 8), the clean started once the writer is under way.
  */
 import { spawn } from "node:child_process";
 import { promises as fsp } from "node:fs";
@@ -23,7 +23,8 @@ const tick = () => {
   if (i >= count) return;
   fs.appendFileSync(file, JSON.stringify({ type: "custom", customType: "race", id: "w" + i, data: { n: i } }) + "\\n");
   i++;
-  setTimeout(tick, i % 4 === 0 ? 1 : 0);
+  if (i % 8 === 0) setTimeout(tick, 1);
+  else setImmediate(tick);
 };
 tick();
 `;
@@ -40,7 +41,7 @@ export interface RaceOutcome {
 export async function raceCleanAgainstWriter(lines: number, lock: "stale" | "live-forced"): Promise<RaceOutcome> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-clean-race-"));
   try {
-    const session = bloatedSession({ turns: 6, outputChars: 60_000, answerChars: 2_000 });
+    const session = bloatedSession({ turns: 3, outputChars: 30_000, answerChars: 2_000 });
     const file = path.join(dir, `${session.sessionId}.jsonl`);
     await fsp.writeFile(file, session.text);
     const pid = lock === "stale" ? 2 ** 22 + 12_345 : process.pid;
