@@ -1,3 +1,4 @@
+import { parseLineRange } from "../retrieval/fetch-input.js";
 import { createLedgerTools } from "../retrieval/tools.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import { redactSecrets } from "../results/redact.js";
@@ -154,10 +155,9 @@ function redactAlways(settings: ReturnType<LedgerRuntime["settings"]>, text: str
 export function selectorOf(kind: string | undefined, arg: string): Record<string, unknown> | string {
   if (kind === undefined) return { kind: "headtail" };
   if (kind === "lines") {
-    const m = /^(\d+)\s*(?:-|\.\.)\s*(\d+)$/.exec(arg.trim()) ?? /^(\d+)$/.exec(arg.trim());
-    if (!m) return `Expected \`lines A-B\` (1-based, e.g. lines 10-40), got \`lines ${arg}\``;
-    const start = Number(m[1]);
-    return { kind: "range", start, end: m[2] !== undefined ? Number(m[2]) : start };
+    const range = parseLineRange(arg);
+    if (!range) return `Expected \`lines A-B\` (1-based, e.g. lines 10-40), got \`lines ${arg}\``;
+    return { kind: "range", ...range };
   }
   if (kind === "head" || kind === "tail") return { kind, lines: /^\d+$/.test(arg.trim()) ? Number(arg.trim()) : 20 };
   if (kind === "grep") return arg ? { kind: "grep", pattern: arg } : "Expected `grep PATTERN`";

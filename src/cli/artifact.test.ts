@@ -73,6 +73,17 @@ describe("context-ledger artifact", () => {
     });
     const t = await run(["fetch", handle, "--selector", "tail", "--lines", "1"]);
     expect(t.out).toBe("row 500\n");
+    // One line-range syntax everywhere: `--lines A-B` alone is lines A to B, as the tool's and the chat's `lines`.
+    expect((await run(["fetch", handle, "--lines", "299-300"])).out).toBe("row 299\nrow 300 ERROR timeout\n");
+    expect((await run(["fetch", handle, "--lines", "42"])).out).toBe("row 42\n");
+    // Anything else is refused with the forms it takes, never ignored.
+    const bad = await run(["fetch", handle, "--lines", "x-y"]);
+    expect(bad.code).toBe(4);
+    expect(bad.err).toMatch(/Expected --lines A-B/);
+    const extra = await run(["fetch", handle, "--lines", "2-3", "--pattern", "row"]);
+    expect(extra.code).toBe(4);
+    expect(extra.err).toMatch(/--pattern/);
+    expect((await run(["fetch", handle, "--selector", "head", "--start", "5"])).code).toBe(4);
     expect((await run(["fetch", handle, "--raw"])).out).toBe(LOG);
     const peek = JSON.parse((await run(["peek", handle, "--json"])).out);
     expect(peek).toMatchObject({ schema: "context-ledger.artifact.peek.v1", handle, meta: { lines: 500 } });

@@ -1,3 +1,4 @@
+import { parseLineRange } from "../retrieval/fetch-input.js";
 import { promises as fsp } from "node:fs";
 import { artifactPaths } from "../artifacts/blob-path.js";
 import { decodeBlob } from "../artifacts/gzip-codec.js";
@@ -49,7 +50,7 @@ const LEAVES: Record<string, { options: ArgSpec; usage: string; run: (c: Artifac
         "max-chars": { type: "string" },
         raw: { type: "boolean" },
       },
-      usage: `Usage: {prog} artifact fetch HANDLE [--selector KIND|JSON] [--lines N] [--pattern RE --flags i --context N]\n         [--start N --end N] [--path JSONPATH] [--max-chars N] [--raw]\nPrints a bounded slice (the notice goes to stderr); --raw prints the whole original bytes.\n${TAIL}`,
+      usage: `Usage: {prog} artifact fetch HANDLE [--lines A-B] [--selector KIND|JSON] [--lines N] [--pattern RE --flags i --context N]\n         [--start N --end N] [--path JSONPATH] [--max-chars N] [--raw]\nPrints a bounded slice (the notice goes to stderr); --lines 1200-1210 prints those lines (1-based, inclusive);\n--raw prints the whole original bytes. An option the selector does not use is an error.\n${TAIL}`,
       run: fetch,
     },
     peek: {
@@ -271,15 +272,25 @@ function selectorFrom(args: ParsedArgs): Selector {
     }
     return parseSelector(parsed);
   }
+  // `--lines A-B` alone is the one line-range syntax every reader takes (the tool's `lines`, the chat's `lines A-B`).
+  const lines = stringFlag(args, "lines");
+  const range = raw === undefined && lines !== undefined ? parseLineRange(lines) : undefined;
+  if (raw === undefined && lines !== undefined && !range)
+    throw new LedgerError(
+      "selector_invalid",
+      `Expected --lines A-B (1-based, inclusive, e.g. --lines 1200-1210) or --selector head|tail with --lines N, got --lines ${lines}`,
+    );
   const kind =
     raw ??
-    (stringFlag(args, "pattern")
-      ? "grep"
-      : stringFlag(args, "path")
-        ? "json"
-        : stringFlag(args, "start")
-          ? "range"
-          : "headtail");
+    (range
+      ? "range"
+      : stringFlag(args, "pattern")
+        ? "grep"
+        : stringFlag(args, "path")
+          ? "json"
+          : stringFlag(args, "start")
+            ? "range"
+            : "headtail");
   const num = (name: string) => {
     const v = stringFlag(args, name);
     return v === undefined ? undefined : /^\d+$/.test(v) ? Number(v) : v;
@@ -292,7 +303,18 @@ function selectorFrom(args: ParsedArgs): Selector {
     range: ["start", "end"],
     json: ["path"],
   };
-  for (const f of fields[kind] ?? []) {
+  // A flag the selector does not use is an error, never silently ignored.
+  const used = new Set(range ? ["lines"] : (fields[kind] ?? []));
+  const unused = ["lines", "pattern", "flags", "context", "start", "end", "path"].filter(
+    (f) => !used.has(f) && stringFlag(args, f) !== undefined,
+  );
+  if (unused.length > 0)
+    throw new LedgerError(
+      "selector_invalid",
+      `Expected only the options of a ${kind} selector, got ${unused.map((f) => `--${f}`).join(", ")} (see --help)`,
+    );
+  if (range) return parseSelector({ kind: "range", ...range });
+  for (const f of used) {
     const v = f === "pattern" || f === "flags" || f === "path" ? stringFlag(args, f) : num(f);
     if (v !== undefined) candidate[f] = v;
   }

@@ -31,6 +31,19 @@ export function normalizeFetchHandle(value: unknown): string {
 const RANGE = /^\s*(\d+)\s*(?:(?:-|–|\.\.|:|to)\s*(\d+)\s*)?$/;
 
 /**
+ * The one line-range syntax of every reader (the tool's `lines`, the CLI's `--lines`, the chat's
+ * `lines A-B`): "1200-1210" (also `1200..1210`, `1200:1210`, `1200 to 1210`) or "1200" for one line,
+ * 1-based and inclusive. Undefined when `text` is not a range.
+ */
+export function parseLineRange(text: string): { start: number; end: number } | undefined {
+  const m = RANGE.exec(text);
+  if (!m) return undefined;
+  const start = Number(m[1]);
+  const end = Number(m[2] ?? m[1]);
+  return Number.isSafeInteger(start) && Number.isSafeInteger(end) ? { start, end } : undefined;
+}
+
+/**
  * The selector of a fetch call: `lines` ("1200-1210", "1200", 1200) or `selector` (object or its JSON), at most one.
  */
 export function fetchSelector(params: Record<string, unknown>): Selector {
@@ -45,21 +58,19 @@ export function fetchSelector(params: Record<string, unknown>): Selector {
     );
   }
   if (lines !== undefined && lines !== null) {
-    const m =
+    const range =
       typeof lines === "number"
-        ? [String(lines), String(lines)]
+        ? parseLineRange(String(lines))
         : typeof lines === "string"
-          ? RANGE.exec(lines)?.slice(1)
+          ? parseLineRange(lines)
           : undefined;
-    const start = Number(m?.[0]);
-    const end = Number(m?.[1] ?? m?.[0]);
-    if (!m || !Number.isInteger(start) || !Number.isInteger(end)) {
+    if (!range) {
       throw new LedgerError(
         "input_invalid",
         `Expected \`lines\` like "1200-1210" or "1200", got ${describeValue(lines)}. ${ACCEPTED_FETCH_FORMS}`,
       );
     }
-    return withForms(() => parseSelector({ kind: "range", start, end }));
+    return withForms(() => parseSelector({ kind: "range", ...range }));
   }
   if (typeof selector === "string" && selector.trim().startsWith("{")) {
     let parsed: unknown;
