@@ -55,7 +55,7 @@ function register(api: OpenClawPluginApi): void {
     );
   }
   if (rt.config.offload.capture) {
-    registerCapture(api, rt, (agentId) => createCaptureIndex(rt.root, agentId));
+    registerCapture(api, rt, (agentId) => createCaptureIndex(rt.root, agentId), hostVersion);
   }
   if (typeof api.registerCli === "function") registerHostCli(api);
   registerChatCommand(api, rt);

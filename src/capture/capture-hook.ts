@@ -8,6 +8,7 @@
  * (`sanitizeToolResultForMiddleware`), the model and the transcript included.
  */
 import { countLines } from "../artifacts/meta.js";
+import { hostLineOf } from "../host/host-lines.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import { LEDGER_MARKER } from "../host/messages.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
@@ -124,17 +125,27 @@ export async function captureToolCall(
 }
 
 interface HookApi {
-  on?: (name: string, handler: (event: unknown, ctx: unknown) => unknown) => void;
+  on?: (name: string, handler: (event: unknown, ctx: unknown) => void) => void;
 }
 
 /**
- * Registers the `after_tool_call` capture. The host does not await the hook, so each
- * capture is tracked per session ({@link pendingCapturesOf}) for assemble and commitTurn
- * to wait on. Never throws; a host without hooks captures at turn end only.
+ * Registers the `after_tool_call` capture. The hook returns at once and the capture runs beside
+ * the turn, tracked per session ({@link pendingCapturesOf}) for assemble and commitTurn to wait
+ * on. Never throws; a host without hooks captures at turn end only. So do 2026.4.x and 2026.5.x
+ * (`hostVersion`): their transcripts already hold all that `exec` kept for the turn-end capture,
+ * and with a capture running beside each tool call, 2026.4.24's gateway queued a user's next
+ * message in loaded CI runs (16 of 20 turns answered).
  */
-export function registerCapture(api: unknown, rt: LedgerRuntime, captures: (agentId: string) => CaptureIndex): void {
+export function registerCapture(
+  api: unknown,
+  rt: LedgerRuntime,
+  captures: (agentId: string) => CaptureIndex,
+  hostVersion?: string,
+): void {
   const hookApi = (api ?? {}) as HookApi;
   if (typeof hookApi.on !== "function") return;
+  const line = hostLineOf(hostVersion);
+  if (line === "2026.4" || line === "2026.5") return;
   const pending = pendingCapturesOf(rt);
   try {
     hookApi.on("after_tool_call", (event, rawCtx) => {
@@ -150,7 +161,6 @@ export function registerCapture(api: unknown, rt: LedgerRuntime, captures: (agen
         ctx,
       );
       pending.track({ sessionKey: ctx.sessionKey, sessionId: ctx.sessionId }, job);
-      return job;
     });
   } catch (err) {
     rt.logger.warn(`after_tool_call capture not registered: ${(err as Error).message}`);

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCaptureIndex } from "../../src/capture/capture-index.js";
-import { registerCapture } from "../../src/capture/capture-hook.js";
+import { pendingCapturesOf, registerCapture } from "../../src/capture/capture-hook.js";
 import { handleForBytes } from "../../src/artifacts/handle.js";
 import { listAgentIds } from "../../src/state/agent-list.js";
 import { parseStubHandle } from "../../src/results/stub.js";
@@ -30,19 +30,21 @@ describe("after_tool_call capture", () => {
   afterEach(async () => t.cleanup());
 
   it("registers the hook, and the next assemble cites the capture it is still writing", async () => {
+    // The hook returns at once (the host must not wait for a capture); the capture goes on beside the turn.
     expect(hook).toBeDefined();
     const full = `first\n${logText(150_000, 3)}`;
     const sessionKey = "agent:main:hook";
-    // Fired, not awaited, as the host does.
-    void hook?.(
-      {
-        toolName: "exec",
-        toolCallId: "call_t1_r1",
-        params: { command: "cat big.log" },
-        result: { content: [{ type: "text", text: hookText(full) }], details: { aggregated: full, exitCode: 0 } },
-      },
-      { agentId: "main", sessionKey, sessionId: "s-hook", toolName: "exec", toolCallId: "call_t1_r1" },
-    );
+    expect(
+      hook?.(
+        {
+          toolName: "exec",
+          toolCallId: "call_t1_r1",
+          params: { command: "cat big.log" },
+          result: { content: [{ type: "text", text: hookText(full) }], details: { aggregated: full, exitCode: 0 } },
+        },
+        { agentId: "main", sessionKey, sessionId: "s-hook", toolName: "exec", toolCallId: "call_t1_r1" },
+      ),
+    ).toBeUndefined();
     const messages = [
       user("Turn 1: run it"),
       call("callt1r1", "exec", { command: "cat big.log" }),
@@ -61,7 +63,7 @@ describe("after_tool_call capture", () => {
 
   it("files nothing when the call names no agent (no fallback to main)", async () => {
     const full = logText(150_000, 5);
-    await hook?.(
+    hook?.(
       {
         toolName: "exec",
         toolCallId: "call_x",
@@ -69,13 +71,14 @@ describe("after_tool_call capture", () => {
       },
       { sessionId: "s-anon", toolName: "exec" },
     );
+    await pendingCapturesOf(t.rt).settle({ sessionId: "s-anon" });
     expect(await t.rt.store("main").has(handleForBytes(full))).toBe(false);
     expect(await listAgentIds(t.rt.root)).not.toContain("main");
   });
 
   it("takes the agent from the session key when the context does not name it", async () => {
     const full = logText(150_000, 7);
-    await hook?.(
+    hook?.(
       {
         toolName: "exec",
         toolCallId: "call_o",
@@ -83,6 +86,7 @@ describe("after_tool_call capture", () => {
       },
       { sessionKey: "agent:ops:work", toolName: "exec" },
     );
+    await pendingCapturesOf(t.rt).settle({ sessionKey: "agent:ops:work" });
     expect(await t.rt.store("ops").has(handleForBytes(full))).toBe(true);
     expect(await t.rt.store("main").has(handleForBytes(full))).toBe(false);
   });
