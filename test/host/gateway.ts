@@ -66,6 +66,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** How long a queued message's follow-up run may take to start before the host's idle report ends the turn. */
+const FOLLOW_UP_START_MS = 60_000;
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** True when the gateway's output says its port was taken (so another port is worth a try). */
@@ -182,8 +185,7 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
   const startMs = Date.now() - started;
 
   // The session's `status` in `sessions.list` ("running" while the host works on it).
-  const waitIdle = async (sessionKey: string, deadline: number, firstDelayMs = 0): Promise<void> => {
-    if (firstDelayMs > 0) await sleep(firstDelayMs);
+  const waitIdle = async (sessionKey: string, deadline: number): Promise<void> => {
     for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
       let list: { sessions?: { key?: string; status?: string }[] } | undefined;
       try {
@@ -269,11 +271,13 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
         if (runs.started.has(runId) || Date.now() > deadline) return { runId, wait, ms: Date.now() - t0 };
         // No run of its own started: the host queued the message as a follow-up of the
         // session's running work. The turn is over when a run that started after the send
-        // ends (or, as a backstop, when the host reports the session idle again).
-        const followUp = await Promise.race([
-          runs.nextEnd(runId, deadline),
-          waitIdle(sessionKey, deadline, 2_000).then(() => undefined),
-        ]);
+        // ends. The session's status is no backstop here: 2026.4.24 reports it idle while its
+        // lane still finishes the last turn, before the follow-up starts (a CI run read turns
+        // 7, 8 and 13 of a long session before their answers). Only when no run starts within
+        // FOLLOW_UP_START_MS is the host's idle report taken as the end.
+        let followUp = await runs.nextEnd(runId, Math.min(deadline, Date.now() + FOLLOW_UP_START_MS));
+        if (!followUp && [...runs.started].some((id) => id !== runId)) followUp = await runs.nextEnd(runId, deadline);
+        if (!followUp) await waitIdle(sessionKey, deadline);
         const settled = followUp && !runs.chatEnded.has(followUp) ? await waitRun(followUp, deadline) : wait;
         return { runId, wait: settled, ms: Date.now() - t0, queued: true };
       } finally {

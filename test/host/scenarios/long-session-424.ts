@@ -21,7 +21,7 @@ export const longSession424Scenario: HostScenario = {
     const mark = await markLogs(session.env);
     const figures = await measureLongSession(session, "long-session-424");
     const signals = countHostLogSignals(await readHostLog(session.env, [], mark));
-    expect(figures.perTurn.map((t) => (t.answered ? "model" : `notice: ${t.shown}`))).toEqual(
+    expect(figures.perTurn.map((t) => (t.answered ? "model" : `shown "${t.shown}" (${t.seen})`))).toEqual(
       figures.perTurn.map(() => "model"),
     );
     expect({ restarted: signals.sessionRestarted, resetReply: signals.resetReply }).toEqual({
