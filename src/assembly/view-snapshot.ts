@@ -121,7 +121,10 @@ export function recordViewSnapshot(
       const { role, ...rest } = describe(rt, input.kept[k], settings);
       messages.push({ index, role, tokens: input.tokensOf(index), ...rest });
     }
-    const offloaded = await offloadsOfView(rt, identity.agentId, input.handles);
+    // Outputs offloaded before this assembly (by an earlier one, or stubs paydown wrote into the host's
+    // transcript) are offloaded too: the kept tool results that cite a handle name them.
+    const cited = messages.filter((m) => m.toolCallId !== undefined).flatMap((m) => m.handles ?? []);
+    const offloaded = await offloadsOfView(rt, identity.agentId, new Set([...input.handles, ...cited]));
     const record: ViewRecord = {
       schema: VIEW_RECORD_SCHEMA,
       agentId: identity.agentId,

@@ -39,7 +39,8 @@ export function renderViewText(v: ViewRecord, turns: readonly number[], prog = "
         formatCount(m.tokens),
         formatCount(m.chars),
         m.toolName ?? "",
-        `${m.handles ? "[offloaded] " : ""}${m.preview.slice(0, 80)}`,
+        // A handle is shown whole (never cut with the preview), so it can be pasted into fetch.
+        m.handles ? `offloaded ${m.handles.join(", ")}` : m.preview.slice(0, 80),
       ]),
     ),
   );
@@ -59,7 +60,7 @@ export function renderViewText(v: ViewRecord, turns: readonly number[], prog = "
   }
   if (v.summary)
     out += `\nSummary block (${formatCount(v.summary.tokens)} tokens, system-prompt addition):\n${indent(`${v.summary.text}\n`)}`;
-  out += `\nRecorded turns: ${turns.join(", ")} (\`${prog} view --session ${v.sessionKey} --turn N\`); a slice of an output: \`${prog} artifact fetch HANDLE --start A --end B\`\n`;
+  out += `\nRecorded turns: ${turns.join(", ")} (\`${prog} view --session ${v.sessionKey} --turn N\`); a slice of an output: \`${prog} artifact fetch HANDLE --lines A-B\`\n`;
   return out;
 }
 

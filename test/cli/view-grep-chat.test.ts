@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runChatCommand } from "../../src/chat/ledger-command.js";
 import { registerChatCommand } from "../../src/chat/register-chat-command.js";
 import { runCli } from "../../src/cli/run-cli.js";
-import { createTestEngine, conversation, user } from "../support/engine-harness.js";
+import { buildStub } from "../../src/results/stub.js";
+import { assistant, call, createTestEngine, conversation, logText, result, user } from "../support/engine-harness.js";
 import { runWith } from "./cli-fixtures.js";
 
 const SESSION = { sessionId: "s-view", sessionKey: "agent:main:view" };
@@ -124,6 +125,42 @@ describe("view, grep and /ledger through a real assemble", () => {
 });
 
 describe("view records keep what the model was shown", () => {
+  it("lists outputs offloaded before the assembly (stubs already in the transcript) with full handles", async () => {
+    const t = await createTestEngine();
+    const S = { sessionId: "s-stubbed", sessionKey: "agent:main:stubbed" };
+    const original = logText(30_000, 7);
+    const { handle } = await t.rt.store("main").stash(original, { origin: { toolName: "exec" } } as never);
+    // The transcript as paydown leaves it: the tool result is a stub, nothing is left to offload.
+    const messages = [
+      user("run the build"),
+      call("c1", "exec", { command: "make" }),
+      result("c1", "exec", buildStub({ handle, text: original, label: "exec" })),
+      assistant("It built."),
+      user("what failed?"),
+    ];
+    await t.engine.assemble({ ...S, messages, tokenBudget: 8_000 });
+    await t.engine.dispose();
+    const env = { HOME: path.join(t.dir, "home"), PATH: "" };
+    const run = (argv: string[]) => runWith(runCli, [...argv, "--session", S.sessionKey, "--state-dir", t.dir], env);
+    const json = JSON.parse((await run(["view", "--json"])).stdout);
+    expect(json.view.offloaded).toEqual([{ handle, bytes: 30_000, lines: expect.any(Number), toolName: "exec" }]);
+    const text = (await run(["view"])).stdout;
+    expect(text).toContain("1 output offloaded");
+    // Every handle the text shows is whole: pasted into fetch as is, it answers.
+    const shown = [...text.matchAll(/ledger:v1:sha256:[0-9a-f]*/g)].map((m) => m[0]);
+    expect(new Set(shown)).toEqual(new Set([handle]));
+    const fetched = await runWith(
+      runCli,
+      ["artifact", "fetch", shown[0] ?? "", "--lines", "1-2", "--state-dir", t.dir],
+      env,
+    );
+    expect(fetched.code, fetched.stderr).toBe(0);
+    expect(fetched.stdout).toBe(`${original.split("\n").slice(0, 2).join("\n")}\n`);
+    const chat = await runChatCommand(t.rt, { agentId: "main", sessionKey: S.sessionKey, args: "view" });
+    expect(chat.text).toContain(`offloaded ${handle}`);
+    await t.cleanup();
+  });
+
   it("an empty or shorter assembly later in the same turn does not replace the fullest one", async () => {
     const t = await createTestEngine();
     const S = { sessionId: "s-probe", sessionKey: "agent:main:probe" };
