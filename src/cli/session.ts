@@ -2,6 +2,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { createArtifactStore } from "../artifacts/store.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
+import { linesWithTranscriptStore } from "../host/host-lines.js";
 import { artifactRoot } from "../state/paths.js";
 import { COMMON_OPTIONS, intFlag } from "./args.js";
 import { runCommand, runGroup } from "./command.js";
@@ -42,9 +43,9 @@ const SPEC = {
 
 const USAGE = `Usage: {prog} session clean (--all | --session FILE) [--dry-run] [--keep-last N] [--tools a,b]
          [--min-chars N] [--force] [--agent ID] [--openclaw-state DIR] [--state-dir DIR] [--json]
-Replaces tool-result payloads (text and details.aggregated) in JSONL sessions (hosts 2026.4-2026.8) with
+Replaces tool-result payloads (text and details.aggregated) in JSONL sessions (hosts ${linesWithTranscriptStore("jsonl")}) with
 handle stubs, after stashing and verifying each in the agent's artifact store; keeps <file>.bak-<timestamp>
-(list or remove those with \`{prog} session backups [--prune]\`). 2026.9.x keeps transcripts in SQLite: nothing to clean.
+(list or remove those with \`{prog} session backups [--prune]\`). ${linesWithTranscriptStore("sqlite")} keep transcripts in SQLite: nothing to clean.
 Exit codes: 0 ok, 1 usage error, 2 no session file, 3 corrupt artifact, 5 refused or failed.
 `;
 

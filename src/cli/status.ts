@@ -21,9 +21,8 @@ export { STATUS_SCHEMA, type AgentStatus, type SessionStatus, type StatusReport 
 
 /**
  * What an operator can do about growing debt on this host. On JSONL hosts
- * (2026.4-2026.8) maintain() rewrites oversized entries and `session clean`
- * works offline; on SQLite hosts (2026.9.x) maintain() gets no entry ids
- * (`entry_ids_unavailable`) and `session clean` has no file to clean.
+ * (2026.4-2026.7) maintain() rewrites oversized entries and `session clean`
+ * works offline; on SQLite hosts (2026.8-2026.9) `session clean` has no file to clean.
  */
 export function debtAdvice(sqliteHost: boolean): string {
   return sqliteHost

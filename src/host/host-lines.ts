@@ -345,3 +345,15 @@ export function hostLineOf(version: string | undefined): HostLine | undefined {
   if (year === 2026 && month < 4) return "2026.4";
   return undefined;
 }
+
+/**
+ * The host lines that keep transcripts in `store`, as a range for help and docs
+ * (`2026.4-2026.7`), read from the table so the text cannot drift from it.
+ */
+export function linesWithTranscriptStore(store: HostLineSemantics["transcriptStore"]): string {
+  const lines = HOST_LINE_IDS.filter((l) => HOST_LINES[l].transcriptStore === store);
+  const first = HOST_LINE_IDS.indexOf(lines[0] as HostLine);
+  const contiguous = lines.every((l, i) => HOST_LINE_IDS[first + i] === l);
+  if (lines.length < 2 || !contiguous) return lines.join(", ") || "none";
+  return `${lines[0]}-${lines.at(-1)}`;
+}

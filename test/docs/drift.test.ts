@@ -2,6 +2,9 @@ import { readFileSync, existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readBlock } from "../../src/config/doc-block.js";
 import { buildManifest } from "../../src/config/manifest.js";
+import { runCli } from "../../src/cli/run-cli.js";
+import { linesWithTranscriptStore } from "../../src/host/host-lines.js";
+import { runWith } from "../cli/cli-fixtures.js";
 import { renderConfigReference } from "../../src/config/reference.js";
 import { PLUGIN_VERSION } from "../../src/version.js";
 
@@ -31,4 +34,16 @@ describe("generated artifacts stay in step with the code", () => {
       if (block !== undefined) expect(block).toBe(renderConfigReference());
     });
   }
+
+  it("which lines keep JSONL or SQLite transcripts: session clean --help and the operator guide say what the table says", async () => {
+    const jsonl = linesWithTranscriptStore("jsonl");
+    const sqlite = linesWithTranscriptStore("sqlite");
+    expect([jsonl, sqlite]).toEqual(["2026.4-2026.7", "2026.8-2026.9"]);
+    const help = (await runWith(runCli, ["session", "clean", "--help"], { PATH: "" })).stdout;
+    expect(help).toContain(`JSONL sessions (hosts ${jsonl})`);
+    expect(help).toContain(`${sqlite} keep transcripts in SQLite`);
+    const guide = read("docs/operator-guide.md").replace(/ – /g, "-");
+    expect(guide).toContain(`JSONL host (${jsonl})`);
+    expect(guide).toContain(`SQLite host (${sqlite})`);
+  });
 });
