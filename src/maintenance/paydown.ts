@@ -68,6 +68,7 @@ export async function payDownDebt(
         ? await readSqliteActiveBranch(input.sqlite)
         : undefined;
   if (!entries) return nothing("entry_ids_unavailable");
+  if (awaitsAnswer(entries)) return nothing("turn_in_flight");
   const { identity } = input;
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;
@@ -122,6 +123,22 @@ export async function payDownDebt(
     ...out,
   });
   return out;
+}
+
+/**
+ * The newest conversational entry is a user's message with no answer yet: the host runs
+ * maintain() before the turn it has just stored. A rewrite then races the host's admission
+ * of that message (2026.9.6 dropped it: "Persisted user turn changed before replay
+ * admission", every time an engine adopted a session with raw history), so the paydown
+ * waits for the maintain() after the turn.
+ */
+function awaitsAnswer(entries: readonly TranscriptEntry[]): boolean {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const role = roleOf(entries[i]?.message);
+    if (role === "assistant" || role === "toolResult") return false;
+    if (isGenuineUserMessage(entries[i]?.message)) return true;
+  }
+  return false;
 }
 
 function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings, stubAnswers: boolean): TranscriptEntry[] {

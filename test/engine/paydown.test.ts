@@ -114,6 +114,39 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
     }
   });
 
+  it("before a turn the host has just stored (its user message unanswered) it waits: the rewrite would race the turn", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-jsonl-"));
+    const pending = path.join(dir, `${session.sessionId}.jsonl`);
+    const last = (await readActiveBranch(file)).at(-1);
+    const message = { role: "user", content: [{ type: "text", text: "and now the tests?" }], timestamp: 1 };
+    const line = {
+      type: "message",
+      id: "e9999",
+      parentId: last?.id ?? null,
+      timestamp: "2026-04-25T11:00:00.000Z",
+      message,
+    };
+    await writeFile(pending, `${session.text.trimEnd()}\n${JSON.stringify(line)}\n`);
+    const calls: unknown[] = [];
+    const maintain = (sessionFile: string) =>
+      t.engine.maintain({
+        sessionId: session.sessionId,
+        sessionKey: "agent:main:jsonl-pending",
+        sessionFile,
+        runtimeContext: { rewriteTranscriptEntries: async (r: unknown) => (calls.push(r), { changed: false }) },
+      });
+    expect(await maintain(pending)).toEqual({
+      changed: false,
+      bytesFreed: 0,
+      rewrittenEntries: 0,
+      reason: "turn_in_flight",
+    });
+    expect(calls).toEqual([]);
+    // The same history once answered is paid down.
+    await maintain(file);
+    expect(calls).toHaveLength(1);
+  });
+
   it("without the host's rewrite capability or entry ids it changes nothing and says why", async () => {
     const a = await t.engine.maintain({ sessionId: "x", sessionKey: "agent:main:x", sessionFile: file });
     expect(a).toEqual({ changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: "rewrite_unavailable" });

@@ -1,0 +1,95 @@
+/**
+ * Adoption: context-ledger takes over a session that another engine built, as an operator
+ * does by switching the context-engine slot back to it. A session of 10-20 tool turns runs
+ * under `legacy` (raw `exec` outputs in the host's transcript), the gateway restarts with
+ * context-ledger in the slot, and the next turns must be answered by the model: on
+ * 2026.9.6 the engine's transcript rewrite before the turn used to race the host's
+ * admission of the user's message, which was dropped ("Persisted user turn changed before
+ * replay admission"), 3 of 3 tries. The engine then pays the adopted history down after
+ * the turn, where the host allows it.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { startGateway, type Gateway } from "./gateway.js";
+import { createHostEnv, LEDGER_ID, type HostEnv } from "./host-env.js";
+import type { HostVersion } from "./host-install.js";
+import { readPluginEvents } from "./logs.js";
+import { execTurnScript } from "./mock-scripts.js";
+import { startMockModel, type MockModel } from "./mock-model.js";
+import { stopAllGroups } from "./processes.js";
+import { describeSeenTurn, sendTurnAsSeen } from "./turn-as-seen.js";
+import { turnMessage } from "./workloads.js";
+
+/**
+ * Legacy turns before the adoption per line: 20 where the loss was seen (2026.9.6); 10 on the other lines keep
+ * the file near 4 minutes of the suite and still leave a raw history for the engine to pay down.
+ */
+const LINES: readonly { version: HostVersion; before: number }[] = [
+  { version: "2026.9.6", before: 20 },
+  { version: "2026.8.2", before: 10 },
+  { version: "2026.4.24", before: 10 },
+];
+/** Turns after the adoption. */
+const AFTER = 3;
+const SESSION_KEY = "agent:main:adoption";
+
+describe.each(LINES.map((l) => [l.version, l.before] as const))("adoption on %s", (version, BEFORE) => {
+  let mock: MockModel | undefined;
+  let env: HostEnv | undefined;
+  let gateway: Gateway | undefined;
+  afterAll(async () => {
+    await gateway?.stop();
+    await stopAllGroups();
+    await mock?.close();
+    await env?.cleanup();
+  });
+
+  it(`a ${BEFORE}-turn legacy session switched to context-ledger answers its next turns`, async () => {
+    // 12,000-char outputs: over every line's offload and paydown thresholds, and 20 turns stay in a 64k window.
+    mock = await startMockModel({ script: execTurnScript({ outputChars: 12_000, answerChars: 400 }) });
+    env = await createHostEnv({
+      version,
+      baseUrl: mock.baseUrl,
+      modelId: mock.modelId,
+      engine: "context-ledger",
+      contextWindow: 64_000,
+    });
+    await env.updateConfig({ plugins: { slots: { contextEngine: "legacy" } } });
+    gateway = await startGateway(env);
+    for (let n = 1; n <= BEFORE; n++) {
+      const turn = await gateway.chatSend(SESSION_KEY, turnMessage(n));
+      expect(turn.wait.status, `legacy turn ${n}: ${JSON.stringify(turn.wait)}`).toBe("ok");
+    }
+    await gateway.stop();
+    // The plugin is loaded (its tool and capture hook register) but the slot's engine was legacy's.
+    const before = await readPluginEvents(env);
+    expect(before.filter((e) => e.op === "assemble" || e.op === "maintain").map((e) => e.op)).toEqual([]);
+
+    await env.updateConfig({ plugins: { slots: { contextEngine: LEDGER_ID } } });
+    gateway = await startGateway(env);
+    const live = gateway;
+    const hostEnv = env;
+    const model = mock;
+    const session = {
+      engineId: LEDGER_ID,
+      sessionKey: SESSION_KEY,
+      requests: () => model.requests,
+      chatSend: (message: string) => live.chatSend(SESSION_KEY, message),
+      call: (method: string, params?: Record<string, unknown>, timeoutMs?: number) =>
+        live.call(method, params, timeoutMs),
+      pluginEvents: () => readPluginEvents(hostEnv),
+    };
+    const seen = [];
+    for (let n = BEFORE + 1; n <= BEFORE + AFTER; n++) seen.push(await sendTurnAsSeen(session, turnMessage(n)));
+    expect(seen.map((s) => (s.answered ? "model" : `"${s.shown.slice(0, 80)}" (${describeSeenTurn(s)})`))).toEqual(
+      seen.map(() => "model"),
+    );
+    // The engine served the adopted session, and the adoption answered turns whose prompts it assembled.
+    const events = await readPluginEvents(env);
+    const assembled = events.filter((e) => e.op === "assemble" && e.sessionKey === SESSION_KEY);
+    expect(assembled.length).toBeGreaterThanOrEqual(AFTER);
+    const paydowns = events.filter((e) => e.op === "paydown" && e.sessionKey === SESSION_KEY);
+    console.log(
+      `[adoption ${version}] ${BEFORE} legacy turns, then ${AFTER} with context-ledger: ${seen.filter((s) => s.answered).length}/${AFTER} answered; paydowns ${paydowns.map((p) => `${String(p.rewrittenEntries ?? 0)} entries${p.reason ? ` (${String(p.reason)})` : ""}`).join(", ") || "none"}`,
+    );
+  }, 900_000);
+});
