@@ -11,6 +11,7 @@ import { fingerprintMessage } from "../host/messages.js";
 import { dualCurrencyCharge } from "../window/dual-currency.js";
 import { hostChars } from "../host/host-estimate.js";
 import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
+import { withoutOperatorMessages } from "../host/operator-messages.js";
 import type { HostGeneration, NormalizedBudget, SessionIdentity } from "../host/normalize.js";
 import { resolveAssemblyBudget } from "./budget.js";
 import { hostEstimateOf, hostUnitsOf, type RequestOverhead } from "./host-plan.js";
@@ -82,7 +83,9 @@ export async function assembleView(
   input: AssembleViewInput,
 ): Promise<AssembledView> {
   const { identity } = input;
-  const messages = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
+  const history = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
+  // The model is shown the history without operator exchanges; the debt measures it as stored.
+  const messages = withoutOperatorMessages(history);
   const modelId = typeof input.model === "string" ? input.model : undefined;
   const counter = rt.counter(settings, modelId);
   const generation = input.generation ?? "2026.9";
@@ -181,7 +184,7 @@ export async function assembleView(
     handles: new Set([...shaper.handles(), ...clearing.handles()]),
   });
 
-  const { tally } = advanceTally(state.raw, messages, settings.maintenance.minEntryChars);
+  const { tally } = advanceTally(state.raw, history, settings.maintenance.minEntryChars);
   const debt: DebtReading = {
     at: new Date().toISOString(),
     rawHistoryTokens: tally.tokens,

@@ -1,6 +1,7 @@
 import { parseLineRange } from "../retrieval/fetch-input.js";
 import { createLedgerTools } from "../retrieval/tools.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
+import { LEDGER_COMMAND } from "../host/operator-messages.js";
 import { redactSecrets } from "../results/redact.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { readViewRecords, viewRecordPath, type ViewRecord } from "../state/view-record.js";
@@ -10,7 +11,7 @@ import { viewHeadline } from "../cli/view-render.js";
 import { debtTrend } from "../cli/status-debt-trend.js";
 
 /** The command name: `/ledger ...` in any chat. */
-export const CHAT_COMMAND_NAME = "ledger";
+export const CHAT_COMMAND_NAME = LEDGER_COMMAND;
 
 /** What the host passes a plugin command handler (the fields this command reads). */
 export interface ChatCommandContext {

@@ -68,6 +68,8 @@ export async function freePort(): Promise<number> {
 
 /** How long a queued message's follow-up run may take to start before the host's idle report ends the turn. */
 const FOLLOW_UP_START_MS = 60_000;
+/** How long after `agent.wait` answers a reply without a run may take to arrive as a chat event. */
+const CHAT_REPLY_GRACE_MS = 2_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -269,6 +271,9 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
         if (!runId) throw new Error(`Expected chat.send to answer a runId, got ${JSON.stringify(ack)}`);
         const wait = await waitRun(runId, deadline);
         if (runs.started.has(runId) || Date.now() > deadline) return { runId, wait, ms: Date.now() - t0 };
+        // A reply without a run (a plugin's chat command, 2026.4.24's reset notice) ends the turn: the host sends
+        // it as a chat event of the send's own run id.
+        if (await runs.endedAsChat(runId, CHAT_REPLY_GRACE_MS)) return { runId, wait, ms: Date.now() - t0 };
         // No run of its own started: the host queued the message as a follow-up of the
         // session's running work. The turn is over when a run that started after the send
         // ends. The session's status is no backstop here: 2026.4.24 reports it idle while its
@@ -305,6 +310,8 @@ interface RunWatch {
   nextEnd(except: string, deadline: number): Promise<string | undefined>;
   /** Runs whose end was seen only as a chat reply (no agent run to wait on). */
   chatEnded: Set<string>;
+  /** True once `runId` ended as a chat reply, waiting up to `graceMs` for that event. */
+  endedAsChat(runId: string, graceMs: number): Promise<boolean>;
   stop(): void;
 }
 
@@ -342,6 +349,11 @@ function watchRuns(socket: GatewayClient, sessionKey: string): RunWatch {
   return {
     started,
     chatEnded,
+    async endedAsChat(runId, graceMs) {
+      const until = Date.now() + graceMs;
+      while (!chatEnded.has(runId) && Date.now() < until) await sleep(50);
+      return chatEnded.has(runId);
+    },
     async nextEnd(except, deadline) {
       for (;;) {
         const id = ended.find((r) => r !== except);

@@ -91,6 +91,22 @@ export const operatorScenario: HostScenario = {
     });
     expect(bad.code).toBe(2);
     expect(extractJson(bad.stdout)).toMatchObject({ ok: false, error: { code: "not_found", exitCode: 2 } });
+    // Operator text stays out of the model's prompt: the next turn's requests carry neither a command nor a reply.
+    const beforeNext = s.requests().length;
+    const next = await s.chatSend("One more run, briefly.");
+    expect(next.wait.status, JSON.stringify(next.wait)).toBe("ok");
+    const nextRequests = s.requests().slice(beforeNext);
+    expect(nextRequests.length).toBeGreaterThan(0);
+    for (const r of nextRequests) {
+      const body = JSON.stringify(r.messages);
+      const found = ["/ledger", "budget tokens; raw history", "What the model saw", "[context-ledger fetch"].map((t) =>
+        body.indexOf(t),
+      );
+      expect(
+        found.filter((at) => at >= 0).map((at) => body.slice(Math.max(0, at - 300), at + 200)),
+        "operator text in a model request",
+      ).toEqual([]);
+    }
     console.log(
       `[operator] /ledger status →\n${status}\n[operator] /ledger view →\n${view}\n[operator] fetch → ${fetched.split("\n")[0]}\n[operator] grep → ${hits.matches} matches; view --json turn ${doc.view.turn}, ${doc.view.messages.length} messages, ${doc.view.estimatedTokens}/${doc.view.budget.tokens} tokens`,
     );

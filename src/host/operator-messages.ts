@@ -1,0 +1,70 @@
+import { blocksOf, roleOf, textOf, toolCallIdsOf } from "./messages.js";
+
+/** The chat command context-ledger registers: `/ledger status`, `/ledger view`, `/ledger fetch …`. */
+export const LEDGER_COMMAND = "ledger";
+
+// A user message as the host stores it may lead with envelope brackets (a timestamp, a channel tag).
+const COMMAND_TEXT = new RegExp(String.raw`^(?:\[[^\]\n]*\]\s*)*/${LEDGER_COMMAND}(?:\s|$)`);
+
+const isCommandText = (text: string): boolean => COMMAND_TEXT.test(text.trimStart());
+
+/** True when `message` is a user's `/ledger …` command (the plugin answers it; the model never does). */
+export function isLedgerCommand(message: unknown): boolean {
+  return roleOf(message) === "user" && isCommandText(textOf(message));
+}
+
+function excludedByHost(message: unknown): boolean {
+  return (message as { excludeFromContext?: unknown } | null)?.excludeFromContext === true;
+}
+
+/**
+ * A user message without its `/ledger` commands: the message itself when it has none,
+ * undefined when it holds nothing else. 2026.9.6 hands the engine consecutive commands
+ * merged into one user message, a text block each (their replies removed between them).
+ */
+function withoutCommands(message: unknown): unknown {
+  const content = (message as { content?: unknown }).content;
+  if (!Array.isArray(content)) return isLedgerCommand(message) ? undefined : message;
+  const blocks = blocksOf(message);
+  const kept = blocks.filter((b) => !(typeof b.text === "string" && isCommandText(b.text)));
+  if (kept.length === blocks.length) return message;
+  if (kept.every((b) => typeof b.text === "string" && b.text.trim() === "")) return undefined;
+  return { ...(message as object), content: kept };
+}
+
+/**
+ * The history without what was said to the operator, not the model: messages the host
+ * marks `excludeFromContext` (2026.9.x's own context-free commands), and each `/ledger`
+ * command with the replies that follow it up to the next user message (assistant text
+ * without tool calls: a command runs no model, so such text is the plugin's reply, which
+ * 2026.9.6 stores as a `gateway-injected` assistant message). Status, view and fetch
+ * replies are for the operator; shown to the model they would cost tokens each turn and
+ * could carry fetched output the model never asked for. A command never starts a model
+ * run, so it is never the live turn. Same objects and order otherwise.
+ */
+export function withoutOperatorMessages(messages: readonly unknown[]): unknown[] {
+  let droppingReplies = false;
+  let changed = false;
+  const out: unknown[] = [];
+  for (const m of messages) {
+    const role = roleOf(m);
+    if (excludedByHost(m)) {
+      changed = true;
+      continue;
+    }
+    if (role === "user") {
+      const kept = withoutCommands(m);
+      droppingReplies = kept === undefined;
+      if (kept !== m) changed = true;
+      if (kept !== undefined) out.push(kept);
+      continue;
+    }
+    if (role !== "assistant" || toolCallIdsOf(m).length > 0) droppingReplies = false;
+    if (droppingReplies) {
+      changed = true;
+      continue;
+    }
+    out.push(m);
+  }
+  return changed ? out : (messages as unknown[]);
+}
