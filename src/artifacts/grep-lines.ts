@@ -1,3 +1,4 @@
+import { asView, type TextView } from "./text-view.js";
 import { fmt } from "./text-window.js";
 import { runWithTimeLimit } from "./time-limit.js";
 
@@ -33,13 +34,16 @@ export interface GrepLinesResult {
 }
 
 /**
- * Scans `text` line by line (grep -n style: `12:match`, `11-context`, `--`
+ * Scans `source` line by line (grep -n style: `12:match`, `11-context`, `--`
  * between groups). Long lines are matched in windows, the clock is checked
  * before every long line or window, and output stops at `maxChars` while counting goes on.
+ * A line is never copied whole when it is longer than the window, so a
+ * {@link TextView} over a big artifact is read chunk by chunk in bounded memory.
  * A single regex execution that outlives the deadline (polynomial backtracking
  * the pattern check let through) is interrupted by {@link runWithTimeLimit}.
  */
-export function grepLines(text: string, regex: RegExp, options: GrepLinesOptions): GrepLinesResult {
+export function grepLines(source: string | TextView, regex: RegExp, options: GrepLinesOptions): GrepLinesResult {
+  const text = asView(source);
   const now = options.now ?? Date.now;
   const out: string[] = [];
   let outChars = 0;
@@ -51,13 +55,13 @@ export function grepLines(text: string, regex: RegExp, options: GrepLinesOptions
   let ticks = 0;
   let windowed = false;
   let timedOut = false;
-  const before: Array<{ n: number; line: string }> = [];
+  const before: Array<{ n: number; line: Span }> = [];
 
-  const emit = (n: number, sep: ":" | "-", line: string, at: number): boolean => {
+  const emit = (n: number, sep: ":" | "-", line: Span, at: number): boolean => {
     if (outputFull) return false;
     if (n <= lastPrinted) return true;
     const gap = lastPrinted > 0 && n > lastPrinted + 1 ? "--\n" : "";
-    const entry = `${gap}${n}${sep}${shown(line, at)}\n`;
+    const entry = `${gap}${n}${sep}${shown(text, line, at)}\n`;
     if (outChars + entry.length > options.maxChars) {
       outputFull = true;
       return false;
@@ -74,16 +78,20 @@ export function grepLines(text: string, regex: RegExp, options: GrepLinesOptions
     while (offset < text.length) {
       const nl = text.indexOf("\n", offset);
       const end = nl < 0 ? text.length : nl;
-      const line = text.slice(offset, end);
-      if (line.length > options.windowChars) windowed = true;
+      const start = offset;
+      const line: Span = { start, end };
+      if (end - start > options.windowChars) windowed = true;
       n++;
       offset = end + 1;
-      if (((++ticks & 15) === 0 || line.length > 64) && now() > options.deadline) {
+      if (((++ticks & 15) === 0 || end - start > 64) && now() > options.deadline) {
         timedOut = true;
         n--;
         break;
       }
-      const at = matchIndex(regex, line, options.windowChars, () => now() > options.deadline);
+      const at = matchIndex(regex, text, line, {
+        window: options.windowChars,
+        expired: () => now() > options.deadline,
+      });
       if (at === "timeout") {
         timedOut = true;
         n--;
@@ -123,21 +131,34 @@ export function grepLines(text: string, regex: RegExp, options: GrepLinesOptions
   };
 }
 
-function matchIndex(regex: RegExp, line: string, window: number, expired: () => boolean): number | "timeout" {
-  if (line.length <= window) return regex.exec(line)?.index ?? -1;
+/** A line's offsets in the text, its newline excluded. */
+interface Span {
+  start: number;
+  end: number;
+}
+
+function matchIndex(
+  regex: RegExp,
+  text: TextView,
+  { start: lineStart, end: lineEnd }: Span,
+  { window, expired }: { window: number; expired: () => boolean },
+): number | "timeout" {
+  const length = lineEnd - lineStart;
+  if (length <= window) return regex.exec(text.slice(lineStart, lineEnd))?.index ?? -1;
   const step = window - Math.floor(window / 4);
-  for (let start = 0; start < line.length; start += step) {
+  for (let start = 0; start < length; start += step) {
     if (expired()) return "timeout";
-    const m = regex.exec(line.slice(start, start + window));
+    const m = regex.exec(text.slice(lineStart + start, lineStart + Math.min(length, start + window)));
     if (m) return start + m.index;
-    if (start + window >= line.length) break;
+    if (start + window >= length) break;
   }
   return -1;
 }
 
-function shown(line: string, at: number): string {
-  if (line.length <= GREP_SHOWN_LINE_CHARS) return line;
-  const from = at > 100 ? Math.min(at - 100, line.length - GREP_SHOWN_LINE_CHARS) : 0;
+function shown(text: TextView, { start: lineStart, end: lineEnd }: Span, at: number): string {
+  const length = lineEnd - lineStart;
+  if (length <= GREP_SHOWN_LINE_CHARS) return text.slice(lineStart, lineEnd);
+  const from = at > 100 ? Math.min(at - 100, length - GREP_SHOWN_LINE_CHARS) : 0;
   const to = from + GREP_SHOWN_LINE_CHARS;
-  return `${from > 0 ? `[…${fmt(from)} chars] ` : ""}${line.slice(from, to)}${to < line.length ? ` [+${fmt(line.length - to)} chars]` : ""}`;
+  return `${from > 0 ? `[…${fmt(from)} chars] ` : ""}${text.slice(lineStart + from, lineStart + to)}${to < length ? ` [+${fmt(length - to)} chars]` : ""}`;
 }

@@ -5,15 +5,8 @@ import { evaluateJsonPath, parseJsonPath } from "./json-path.js";
 import { countLines } from "./meta.js";
 import { compileSafeRegex } from "../safe-regex.js";
 import { HARD_MAX_CHARS, type Selector, type Slice, type SliceOptions } from "./selector-types.js";
-import {
-  chompNewline,
-  describeWindow,
-  fmt,
-  headEnd,
-  lineEndOffset,
-  lineStartOffset,
-  tailStart,
-} from "./text-window.js";
+import { asView, stringView, type TextView } from "./text-view.js";
+import { chompNewline, describeWindow, fmt, headEnd, lineEndOffset, tailStart } from "./text-window.js";
 
 export { parseSelector } from "./parse-selector.js";
 export { HARD_MAX_CHARS, SELECTOR_KINDS } from "./selector-types.js";
@@ -23,11 +16,14 @@ export type { Selector, Slice, SliceOptions } from "./selector-types.js";
 const MARKER_RESERVE = 80;
 
 /**
- * Picks a bounded slice of `text`. Every answer is at most
+ * Picks a bounded slice of `source`. Every answer is at most
  * `min(maxChars, hardMaxChars)` characters and its `notice` says what is shown
- * and what was left out. Throws `selector_invalid` / `pattern_refused`.
+ * and what was left out. A {@link TextView} is read only where the selector
+ * looks, except by `json`, which parses the whole text. Throws
+ * `selector_invalid` / `pattern_refused`.
  */
-export function selectSlice(text: string, selector: Selector, options: SliceOptions): Slice {
+export function selectSlice(source: string | TextView, selector: Selector, options: SliceOptions): Slice {
+  const text = asView(source);
   const hard = options.hardMaxChars ?? HARD_MAX_CHARS;
   if (!Number.isInteger(options.maxChars) || options.maxChars < 1) {
     throw new LedgerError(
@@ -36,7 +32,7 @@ export function selectSlice(text: string, selector: Selector, options: SliceOpti
     );
   }
   const budget = Math.min(options.maxChars, hard);
-  const totalLines = countLines(text);
+  const totalLines = text.totalLines;
   const totalChars = text.length;
   const base = { totalLines, totalChars };
   const window = (start: number, end: number, [askedStart, askedEnd]: readonly [number, number]): Slice => ({
@@ -52,7 +48,7 @@ export function selectSlice(text: string, selector: Selector, options: SliceOpti
       return window(0, headEnd(text, 0, limit, budget), [0, limit]);
     }
     case "tail": {
-      const from = selector.lines ? lineStartOffset(text, Math.max(1, totalLines - selector.lines + 1)) : 0;
+      const from = selector.lines ? text.lineStart(Math.max(1, totalLines - selector.lines + 1)) : 0;
       return window(tailStart(text, from, text.length, budget), text.length, [from, text.length]);
     }
     case "range": {
@@ -64,7 +60,7 @@ export function selectSlice(text: string, selector: Selector, options: SliceOpti
           truncated: false,
         };
       }
-      const start = lineStartOffset(text, selector.start);
+      const start = text.lineStart(selector.start);
       const end = lineEndOffset(text, Math.min(selector.end, totalLines));
       return window(start, headEnd(text, start, end, budget), [start, end]);
     }
@@ -94,12 +90,12 @@ export function selectSlice(text: string, selector: Selector, options: SliceOpti
       };
     }
     case "json":
-      return jsonSlice(text, selector.path, budget, base);
+      return jsonSlice(typeof source === "string" ? source : text.slice(0, text.length), selector.path, budget, base);
   }
 }
 
 function headTail(
-  text: string,
+  text: TextView,
   budget: number,
   base: { totalLines: number; totalChars: number },
   window: (s: number, e: number, asked: readonly [number, number]) => Slice,
@@ -132,13 +128,14 @@ function jsonSlice(
   // Written only as far as the answer can show (plus room to cut at a line end), never the whole value.
   const pretty = prettyJsonPrefix(result.multiple ? result.values : result.values[0], Math.max(budget * 2, 4_096));
   const out = pretty.text;
-  const end = headEnd(out, 0, out.length, budget);
+  const view = stringView(out);
+  const end = headEnd(view, 0, out.length, budget);
   const what = result.multiple ? `${fmt(result.values.length)} matches` : "1 value";
   let shownPart = `${fmt(out.length)} chars shown`;
   if (!pretty.complete)
     shownPart = `chars 1-${fmt(end)} of more than ${fmt(out.length)} shown (lines 1-${fmt(countLines(out.slice(0, end)))} of the pretty-printed value)`;
   else if (end < out.length)
-    shownPart = `chars 1-${fmt(end)} of ${fmt(out.length)} shown (${describeWindow(out, 0, end, countLines(out))} of the pretty-printed value)`;
+    shownPart = `chars 1-${fmt(end)} of ${fmt(out.length)} shown (${describeWindow(view, 0, end, view.totalLines)} of the pretty-printed value)`;
   return {
     ...base,
     text: chompNewline(out.slice(0, end)),

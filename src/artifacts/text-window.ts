@@ -1,42 +1,22 @@
+import type { TextView } from "./text-view.js";
+
 /** Formats a count the same way everywhere: `2,104`. */
 export function fmt(n: number): string {
   return n.toLocaleString("en-US");
 }
 
-/** Offset where 1-based `line` starts (text length when past the end). */
-export function lineStartOffset(text: string, line: number): number {
-  let offset = 0;
-  for (let n = 1; n < line; n++) {
-    const nl = text.indexOf("\n", offset);
-    if (nl < 0) return text.length;
-    offset = nl + 1;
-  }
-  return offset;
-}
-
 /** Offset just past 1-based `line` including its newline (text length when past the end). */
-export function lineEndOffset(text: string, line: number): number {
-  const start = lineStartOffset(text, line);
+export function lineEndOffset(text: TextView, line: number): number {
+  const start = text.lineStart(line);
   const nl = text.indexOf("\n", start);
   return nl < 0 ? text.length : nl + 1;
-}
-
-/** 1-based line of the character at `offset`. */
-export function lineAt(text: string, offset: number): number {
-  let n = 1;
-  let i = text.indexOf("\n");
-  while (i >= 0 && i < offset) {
-    n++;
-    i = text.indexOf("\n", i + 1);
-  }
-  return n;
 }
 
 /**
  * End of a forward window over `text[from, to)` of at most `budget` chars,
  * snapped back to a line boundary when one is inside the window.
  */
-export function headEnd(text: string, from: number, to: number, budget: number): number {
+export function headEnd(text: TextView, from: number, to: number, budget: number): number {
   if (to - from <= budget) return to;
   const hard = from + Math.max(0, budget);
   const nl = text.lastIndexOf("\n", hard - 1);
@@ -44,10 +24,10 @@ export function headEnd(text: string, from: number, to: number, budget: number):
 }
 
 /** Start of a backward window over `text[from, to)` of at most `budget` chars, snapped forward to a line start. */
-export function tailStart(text: string, from: number, to: number, budget: number): number {
+export function tailStart(text: TextView, from: number, to: number, budget: number): number {
   if (to - from <= budget) return from;
   const hard = to - Math.max(0, budget);
-  if (hard > 0 && text[hard - 1] === "\n") return hard;
+  if (hard > 0 && text.charAt(hard - 1) === "\n") return hard;
   const nl = text.indexOf("\n", hard);
   return nl >= 0 && nl + 1 < to ? nl + 1 : hard;
 }
@@ -61,13 +41,13 @@ export function chompNewline(text: string): string {
  * Says which lines `text[start, end)` covers: "lines 3-40 of 2,104" plus a note
  * when the window starts or ends inside a line.
  */
-export function describeWindow(text: string, start: number, end: number, totalLines: number): string {
+export function describeWindow(text: TextView, start: number, end: number, totalLines: number): string {
   if (end <= start) return `no lines of ${fmt(totalLines)}`;
-  const first = lineAt(text, start);
-  const lastChar = text[end - 1] === "\n" ? end - 2 : end - 1;
-  const last = lineAt(text, Math.max(start, lastChar));
-  const cutStart = start > 0 && text[start - 1] !== "\n";
-  const cutEnd = end < text.length && text[end - 1] !== "\n";
+  const first = text.lineAt(start);
+  const lastChar = text.charAt(end - 1) === "\n" ? end - 2 : end - 1;
+  const last = text.lineAt(Math.max(start, lastChar));
+  const cutStart = start > 0 && text.charAt(start - 1) !== "\n";
+  const cutEnd = end < text.length && text.charAt(end - 1) !== "\n";
   const range = first === last ? `line ${fmt(first)}` : `lines ${fmt(first)}-${fmt(last)}`;
   const cuts = [cutStart ? `line ${fmt(first)} starts mid-line` : "", cutEnd ? `line ${fmt(last)} cut` : ""].filter(
     Boolean,
