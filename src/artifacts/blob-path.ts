@@ -20,6 +20,11 @@ export function metaDir(root: string): string {
   return path.join(root, "meta", "sha256");
 }
 
+/** Where a stash writes its temp file before the content's digest (and so its place) is known. */
+export function incomingDir(root: string): string {
+  return path.join(root, "incoming");
+}
+
 /** Paths of the artifact with digest `hex` (callers pass a parsed, validated digest). */
 export function artifactPaths(root: string, hex: string): ArtifactPaths {
   const a = hex.slice(0, 2);

@@ -13,12 +13,7 @@ let lastParse: { text: string; root: unknown } | undefined;
  * last parse so consecutive selectors on one artifact parse it once.
  */
 export function parseJsonArtifact(text: string): unknown {
-  if (text.length > JSON_SELECTOR_MAX_CHARS) {
-    throw new LedgerError(
-      "selector_invalid",
-      `Expected an artifact of at most ${fmt(JSON_SELECTOR_MAX_CHARS)} chars for a \`json\` selector, got ${fmt(text.length)}; use grep or range instead`,
-    );
-  }
+  assertJsonSelectable(text.length);
   if (lastParse && lastParse.text.length === text.length && lastParse.text === text) return lastParse.root;
   let root: unknown;
   try {
@@ -32,6 +27,16 @@ export function parseJsonArtifact(text: string): unknown {
   }
   lastParse = { text, root };
   return root;
+}
+
+/** Throws `selector_invalid` when an artifact of `chars` chars is too big for a `json` selector. */
+export function assertJsonSelectable(chars: number): void {
+  if (chars > JSON_SELECTOR_MAX_CHARS) {
+    throw new LedgerError(
+      "selector_invalid",
+      `Expected an artifact of at most ${fmt(JSON_SELECTOR_MAX_CHARS)} chars for a \`json\` selector, got ${fmt(chars)}; use grep or range instead`,
+    );
+  }
 }
 
 /** The result of {@link prettyJsonPrefix}. */

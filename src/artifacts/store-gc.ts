@@ -1,10 +1,10 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { TEMP_PREFIX } from "../fs/atomic-write.js";
-import { blobsDir, metaDir } from "./blob-path.js";
+import { blobsDir, incomingDir, metaDir } from "./blob-path.js";
 import { formatHandle } from "./handle.js";
 import type { ArtifactMeta } from "./meta.js";
-import { walkFanout } from "./store-io.js";
+import { readdirOrEmpty, walkFanout } from "./store-io.js";
 import type { GcOptions, GcRemoval, GcReport } from "./store-types.js";
 
 /**
@@ -73,6 +73,12 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
   }
   for await (const { file, name } of walkFanout(metaDir(ctx.root))) {
     if (!name.startsWith(TEMP_PREFIX)) continue;
+    const st = await fsp.lstat(file).catch(() => undefined);
+    if (st && now - st.mtimeMs > STALE_TEMP_MS) stale.push(file);
+  }
+  for (const name of await readdirOrEmpty(incomingDir(ctx.root))) {
+    if (!name.startsWith(TEMP_PREFIX)) continue;
+    const file = path.join(incomingDir(ctx.root), name);
     const st = await fsp.lstat(file).catch(() => undefined);
     if (st && now - st.mtimeMs > STALE_TEMP_MS) stale.push(file);
   }

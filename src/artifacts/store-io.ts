@@ -22,6 +22,21 @@ export async function createFileIfAbsent(target: string, data: Uint8Array | stri
   }
 }
 
+/**
+ * Hard-links the finished temp file `temp` to `target` unless `target`
+ * exists: atomic (EEXIST), never replaces a file, and a reader never sees a
+ * partial one. Returns true when this call created `target`. The caller removes `temp`.
+ */
+export async function linkIfAbsent(temp: string, target: string): Promise<boolean> {
+  try {
+    await fsp.link(temp, target);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  }
+}
+
 /** Reads `file` refusing a symlink as the last component (O_NOFOLLOW). */
 export async function readFileNoFollow(file: string): Promise<Buffer> {
   const handle = await fsp.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);

@@ -1,4 +1,8 @@
 import type { ArtifactMeta, ArtifactOrigin } from "./meta.js";
+import type { Selector, Slice, SliceOptions } from "./selector-types.js";
+
+/** What {@link ArtifactStore.stashStream} takes: a Node `Readable`, a web `ReadableStream`, any async iterable. */
+export type StashSource = AsyncIterable<Uint8Array | string>;
 
 /** What {@link ArtifactStore.stash} records about the content. */
 export interface StashInfo {
@@ -97,6 +101,24 @@ export interface ArtifactStore {
   readonly root: string;
   /** Stores `content` (strings as UTF-8); idempotent, deduplicated by SHA-256. */
   stash(content: string | Uint8Array, info?: StashInfo): Promise<StashResult>;
+  /**
+   * Stores what `source` yields (strings as UTF-8) in one pass: hashed,
+   * counted and compressed chunk by chunk, never held whole in memory;
+   * idempotent like {@link stash}.
+   */
+  stashStream(source: StashSource, info?: StashInfo): Promise<StashResult>;
+  /**
+   * Stores the bytes of the regular file `file` as {@link stashStream} does.
+   * Throws `input_invalid` for a symlink, FIFO or other non-regular file,
+   * `artifact_not_found` when there is no file.
+   */
+  stashFile(file: string, info?: StashInfo): Promise<StashResult>;
+  /**
+   * A selector's bounded slice of an artifact, reading and checking only the
+   * chunks the selector looks at (`json` reads the whole text; an older-format
+   * blob is read whole). Throws as {@link read} and as `selectSlice`.
+   */
+  select(handle: string, selector: Selector, options: SliceOptions): Promise<Slice>;
   /**
    * The verified original bytes; throws `artifact_not_found`, `artifact_corrupt`, `handle_invalid`,
    * `path_outside_store`.

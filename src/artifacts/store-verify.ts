@@ -8,8 +8,8 @@ import type { StoreProgress, VerifyReport } from "./store-types.js";
 /** What verification needs from the store. */
 export interface VerifyContext {
   root: string;
-  /** Reads and verifies one blob; throws `artifact_corrupt` on a mismatch. */
-  readHex: (hex: string) => Promise<Buffer | undefined>;
+  /** Reads and verifies one blob without keeping it; false when missing, throws `artifact_corrupt` on a mismatch. */
+  verifyHex: (hex: string) => Promise<boolean>;
 }
 
 /** Reads and verifies every blob, and pairs blobs with meta files. */
@@ -31,8 +31,7 @@ export async function runVerifyAll(
   for (const hex of blobs) {
     const handle = formatHandle(hex);
     try {
-      const data = await ctx.readHex(hex);
-      if (data) report.ok.push(handle);
+      if (await ctx.verifyHex(hex)) report.ok.push(handle);
     } catch (err) {
       const reason = isLedgerError(err) ? `${err.code}: ${err.message}` : (err as Error).message;
       report.corrupt.push({ handle, reason });

@@ -102,7 +102,8 @@ describe("artifact store", () => {
     const big = await store.stash(LOG);
     const p = artifactPaths(root, big.meta.sha256).blob;
     const bytes = await fsp.readFile(p);
-    bytes.writeUInt8(bytes.readUInt8(bytes.length - 12) ^ 0xff, bytes.length - 12);
+    const at = Math.floor(bytes.length / 3); // inside the gzip member of the content
+    bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
     await fsp.writeFile(p, bytes);
     expect(await code(store.read(big.handle))).toBe("artifact_corrupt");
     const report = await store.verifyAll();

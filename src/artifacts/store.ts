@@ -1,15 +1,27 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { LedgerError } from "../errors.js";
+import { describeValue, LedgerError } from "../errors.js";
 import { ensureDir } from "../fs/atomic-write.js";
-import { artifactPaths, assertInsideStore, blobsDir, metaDir } from "./blob-path.js";
-import { decodeBlob, encodeBlob, looksGzipped, type Compression } from "./gzip-codec.js";
+import { artifactPaths, assertInsideStore, blobsDir, incomingDir, metaDir } from "./blob-path.js";
+import { writeBlob, type ByteSource, type WrittenBlob } from "./blob-writer.js";
+import { DEFAULT_CHUNK_BYTES, MAX_CHUNK_BYTES } from "./chunk-cut.js";
 import { formatHandle, parseHandle, sha256Hex } from "./handle.js";
 import { ARTIFACT_META_SCHEMA, cleanOrigin, parseArtifactMeta, type ArtifactMeta } from "./meta.js";
+import { selectSlice } from "./selectors.js";
 import { runGc } from "./store-gc.js";
-import { createFileIfAbsent, isNotFound, readFileNoFollow, walkFanout } from "./store-io.js";
-import type { ArtifactStore, GcOptions, StashInfo, StashResult, StoreFullInfo, StoreStats } from "./store-types.js";
+import { createFileIfAbsent, isNotFound, linkIfAbsent, readFileNoFollow, walkFanout } from "./store-io.js";
+import { describeBlob, openBlob, readBlobBytes, selectFromBlob, verifyBlob, type OpenBlob } from "./store-read.js";
+import type {
+  ArtifactStore,
+  GcOptions,
+  StashInfo,
+  StashResult,
+  StashSource,
+  StoreFullInfo,
+  StoreStats,
+} from "./store-types.js";
 import { runVerifyAll } from "./store-verify.js";
+import { asByteStream, openSourceFile, readFileChunks } from "./stash-source.js";
 
 /** Options for {@link createArtifactStore}. */
 export interface ArtifactStoreOptions {
@@ -27,6 +39,10 @@ export interface ArtifactStoreOptions {
   now?: () => number;
   /** gzip level 1-9; level 1 keeps stashing fast (several times level 6) at a modest size cost. @default 1 */
   gzipLevel?: number;
+  /** Raw bytes per independently gzipped chunk of a blob (what a ranged read decodes at least). @default 1048576 */
+  chunkBytes?: number;
+  /** Called with the size of every read of a blob file, for metrics and for tests that count bytes read. */
+  onBlobRead?: (bytes: number) => void;
   /**
    * Bytes of verified, decoded text kept in memory for `readText`. Blobs are
    * immutable and the text was checked against its handle, so repeated slices
@@ -38,12 +54,23 @@ export interface ArtifactStoreOptions {
 
 /**
  * Creates the content-addressed store of one agent. Blobs are immutable once
- * created, verified on every read, and never leave the store's real path.
+ * created and never leave the store's real path. A blob is a sequence of
+ * independently gzipped chunks with an index (see `chunk-index.ts`), so a
+ * selector reads and checks only the chunks it looks at; whole reads and
+ * `verifyAll` check the whole content against the handle. Blobs of the older
+ * single-member format are read and checked whole.
  * The used-bytes figure behind `maxStoreBytes` is counted once per instance and
  * kept up to date by this instance; other processes' writes show up after a gc.
  */
 export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStore {
   const root = path.resolve(options.root);
+  const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+  // Below 8 bytes a chunk could not always end between two UTF-8 sequences.
+  if (!Number.isInteger(chunkBytes) || chunkBytes < 8 || chunkBytes > MAX_CHUNK_BYTES)
+    throw new LedgerError(
+      "input_invalid",
+      `Expected \`chunkBytes\` to be an integer between 8 and ${MAX_CHUNK_BYTES}, got ${describeValue(chunkBytes)}`,
+    );
   const now = options.now ?? Date.now;
   const maxStoreBytes = options.maxStoreBytes ?? Number.POSITIVE_INFINITY;
   const madeDirs = new Set<string>();
@@ -97,12 +124,33 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
     return data ? parseArtifactMeta(data.toString("utf8"), meta) : undefined;
   }
 
+  /** Runs `use` on the open blob of `hex`; undefined when there is none. */
+  async function withBlob<T>(hex: string, use: (blob: OpenBlob) => Promise<T>): Promise<T | undefined> {
+    const real = await rootReal(false);
+    if (!real) return undefined;
+    const blob = await openBlob(real, artifactPaths(root, hex).blob, hex, options.onBlobRead);
+    if (!blob) return undefined;
+    try {
+      return await use(blob);
+    } finally {
+      await blob.file.close();
+    }
+  }
+
+  async function legacyCompression(blob: OpenBlob) {
+    return blob.layout ? undefined : (await tryReadMetaHex(blob.hex).catch(() => undefined))?.compression;
+  }
+
   async function tryReadHex(hex: string): Promise<Buffer | undefined> {
-    const { blob } = artifactPaths(root, hex);
-    const stored = await readFileInside(blob);
-    if (!stored) return undefined;
-    const meta = await tryReadMetaHex(hex).catch(() => undefined);
-    return decodeVerified(hex, stored, meta?.compression);
+    return withBlob(hex, async (blob) => readBlobBytes(blob, await legacyCompression(blob)));
+  }
+
+  async function verifyHex(hex: string): Promise<boolean> {
+    const found = await withBlob(hex, async (blob) => {
+      await verifyBlob(blob, await legacyCompression(blob));
+      return true;
+    });
+    return found ?? false;
   }
 
   async function countUsed(): Promise<number> {
@@ -157,6 +205,89 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
     return removed;
   }
 
+  /** The stored artifact of `hex` when both blob and meta are there. */
+  async function existingArtifact(hex: string): Promise<StashResult | undefined> {
+    const real = (await rootReal(true)) as string;
+    const paths = artifactPaths(root, hex);
+    await assertInsideStore(real, paths.blob);
+    if (
+      !(await fsp.lstat(paths.blob).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return undefined;
+    const meta = await tryReadMetaHex(hex).catch(() => undefined);
+    return meta ? { handle: formatHandle(hex), meta, created: false } : undefined;
+  }
+
+  /** Writes `source` through a temp file in `incoming/`, then links it into place unless it is already there. */
+  async function stashFrom(source: ByteSource, info: StashInfo, knownSha256?: string): Promise<StashResult> {
+    const real = (await rootReal(true)) as string;
+    const incoming = incomingDir(root);
+    await ensureInside(real, incoming);
+    const written = await writeBlob(source, {
+      dir: incoming,
+      level: options.gzipLevel ?? 1,
+      chunkBytes,
+      knownSha256,
+    });
+    let placed: { created: boolean; written: WrittenBlob };
+    try {
+      const existing = await existingArtifact(written.sha256);
+      if (existing) return existing;
+      placed = { created: await placeBlob(real, written), written };
+    } finally {
+      await fsp.rm(written.temp, { force: true }).catch(() => undefined);
+    }
+    return writeMeta(real, placed.written, placed.created, info);
+  }
+
+  async function placeBlob(real: string, written: WrittenBlob): Promise<boolean> {
+    const { blob } = artifactPaths(root, written.sha256);
+    await assertInsideStore(real, blob);
+    await makeRoom(written.storedBytes);
+    await ensureInside(real, path.dirname(blob));
+    const created = await linkIfAbsent(written.temp, blob);
+    if (created && usedBytes !== undefined) usedBytes += written.storedBytes;
+    return created;
+  }
+
+  async function writeMeta(
+    real: string,
+    written: WrittenBlob,
+    created: boolean,
+    info: StashInfo,
+  ): Promise<StashResult> {
+    const hex = written.sha256;
+    const handle = formatHandle(hex);
+    // Lost a race, or a blob left without meta: the meta describes the blob that is there.
+    const stored = created
+      ? { compression: written.compression, storedBytes: written.storedBytes }
+      : ((await withBlob(hex, describeBlob)) ?? { compression: written.compression, storedBytes: written.storedBytes });
+    const meta: ArtifactMeta = {
+      schema: ARTIFACT_META_SCHEMA,
+      handle,
+      sha256: hex,
+      bytes: written.bytes,
+      storedBytes: stored.storedBytes,
+      compression: stored.compression,
+      createdAt: new Date(now()).toISOString(),
+      kind: info.kind ?? "artifact",
+      format: info.format ?? "text",
+      lines: written.lines,
+      origin: cleanOrigin(info.origin),
+    };
+    const metaPath = artifactPaths(root, hex).meta;
+    await ensureInside(real, path.dirname(metaPath));
+    const metaCreated = await createFileIfAbsent(metaPath, `${JSON.stringify(meta, null, 2)}\n`);
+    if (!metaCreated) {
+      const winner = await tryReadMetaHex(hex).catch(() => undefined);
+      if (winner) return { handle, meta: winner, created };
+    }
+    return { handle, meta, created };
+  }
+
   const store: ArtifactStore = {
     root,
     async stash(content: string | Uint8Array, info: StashInfo = {}): Promise<StashResult> {
@@ -164,53 +295,28 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
         typeof content === "string"
           ? Buffer.from(content, "utf8")
           : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+      // Known content is looked up before any work: a re-stash costs a hash and two stats.
       const hex = sha256Hex(bytes);
-      const handle = formatHandle(hex);
-      const paths = artifactPaths(root, hex);
-      const real = (await rootReal(true)) as string;
-      await assertInsideStore(real, paths.blob);
-      if (
-        await fsp.lstat(paths.blob).then(
-          () => true,
-          () => false,
-        )
-      ) {
-        const existing = await tryReadMetaHex(hex).catch(() => undefined);
-        if (existing) return { handle, meta: existing, created: false };
+      const existing = await existingArtifact(hex);
+      if (existing) return existing;
+      return stashFrom([bytes], info, hex);
+    },
+    async stashStream(source: StashSource, info: StashInfo = {}): Promise<StashResult> {
+      return stashFrom(asByteStream(source), info);
+    },
+    async stashFile(file: string, info: StashInfo = {}): Promise<StashResult> {
+      const handle = await openSourceFile(file);
+      try {
+        return await stashFrom(readFileChunks(handle, chunkBytes), info);
+      } finally {
+        await handle.close();
       }
-      const encoded = encodeBlob(bytes, options.gzipLevel ?? 1);
-      await makeRoom(encoded.data.length);
-      await ensureInside(real, path.dirname(paths.blob));
-      const created = await createFileIfAbsent(paths.blob, encoded.data);
-      let compression: Compression = encoded.compression;
-      let storedBytes = encoded.data.length;
-      if (created) {
-        if (usedBytes !== undefined) usedBytes += storedBytes;
-      } else {
-        const onDisk = await readFileNoFollow(paths.blob);
-        storedBytes = onDisk.length;
-        compression = looksGzipped(onDisk) && sha256Hex(onDisk) !== hex ? "gzip" : "none";
-      }
-      const meta: ArtifactMeta = {
-        schema: ARTIFACT_META_SCHEMA,
-        handle,
-        sha256: hex,
-        bytes: bytes.length,
-        storedBytes,
-        compression,
-        createdAt: new Date(now()).toISOString(),
-        kind: info.kind ?? "artifact",
-        format: info.format ?? "text",
-        lines: countLinesInBytes(bytes),
-        origin: cleanOrigin(info.origin),
-      };
-      await ensureInside(real, path.dirname(paths.meta));
-      const metaCreated = await createFileIfAbsent(paths.meta, `${JSON.stringify(meta, null, 2)}\n`);
-      if (!metaCreated) {
-        const winner = await tryReadMetaHex(hex).catch(() => undefined);
-        if (winner) return { handle, meta: winner, created };
-      }
-      return { handle, meta, created };
+    },
+    async select(handle, selector, sliceOptions) {
+      const hex = parseHandle(handle);
+      const slice = await withBlob(hex, (blob) => selectFromBlob(blob, selector, sliceOptions));
+      if (slice) return slice;
+      return selectSlice(await store.readText(handle), selector, sliceOptions);
     },
     async read(handle) {
       const data = await tryReadHex(parseHandle(handle));
@@ -276,7 +382,7 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
       return report;
     },
     async verifyAll(verifyOptions = {}) {
-      return runVerifyAll({ root, readHex: tryReadHex }, verifyOptions.onProgress);
+      return runVerifyAll({ root, verifyHex }, verifyOptions.onProgress);
     },
     async stats(): Promise<StoreStats> {
       let count = 0;
@@ -291,37 +397,6 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
     },
   };
   return store;
-}
-
-/** Decodes stored bytes and checks their SHA-256 against the handle; throws `artifact_corrupt`. */
-function decodeVerified(hex: string, stored: Buffer, compression: Compression | undefined): Buffer {
-  const attempts: Compression[] = compression ? [compression] : looksGzipped(stored) ? ["none", "gzip"] : ["none"];
-  let why = "";
-  for (const c of attempts) {
-    try {
-      const decoded = decodeBlob(stored, c);
-      const actual = sha256Hex(decoded);
-      if (actual === hex) return decoded;
-      why = `sha256 ${actual}`;
-    } catch (err) {
-      why = `an undecodable ${c} blob (${(err as Error).message})`;
-    }
-  }
-  throw new LedgerError(
-    "artifact_corrupt",
-    `Expected the content of ${formatHandle(hex)} to hash to its handle, got ${why}; nothing served`,
-  );
-}
-
-function countLinesInBytes(bytes: Buffer): number {
-  if (bytes.length === 0) return 0;
-  let n = 0;
-  let i = bytes.indexOf(10);
-  while (i >= 0) {
-    n++;
-    i = bytes.indexOf(10, i + 1);
-  }
-  return bytes[bytes.length - 1] === 10 ? n : n + 1;
 }
 
 function notFound(handle: string): LedgerError {

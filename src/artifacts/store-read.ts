@@ -1,0 +1,126 @@
+import { constants, promises as fsp } from "node:fs";
+import { LedgerError } from "../errors.js";
+import { assertInsideStore } from "./blob-path.js";
+import { readAllChunks, readChunkLayout, readerOf, type ChunkLayout, type ReadAt } from "./blob-reader.js";
+import { ChunkedText } from "./chunked-text.js";
+import { decodeBlob, looksGzipped, type Compression } from "./gzip-codec.js";
+import { formatHandle, sha256Hex } from "./handle.js";
+import { assertJsonSelectable } from "./json-bounded.js";
+import type { Selector, Slice, SliceOptions } from "./selector-types.js";
+import { selectSlice } from "./selectors.js";
+import { isNotFound } from "./store-io.js";
+
+/** An open blob: a chunked one with its layout, or one of the older whole-blob formats. */
+export interface OpenBlob {
+  hex: string;
+  file: fsp.FileHandle;
+  size: number;
+  read: ReadAt;
+  /** Undefined for a raw or single-member gzip blob (read and checked whole). */
+  layout: ChunkLayout | undefined;
+  observe: ((bytes: number) => void) | undefined;
+}
+
+/**
+ * Opens the blob at `file` (inside `realRoot`, never through a symlink) and
+ * reads its index when it has one. Undefined when there is no blob; the
+ * caller closes `file`.
+ */
+export async function openBlob(
+  realRoot: string,
+  file: string,
+  hex: string,
+  observe?: (bytes: number) => void,
+): Promise<OpenBlob | undefined> {
+  await assertInsideStore(realRoot, file);
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") {
+      throw new LedgerError("path_outside_store", `Expected a regular file at \`${file}\`, got a symlink`, {
+        cause: err,
+      });
+    }
+    throw err;
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) {
+      throw new LedgerError("artifact_corrupt", `Expected a regular file at \`${file}\`, got another kind of file`);
+    }
+    const read = readerOf(handle, observe);
+    const layout = await readChunkLayout(read, st.size, hex);
+    return { hex, file: handle, size: st.size, read, layout, observe };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** The whole verified content. */
+export async function readBlobBytes(blob: OpenBlob, compression: Compression | undefined): Promise<Buffer> {
+  if (!blob.layout) return decodeVerified(blob.hex, await blob.read(blob.size, 0), compression);
+  const parts: Buffer[] = [];
+  for await (const chunk of readAllChunks(blob.read, blob.layout)) parts.push(chunk);
+  return Buffer.concat(parts, blob.layout.rawBytes);
+}
+
+/** Checks the whole blob against its handle (every chunk and the whole content) without keeping it. */
+export async function verifyBlob(blob: OpenBlob, compression: Compression | undefined): Promise<void> {
+  if (!blob.layout) {
+    decodeVerified(blob.hex, await blob.read(blob.size, 0), compression);
+    return;
+  }
+  for await (const chunk of readAllChunks(blob.read, blob.layout)) void chunk;
+}
+
+/**
+ * A selector's slice of a chunked blob, reading only the chunks it looks at
+ * (a `json` selector reads the whole text, after checking its size from the
+ * index); undefined for an older-format blob, which the caller reads whole.
+ */
+export async function selectFromBlob(
+  blob: OpenBlob,
+  selector: Selector,
+  options: SliceOptions,
+): Promise<Slice | undefined> {
+  const layout = blob.layout;
+  if (!layout) return undefined;
+  if (selector.kind === "json") {
+    assertJsonSelectable(layout.chars);
+    const parts: string[] = [];
+    for await (const chunk of readAllChunks(blob.read, layout)) parts.push(chunk.toString("utf8"));
+    return selectSlice(parts.join(""), selector, options);
+  }
+  return selectSlice(new ChunkedText(blob.file.fd, layout, blob.observe), selector, options);
+}
+
+/** Decodes a whole older-format blob and checks its SHA-256 against the handle; throws `artifact_corrupt`. */
+export function decodeVerified(hex: string, stored: Buffer, compression: Compression | undefined): Buffer {
+  const attempts: Compression[] = compression ? [compression] : looksGzipped(stored) ? ["none", "gzip"] : ["none"];
+  let why = "";
+  for (const c of attempts) {
+    try {
+      const decoded = decodeBlob(stored, c);
+      const actual = sha256Hex(decoded);
+      if (actual === hex) return decoded;
+      why = `sha256 ${actual}`;
+    } catch (err) {
+      why = `an undecodable ${c} blob (${(err as Error).message})`;
+    }
+  }
+  throw new LedgerError(
+    "artifact_corrupt",
+    `Expected the content of ${formatHandle(hex)} to hash to its handle, got ${why}; nothing served`,
+  );
+}
+
+/** How an existing blob is stored, for the meta of a stash that found it already there. */
+export async function describeBlob(blob: OpenBlob): Promise<{ compression: Compression; storedBytes: number }> {
+  if (blob.layout) return { compression: "gzip", storedBytes: blob.size };
+  const onDisk = await blob.read(blob.size, 0);
+  const compression = looksGzipped(onDisk) && sha256Hex(onDisk) !== blob.hex ? "gzip" : "none";
+  return { compression, storedBytes: blob.size };
+}
