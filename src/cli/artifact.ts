@@ -3,7 +3,7 @@ import { promises as fsp } from "node:fs";
 import { artifactPaths } from "../artifacts/blob-path.js";
 import { decodeBlob } from "../artifacts/gzip-codec.js";
 import { formatHandle, parseHandle } from "../artifacts/handle.js";
-import { parseSelector, selectSlice, type Selector } from "../artifacts/selectors.js";
+import { parseSelector, type Selector } from "../artifacts/selectors.js";
 import { createArtifactStore } from "../artifacts/store.js";
 import { isLedgerError, LedgerError } from "../errors.js";
 import { detectFormat, type OutputFormat } from "../results/detect-format.js";
@@ -169,8 +169,7 @@ async function fetch(c: ArtifactCommandContext): Promise<number> {
     return 0;
   }
   const selector = selectorFrom(c.args);
-  const text = await c.store.readText(handle);
-  const slice = selectSlice(text, selector, { maxChars: intFlag(c.args, "max-chars", 1, 20_000) ?? 8_000 });
+  const slice = await c.store.select(handle, selector, { maxChars: intFlag(c.args, "max-chars", 1, 20_000) ?? 8_000 });
   if (c.json) writeReceipt(c.io, ARTIFACT_SCHEMAS.fetch, { handle, agentId: c.agentId, selector, ...slice });
   else {
     c.io.stdout.write(slice.text.endsWith("\n") || slice.text === "" ? slice.text : `${slice.text}\n`);

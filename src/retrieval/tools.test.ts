@@ -107,6 +107,19 @@ describe("ledger_fetch / ledger_peek", () => {
     expect((await tools("other").fetch.execute("c", { handle })).details).toMatchObject({ agentId: "ops" });
   });
 
+  it("a 10-line fetch reads only the chunks that hold those lines", async () => {
+    let bytesRead = 0;
+    const root = path.join(tmp, "chunked");
+    const big = Array.from({ length: 200_000 }, (_, i) => `${i + 1}: ${"y".repeat(i % 50)} done`).join("\n");
+    const { handle } = await createArtifactStore({ root, chunkBytes: 64 * 1024 }).stash(big);
+    const blobBytes = (await createArtifactStore({ root }).stats()).storedBytes;
+    stores.set("main", createArtifactStore({ root, onBlobRead: (n) => (bytesRead += n) }));
+    const r = await tools("main").fetch.execute("c1", { handle, lines: "150000-150009" });
+    expect(r.content[0]?.text.split("\n").slice(1)).toEqual(big.split("\n").slice(149_999, 150_009));
+    expect(bytesRead).toBeGreaterThan(0);
+    expect(bytesRead).toBeLessThan(blobBytes / 10);
+  });
+
   it("peek shows metadata and a 300-800 char preview with secrets redacted", async () => {
     deps.redact = (t) => t.replaceAll("hunter2", "[REDACTED]");
     const { handle } = await deps.openStore("main").stash(`password hunter2\n${OUTPUT}`, {

@@ -69,9 +69,12 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
           const maxChars = optionalInt(p.maxChars, "maxChars", 1, 20_000) ?? deps.defaultMaxChars ?? 8_000;
           const found = await findArtifact(deps, requireAgent(agentId), handle);
           if (!found) throw notFound(handle);
-          const original = await found.store.readText(handle);
-          const text = deps.redactFetch ? deps.redactFetch(original) : original;
-          const slice = selectSlice(text, selector, { maxChars, grepTimeoutMs: deps.grepTimeoutMs ?? 500 });
+          const sliceOptions = { maxChars, grepTimeoutMs: deps.grepTimeoutMs ?? 500 };
+          // Redaction runs over the whole text before the cut, so it reads the whole artifact; otherwise
+          // only the chunks the selector looks at are read.
+          const slice = deps.redactFetch
+            ? selectSlice(deps.redactFetch(await found.store.readText(handle)), selector, sliceOptions)
+            : await found.store.select(handle, selector, sliceOptions);
           return {
             content: [{ type: "text", text: `[context-ledger fetch ${handle} · ${slice.notice}]\n${slice.text}` }],
             details: {
