@@ -49,7 +49,9 @@ export interface PrettyPrefix {
 /**
  * `JSON.stringify(value, null, 2)`, written iteratively and stopped once
  * `limit` chars are out: a selector answer never costs memory in proportion
- * to the whole value. `value` is parsed JSON (no `toJSON`, no cycles).
+ * to the whole value. Arrays and objects are read entry by entry, never
+ * copied. `value` is parsed JSON (no `toJSON`, no cycles); a {@link JsonList}
+ * prints as an array of its items, read only as far as the output goes.
  */
 export function prettyJsonPrefix(value: unknown, limit: number): PrettyPrefix {
   const parts: string[] = [];
@@ -59,33 +61,50 @@ export function prettyJsonPrefix(value: unknown, limit: number): PrettyPrefix {
     size += s.length;
     return size < limit;
   };
-  type Frame = { entries: Array<[string | undefined, unknown]>; next: number; close: string; indent: string };
+  type Frame = { entries: Iterator<[string | undefined, unknown]>; first: boolean; close: string; indent: string };
   const stack: Frame[] = [];
   const openValue = (v: unknown, indent: string): boolean => {
     if (v === null || typeof v !== "object") return write(JSON.stringify(v) ?? "null");
-    const isArray = Array.isArray(v);
-    const entries: Array<[string | undefined, unknown]> = isArray
-      ? v.map((x) => [undefined, x])
-      : Object.entries(v as Record<string, unknown>);
-    if (entries.length === 0) return write(isArray ? "[]" : "{}");
-    stack.push({ entries, next: 0, close: isArray ? "]" : "}", indent });
+    const isArray = Array.isArray(v) || v instanceof JsonList;
+    const entries =
+      v instanceof JsonList ? listEntries(v.items) : isArray ? arrayEntries(v as unknown[]) : objectEntries(v);
+    stack.push({ entries, first: true, close: isArray ? "]" : "}", indent });
     return write(isArray ? "[" : "{");
   };
   let going = openValue(value, "");
   while (going && stack.length > 0) {
     const frame = stack[stack.length - 1] as Frame;
-    if (frame.next >= frame.entries.length) {
+    const next = frame.entries.next();
+    if (next.done) {
       stack.pop();
-      going = write(`\n${frame.indent}${frame.close}`);
+      going = write(frame.first ? frame.close : `\n${frame.indent}${frame.close}`);
       continue;
     }
-    const [key, v] = frame.entries[frame.next] as [string | undefined, unknown];
+    const [key, v] = next.value;
     const inner = `${frame.indent}  `;
-    going = write(`${frame.next > 0 ? "," : ""}\n${inner}${key === undefined ? "" : `${JSON.stringify(key)}: `}`);
-    frame.next++;
+    going = write(`${frame.first ? "" : ","}\n${inner}${key === undefined ? "" : `${JSON.stringify(key)}: `}`);
+    frame.first = false;
     if (going) going = openValue(v, inner);
   }
   const text = parts.join("");
   const complete = stack.length === 0 && size <= limit;
   return { text: complete ? text : text.slice(0, limit), complete };
+}
+
+/** A list printed as a JSON array by {@link prettyJsonPrefix}, read lazily (the matches of a wildcard path). */
+export class JsonList {
+  constructor(readonly items: Iterable<unknown>) {}
+}
+
+function* listEntries(items: Iterable<unknown>): Generator<[undefined, unknown]> {
+  for (const item of items) yield [undefined, item];
+}
+
+function* arrayEntries(list: unknown[]): Generator<[undefined, unknown]> {
+  for (let i = 0; i < list.length; i++) yield [undefined, list[i]];
+}
+
+function* objectEntries(obj: object): Generator<[string, unknown]> {
+  const record = obj as Record<string, unknown>;
+  for (const key in record) if (Object.hasOwn(record, key)) yield [key, record[key]];
 }

@@ -1,7 +1,7 @@
 import { describeValue, LedgerError } from "../errors.js";
 import { grepLines } from "./grep-lines.js";
-import { parseJsonArtifact, prettyJsonPrefix } from "./json-bounded.js";
-import { evaluateJsonPath, parseJsonPath } from "./json-path.js";
+import { JsonList, parseJsonArtifact, prettyJsonPrefix } from "./json-bounded.js";
+import { matchJsonPath, parseJsonPath } from "./json-path.js";
 import { countLines } from "./meta.js";
 import { compileSafeRegex } from "../safe-regex.js";
 import { HARD_MAX_CHARS, type Selector, type Slice, type SliceOptions } from "./selector-types.js";
@@ -121,16 +121,19 @@ function jsonSlice(
   base: { totalLines: number; totalChars: number },
 ): Slice {
   const steps = parseJsonPath(path);
-  const result = evaluateJsonPath(parseJsonArtifact(text), steps);
-  if (result.values.length === 0) {
+  const result = matchJsonPath(parseJsonArtifact(text), steps);
+  if (result.count === 0) {
     return { ...base, text: "", notice: `${path}: no value (${result.missing ?? "no matches"})`, truncated: false };
   }
   // Written only as far as the answer can show (plus room to cut at a line end), never the whole value.
-  const pretty = prettyJsonPrefix(result.multiple ? result.values : result.values[0], Math.max(budget * 2, 4_096));
+  const limit = Math.max(budget * 2, 4_096);
+  const pretty = result.multiple
+    ? prettyJsonPrefix(new JsonList(result.values()), limit)
+    : prettyJsonPrefix(result.values()[Symbol.iterator]().next().value, limit);
   const out = pretty.text;
   const view = stringView(out);
   const end = headEnd(view, 0, out.length, budget);
-  const what = result.multiple ? `${fmt(result.values.length)} matches` : "1 value";
+  const what = result.multiple ? `${fmt(result.count)} matches` : "1 value";
   let shownPart = `${fmt(out.length)} chars shown`;
   if (!pretty.complete)
     shownPart = `chars 1-${fmt(end)} of more than ${fmt(out.length)} shown (lines 1-${fmt(countLines(out.slice(0, end)))} of the pretty-printed value)`;
