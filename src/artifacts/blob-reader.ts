@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs, { type promises as fsp } from "node:fs";
 import { promisify } from "node:util";
-import { gunzip as gunzipCb, gunzipSync } from "node:zlib";
+import { gunzip as gunzipCb, gunzipSync, type ZlibOptions } from "node:zlib";
 import { LedgerError } from "../errors.js";
 import {
   indexMemberBytes,
@@ -137,7 +137,7 @@ export async function readChunk(read: ReadAt, layout: ChunkLayout, k: number): P
   const member = await read(e.compressedBytes, layout.memberOffset[k] as number);
   let raw: Buffer;
   try {
-    raw = await gunzip(member, { maxOutputLength: Math.max(1, e.rawBytes) });
+    raw = await gunzip(member, decodeOptions(e));
   } catch (err) {
     throw corruptChunk(layout.sha256, k, `an undecodable gzip member (${(err as Error).message})`, err);
   }
@@ -157,11 +157,16 @@ export function readChunkSync(fd: number, layout: ChunkLayout, k: number, observ
   observe?.(got);
   let raw: Buffer;
   try {
-    raw = gunzipSync(member.subarray(0, got), { maxOutputLength: Math.max(1, e.rawBytes) });
+    raw = gunzipSync(member.subarray(0, got), decodeOptions(e));
   } catch (err) {
     throw corruptChunk(layout.sha256, k, `an undecodable gzip member (${(err as Error).message})`, err);
   }
   return checked(layout, k, raw);
+}
+
+/** One output buffer of the chunk's size (no pieces to join), and a damaged member cannot inflate past it. */
+function decodeOptions(e: ChunkEntry): ZlibOptions {
+  return { chunkSize: Math.max(1024, e.rawBytes), maxOutputLength: Math.max(1, e.rawBytes) };
 }
 
 function checked(layout: ChunkLayout, k: number, raw: Buffer): Buffer {

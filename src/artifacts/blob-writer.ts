@@ -12,6 +12,8 @@ const gzip = promisify(gzipCb);
 
 /** Content smaller than this is stored as is: gzip cannot win much there. */
 export const MIN_GZIP_BYTES = 256;
+/** zlib's output buffer when compressing a chunk. */
+const GZIP_OUT_BYTES = 256 * 1024;
 /** Chunks compressed at once (on libuv's pool) while the next one is hashed. */
 const IN_FLIGHT = 2;
 
@@ -128,7 +130,8 @@ async function writeChunks(
     bytes += chunk.length;
     newlines += stats.newlines;
     lastByte = chunk[chunk.length - 1] ?? lastByte;
-    const entry = gzip(chunk, { level: options.level }).then((member) => ({
+    // zlib's default 16 KiB output buffer hands each piece back to the main thread: a third of the time.
+    const entry = gzip(chunk, { level: options.level, chunkSize: GZIP_OUT_BYTES }).then((member) => ({
       compressedBytes: member.length,
       rawBytes: chunk.length,
       ...stats,
