@@ -1,22 +1,26 @@
-// Benchmark 5: the artifact store. Stash throughput of 150 KB outputs (end to
-// end: hash, gzip, write, fsync, link, meta), fetch p50 of every selector from
-// a 10 MB artifact (read, verify, decode, select), grep over 10 MB, and gc
-// over 100k artifacts (written straight into the store layout, fast).
+// Benchmark 5: the artifact store. Stash throughput of 150 KB and 20 MB outputs
+// (end to end: hash, gzip, write, fsync, link, meta) and by gzip level; fetch p50
+// of every selector from a 10 MB artifact through store.select; a 10-line
+// ledger_fetch from a 200 MiB artifact and a `$[*][*]` JSON selector over 14 MB,
+// each measured in a fresh child process (time and peak RSS); gc over 100k artifacts.
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { artifactPaths } from "../dist/src/artifacts/blob-path.js";
 import { formatHandle, sha256Hex } from "../dist/src/artifacts/handle.js";
 import { ARTIFACT_META_SCHEMA } from "../dist/src/artifacts/meta.js";
 import { selectSlice } from "../dist/src/artifacts/selectors.js";
 import { createArtifactStore } from "../dist/src/artifacts/store.js";
-import { OUTPUT_KINDS } from "./lib/content.mjs";
-import { createRng } from "./lib/rng.mjs";
 import { check, round, summarize, timeRuns } from "./lib/stats.mjs";
 
 const MB = 1_048_576;
+const SELF = fileURLToPath(import.meta.url);
+const BIG_LINES = 2_097_152; // 200 MiB of 100-byte lines
 
-async function stashBench(root, reps) {
+async function stashBench(root, reps, OUTPUT_KINDS, createRng) {
   const store = createArtifactStore({ root });
   const rng = createRng(150);
   const kinds = ["log", "json", "html", "test"];
@@ -31,7 +35,58 @@ async function stashBench(root, reps) {
   return { sizeBytes: bytes[0], ms: summarize(times), mbPerSec: summarize(mbps), dedupMs: summarize(dedup) };
 }
 
-async function fetchBench(root, reps) {
+/** 20 MB outputs of each kind: stash(bytes), stashFile, and stash(bytes) by gzip level (speed and size). */
+async function bigStashBench(dir, reps, OUTPUT_KINDS, createRng) {
+  const kinds = ["log", "json", "html", "test"];
+  const rng = createRng(20);
+  const inputs = kinds.map((k) => Buffer.from(OUTPUT_KINDS[k].make(20 * MB, rng)));
+  // Distinct content every run (a repeat would be a dedup hit), prepared before the clock starts.
+  const variant = (i, n) => Buffer.concat([inputs[i % kinds.length], Buffer.from(`\nrun ${n}\n`)]);
+  const byLevel = [];
+  for (const level of [1, 2, 3, 6]) {
+    const store = createArtifactStore({ root: path.join(dir, `level-${level}`), gzipLevel: level });
+    await store.stash("warm-up");
+    const rows = [];
+    for (let r = 0; r < reps * kinds.length; r++) {
+      const input = variant(r, `${level}-${r}`);
+      const t = performance.now();
+      const { meta } = await store.stash(input);
+      const ms = performance.now() - t;
+      rows.push({
+        kind: kinds[r % kinds.length],
+        ms,
+        mbps: input.length / MB / (ms / 1000),
+        ratio: meta.storedBytes / meta.bytes,
+      });
+    }
+    byLevel.push({
+      level,
+      mbPerSec: summarize(rows.map((r) => r.mbps)),
+      ratio: round(rows.reduce((s, r) => s + r.ratio, 0) / rows.length),
+      byKind: Object.fromEntries(
+        kinds.map((k) => {
+          const mine = rows.filter((r) => r.kind === k);
+          return [k, { mbPerSec: summarize(mine.map((r) => r.mbps)).p50, ratio: round(mine[0].ratio) }];
+        }),
+      ),
+    });
+    await rm(path.join(dir, `level-${level}`), { recursive: true, force: true });
+  }
+  const store = createArtifactStore({ root: path.join(dir, "file") });
+  await store.stash("warm-up");
+  const fileTimes = [];
+  for (let r = 0; r < reps * kinds.length; r++) {
+    const file = path.join(dir, "tee.log");
+    await writeFile(file, variant(r, `file-${r}`));
+    const t = performance.now();
+    await store.stashFile(file);
+    fileTimes.push(performance.now() - t);
+  }
+  const fileMbps = fileTimes.map((ms) => 20 / (ms / 1000));
+  return { sizeBytes: inputs[0].length, byLevel, stashFileMbPerSec: summarize(fileMbps) };
+}
+
+async function fetchBench(root, reps, OUTPUT_KINDS, createRng) {
   const store = createArtifactStore({ root });
   const rng = createRng(10);
   const log = OUTPUT_KINDS.log.make(10 * MB, rng);
@@ -50,9 +105,9 @@ async function fetchBench(root, reps) {
   const rows = [];
   for (const [name, handle, selector] of selectors) {
     let slice;
+    // store.select opens the blob and reads the chunks it needs on every call: nothing is kept between calls.
     const times = await timeRuns(reps, async () => {
-      const text = await store.readText(handle);
-      slice = selectSlice(text, selector, { maxChars: 8_000 });
+      slice = await store.select(handle, selector, { maxChars: 8_000 });
     });
     const text = handle === logHandle ? log : json;
     const selectOnly = await timeRuns(reps, () => selectSlice(text, selector, { maxChars: 8_000 }));
@@ -64,29 +119,98 @@ async function fetchBench(root, reps) {
       truncated: slice.truncated,
     });
   }
-  // The store keeps decoded text in memory, so the rows above are repeated fetches; a fresh store reads cold.
   const readOnly = await timeRuns(reps, () => createArtifactStore({ root }).readText(logHandle));
-  const cachedRead = await timeRuns(reps, () => store.readText(logHandle));
+  const grep = { kind: "grep", pattern: "status=5\\d\\d|E1234", flags: "i" };
   const grepTimes = await timeRuns(reps, () =>
-    selectSlice(
-      log,
-      { kind: "grep", pattern: "status=5\\d\\d|E1234", flags: "i" },
-      { maxChars: 8_000, grepTimeoutMs: 5_000 },
-    ),
+    store.select(logHandle, grep, { maxChars: 8_000, grepTimeoutMs: 5_000 }),
   );
-  const grepSlice = selectSlice(
-    log,
-    { kind: "grep", pattern: "status=5\\d\\d|E1234", flags: "i" },
-    { maxChars: 8_000, grepTimeoutMs: 5_000 },
-  );
+  const grepSlice = await store.select(logHandle, grep, { maxChars: 8_000, grepTimeoutMs: 5_000 });
   return {
     artifactBytes: { log: Buffer.byteLength(log), json: Buffer.byteLength(json) },
     selectors: rows,
     readVerifyMs: summarize(readOnly),
-    cachedReadMs: summarize(cachedRead),
     grepScanMs: summarize(grepTimes),
     grepNotice: grepSlice.notice,
   };
+}
+
+/** `BIG_LINES` 100-byte log lines (`line <n> status=...`), made piece by piece, never whole. */
+async function* bigLog() {
+  const filler = Buffer.alloc(10_000 * 100, ".");
+  for (let i = 99; i < filler.length; i += 100) filler[i] = 10;
+  for (let n = 0; n < BIG_LINES; n += 10_000) {
+    const piece = Buffer.allocUnsafe((Math.min(BIG_LINES, n + 10_000) - n) * 100);
+    filler.copy(piece, 0, 0, piece.length);
+    for (let k = n; k < n + piece.length / 100; k++)
+      piece.write(`line ${k + 1} status=${(k * 7919) % 600} took ${(k * 31) % 997}ms `, (k - n) * 100, "latin1");
+    yield piece;
+  }
+}
+
+/** Stashes 200 MiB by stream, then times 10-line ledger_fetch calls in a fresh process. */
+async function bigFetchBench(dir) {
+  const root = path.join(dir, "agents", "main");
+  const t = performance.now();
+  const { handle, meta } = await createArtifactStore({ root }).stashStream(bigLog(), { kind: "tool-output" });
+  const stashStreamMs = performance.now() - t;
+  const child = runChild(["fetch200", root, handle]);
+  return {
+    artifactBytes: meta.bytes,
+    storedBytes: meta.storedBytes,
+    stashStreamMs: round(stashStreamMs),
+    stashStreamMbPerSec: round(meta.bytes / MB / (stashStreamMs / 1000)),
+    ...child,
+  };
+}
+
+/** A 14 MB JSON array of 85,000 objects, `$[*][*]` against JSON.parse, each in a fresh process. */
+async function jsonBench(dir, reps) {
+  const rows = [];
+  for (let i = 0, size = 2; size < 14 * MB; i++) {
+    const row = {
+      id: i,
+      name: `user ${i}`,
+      email: `u${i}@example.com`,
+      tags: ["a", "b", String(i % 7)],
+      score: (i * 37) % 1000,
+      active: i % 2 === 0,
+      note: "lorem ipsum dolor sit amet ".repeat(2),
+    };
+    rows.push(row);
+    size += JSON.stringify(row).length + 1;
+  }
+  const text = JSON.stringify(rows);
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, "doc.json");
+  await writeFile(file, text);
+  const root = path.join(dir, "json-store");
+  const { handle } = await createArtifactStore({ root }).stash(text, { format: "json" });
+  const med = (mode) => {
+    const runs = Array.from({ length: reps }, () => runChild(["json", mode, file, root, handle]));
+    const pick = (f) => round([...runs.map(f)].sort((a, b) => a - b)[Math.floor(runs.length / 2)]);
+    return { ms: pick((r) => r.ms), peakExtraMB: pick((r) => r.peakExtraMB), notice: runs[0].notice };
+  };
+  const parse = med("parse");
+  const select = med("select");
+  const store = med("store");
+  return {
+    docBytes: text.length,
+    values: rows.length * 7,
+    parse,
+    select,
+    store,
+    timeRatio: round(select.ms / parse.ms),
+    memRatio: round(select.peakExtraMB / parse.peakExtraMB),
+  };
+}
+
+function runChild(args) {
+  const child = spawnSync(process.execPath, ["--expose-gc", SELF, "--child", ...args], {
+    encoding: "utf8",
+    maxBuffer: 4 << 20,
+  });
+  if (child.status !== 0) throw new Error(`store bench child ${args[0]} failed: ${child.stderr.trim().slice(-800)}`);
+  return JSON.parse(child.stdout.trim().split("\n").at(-1));
 }
 
 /** Writes `count` small artifacts (blob + meta) directly in the store layout. */
@@ -148,23 +272,45 @@ async function gcBench(root, count) {
 
 /**
  * Runs the benchmark.
- * @param {{ stashReps?: number, fetchReps?: number, gcArtifacts?: number, log?: (line: string) => void }} [options]
+ * @param {{ stashReps?: number, bigStashReps?: number, fetchReps?: number, jsonReps?: number,
+ *   gcArtifacts?: number, log?: (line: string) => void }} [options]
  */
 export async function runStoreBench(options = {}) {
   const log = options.log ?? (() => {});
+  // Loaded here, not at the top: they import TypeScript, which a child process (plain node) cannot.
+  const { OUTPUT_KINDS } = await import("./lib/content.mjs");
+  const { createRng } = await import("./lib/rng.mjs");
   const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-bench-store-"));
   try {
-    const stash = await stashBench(path.join(dir, "stash"), options.stashReps ?? 40);
+    const stash = await stashBench(path.join(dir, "stash"), options.stashReps ?? 40, OUTPUT_KINDS, createRng);
     log(
       `stash 150 KB: p50 ${stash.ms.p50} ms = ${stash.mbPerSec.p50} MB/s (p5 ${stash.mbPerSec.p5}, p95 ${stash.mbPerSec.p95}); dedup re-stash p50 ${stash.dedupMs.p50} ms`,
     );
-    const fetch = await fetchBench(path.join(dir, "fetch"), options.fetchReps ?? 15);
+    const big = await bigStashBench(path.join(dir, "big"), options.bigStashReps ?? 3, OUTPUT_KINDS, createRng);
+    for (const l of big.byLevel)
+      log(
+        `stash 20 MB at gzip level ${l.level}: p50 ${l.mbPerSec.p50} MB/s (p5 ${l.mbPerSec.p5}), stored ${Math.round(l.ratio * 100)}% of the bytes; by kind ${Object.entries(
+          l.byKind,
+        )
+          .map(([k, v]) => `${k} ${v.mbPerSec} MB/s ${Math.round(v.ratio * 100)}%`)
+          .join(", ")}`,
+      );
+    log(`stashFile 20 MB (level 1): p50 ${big.stashFileMbPerSec.p50} MB/s (p5 ${big.stashFileMbPerSec.p5})`);
+    const fetch = await fetchBench(path.join(dir, "fetch"), options.fetchReps ?? 15, OUTPUT_KINDS, createRng);
     for (const r of fetch.selectors)
       log(
         `fetch ${r.selector.padEnd(8)} from 10 MB: p50 ${r.ms.p50} ms (p95 ${r.ms.p95}; selector alone on the text in memory ${r.selectOnlyMs.p50} ms) — ${r.notice.slice(0, 90)}`,
       );
     log(
-      `cold read+decode+verify 10 MB: p50 ${fetch.readVerifyMs.p50} ms (from the store's memory: ${fetch.cachedReadMs.p50} ms); grep scan of 10 MB in memory: p50 ${fetch.grepScanMs.p50} ms`,
+      `whole read+decode+verify 10 MB: p50 ${fetch.readVerifyMs.p50} ms; grep scan of 10 MB: p50 ${fetch.grepScanMs.p50} ms`,
+    );
+    const bigFetch = await bigFetchBench(path.join(dir, "big-fetch"));
+    log(
+      `200 MiB by stashStream: ${bigFetch.stashStreamMs} ms (${bigFetch.stashStreamMbPerSec} MB/s); 10-line ledger_fetch in a fresh process: first ${bigFetch.firstMs} ms, then p50 ${bigFetch.laterMs.p50} ms; RSS +${bigFetch.extraRssMB} MB after, peak +${bigFetch.peakExtraMB} MB; ${bigFetch.readBytes} bytes read of ${bigFetch.storedBytes}`,
+    );
+    const json = await jsonBench(path.join(dir, "json"), options.jsonReps ?? 3);
+    log(
+      `$[*][*] on ${(json.docBytes / MB).toFixed(1)} MB JSON: JSON.parse ${json.parse.ms} ms / +${json.parse.peakExtraMB} MB peak; selector ${json.select.ms} ms / +${json.select.peakExtraMB} MB (${json.timeRatio}x, ${json.memRatio}x); through store.select ${json.store.ms} ms / +${json.store.peakExtraMB} MB`,
     );
     const gc = await gcBench(path.join(dir, "gc"), options.gcArtifacts ?? 100_000);
     log(
@@ -172,18 +318,91 @@ export async function runStoreBench(options = {}) {
     );
     const worstFetch = Math.max(...fetch.selectors.map((r) => r.ms.p50));
     const grepE2e = fetch.selectors.find((r) => r.selector === "grep").ms.p50;
+    const level1 = big.byLevel.find((l) => l.level === 1);
     return {
       name: "artifact-store",
       stash,
+      bigStash: big,
       fetch,
+      bigFetch,
+      json,
       gc,
       targets: {
         stash150KBMBps: check(stash.mbPerSec.p50, ">=", 50, "MB/s"),
+        stash20MBMBps: check(level1.mbPerSec.p50, ">=", 50, "MB/s"),
         fetchWorstSelectorP50Ms: check(worstFetch, "<=", 50, "ms"),
         grep10MBMs: check(grepE2e, "<=", 200, "ms"),
+        fetch200MiBMs: check(Math.max(bigFetch.firstMs, bigFetch.laterMs.p50), "<=", 100, "ms"),
+        fetch200MiBExtraRssMB: check(Math.max(bigFetch.extraRssMB, bigFetch.peakExtraMB), "<=", 50, "MB"),
+        json14MBTimeRatio: check(json.timeRatio, "<=", 2, "x"),
+        json14MBMemoryRatio: check(json.memRatio, "<=", 2, "x"),
       },
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+// ---- child processes: `node --expose-gc bench/store.mjs --child <task> ...` ----
+
+const rssMB = () => process.memoryUsage().rss / MB;
+const peakMB = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))[1]) / 1024;
+/** Resets the kernel's peak-RSS mark (VmHWM) so the next reading covers only what follows. */
+const resetPeak = () => writeFileSync("/proc/self/clear_refs", "5");
+
+async function childFetch200(root, handle) {
+  const { createLedgerTools } = await import("../dist/src/retrieval/tools.js");
+  let readBytes = 0;
+  const store = createArtifactStore({ root, onBlobRead: (n) => (readBytes += n) });
+  const [fetch] = createLedgerTools(
+    { openStore: () => store, readableAgents: () => [], defaultMaxChars: 8_000 },
+    { agentId: "main" },
+  );
+  globalThis.gc();
+  const rss0 = rssMB();
+  resetPeak();
+  const t = performance.now();
+  const first = await fetch.execute("b1", { handle, lines: "1000000-1000009" });
+  const firstMs = performance.now() - t;
+  const text = first.content[0].text;
+  if (!text.includes("\nline 1000000 ") || first.details.error)
+    throw new Error(`unexpected answer: ${text.slice(0, 300)}`);
+  const peakExtraMB = peakMB() - rss0;
+  const extraRssMB = rssMB() - rss0;
+  const firstRead = readBytes;
+  const later = [];
+  for (const start of [1, 500_000, 1_500_000, 2_097_143, 1_000_000, 777_777, 42, 2_000_000]) {
+    const t2 = performance.now();
+    await fetch.execute("b2", { handle, lines: `${start}-${start + 9}` });
+    later.push(performance.now() - t2);
+  }
+  return {
+    firstMs: round(firstMs),
+    laterMs: summarize(later),
+    extraRssMB: round(extraRssMB),
+    peakExtraMB: round(Math.max(peakExtraMB, extraRssMB)),
+    readBytes: firstRead,
+  };
+}
+
+async function childJson(mode, file, root, handle) {
+  const text = mode === "store" ? "" : readFileSync(file, "utf8");
+  const store = createArtifactStore({ root });
+  const selector = { kind: "json", path: "$[*][*]" };
+  globalThis.gc();
+  const rss0 = rssMB();
+  resetPeak();
+  const t = performance.now();
+  let notice = "";
+  if (mode === "parse") JSON.parse(text);
+  else if (mode === "select") notice = selectSlice(text, selector, { maxChars: 8_000 }).notice;
+  else notice = (await store.select(handle, selector, { maxChars: 8_000 })).notice;
+  const ms = performance.now() - t;
+  return { ms: round(ms), peakExtraMB: round(peakMB() - rss0), notice };
+}
+
+if (process.argv[1] === SELF && process.argv[2] === "--child") {
+  const [task, ...args] = process.argv.slice(3);
+  const result = task === "fetch200" ? await childFetch200(...args) : await childJson(...args);
+  console.log(JSON.stringify(result));
 }

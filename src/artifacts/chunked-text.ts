@@ -1,5 +1,6 @@
 import { readChunkSync, type ChunkLayout } from "./blob-reader.js";
 import type { ChunkEntry } from "./chunk-index.js";
+import type { TextCache } from "./text-cache.js";
 import type { TextView } from "./text-view.js";
 
 /** Decoded chunks kept by one view (a selector looks at one or two places). */
@@ -23,14 +24,20 @@ export class ChunkedText implements TextView {
   readonly #fd: number;
   readonly #layout: ChunkLayout;
   readonly #observe: ((bytes: number) => void) | undefined;
+  readonly #shared: TextCache | undefined;
   readonly #cache = new Map<number, Decoded>();
   /** Chunks read and decoded so far (a chunk dropped from the cache and needed again counts twice). */
   chunksRead = 0;
 
-  constructor(fd: number, layout: ChunkLayout, observe?: (bytes: number) => void) {
+  /**
+   * @param fd The open blob, read synchronously.
+   * @param options `observe` gets the size of every read; `cache` keeps decoded chunks between views.
+   */
+  constructor(fd: number, layout: ChunkLayout, options: { observe?: (bytes: number) => void; cache?: TextCache } = {}) {
     this.#fd = fd;
     this.#layout = layout;
-    this.#observe = observe;
+    this.#observe = options.observe;
+    this.#shared = options.cache;
     this.length = layout.chars;
     this.totalLines = layout.rawBytes === 0 ? 0 : layout.endsWithNewline ? layout.newlines : layout.newlines + 1;
   }
@@ -119,8 +126,14 @@ export class ChunkedText implements TextView {
       this.#cache.set(k, hit);
       return hit;
     }
-    const text = readChunkSync(this.#fd, this.#layout, k, this.#observe).toString("utf8");
-    this.chunksRead++;
+    // A chunk's digest names its text, whatever blob or layout it came from.
+    const key = `chunk:${this.#entry(k).sha256.toString("hex")}`;
+    let text = this.#shared?.get(key);
+    if (text === undefined) {
+      text = readChunkSync(this.#fd, this.#layout, k, this.#observe).toString("utf8");
+      this.chunksRead++;
+      this.#shared?.set(key, text);
+    }
     const decoded: Decoded = { text };
     this.#cache.set(k, decoded);
     for (const key of this.#cache.keys()) {

@@ -9,6 +9,7 @@ import { assertJsonSelectable } from "./json-bounded.js";
 import type { Selector, Slice, SliceOptions } from "./selector-types.js";
 import { selectSlice } from "./selectors.js";
 import { isNotFound } from "./store-io.js";
+import type { TextCache } from "./text-cache.js";
 
 /** An open blob: a chunked one with its layout, or one of the older whole-blob formats. */
 export interface OpenBlob {
@@ -78,23 +79,30 @@ export async function verifyBlob(blob: OpenBlob, compression: Compression | unde
 
 /**
  * A selector's slice of a chunked blob, reading only the chunks it looks at
- * (a `json` selector reads the whole text, after checking its size from the
- * index); undefined for an older-format blob, which the caller reads whole.
+ * (a `json` selector needs the whole text: its size is checked from the index
+ * first, then it is read whole, or taken from `cache`); undefined for an
+ * older-format blob, which the caller reads whole.
  */
 export async function selectFromBlob(
   blob: OpenBlob,
   selector: Selector,
   options: SliceOptions,
+  cache?: TextCache,
 ): Promise<Slice | undefined> {
   const layout = blob.layout;
   if (!layout) return undefined;
   if (selector.kind === "json") {
     assertJsonSelectable(layout.chars);
-    const parts: string[] = [];
-    for await (const chunk of readAllChunks(blob.read, layout)) parts.push(chunk.toString("utf8"));
-    return selectSlice(parts.join(""), selector, options);
+    let text = cache?.get(blob.hex);
+    if (text === undefined) {
+      const parts: string[] = [];
+      for await (const chunk of readAllChunks(blob.read, layout)) parts.push(chunk.toString("utf8"));
+      text = parts.join("");
+      cache?.set(blob.hex, text);
+    }
+    return selectSlice(text, selector, options);
   }
-  return selectSlice(new ChunkedText(blob.file.fd, layout, blob.observe), selector, options);
+  return selectSlice(new ChunkedText(blob.file.fd, layout, { observe: blob.observe, cache }), selector, options);
 }
 
 /** Decodes a whole older-format blob and checks its SHA-256 against the handle; throws `artifact_corrupt`. */

@@ -21,6 +21,7 @@ import type {
   StoreStats,
 } from "./store-types.js";
 import { runVerifyAll } from "./store-verify.js";
+import { TextCache } from "./text-cache.js";
 import { asByteStream, openSourceFile, readFileChunks } from "./stash-source.js";
 
 /** Options for {@link createArtifactStore}. */
@@ -44,9 +45,10 @@ export interface ArtifactStoreOptions {
   /** Called with the size of every read of a blob file, for metrics and for tests that count bytes read. */
   onBlobRead?: (bytes: number) => void;
   /**
-   * Bytes of verified, decoded text kept in memory for `readText`. Blobs are
-   * immutable and the text was checked against its handle, so repeated slices
-   * of one artifact skip the disk, gunzip and hash. 0 disables.
+   * Bytes of verified, decoded text kept in memory: whole texts (`readText`,
+   * `json` selectors) and the chunks selectors decoded. The text was checked
+   * against its digest, so repeated slices of one artifact skip the disk,
+   * gunzip and hash. 0 disables.
    * @default 67108864
    */
   textCacheBytes?: number;
@@ -76,9 +78,7 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
   const madeDirs = new Set<string>();
   let realRoot: string | undefined;
   let usedBytes: number | undefined;
-  const textCache = new Map<string, string>();
-  const textCacheMax = options.textCacheBytes ?? 64 * 1024 * 1024;
-  let textCacheSize = 0;
+  const textCache = new TextCache(options.textCacheBytes ?? 64 * 1024 * 1024);
 
   async function rootReal(create: boolean): Promise<string | undefined> {
     if (realRoot) return realRoot;
@@ -181,11 +181,7 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
   }
 
   async function removeHex(hex: string): Promise<boolean> {
-    const cached = textCache.get(hex);
-    if (cached !== undefined) {
-      textCache.delete(hex);
-      textCacheSize -= cached.length * 2;
-    }
+    textCache.delete(hex);
     const real = await rootReal(false);
     if (!real) return false;
     const paths = artifactPaths(root, hex);
@@ -314,7 +310,7 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
     },
     async select(handle, selector, sliceOptions) {
       const hex = parseHandle(handle);
-      const slice = await withBlob(hex, (blob) => selectFromBlob(blob, selector, sliceOptions));
+      const slice = await withBlob(hex, (blob) => selectFromBlob(blob, selector, sliceOptions, textCache));
       if (slice) return slice;
       return selectSlice(await store.readText(handle), selector, sliceOptions);
     },
@@ -329,21 +325,9 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
     async readText(handle) {
       const hex = parseHandle(handle);
       const hit = textCache.get(hex);
-      if (hit !== undefined) {
-        textCache.delete(hex);
-        textCache.set(hex, hit);
-        return hit;
-      }
+      if (hit !== undefined) return hit;
       const text = (await store.read(handle)).toString("utf8");
-      if (text.length * 2 <= textCacheMax / 2) {
-        textCache.set(hex, text);
-        textCacheSize += text.length * 2;
-        for (const [key, value] of textCache) {
-          if (textCacheSize <= textCacheMax) break;
-          textCache.delete(key);
-          textCacheSize -= value.length * 2;
-        }
-      }
+      textCache.set(hex, text);
       return text;
     },
     async readMeta(handle) {
