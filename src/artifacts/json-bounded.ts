@@ -93,7 +93,11 @@ export function prettyJsonPrefix(value: unknown, limit: number): PrettyPrefix {
 
 /** A list printed as a JSON array by {@link prettyJsonPrefix}, read lazily (the matches of a wildcard path). */
 export class JsonList {
-  constructor(readonly items: Iterable<unknown>) {}
+  readonly items: Iterable<unknown>;
+
+  constructor(items: Iterable<unknown>) {
+    this.items = items;
+  }
 }
 
 function* listEntries(items: Iterable<unknown>): Generator<[undefined, unknown]> {
