@@ -18,7 +18,7 @@ export async function createFileIfAbsent(target: string, data: Uint8Array | stri
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw err;
   } finally {
-    await fsp.rm(temp, { force: true }).catch(() => undefined);
+    await fsp.unlink(temp).catch(() => undefined);
   }
 }
 

@@ -92,12 +92,12 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
     }
   }
 
+  /** Makes `dir` if needed, checking it lies inside the store before (nothing made through a link) and after. */
   async function ensureInside(real: string, dir: string): Promise<void> {
     await assertInsideStore(real, dir);
-    if (!madeDirs.has(dir)) {
-      await ensureDir(dir);
-      madeDirs.add(dir);
-    }
+    if (madeDirs.has(dir)) return;
+    await ensureDir(dir);
+    madeDirs.add(dir);
     await assertInsideStore(real, dir);
   }
 
@@ -205,14 +205,16 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
   async function existingArtifact(hex: string): Promise<StashResult | undefined> {
     const real = (await rootReal(true)) as string;
     const paths = artifactPaths(root, hex);
+    // Not there: the write that follows checks its folders. There: it must be inside before it is trusted.
+    const found = await fsp.lstat(paths.blob).then(
+      () => true,
+      (err: unknown) => {
+        if (isNotFound(err)) return false;
+        throw err;
+      },
+    );
+    if (!found) return undefined;
     await assertInsideStore(real, paths.blob);
-    if (
-      !(await fsp.lstat(paths.blob).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return undefined;
     const meta = await tryReadMetaHex(hex).catch(() => undefined);
     return meta ? { handle: formatHandle(hex), meta, created: false } : undefined;
   }
@@ -222,26 +224,29 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
     const real = (await rootReal(true)) as string;
     const incoming = incomingDir(root);
     await ensureInside(real, incoming);
-    const written = await writeBlob(source, {
-      dir: incoming,
-      level: options.gzipLevel ?? 1,
-      chunkBytes,
-      knownSha256,
-    });
-    let placed: { created: boolean; written: WrittenBlob };
+    const prepare = (hex: string) =>
+      Promise.all([
+        ensureInside(real, path.dirname(artifactPaths(root, hex).blob)),
+        ensureInside(real, path.dirname(artifactPaths(root, hex).meta)),
+      ]);
+    // With the digest known, the folders are made while the blob is written.
+    const early = knownSha256 === undefined ? undefined : prepare(knownSha256);
+    early?.catch(() => undefined);
+    const written = await writeBlob(source, { dir: incoming, level: options.gzipLevel ?? 1, chunkBytes, knownSha256 });
+    let created: boolean;
     try {
-      const existing = await existingArtifact(written.sha256);
+      // Content seen only now (a stream) may already be stored; stash(bytes) looked before writing.
+      const existing = knownSha256 === undefined ? await existingArtifact(written.sha256) : undefined;
       if (existing) return existing;
-      placed = { created: await placeBlob(real, written), written };
+      await (early ?? prepare(written.sha256));
+      created = await placeBlob(real, written);
     } finally {
-      await fsp.rm(written.temp, { force: true }).catch(() => undefined);
+      await fsp.unlink(written.temp).catch(() => undefined);
     }
-    return writeMeta(real, placed.written, placed.created, info);
+    return writeMeta(real, written, created, info);
   }
-
   async function placeBlob(real: string, written: WrittenBlob): Promise<boolean> {
     const { blob } = artifactPaths(root, written.sha256);
-    await assertInsideStore(real, blob);
     await makeRoom(written.storedBytes);
     await ensureInside(real, path.dirname(blob));
     const created = await linkIfAbsent(written.temp, blob);
