@@ -36,6 +36,10 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>
     summary: "list | show   checkpoint packs sealed by compaction",
     load: async () => (await import("./checkpoint.js")).runCheckpointCommand,
   },
+  export: {
+    summary: "--out DIR [--session KEY]   the way out: every offloaded output as a plain file, with an index",
+    load: async () => (await import("./export.js")).runExportCommand,
+  },
   doctor: {
     summary: "[--fix] [--openclaw-bin PATH]   config, host, store permissions and artifact hashes",
     load: async () => (await import("./doctor.js")).runDoctorCommand,

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CHECKPOINT_LIST_SCHEMA, CHECKPOINT_SHOW_SCHEMA } from "../../src/cli/checkpoint.js";
 import { DOCTOR_SCHEMA } from "../../src/cli/doctor.js";
+import { EXPORT_SCHEMA } from "../../src/cli/export.js";
 import { SESSION_CLEAN_SCHEMA } from "../../src/cli/session.js";
 import { STATUS_SCHEMA } from "../../src/cli/status.js";
 import { readBlock } from "../../src/config/doc-block.js";
@@ -22,6 +23,7 @@ describe("docs/operator-guide.md", () => {
       "### `context-ledger checkpoint list | show`",
       "### `context-ledger doctor",
       "### `context-ledger artifact",
+      "### `context-ledger export",
     ]) {
       expect(guide).toContain(heading);
     }
@@ -31,6 +33,7 @@ describe("docs/operator-guide.md", () => {
       "$ context-ledger checkpoint list",
       "$ context-ledger checkpoint show",
       "$ context-ledger doctor --fix",
+      "$ context-ledger export --session",
     ]) {
       expect(guide).toContain(example);
     }
@@ -40,6 +43,7 @@ describe("docs/operator-guide.md", () => {
       CHECKPOINT_LIST_SCHEMA,
       CHECKPOINT_SHOW_SCHEMA,
       DOCTOR_SCHEMA,
+      EXPORT_SCHEMA,
     ])
       expect(guide).toContain(schema);
   });
