@@ -18,7 +18,7 @@ describe("export: the way out keeps every offloaded output", () => {
     binary: Buffer.from([0, 255, 10, 0xc3, 0x28, 1, 2, 3]),
     other: "another session's output\n",
   };
-  const handles: Record<string, string> = {};
+  const handles = { build: "", binary: "", other: "" };
   const cli = (...argv: string[]) => runWith(runCli, ["export", ...argv, "--state-dir", ledger], t.env);
 
   beforeAll(async () => {
