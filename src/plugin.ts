@@ -51,7 +51,7 @@ function register(api: OpenClawPluginApi): void {
         redact: (text: string) =>
           rt.config.redaction.enabled ? redactSecrets(text, rt.config.redaction.patterns) : text,
       }),
-      { names: ["ledger_fetch", "ledger_peek"] },
+      { names: ["ledger_fetch", "ledger_peek", "ledger_search"] },
     );
   }
   if (rt.config.offload.capture) {

@@ -37,7 +37,7 @@ export function buildManifest(): Record<string, unknown> {
     version: PLUGIN_VERSION,
     kind: "context-engine",
     contracts: {
-      tools: ["ledger_fetch", "ledger_peek"],
+      tools: ["ledger_fetch", "ledger_peek", "ledger_search"],
     },
     cliCommands: [
       {

@@ -158,7 +158,7 @@ function isLedgerToolEnvelope(text: string): boolean {
     const name = e.tool?.name;
     const first = e.result?.content?.[0]?.text;
     return (
-      (name === "ledger_fetch" || name === "ledger_peek") &&
+      (name === "ledger_fetch" || name === "ledger_peek" || name === "ledger_search") &&
       typeof first === "string" &&
       first.startsWith(LEDGER_MARKER)
     );

@@ -31,6 +31,6 @@ export function resolveToolPolicy(toolName: string, policies: Readonly<Record<st
     }
   }
   if (best) return best.policy;
-  if (toolName === "ledger_fetch" || toolName === "ledger_peek") return "full";
+  if (toolName === "ledger_fetch" || toolName === "ledger_peek" || toolName === "ledger_search") return "full";
   return DEFAULT_TOOL_POLICY;
 }

@@ -53,3 +53,18 @@ export const PEEK_PARAMETERS: Record<string, unknown> = {
     previewChars: { type: "integer", minimum: 300, maximum: 800, description: "Preview size (default 600)." },
   },
 };
+
+/** JSON schema of `ledger_search` parameters. */
+export const SEARCH_PARAMETERS: Record<string, unknown> = {
+  type: "object",
+  additionalProperties: false,
+  required: ["query"],
+  properties: {
+    query: { type: "string", description: "Text to find, matched case-insensitively line by line." },
+    regex: {
+      type: "boolean",
+      description: "Treat `query` as a regular expression (no backreferences or nested repeats). Default false.",
+    },
+    maxResults: { type: "integer", minimum: 1, maximum: 100, description: "Matching lines at most (default 20)." },
+  },
+};

@@ -7,7 +7,8 @@ import { redactSecrets } from "../results/redact.js";
 import { summarizeOutput } from "../results/summarize-output.js";
 import { ACCEPTED_FETCH_FORMS, fetchSelector, normalizeFetchHandle } from "./fetch-input.js";
 import { findArtifact, type ArtifactScope } from "./find-artifact.js";
-import { FETCH_PARAMETERS, PEEK_PARAMETERS } from "./tool-schemas.js";
+import { renderSearch, SEARCH_DEFAULT_RESULTS, SEARCH_MAX_RESULTS, searchSession } from "./search.js";
+import { FETCH_PARAMETERS, PEEK_PARAMETERS, SEARCH_PARAMETERS } from "./tool-schemas.js";
 
 /** Dependencies of the retrieval tools. */
 export interface LedgerToolDeps extends ArtifactScope {
@@ -15,6 +16,8 @@ export interface LedgerToolDeps extends ArtifactScope {
   defaultMaxChars?: number;
   /** Time limit of a grep. @default 500 */
   grepTimeoutMs?: number;
+  /** Time limit of a session search. @default 2000 */
+  searchTimeoutMs?: number;
   /** Applied to peek answers, previews before they are cut (fetch returns the original). @default the built-in rules */
   redact?: (text: string) => string;
   /**
@@ -32,7 +35,7 @@ export interface LedgerToolContext {
 
 /** A tool in the shape OpenClaw's `api.registerTool` takes. */
 export interface LedgerTool {
-  name: "ledger_fetch" | "ledger_peek";
+  name: "ledger_fetch" | "ledger_peek" | "ledger_search";
   label: string;
   description: string;
   parameters: Record<string, unknown>;
@@ -130,6 +133,41 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
           return {
             content: [{ type: "text", text: redact(lines.join("\n")) }],
             details: { handle, meta, agentId: found.agentId },
+          };
+        }),
+    },
+    {
+      name: "ledger_search",
+      label: "Ledger search",
+      description:
+        "Search every output context-ledger stored for this session (tool outputs offloaded from the prompt, condensed turns), also those no handle in your context names any more. Answers matching lines with the handle of each output and line numbers; fetch more with ledger_fetch. Case-insensitive literal text by default.",
+      parameters: SEARCH_PARAMETERS,
+      execute: (_id, params, signal) =>
+        guarded("search", signal, async () => {
+          const p = objectParams(params);
+          const maxResults = optionalInt(p.maxResults, "maxResults", 1, SEARCH_MAX_RESULTS) ?? SEARCH_DEFAULT_RESULTS;
+          if (context.sessionKey === undefined)
+            throw new LedgerError("input_invalid", "Expected the tool context to name the calling session, got none");
+          const r = await searchSession({
+            store: deps.openStore(requireAgent(agentId)),
+            sessionKey: context.sessionKey,
+            query: p.query as string,
+            regex: p.regex === true,
+            maxResults,
+            maxChars: deps.defaultMaxChars ?? 8_000,
+            deadline: Date.now() + (deps.searchTimeoutMs ?? 2_000),
+            redact,
+          });
+          const text = renderSearch(String(p.query), r);
+          return {
+            content: [{ type: "text", text }],
+            details: {
+              matches: r.matches,
+              outputs: r.outputs,
+              searched: r.searched,
+              timedOut: r.timedOut,
+              hits: r.hits.map((h) => ({ handle: h.handle, matches: h.matches, toolName: h.toolName })),
+            },
           };
         }),
     },
