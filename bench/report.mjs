@@ -30,6 +30,7 @@ export function collectTargets(r) {
   add("Extra RSS of that fetch", r.store?.targets.fetch200MiBExtraRssMB);
   add("`$[*][*]` on 14 MB JSON: time / JSON.parse", r.store?.targets.json14MBTimeRatio);
   add("`$[*][*]` on 14 MB JSON: peak RSS / JSON.parse", r.store?.targets.json14MBMemoryRatio);
+  add("ledger_search p95, 500 outputs of one session", r.store?.targets.search500P95Ms);
   add("Planted-fact recall, 60 turns, 3 compactions", r.continuity?.targets.recallAtSmallestBudget);
   for (const [key, t] of Object.entries(r.replay?.targets ?? {})) add(replayTargetLabel(key, r.replay), t);
   return rows;

@@ -317,6 +317,10 @@ export async function runStoreBench(options = {}) {
     log(
       `$[*][*] on ${(json.docBytes / MB).toFixed(1)} MB JSON: JSON.parse ${json.parse.ms} ms / +${json.parse.peakExtraMB} MB peak; selector ${json.select.ms} ms / +${json.select.peakExtraMB} MB (${json.timeRatio}x, ${json.memRatio}x); through store.select ${json.store.ms} ms / +${json.store.peakExtraMB} MB`,
     );
+    const search = await searchBench(path.join(dir, "search"), options.searchOutputs ?? 500, OUTPUT_KINDS, createRng);
+    log(
+      `ledger_search over ${search.outputs} outputs of one session (${(search.bytes / MB).toFixed(1)} MB): p50 ${search.ms.p50} ms, p95 ${search.ms.p95} ms (${search.queries} queries; first, uncached ${search.firstMs} ms)`,
+    );
     const gc = await gcBench(path.join(dir, "gc"), options.gcArtifacts ?? 100_000);
     log(
       `gc over ${gc.artifacts} artifacts (10% expired): ${gc.gcMs} ms (removed ${gc.removed}); populating took ${gc.populateMs} ms`,
@@ -331,6 +335,7 @@ export async function runStoreBench(options = {}) {
       fetch,
       bigFetch,
       json,
+      search,
       gc,
       targets: {
         stash150KBMBps: check(stash.mbPerSec.p50, ">=", 50, "MB/s"),
@@ -341,11 +346,42 @@ export async function runStoreBench(options = {}) {
         fetch200MiBExtraRssMB: check(Math.max(bigFetch.extraRssMB, bigFetch.peakExtraMB), "<=", 50, "MB"),
         json14MBTimeRatio: check(json.timeRatio, "<=", 2, "x"),
         json14MBMemoryRatio: check(json.memRatio, "<=", 2, "x"),
+        search500P95Ms: check(search.ms.p95, "<=", 200, "ms"),
       },
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `ledger_search` over one session of `outputs` stored outputs (seeded mix of kinds, 2-60 KB each, a planted
+ * line in a few): time per query through the tool, repeated queries reading from the store's cache.
+ */
+async function searchBench(root, outputs, OUTPUT_KINDS, createRng) {
+  const { createLedgerTools } = await import("../dist/src/retrieval/tools.js");
+  const rng = createRng(31);
+  const store = createArtifactStore({ root });
+  const kinds = Object.values(OUTPUT_KINDS);
+  const origin = { sessionKey: "agent:main:long", toolName: "exec" };
+  let bytes = 0;
+  for (let i = 0; i < outputs; i++) {
+    const kind = kinds[i % kinds.length];
+    let text = kind.make(2_000 + Math.floor(rng() * 58_000), rng);
+    if (i % 50 === 7) text += `\nplanted fact ${i}: the release train is codenamed heron-${i}\n`;
+    bytes += Buffer.byteLength(text);
+    await store.stash(text, { kind: "tool-output", origin });
+  }
+  const [, , search] = createLedgerTools(
+    { openStore: () => store, readableAgents: () => [], defaultMaxChars: 8_000 },
+    { agentId: "main", sessionKey: origin.sessionKey },
+  );
+  const queries = ["codenamed heron-307", "ERROR", "release train", "timeout", "heron-57"];
+  const t0 = performance.now();
+  await search.execute("s0", { query: queries[0] });
+  const firstMs = round(performance.now() - t0);
+  const times = await timeRuns(30, (i) => search.execute(`s${i}`, { query: queries[i % queries.length] }));
+  return { outputs, bytes, queries: times.length, firstMs, ms: summarize(times) };
 }
 
 // ---- child processes: `node --expose-gc bench/store.mjs --child <task> ...` ----
