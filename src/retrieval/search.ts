@@ -61,6 +61,8 @@ export async function searchSession(input: SearchInput): Promise<SearchResult> {
       `Expected \`query\` to be non-empty text, got ${describeValue(input.query)}`,
     );
   const safe = compileSafeRegex(input.regex ? input.query : escapeRegex(input.query), "i");
+  // Literal text is looked for in the whole output at once (a plain regex search, linear), before any line work.
+  const literal = input.regex ? undefined : new RegExp(escapeRegex(input.query), "i");
   const metas: ArtifactMeta[] = [];
   for await (const m of input.store.list()) if (m.origin.sessionKey === input.sessionKey) metas.push(m);
   metas.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.handle.localeCompare(b.handle));
@@ -86,12 +88,13 @@ export async function searchSession(input: SearchInput): Promise<SearchResult> {
     const text = await input.store.readText(meta.handle).catch(() => undefined);
     if (text === undefined) continue;
     result.searched++;
-    const r = grepLines(input.redact(text), safe.regex, {
-      context: 0,
-      windowChars: safe.windowChars,
-      maxChars: input.maxChars - used,
-      deadline: input.deadline,
-    });
+    const grep = (source: string, maxChars: number) =>
+      grepLines(source, safe.regex, { context: 0, windowChars: safe.windowChars, maxChars, deadline: input.deadline });
+    // Redacting every output on every query cost most of a search: only an output with a match is redacted (whole,
+    // before any line is cut) and searched again, and only that second answer is shown.
+    const hasMatch = literal ? literal.test(text) : grep(text, 0).matches > 0;
+    if (!hasMatch) continue;
+    const r = grep(input.redact(text), input.maxChars - used);
     result.matches += r.matches;
     if (r.timedOut) result.timedOut = true;
     if (r.outputFull) result.full = true;
