@@ -53,13 +53,43 @@ export async function runGroup(
   }
   const run = group.commands[sub];
   if (!run) {
-    const err = new CliFailure(
-      "input_invalid",
-      `unknown command \`${sub}\`; expected one of ${Object.keys(group.commands).join(", ")}`,
-      EXIT.usage,
-      `run \`${progName(io)} ${group.name} --help\``,
-    );
+    const err = unknownCommand(sub, Object.keys(group.commands), `${progName(io)} ${group.name}`);
     return reportFailure(io, err, { command: group.name, json: wantsJson(rest), usage: renderUsage(io, group.usage) });
   }
   return run(rest, io);
+}
+
+/** The failure for a command word that is not one of `known`, with the nearest one suggested when it is close. */
+export function unknownCommand(word: string, known: readonly string[], prefix: string): CliFailure {
+  const near = closest(word, known);
+  return new CliFailure(
+    "input_invalid",
+    `unknown command \`${word}\`; expected one of ${known.join(", ")}${near ? `. Did you mean \`${near}\`?` : ""}`,
+    EXIT.usage,
+    near ? `run \`${prefix} ${near}\`` : `run \`${prefix} --help\``,
+  );
+}
+
+/** The known word within two edits of `word` (the first of the nearest), if any. */
+function closest(word: string, known: readonly string[]): string | undefined {
+  let best: { word: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(word.toLowerCase(), candidate);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { word: candidate, distance };
+  }
+  return best?.word;
+}
+
+/** Levenshtein distance, two rows (command words are short). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row.push(Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, substitution));
+    }
+    previous = row;
+  }
+  return previous[b.length] as number;
 }

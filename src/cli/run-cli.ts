@@ -1,6 +1,6 @@
 import { PLUGIN_VERSION } from "../version.js";
-import { renderUsage } from "./command.js";
-import { CliFailure, EXIT, reportFailure } from "./fail.js";
+import { renderUsage, unknownCommand } from "./command.js";
+import { reportFailure } from "./fail.js";
 import type { CliIo } from "./io.js";
 import { wantsJson } from "./args.js";
 
@@ -73,12 +73,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const entry = GROUPS[group];
   if (!entry) {
-    const err = new CliFailure(
-      "input_invalid",
-      `unknown command \`${group}\`; expected one of ${Object.keys(GROUPS).join(", ")}`,
-      EXIT.usage,
-      `run \`${io.prog ?? "context-ledger"} --help\``,
-    );
+    const err = unknownCommand(group, Object.keys(GROUPS), io.prog ?? "context-ledger");
     return reportFailure(io, err, { command: "", json: wantsJson(rest) });
   }
   try {

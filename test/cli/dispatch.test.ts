@@ -23,4 +23,20 @@ describe("context-ledger <group> dispatch to the operator commands", () => {
     expect((await runWith(runCli, ["doctor", "--bogus"], env)).code).toBe(1);
     await fsp.rm(dir, { recursive: true, force: true });
   });
+
+  it("a mistyped command is refused with the nearest one suggested; a far one only lists them", async () => {
+    const { env, dir } = await makeTempState("typo");
+    const gc = await runWith(runCli, ["artifact", "gcc"], env);
+    expect(gc.code).toBe(1);
+    expect(gc.stderr).toContain("unknown command `gcc`; expected one of");
+    expect(gc.stderr).toContain("Did you mean `gc`?");
+    const group = await runWith(runCli, ["stauts", "--json"], env);
+    expect(JSON.parse(group.stdout).error).toMatchObject({
+      code: "input_invalid",
+      hint: "run `context-ledger status`",
+    });
+    const far = await runWith(runCli, ["artifact", "zzzzzz"], env);
+    expect(far.stderr).not.toContain("Did you mean");
+    await fsp.rm(dir, { recursive: true, force: true });
+  });
 });
