@@ -21,6 +21,42 @@ async function post(body: unknown): Promise<string> {
 }
 
 describe("mock model", () => {
+  it("strict: answers OpenAI's 400 for a request over the window or with an orphan tool message, and real usage", async () => {
+    mock = await startMockModel({ strict: { contextWindow: 4_000 } });
+    const long = { role: "user", content: "alpha beta ".repeat(800) };
+    const over = await fetch(`${mock.baseUrl}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ messages: [long], max_tokens: 3_000 }),
+    });
+    expect(over.status).toBe(400);
+    expect(((await over.json()) as { error: { code: string } }).error.code).toBe("context_length_exceeded");
+    const orphan = await fetch(`${mock.baseUrl}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "tool", tool_call_id: "x", content: "" },
+        ],
+      }),
+    });
+    expect(orphan.status).toBe(400);
+    const ok = JSON.parse(await post({ messages: [long], max_tokens: 500 })) as {
+      usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+    };
+    const again = JSON.parse(
+      await post({ messages: [long, { role: "user", content: "and?" }], max_tokens: 500 }),
+    ) as typeof ok;
+    expect(ok.usage.prompt_tokens).toBe(mock.requests[2]?.usage?.promptTokens);
+    expect(ok.usage.prompt_tokens_details.cached_tokens).toBe(0);
+    expect(again.usage.prompt_tokens_details.cached_tokens).toBeGreaterThanOrEqual(1_024);
+    expect(mock.requests.map((r) => r.rejected ?? "ok")).toEqual([
+      "context_length_exceeded",
+      expect.stringContaining("preceeding message with 'tool_calls'"),
+      "ok",
+      "ok",
+    ]);
+  });
+
   it("streams a tool call, then answers once the tool result follows, counting turns by user message", async () => {
     mock = await startMockModel({ script: execTurnScript({ outputChars: 10, answerChars: 50 }) });
     const user = { role: "user", content: "Turn 1: go" };

@@ -1,6 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { isInternalContextMessage, textOfMessage, writeReply, type MockReply } from "./mock-wire.js";
+import { createOpenAIRules } from "./openai-rules.js";
+import { loadTokenCounter } from "./token-count.js";
 
 export type { MockReply, MockToolCall } from "./mock-wire.js";
 
@@ -32,6 +34,10 @@ export interface MockRequest {
    * The partition (scenario) the request was routed to; `turn`/`indexInTurn` count within it. "" when unpartitioned.
    */
   partition: string;
+  /** With {@link MockModelOptions.strict}: the error answered instead of a reply (OpenAI's code, else its message). */
+  rejected?: string;
+  /** With {@link MockModelOptions.strict}: prompt tokens counted with a real BPE, and the cached share of them. */
+  usage?: { promptTokens: number; cachedTokens: number };
 }
 
 /** Chooses the reply for one request. */
@@ -55,6 +61,12 @@ export interface MockModelOptions {
    * partition. @default everything in one partition ""
    */
   partition?: (userText: string | undefined) => string;
+  /**
+   * Answer as a strict OpenAI endpoint with this context window does ({@link createOpenAIRules}): a request
+   * over the window or with unpaired tool messages gets OpenAI's 400 error (and `rejected`), and usage reports
+   * real BPE prompt tokens and prefix-cached tokens. @default lenient: any request is answered
+   */
+  strict?: { contextWindow: number };
 }
 
 /** A running mock model. */
@@ -87,6 +99,9 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
   const perTurn = options.maxRequestsPerTurn ?? 6;
   const total = options.maxRequestsTotal ?? 400;
   let script: MockScript = options.script ?? (() => ({ text: "OK." }));
+  const rules = options.strict
+    ? createOpenAIRules({ contextWindow: options.strict.contextWindow, counter: await loadTokenCounter() })
+    : undefined;
   const requests: MockRequest[] = [];
   // Per partition: turn of each distinct user text, and requests so far in each turn.
   const turnOf = new Map<string, Map<string, number>>();
@@ -130,6 +145,14 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       partition,
     };
     requests.push(request);
+    const verdict = rules?.check(body);
+    if (verdict && !verdict.ok) {
+      request.rejected = verdict.error.code ?? verdict.error.message;
+      request.usage = { promptTokens: verdict.promptTokens, cachedTokens: 0 };
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: verdict.error }));
+      return;
+    }
+    if (verdict) request.usage = { promptTokens: verdict.promptTokens, cachedTokens: verdict.cachedTokens };
     let reply: MockReply;
     if (request.capped) reply = { text: CAPPED_TEXT };
     else {
@@ -139,8 +162,15 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
         reply = { text: `mock script failed: ${String(error)}` };
       }
     }
-    const promptTokens = options.promptTokens?.(request) ?? Math.ceil(request.messageBytes / 4);
-    writeReply(res, reply, { model: modelId, stream: body.stream === true, promptTokens, requestIndex: request.index });
+    const promptTokens =
+      request.usage?.promptTokens ?? options.promptTokens?.(request) ?? Math.ceil(request.messageBytes / 4);
+    writeReply(res, reply, {
+      model: modelId,
+      stream: body.stream === true,
+      promptTokens,
+      ...(request.usage ? { cachedTokens: request.usage.cachedTokens } : {}),
+      requestIndex: request.index,
+    });
   };
 
   const server = http.createServer((req, res) => {

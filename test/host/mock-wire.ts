@@ -18,6 +18,8 @@ export interface WriteReplyOptions {
   stream: boolean;
   /** Reported as `usage.prompt_tokens`. */
   promptTokens: number;
+  /** Reported as `usage.prompt_tokens_details.cached_tokens` when given. */
+  cachedTokens?: number;
   /** Makes ids unique per request. */
   requestIndex: number;
 }
@@ -78,6 +80,7 @@ export function writeReply(res: http.ServerResponse, reply: MockReply, options: 
     prompt_tokens: options.promptTokens,
     completion_tokens: completionTokens,
     total_tokens: options.promptTokens + completionTokens,
+    ...(options.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: options.cachedTokens } } : {}),
   };
   if (!options.stream) {
     res.writeHead(200, { "content-type": "application/json" });

@@ -46,6 +46,9 @@ function definePlan(plan: RigPlan): void {
         engine: plan.engine,
         model: plan.model,
         ...(plan.ledgerConfig ? { ledgerConfig: { ...plan.ledgerConfig } } : {}),
+        // context-ledger's requests go to a strict endpoint (legacy's stay lenient controls): a request the
+        // provider would refuse fails the scenario that sent it.
+        strict: plan.engine === "context-ledger" && process.env.CONTEXT_LEDGER_STRICT_MOCK === "1",
       });
       times.push(
         `gateway ${(rig.rig.gateway.startMs / 1000).toFixed(1)}s (rig ${((Date.now() - t0) / 1000).toFixed(1)}s)`,

@@ -167,6 +167,8 @@ export async function measureLongSession(session: ScenarioSession, name: string)
     },
     mainRequests: mainRequestFigures(all, turnMessage(1), model, session.version),
     hostRunRequests: ofTurns.length - all.length,
+    // As a strict provider saw the turns' requests (when the mock is strict): refused, real BPE tokens, cached.
+    provider: providerFigures(all),
     transcript: await transcriptSize(session),
     requestOverhead: requestOverhead(all[0]),
     wallMs: perTurn.reduce((s, t) => s + t.ms, 0),
@@ -175,6 +177,18 @@ export async function measureLongSession(session: ScenarioSession, name: string)
   };
   await recordFigures(name, session, figures);
   return figures;
+}
+
+function providerFigures(requests: readonly MockRequest[]) {
+  const usage = requests.flatMap((r) => (r.usage ? [r.usage] : []));
+  const promptTokens = usage.reduce((sum, u) => sum + u.promptTokens, 0);
+  const cachedTokens = usage.reduce((sum, u) => sum + u.cachedTokens, 0);
+  return {
+    rejected: requests.filter((r) => r.rejected !== undefined).map((r) => `turn ${r.turn}: ${String(r.rejected)}`),
+    promptTokens,
+    cachedTokens,
+    cachedShare: promptTokens > 0 ? Math.round((cachedTokens / promptTokens) * 1000) / 1000 : null,
+  };
 }
 
 /** What {@link measureLongSession} records. */

@@ -21,6 +21,8 @@ export interface SharedRigOptions {
   ledgerConfig?: Record<string, unknown>;
   /** The model shape it advertises. @default SCENARIO_MODEL */
   model?: ScenarioModel;
+  /** The mock answers as a strict OpenAI endpoint of the model's window (see `openai-rules.ts`). @default false */
+  strict?: boolean;
 }
 
 /** A running gateway that hands out scenario sessions. */
@@ -70,6 +72,7 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
     ledgerConfig: options.ledgerConfig,
     mock: {
       maxRequestsTotal: 100_000,
+      ...(options.strict ? { strict: { contextWindow: model.contextWindow } } : {}),
       partition: (userText) => {
         const name = scenarioOfText(userText);
         return name !== undefined && scripts.has(name) ? name : active;
