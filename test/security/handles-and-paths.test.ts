@@ -85,7 +85,13 @@ describe("malformed handles and path traversal", () => {
   it("the agent tools answer every malformed handle with an error result, never a throw or a read", async () => {
     const store = createArtifactStore({ root: artifactRoot(stateDir, "main") });
     const tools = createLedgerTools({ openStore: () => store, readableAgents: () => [] }, { agentId: "main" });
-    for (const tool of tools) {
+    // ledger_search takes no handle: every one of these calls lacks its query.
+    const search = tools.find((t) => t.name === "ledger_search");
+    for (const bad of [...MALFORMED_HANDLES, ...NON_STRING_HANDLES]) {
+      const res = await search?.execute("call-0", { handle: bad });
+      expect((res?.details.error as { code?: string } | undefined)?.code).toBe("input_invalid");
+    }
+    for (const tool of tools.filter((t) => t !== search)) {
       for (const bad of [...MALFORMED_HANDLES, ...NON_STRING_HANDLES]) {
         const res = await tool.execute("call-1", { handle: bad });
         const code = (res.details.error as { code?: string } | undefined)?.code;
