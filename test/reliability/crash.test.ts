@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { blobsDir, metaDir } from "../../src/artifacts/blob-path.js";
+import { blobsDir, incomingDir, metaDir } from "../../src/artifacts/blob-path.js";
 import { parseArtifactMeta } from "../../src/artifacts/meta.js";
 import { createArtifactStore } from "../../src/artifacts/store.js";
 import { walkFanout } from "../../src/artifacts/store-io.js";
@@ -123,16 +123,18 @@ describe("crash safety: writers SIGKILLed at seeded points", () => {
       }
 
       // Leftover temp files in the store are swept by gc (older than a minute: the clock is moved on).
-      const tempsBefore = [...(await filesUnder(blobsDir(root))), ...(await filesUnder(metaDir(root)))].filter((f) =>
-        path.basename(f).startsWith(TEMP_PREFIX),
-      );
+      // Blobs are written under incoming/ and linked into place; metas are written beside theirs.
+      const storeTemps = async () =>
+        [
+          ...(await filesUnder(blobsDir(root))),
+          ...(await filesUnder(metaDir(root))),
+          ...(await filesUnder(incomingDir(root))),
+        ].filter((f) => path.basename(f).startsWith(TEMP_PREFIX));
+      const tempsBefore = await storeTemps();
       const report = await later.gc({ referenced: new Set(stashStarted.map((l) => l.handle as string)) });
       expect(report.removed).toEqual([]);
       expect(report.staleTempFiles).toBe(tempsBefore.length);
-      const tempsAfter = [...(await filesUnder(blobsDir(root))), ...(await filesUnder(metaDir(root)))].filter((f) =>
-        path.basename(f).startsWith(TEMP_PREFIX),
-      );
-      expect(tempsAfter).toEqual([]);
+      expect(await storeTemps()).toEqual([]);
 
       // Commits: finished ones were fresh; in-flight ones are retried with the same key.
       for (const l of commitDone) {
