@@ -1,6 +1,7 @@
 import { EXEC_RETENTION_NOTE } from "../results/host-copy.js";
 import type { AgentSettings } from "../config/schema.js";
 import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
+import { settleCaptures } from "../capture/capture-hook.js";
 import { LedgerError } from "../errors.js";
 import { blocksOf, isGenuineUserMessage, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { locateTranscript, rewriteCapability, type SessionIdentity } from "../host/normalize.js";
@@ -70,6 +71,8 @@ export async function payDownDebt(
   if (!entries) return nothing("entry_ids_unavailable");
   if (awaitsAnswer(entries)) return nothing("turn_in_flight");
   const { identity } = input;
+  // A stub written into the transcript is permanent: it must cite the captured original, not the host's cut copy.
+  await settleCaptures(rt, identity);
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;
   let raw = entries.reduce((sum, e) => sum + estimateRawTokens(e.message), 0);
