@@ -126,10 +126,37 @@ describe("sendTurnAsSeen", () => {
     let reads = 0;
     session.call = async () => (reads++, { messages: [text("user", "Turn 1: run it.")] });
     const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
-    expect(reads).toBe(1);
+    // One read finds the message taken in (so no later run is waited for), one reads what the turn shows.
+    expect(reads).toBe(2);
     expect(seen).toMatchObject({ texts: [], shown: "", answered: false });
     expect(seen.historyCatchUpMs).toBeUndefined();
     expect(describeSeenTurn(seen)).toBe("run ok, 0 requests, final answer not asked");
+  });
+
+  it("a send whose run ended before the model was asked waits for the run that takes the message", async () => {
+    const { session } = fakeSession("context-ledger", "", false);
+    const requests: MockRequest[] = [];
+    const history: unknown[] = [];
+    session.requests = () => requests;
+    session.chatSend = async (message) => {
+      // The host takes the message in and answers it 300 ms after the send's own run ended.
+      setTimeout(() => {
+        const user = text("user", message);
+        requests.push(request([user, { role: "assistant", tool_calls: [] }, { role: "tool", content: "out" }]));
+        history.push(user, text("assistant", "Answer 1: done late"));
+      }, 300);
+      return { runId: "r1", wait: { status: "ok" }, ms: 400 };
+    };
+    session.call = async () => ({ messages: history });
+    session.pluginEvents = async () =>
+      history.length > 0
+        ? [
+            { ts: "", op: "afterTurn" },
+            { ts: "", op: "maintain" },
+          ]
+        : [];
+    const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
+    expect(seen).toMatchObject({ answered: true, shown: "Answer 1: done late", finalAnswerAsked: true });
   });
 
   it("a host notice without a model request is not an answer (legacy: nothing to wait for)", async () => {

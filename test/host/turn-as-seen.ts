@@ -88,6 +88,13 @@ export async function assistantTextsAfter(
     .filter((t) => t.trim().length > 0);
 }
 
+/** True when the session's `chat.history` holds the user message `userText` (the host has taken it in). */
+async function userMessageShown(session: Pick<SeenTurnSession, "sessionKey" | "call">, userText: string) {
+  const history = (await readHistory(session)) as Record<string, unknown> | undefined;
+  const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
+  return messages.some((m) => (m as { role?: unknown } | undefined)?.role === "user" && textOf(m).includes(userText));
+}
+
 /** How long a client keeps retrying a `chat.history` the host answers as retryable (see {@link readHistory}). */
 const HISTORY_RETRY_MS = 30_000;
 
@@ -141,6 +148,12 @@ export interface SeenTurn {
 }
 
 /**
+ * How long a reader waits for the model to be asked a turn's final answer when the send's run ended without
+ * asking it (the message ran in a later run).
+ */
+export const LATE_RUN_MS = 30_000;
+
+/**
  * How long a reader waits for the client's history to show an answer the model gave in a run that
  * ended ok. Checked only when the turn's final-answer request reached the model: a message the host
  * queued or skipped never made that request, so it is not waited for.
@@ -184,6 +197,20 @@ export async function sendTurnAsSeen(
   const before = session.requests().length;
   const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
   const result = await session.chatSend(message);
+  // 2026.4.24 may end the send's own run at once, with no model request and its message not yet in the history,
+  // and run the message moments later (clean-clone runs: "run ok, 0 requests" in half a second). A user sees
+  // that answer arrive: wait for the turn's final-answer request as for a queued message. (A host notice in
+  // place of a turn leaves the message in the history: no wait.)
+  if (
+    result.wait.status === "ok" &&
+    session.requests().length === before &&
+    !(await userMessageShown(session, message).catch(() => true))
+  )
+    await pollUntil(
+      async () => session.requests().slice(before),
+      (rs) => rs.some(isFinalAnswerRequest),
+      { timeoutMs: LATE_RUN_MS, intervalMs: 100 },
+    );
   const requests = session.requests().slice(before);
   const finalAnswerAsked = requests.some(isFinalAnswerRequest);
   const read = await readTurnTexts(
