@@ -69,11 +69,14 @@ export async function payDownDebt(
         ? await readSqliteActiveBranch(input.sqlite)
         : undefined;
   if (!entries) return nothing("entry_ids_unavailable");
-  if (awaitsAnswer(entries)) return nothing("turn_in_flight");
   const { identity } = input;
+  const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
+  // Only a session this engine has not served a turn of yet (adopted) waits: there the first rewrite is the whole
+  // raw history. In a served session the pre-turn paydown keeps 2026.9.6 from starting its memory flush (deferring
+  // it there brought 2 host-started runs into the 48k long session).
+  if (state.turns === 0 && awaitsAnswer(entries)) return nothing("turn_in_flight");
   // A stub written into the transcript is permanent: it must cite the captured original, not the host's cut copy.
   await settleCaptures(rt, identity);
-  const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;
   let raw = entries.reduce((sum, e) => sum + estimateRawTokens(e.message), 0);
   // Oversized tool results always go (the prompt shows them as stubs anyway); long assistant
