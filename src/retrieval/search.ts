@@ -60,9 +60,10 @@ export async function searchSession(input: SearchInput): Promise<SearchResult> {
       "input_invalid",
       `Expected \`query\` to be non-empty text, got ${describeValue(input.query)}`,
     );
-  const safe = compileSafeRegex(input.regex ? input.query : escapeRegex(input.query), "i");
+  const pattern = input.regex ? input.query : escapeRegex(input.query);
+  const safe = compileSafeRegex(pattern, "i");
   // Literal text is looked for in the whole output at once (a plain regex search, linear), before any line work.
-  const literal = input.regex ? undefined : new RegExp(escapeRegex(input.query), "i");
+  const literal = input.regex ? undefined : new RegExp(pattern, "i");
   const metas: ArtifactMeta[] = [];
   for await (const m of input.store.list()) if (m.origin.sessionKey === input.sessionKey) metas.push(m);
   metas.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.handle.localeCompare(b.handle));
