@@ -245,7 +245,8 @@ export function describeSeenTurn(seen: SeenTurn): string {
     : seen.historyCatchUpMs
       ? `, history showed the answer after ${seen.historyCatchUpMs} ms`
       : "";
-  return `run ${String(seen.result.wait.status)}${seen.result.queued ? " (queued)" : ""}, ${seen.requests.length} requests, final answer ${seen.finalAnswerAsked ? "asked" : "not asked"}${history}`;
+  const error = typeof seen.result.wait.error === "string" ? ` (${seen.result.wait.error.slice(0, 200)})` : "";
+  return `run ${String(seen.result.wait.status)}${error}${seen.result.queued ? " (queued)" : ""}, ${seen.requests.length} requests, final answer ${seen.finalAnswerAsked ? "asked" : "not asked"}${history}`;
 }
 
 /**
