@@ -1,4 +1,5 @@
 import { resolveAgentSettings } from "../config/parse-config.js";
+import { collectUnreadable } from "../state/reference-scan.js";
 import { knownAgentIds, pluginOffReason } from "./doctor-host.js";
 import type { DoctorFinding } from "./doctor-types.js";
 import { listHostTranscripts, transcriptHandles } from "./host-sessions.js";
@@ -33,8 +34,7 @@ export async function checkStubsWhileOff(ctx: OperatorContext, prog: string): Pr
   let sessions = 0;
   for (const { agentId, reason } of off) {
     const { transcripts, unreadable } = await listHostTranscripts({ ...ctx, agentId });
-    const fail = (source: string, err: unknown) =>
-      unreadable.push({ source, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
+    const fail = collectUnreadable(unreadable);
     const bySession = new Map<string, { handles: Set<string>; file: string }>();
     for (const t of transcripts) {
       const handles = await transcriptHandles(t, fail);

@@ -158,15 +158,14 @@ export async function runExportCommand(argv: string[], io: CliIo): Promise<numbe
  * hex digits, both get the whole digest.
  */
 function fileNames(handles: readonly string[], metas: ReadonlyMap<string, ArtifactMeta>): Map<string, string> {
-  const prefixes = new Map<string, number>();
-  for (const h of handles)
-    prefixes.set(parseHandle(h).slice(0, 16), (prefixes.get(parseHandle(h).slice(0, 16)) ?? 0) + 1);
+  const short = (h: string) => parseHandle(h).slice(0, 16);
+  const uses = new Map<string, number>();
+  for (const h of handles) uses.set(short(h), (uses.get(short(h)) ?? 0) + 1);
   const out = new Map<string, string>();
   for (const h of handles) {
-    const hex = parseHandle(h);
     const meta = metas.get(h);
     const label = (meta?.origin.toolName ?? meta?.kind ?? "artifact").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 40);
-    out.set(h, `${(prefixes.get(hex.slice(0, 16)) ?? 0) > 1 ? hex : hex.slice(0, 16)}-${label || "output"}.txt`);
+    out.set(h, `${uses.get(short(h)) === 1 ? short(h) : parseHandle(h)}-${label || "output"}.txt`);
   }
   return out;
 }

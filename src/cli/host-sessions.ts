@@ -7,7 +7,7 @@
 import { existsSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { tryParseJson } from "../json.js";
-import { scanFileHandles, scanSqliteHandles } from "../state/reference-scan.js";
+import { collectUnreadable, scanFileHandles, scanSqliteHandles } from "../state/reference-scan.js";
 import { listLedgerSessions } from "./ledger-scan.js";
 
 /** One session's transcript in the host's state dir. */
@@ -38,8 +38,7 @@ export async function listHostTranscripts(options: {
   agentId: string;
 }): Promise<{ transcripts: HostTranscript[]; unreadable: UnreadableSource[] }> {
   const unreadable: UnreadableSource[] = [];
-  const fail = (source: string, err: unknown) =>
-    unreadable.push({ source, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
+  const fail = collectUnreadable(unreadable);
   const keyOfId = new Map<string, string>();
   for (const s of await listLedgerSessions(options.ledgerRoot, options.agentId).catch(() => []))
     if (s.state?.sessionId) keyOfId.set(s.state.sessionId, s.sessionKey);

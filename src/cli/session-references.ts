@@ -1,7 +1,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import type { ArtifactStore } from "../artifacts/store-types.js";
-import { collectReferences, followCitations, scanFileHandles } from "../state/reference-scan.js";
+import { collectReferences, collectUnreadable, followCitations, scanFileHandles } from "../state/reference-scan.js";
 import { agentRoot, encodeSegment, sessionRoot } from "../state/paths.js";
 import { tryReadSessionState, sessionStatePath } from "../state/session-state.js";
 import {
@@ -42,8 +42,7 @@ export async function findSessionReferences(options: FindSessionReferencesOption
   const { ledgerRoot, agentId, sessionKey: key, store } = options;
   const handles = new Map<string, string[]>();
   const unreadable: UnreadableSource[] = [];
-  const fail = (source: string, err: unknown) =>
-    unreadable.push({ source, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
+  const fail = collectUnreadable(unreadable);
   const cite = (found: Iterable<string>, where: string) => {
     for (const h of found) {
       const list = handles.get(h) ?? [];

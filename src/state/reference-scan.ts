@@ -36,8 +36,7 @@ export interface ReferenceScan {
 export async function collectReferences(agentDir: string): Promise<ReferenceScan> {
   const found = new Set<string>();
   const unreadable: ReferenceScan["unreadable"] = [];
-  const fail = (source: string, err: unknown) =>
-    unreadable.push({ source, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
+  const fail = collectUnreadable(unreadable);
   const artifacts = path.join(agentDir, "artifacts");
 
   const walk = async (dir: string): Promise<void> => {
@@ -89,6 +88,11 @@ export async function collectReferences(agentDir: string): Promise<ReferenceScan
   // Packs and stripped parts cite more artifacts: follow them to the end of every chain.
   await followCitations(createArtifactStore({ root: artifacts }), found, fail);
   return { handles: found, unreadable, transcriptsScanned: transcripts.size };
+}
+
+/** A `fail` callback of the scans below that records each source in `list`, with the errno code or the message. */
+export function collectUnreadable(list: ReferenceScan["unreadable"]): (source: string, err: unknown) => void {
+  return (source, err) => list.push({ source, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
 }
 
 /**
