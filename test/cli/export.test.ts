@@ -11,10 +11,7 @@ import { runCli } from "../../src/cli/run-cli.js";
 import { buildStub } from "../../src/results/stub.js";
 import { artifactRoot, sessionRoot } from "../../src/state/paths.js";
 import { createSessionState, sessionStatePath, writeSessionState } from "../../src/state/session-state.js";
-import { sealCheckpoint } from "../../src/summary/checkpoint.js";
-import { extendSummary } from "../../src/summary/extend-summary.js";
-import { createSummaryState, type SummaryState } from "../../src/summary/summary-state.js";
-import { assistant, user } from "../support/engine-harness.js";
+import { sealCheckpointChain } from "../support/checkpoint-chain.js";
 import { commandOutput, makeTempState, runWith, writeHostSqliteSession } from "./cli-fixtures.js";
 
 const sha = (b: Buffer | string) => createHash("sha256").update(b).digest("hex");
@@ -33,25 +30,6 @@ function stubbedResult(id: string, toolName: string, handle: string, text: strin
       content: [{ type: "text", text: buildStub({ handle, text, label: toolName }) }],
     },
   };
-}
-
-/** Two sealed packs of a session, the second naming the first as `previous`; returns both handles. */
-async function sealTwoPacks(store: ArtifactStore): Promise<string[]> {
-  let state: SummaryState = createSummaryState("e1");
-  const messages: unknown[] = [];
-  const packs: string[] = [];
-  for (let i = 0; i < 2; i++) {
-    messages.push(user(`turn ${i}: deploy step ${i}`), assistant(`step ${i} deployed`));
-    state = extendSummary(state, messages, messages.length);
-    const sealed = await sealCheckpoint(state, {
-      frontierIndex: messages.length - 1,
-      frontierFingerprint: null,
-      stash: (c) => store.stash(c, { kind: "checkpoint", format: "json" }),
-    });
-    state = sealed.state;
-    packs.push(sealed.handle);
-  }
-  return packs;
 }
 
 describe("export: a session's offloaded outputs leave as plain files", () => {
@@ -81,7 +59,7 @@ describe("export: a session's offloaded outputs leave as plain files", () => {
     ];
     await fsp.writeFile(transcript, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
     await fsp.writeFile(path.join(sessions, "sessions.json"), JSON.stringify({ [KEY]: { sessionId: "s1" } }));
-    const packs = await sealTwoPacks(store);
+    const { packs } = await sealCheckpointChain(store, 2);
     const state = { ...createSessionState("main", KEY), sessionId: "s1" };
     state.checkpoints = [{ handle: packs[1] as string, at: new Date().toISOString(), coveredCount: 4 }];
     await writeSessionState(sessionStatePath(sessionRoot(ledger, "main", KEY)), state);
