@@ -76,23 +76,47 @@ export async function checkHostConfig(ctx: OperatorContext): Promise<DoctorFindi
     });
   }
 
-  const agentIds = new Set<string>(["main"]);
-  const list = (ctx.hostConfig.agents as Record<string, unknown> | undefined)?.list;
-  if (Array.isArray(list))
-    for (const a of list)
-      if (a && typeof (a as { id?: unknown }).id === "string") agentIds.add((a as { id: string }).id);
-  for (const id of Object.keys(ctx.config.agents)) agentIds.add(id);
-  for (const name of await fsp.readdir(path.join(ctx.openclawState, "agents")).catch(() => [] as string[]))
-    agentIds.add(name);
   const on: string[] = [];
   const off: string[] = [];
-  for (const id of [...agentIds].sort()) (resolveAgentSettings(ctx.config, id).enabled ? on : off).push(id);
+  for (const id of await knownAgentIds(ctx)) (resolveAgentSettings(ctx.config, id).enabled ? on : off).push(id);
   out.push({
     check: "agents",
     level: on.length === 0 ? "warn" : "info",
     message: `enabled for: ${on.join(", ") || "none"}${off.length ? `; disabled (pass-through) for: ${off.join(", ")}` : ""}${ctx.config.enabled ? "" : " (config `enabled: false` turns every agent off)"}`,
   });
   return out;
+}
+
+/**
+ * The agents the host may run, sorted: `main`, `agents.list` of the host config, the plugin's per-agent overrides,
+ * and every agent folder in the host's state dir.
+ */
+export async function knownAgentIds(ctx: OperatorContext): Promise<string[]> {
+  const agentIds = new Set<string>(["main"]);
+  const list = (ctx.hostConfig?.agents as Record<string, unknown> | undefined)?.list;
+  if (Array.isArray(list))
+    for (const a of list)
+      if (a && typeof (a as { id?: unknown }).id === "string") agentIds.add((a as { id: string }).id);
+  for (const id of Object.keys(ctx.config.agents)) agentIds.add(id);
+  for (const name of await fsp.readdir(path.join(ctx.openclawState, "agents")).catch(() => [] as string[]))
+    agentIds.add(name);
+  return [...agentIds].sort();
+}
+
+/**
+ * Why the host does not run context-ledger at all, from its config (entry or all plugins disabled, not allowed,
+ * slot not selecting it); undefined when it does, or when there is no readable host config to tell.
+ */
+export function pluginOffReason(ctx: OperatorContext): string | undefined {
+  if (!ctx.hostConfig) return undefined;
+  const plugins = ctx.hostConfig.plugins as Record<string, unknown> | undefined;
+  if (plugins?.enabled === false) return "plugins.enabled is false";
+  if (pluginEntry(ctx.hostConfig)?.enabled === false) return `plugins.entries["${PLUGIN_ID}"].enabled is false`;
+  if (Array.isArray(plugins?.allow) && !plugins.allow.includes(PLUGIN_ID))
+    return `plugins.allow does not list "${PLUGIN_ID}"`;
+  const slot = selectedContextEngine(ctx.hostConfig);
+  if (slot !== PLUGIN_ID) return `plugins.slots.contextEngine is ${slot ? `"${slot}"` : "unset"}`;
+  return undefined;
 }
 
 /** Options for {@link checkHostVersion}. */

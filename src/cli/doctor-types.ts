@@ -2,7 +2,7 @@
 export interface DoctorFinding {
   /**
    * Which check produced it: `config`, `slot`, `agents`, `host`, `engine`, `command`, `permissions`, `temp`, `orphans`,
-   * `artifacts`, `state`.
+   * `artifacts`, `state`, `stubs`.
    */
   check: string;
   level: "ok" | "info" | "warn" | "error";

@@ -3,6 +3,7 @@ import { runCommand } from "./command.js";
 import { checkEngineContract, standaloneCommandFinding } from "./doctor-engine.js";
 import { checkHostConfig, checkHostVersion } from "./doctor-host.js";
 import { checkArtifactsAndState, checkPermissionsAndTemp } from "./doctor-store.js";
+import { checkStubsWhileOff } from "./doctor-stubs.js";
 import type { DoctorFinding } from "./doctor-types.js";
 import { progName, writeJson, type CliIo } from "./io.js";
 import { loadOperatorContext } from "./operator-context.js";
@@ -26,16 +27,19 @@ export interface DoctorReport {
 const SPEC = { ...COMMON_OPTIONS, fix: { type: "boolean" }, "openclaw-bin": { type: "string" } } as const;
 const USAGE = `Usage: {prog} doctor [--fix] [--json] [--openclaw-state DIR] [--state-dir DIR] [--openclaw-bin PATH]
 Checks the host config and slot, per-agent enablement, the host version (the host it runs in, else openclaw
-on PATH, else --openclaw-bin), the engine contract the host needs, store permissions, temp files, orphans
-and every artifact's hash. --fix only chmods, removes stale temp files and orphaned metadata.
+on PATH, else --openclaw-bin), the engine contract the host needs, store permissions, temp files, orphans,
+every artifact's hash, and sessions that still cite offloaded outputs where context-ledger is off (each
+named with the \`export\` that keeps their outputs). --fix only chmods, removes stale temp files and
+orphaned metadata.
 Exit codes: 0 no error left, 1 usage error, 3 corrupt data left, 5 other problems left.
 `;
 
 /**
  * `context-ledger doctor`: host config and slot, per-agent toggle, host
- * version, engine contract, store permissions, temp files, orphans and a full
- * hash check. `--fix` only chmods, removes stale temp files and orphaned
- * metadata. Exit 0 when no error is left, 3 when corrupt data is left, 5 otherwise.
+ * version, engine contract, store permissions, temp files, orphans, a full
+ * hash check, and sessions still citing stubs where the plugin is off.
+ * `--fix` only chmods, removes stale temp files and orphaned metadata.
+ * Exit 0 when no error is left, 3 when corrupt data is left, 5 otherwise.
  */
 export async function runDoctorCommand(argv: string[], io: CliIo): Promise<number> {
   return runCommand(argv, io, { name: "doctor", options: SPEC, usage: USAGE }, async (args, json) => {
@@ -57,6 +61,7 @@ export async function runDoctorCommand(argv: string[], io: CliIo): Promise<numbe
       checkEngineContract(),
       ...(await checkPermissionsAndTemp({ root: ctx.ledgerRoot, fix, progress })),
       ...(await checkArtifactsAndState({ root: ctx.ledgerRoot, fix, progress, prog: progName(io) })),
+      ...(await checkStubsWhileOff(ctx, progName(io))),
       standaloneCommandFinding(),
     ];
     progress.end();

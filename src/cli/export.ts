@@ -1,19 +1,30 @@
-import { createHash } from "node:crypto";
-import { constants, promises as fsp } from "node:fs";
 import path from "node:path";
+import { parseHandle } from "../artifacts/handle.js";
 import type { ArtifactMeta } from "../artifacts/meta.js";
 import { createArtifactStore } from "../artifacts/store.js";
-import { errorMessage } from "../errors.js";
+import { errorMessage, isLedgerError } from "../errors.js";
 import { artifactRoot } from "../state/paths.js";
 import { COMMON_OPTIONS, stringFlag } from "./args.js";
 import { runCommand } from "./command.js";
+import { assertNamesWritable, prepareExportDir, writeTextFile, writeVerifiedFile } from "./export-files.js";
+import {
+  EXPORT_SCHEMA,
+  renderExportIndex,
+  type ExportedFile,
+  type ExportFailure,
+  type ExportIndex,
+} from "./export-index.js";
 import { CliFailure, EXIT } from "./fail.js";
-import { formatBytes, formatCount, plural } from "./format.js";
+import { formatBytes, plural } from "./format.js";
 import { progName, writeJson, type CliIo } from "./io.js";
 import { loadOperatorContext } from "./operator-context.js";
+import { findSessionReferences } from "./session-references.js";
 
-/** Schema tag of `index.json` and of `export --json`. */
-export const EXPORT_SCHEMA = "context-ledger.export.v1";
+export { EXPORT_SCHEMA, type ExportedFile, type ExportFailure, type ExportIndex } from "./export-index.js";
+
+/** The one line every export prints on stderr: the files are not redacted. */
+export const EXPORT_SECRETS_WARNING =
+  "warning: the exported files are the outputs exactly as stored, not redacted: they may contain secrets";
 
 const SPEC = {
   ...COMMON_OPTIONS,
@@ -21,36 +32,30 @@ const SPEC = {
   out: { type: "string" },
   force: { type: "boolean" },
 } as const;
-const USAGE = `Usage: {prog} export --out DIR [--agent ID] [--session KEY] [--force] [--json]
-Writes the agent's offloaded outputs (all of them, or those of one session) back out as plain files, byte-exact
-and checked against their handles, with DIR/index.json and DIR/INDEX.md mapping each handle to its file. This is
-the way out: run it before disabling or uninstalling context-ledger, and the stubs' handles stay resolvable
-(INDEX.md says which file holds which handle). Files are the outputs as stored, not redacted: they may hold
-secrets; DIR is 0700 and every file 0600. An existing non-empty DIR is refused unless --force.
-Exit codes: 0 ok, 1 usage error, 2 nothing to export, 3 an output missing or corrupt (the rest is written).
+const USAGE = `Usage: {prog} export --session KEY --out DIR [--agent ID] [--force] [--json]
+       {prog} export --out DIR [--agent ID] [--force] [--json]     (every session of the agent)
+The way out: writes every offloaded output the session's host transcript (JSONL or 2026.9.x SQLite) or the
+ledger's state of it references, checkpoint packs and what they cite included, as plain files
+DIR/<first 16 hex>-<tool or kind>.txt, byte-exact (checked against the handle when read and again after
+writing), with DIR/index.json and DIR/INDEX.md: handle, file, bytes, tool, where it was referenced. Run it
+before disabling or uninstalling context-ledger. The files are not redacted (they may contain secrets): DIR
+is 0700, every file 0600. An existing non-empty DIR is refused unless --force (files of the same name are
+replaced, others left alone); a symlink in DIR is never written through.
+Exit codes: 0 ok, 1 usage error, 2 nothing to export, 3 an output missing or corrupt in the store (the rest
+is written), 5 a source could not be read (what it references may be missing from the export).
 `;
 
-/** One exported output, as `index.json` lists it. */
-export interface ExportedFile {
-  handle: string;
-  file: string;
-  bytes: number;
-  toolName: string | null;
-  kind: string;
-  sessionKey: string | null;
-  createdAt: string;
-}
-
-/** `context-ledger export --out DIR`: the off-ramp, every offloaded output as a plain file with an index. */
+/** `context-ledger export`: the off-ramp, a session's offloaded outputs as plain files with an index. */
 export async function runExportCommand(argv: string[], io: CliIo): Promise<number> {
   return runCommand(argv, io, { name: "export", options: SPEC, usage: USAGE }, async (args, json) => {
+    const prog = progName(io);
     const out = stringFlag(args, "out");
     if (out === undefined || args.positionals.length > 0)
       throw new CliFailure(
         "input_invalid",
         out === undefined ? "Expected --out DIR" : `Expected no arguments, got ${args.positionals.join(" ")}`,
         EXIT.usage,
-        `${progName(io)} export --help`,
+        `${prog} export --help`,
       );
     const ctx = await loadOperatorContext({
       stateDir: stringFlag(args, "state-dir"),
@@ -60,124 +65,107 @@ export async function runExportCommand(argv: string[], io: CliIo): Promise<numbe
     const agentId = stringFlag(args, "agent") ?? "main";
     const session = stringFlag(args, "session");
     const store = createArtifactStore({ root: artifactRoot(ctx.ledgerRoot, agentId) });
-    const metas: ArtifactMeta[] = [];
-    for await (const m of store.list()) if (session === undefined || m.origin.sessionKey === session) metas.push(m);
-    metas.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.handle.localeCompare(b.handle));
-    if (metas.length === 0)
+    const refs = await findSessionReferences({
+      ledgerRoot: ctx.ledgerRoot,
+      openclawState: ctx.openclawState,
+      agentId,
+      sessionKey: session,
+      store,
+    });
+    const handles = [...refs.handles.keys()].sort();
+    if (handles.length === 0)
       throw new CliFailure(
         "not_found",
-        `No stored output of agent ${agentId}${session ? ` in session ${session}` : ""}`,
+        `No offloaded output of agent ${agentId}${session ? ` referenced by session ${session}` : ""} (looked in ${refs.transcripts.length} host transcript(s) under ${ctx.openclawState} and the ledger state under ${ctx.ledgerRoot})`,
         EXIT.notFound,
-        `${progName(io)} artifact list --agent ${agentId}`,
+        `${prog} status --all`,
       );
-    const dir = await prepareOutDir(path.resolve(out), args.flags.force === true, io);
-    io.stderr.write(
-      `These files are the outputs as stored, not redacted: they may hold secrets. Keep ${dir} private.\n`,
+
+    const metas = new Map<string, ArtifactMeta>();
+    for (const h of handles) {
+      const meta = await store.tryReadMeta(h).catch(() => undefined);
+      if (meta) metas.set(h, meta);
+    }
+    const names = fileNames(handles, metas);
+    const resolved = path.resolve(out);
+    const dir = await prepareExportDir(
+      resolved,
+      args.flags.force === true,
+      `${prog} export${session ? ` --session ${session}` : ""} --out ${resolved} --force (files of the same name are replaced)`,
     );
+    await assertNamesWritable(dir, [...names.values(), "index.json", "INDEX.md"]);
+    io.stderr.write(`${EXPORT_SECRETS_WARNING}; keep ${dir} private.\n`);
+
     const files: ExportedFile[] = [];
-    const failed: { handle: string; reason: string }[] = [];
-    for (const meta of metas) {
+    const failed: ExportFailure[] = [];
+    for (const handle of handles) {
+      const referencedBy = refs.handles.get(handle) ?? [];
+      const meta = metas.get(handle);
+      const file = names.get(handle) as string;
       try {
-        const file = fileName(meta);
-        await writeVerified(path.join(dir, file), await store.read(meta.handle), meta.sha256);
+        // The store's read checks the bytes against the handle; the write is checked again after the rename.
+        const bytes = await store.read(handle);
+        await writeVerifiedFile(dir, file, bytes, parseHandle(handle));
         files.push({
-          handle: meta.handle,
+          handle,
           file,
-          bytes: meta.bytes,
-          toolName: meta.origin.toolName ?? null,
-          kind: meta.kind,
-          sessionKey: meta.origin.sessionKey ?? null,
-          createdAt: meta.createdAt,
+          bytes: bytes.length,
+          toolName: meta?.origin.toolName ?? null,
+          kind: meta?.kind ?? "artifact",
+          sessionKey: meta?.origin.sessionKey ?? null,
+          createdAt: meta?.createdAt ?? "",
+          referencedBy,
         });
       } catch (err) {
-        failed.push({ handle: meta.handle, reason: errorMessage(err) });
+        const code = isLedgerError(err) || err instanceof CliFailure ? err.code : undefined;
+        const problem = code === "artifact_not_found" ? "missing" : code === "artifact_corrupt" ? "corrupt" : "failed";
+        failed.push({ handle, problem, reason: errorMessage(err), referencedBy });
       }
     }
-    const doc = {
+    const doc: ExportIndex = {
       schema: EXPORT_SCHEMA,
       agentId,
       session: session ?? null,
       at: new Date().toISOString(),
       files,
       failed,
+      unreadable: refs.unreadable,
     };
-    await writeNew(path.join(dir, "index.json"), `${JSON.stringify(doc, null, 2)}\n`);
-    await writeNew(path.join(dir, "INDEX.md"), renderIndex(doc));
-    if (json) writeJson(io, { ok: failed.length === 0, dir, ...doc });
+    await writeTextFile(dir, "index.json", `${JSON.stringify(doc, null, 2)}\n`);
+    await writeTextFile(dir, "INDEX.md", renderExportIndex(doc));
+    const ok = failed.length === 0 && refs.unreadable.length === 0;
+    if (json) writeJson(io, { ok, dir, ...doc });
     else {
       const total = files.reduce((s, f) => s + f.bytes, 0);
       io.stdout.write(
-        `Exported ${plural(files.length, "output")} (${formatBytes(total)}) of agent ${agentId} to ${dir}; index: INDEX.md, index.json\n`,
+        `Exported ${plural(files.length, "output")} (${formatBytes(total)}) of agent ${agentId}${session ? `, session ${session},` : ""} to ${dir}; index: INDEX.md, index.json\n`,
       );
-      for (const f of failed) io.stderr.write(`not exported ${f.handle}: ${f.reason}\n`);
+      if (failed.length > 0)
+        io.stderr.write(
+          `${plural(failed.length, "output")} could not be exported (the others were):\n${failed.map((f) => `  ${f.problem} ${f.handle}: ${f.reason}\n`).join("")}`,
+        );
+      if (refs.unreadable.length > 0)
+        io.stderr.write(
+          `Could not read ${plural(refs.unreadable.length, "source")}; outputs they reference may be missing:\n${refs.unreadable.map((u) => `  ${u.source} (${u.reason})\n`).join("")}`,
+        );
     }
-    return failed.length === 0 ? EXIT.ok : EXIT.corrupt;
+    return failed.length > 0 ? EXIT.corrupt : refs.unreadable.length > 0 ? EXIT.other : EXIT.ok;
   });
 }
 
-/** `<first 16 hex>-<tool or kind>.txt`: sortable, unique per content, and safe as a file name. */
-function fileName(meta: ArtifactMeta): string {
-  const label = (meta.origin.toolName ?? meta.kind).replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 40) || "output";
-  return `${meta.sha256.slice(0, 16)}-${label}.txt`;
-}
-
-async function prepareOutDir(dir: string, force: boolean, io: CliIo): Promise<string> {
-  const stat = await fsp
-    .lstat(dir)
-    .catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? null : Promise.reject(err)));
-  if (stat && !stat.isDirectory())
-    throw new CliFailure("input_invalid", `Expected --out to be a directory, got ${dir} (not a directory)`, EXIT.usage);
-  if (stat && (await fsp.readdir(dir)).length > 0 && !force)
-    throw new CliFailure(
-      "input_invalid",
-      `Expected --out to be a new or empty directory, got ${dir} with files in it`,
-      EXIT.usage,
-      `${progName(io)} export --out ${dir} --force (files of the same name are replaced)`,
-    );
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-  return dir;
-}
-
-// O_NOFOLLOW: a symlink planted in DIR is refused, never written through.
-const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
-
-async function writeNew(file: string, content: string | Buffer): Promise<void> {
-  const handle = await fsp.open(file, WRITE_FLAGS, 0o600).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== "ELOOP") throw err;
-    throw new CliFailure("input_invalid", `Refusing to write through a symlink: ${file}`, EXIT.usage);
-  });
-  try {
-    await handle.writeFile(content);
-    await handle.sync();
-  } finally {
-    await handle.close();
+/**
+ * `<first 16 hex>-<tool or kind>.txt`, one path segment of safe characters; when two handles share their first 16
+ * hex digits, both get the whole digest.
+ */
+function fileNames(handles: readonly string[], metas: ReadonlyMap<string, ArtifactMeta>): Map<string, string> {
+  const short = (h: string) => parseHandle(h).slice(0, 16);
+  const uses = new Map<string, number>();
+  for (const h of handles) uses.set(short(h), (uses.get(short(h)) ?? 0) + 1);
+  const out = new Map<string, string>();
+  for (const h of handles) {
+    const meta = metas.get(h);
+    const label = (meta?.origin.toolName ?? meta?.kind ?? "artifact").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 40);
+    out.set(h, `${uses.get(short(h)) === 1 ? short(h) : parseHandle(h)}-${label || "output"}.txt`);
   }
-}
-
-/** Writes `bytes`, reads the file back and checks it against the handle's digest. */
-async function writeVerified(file: string, bytes: Buffer, sha256: string): Promise<void> {
-  await writeNew(file, bytes);
-  const written = createHash("sha256")
-    .update(await fsp.readFile(file))
-    .digest("hex");
-  if (written !== sha256)
-    throw new CliFailure("artifact_corrupt", `Expected ${file} to hash to ${sha256}, got ${written}`, EXIT.corrupt);
-}
-
-function renderIndex(doc: { agentId: string; session: string | null; at: string; files: ExportedFile[] }): string {
-  const rows = doc.files.map(
-    (f) =>
-      `| \`${f.handle}\` | ${f.file} | ${formatCount(f.bytes)} | ${f.toolName ?? f.kind} | ${f.sessionKey ?? "-"} |`,
-  );
-  return [
-    `# context-ledger export: agent ${doc.agentId}${doc.session ? `, session ${doc.session}` : ""}`,
-    "",
-    `Exported ${doc.at}. A stub in a transcript names a handle; the file on its row holds that output, byte-exact`,
-    "(its SHA-256 is the hex after `sha256:`). These are the outputs as stored, not redacted.",
-    "",
-    "| handle | file | bytes | tool | session |",
-    "|---|---|---|---|---|",
-    ...rows,
-    "",
-  ].join("\n");
+  return out;
 }

@@ -37,7 +37,8 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>
     load: async () => (await import("./checkpoint.js")).runCheckpointCommand,
   },
   export: {
-    summary: "--out DIR [--session KEY]   the way out: every offloaded output as a plain file, with an index",
+    summary:
+      "--session KEY --out DIR [--force] [--json]   the way out: a session's offloaded outputs as plain files, with an index",
     load: async () => (await import("./export.js")).runExportCommand,
   },
   doctor: {

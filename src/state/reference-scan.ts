@@ -1,6 +1,7 @@
 import { createReadStream, promises as fsp } from "node:fs";
 import path from "node:path";
 import { createArtifactStore } from "../artifacts/store.js";
+import type { ArtifactStore } from "../artifacts/store-types.js";
 import { LedgerError } from "../errors.js";
 import { zstdDecompressor } from "../fs/zstd.js";
 import { decodeSegment, LEDGER_DIR_NAME } from "./paths.js";
@@ -35,8 +36,7 @@ export interface ReferenceScan {
 export async function collectReferences(agentDir: string): Promise<ReferenceScan> {
   const found = new Set<string>();
   const unreadable: ReferenceScan["unreadable"] = [];
-  const fail = (source: string, err: unknown) =>
-    unreadable.push({ source, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
+  const fail = collectUnreadable(unreadable);
   const artifacts = path.join(agentDir, "artifacts");
 
   const walk = async (dir: string): Promise<void> => {
@@ -53,7 +53,9 @@ export async function collectReferences(agentDir: string): Promise<ReferenceScan
         if (full !== artifacts) await walk(full);
       } else if (e.isFile() && !(dir === agentDir && e.name === REFERENCE_INDEX_FILE)) {
         // A file gone since the listing (a temp file renamed into place) cites nothing any more.
-        await scanFile(full, found).catch((err) => (err as NodeJS.ErrnoException).code === "ENOENT" || fail(full, err));
+        await scanFileHandles(full, found).catch(
+          (err) => (err as NodeJS.ErrnoException).code === "ENOENT" || fail(full, err),
+        );
       }
     }
   };
@@ -76,36 +78,21 @@ export async function collectReferences(agentDir: string): Promise<ReferenceScan
   }
   for (const file of await hostTranscripts(agentDir, fail)) transcripts.add(file);
   for (const file of transcripts) {
-    if (file.endsWith(".sqlite")) scanSqlite(file, found, fail);
+    if (file.endsWith(".sqlite")) scanSqliteHandles(file, found, fail);
     else
-      await scanFile(file, found).catch((err) => (err as NodeJS.ErrnoException).code === "ENOENT" || fail(file, err));
+      await scanFileHandles(file, found).catch(
+        (err) => (err as NodeJS.ErrnoException).code === "ENOENT" || fail(file, err),
+      );
   }
 
   // Packs and stripped parts cite more artifacts: follow them to the end of every chain.
-  const store = createArtifactStore({ root: artifacts });
-  const queue = [...found];
-  const seen = new Set<string>();
-  while (queue.length > 0) {
-    const handle = queue.pop() as string;
-    if (seen.has(handle)) continue;
-    seen.add(handle);
-    const meta = await store.tryReadMeta(handle).catch(() => undefined);
-    if (!meta || !CITING_KINDS.has(meta.kind)) continue;
-    let text: string;
-    try {
-      text = await store.readText(handle);
-    } catch (err) {
-      fail(`artifact ${handle} (${meta.kind})`, err);
-      continue;
-    }
-    for (const m of text.matchAll(HANDLE_IN_TEXT)) {
-      if (!found.has(m[0])) {
-        found.add(m[0]);
-        queue.push(m[0]);
-      }
-    }
-  }
+  await followCitations(createArtifactStore({ root: artifacts }), found, fail);
   return { handles: found, unreadable, transcriptsScanned: transcripts.size };
+}
+
+/** A `fail` callback of the scans below that records each source in `list`, with the errno code or the message. */
+export function collectUnreadable(list: ReferenceScan["unreadable"]): (source: string, err: unknown) => void {
+  return (source, err) => list.push({ source, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
 }
 
 /**
@@ -149,7 +136,43 @@ async function hostTranscripts(agentDir: string, fail: (source: string, err: unk
   return out;
 }
 
-async function scanFile(file: string, found: Set<string>): Promise<void> {
+/**
+ * Adds every handle cited by what `found` holds, to the end of every chain: checkpoint packs name `previous` and
+ * `artifacts`, stripped parts hold pointers. `onCite` hears each new handle with the one that cites it.
+ */
+export async function followCitations(
+  store: ArtifactStore,
+  found: Set<string>,
+  fail: (source: string, err: unknown) => void,
+  onCite?: (cited: string, by: string) => void,
+): Promise<void> {
+  const queue = [...found];
+  const seen = new Set<string>();
+  while (queue.length > 0) {
+    const handle = queue.pop() as string;
+    if (seen.has(handle)) continue;
+    seen.add(handle);
+    const meta = await store.tryReadMeta(handle).catch(() => undefined);
+    if (!meta || !CITING_KINDS.has(meta.kind)) continue;
+    let text: string;
+    try {
+      text = await store.readText(handle);
+    } catch (err) {
+      fail(`artifact ${handle} (${meta.kind})`, err);
+      continue;
+    }
+    for (const m of text.matchAll(HANDLE_IN_TEXT)) {
+      onCite?.(m[0], handle);
+      if (!found.has(m[0])) {
+        found.add(m[0]);
+        queue.push(m[0]);
+      }
+    }
+  }
+}
+
+/** Adds every handle in a text file of any size (streamed) to `found`; throws when it cannot be read. */
+export async function scanFileHandles(file: string, found: Set<string>): Promise<void> {
   let carry = "";
   for await (const chunk of createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 })) {
     const text = carry + (chunk as string);
@@ -158,14 +181,30 @@ async function scanFile(file: string, found: Set<string>): Promise<void> {
   }
 }
 
-/** The 2026.9 transcript store: every text or blob cell of `transcript_events`, zstd frames decompressed. */
-function scanSqlite(file: string, found: Set<string>, fail: (source: string, err: unknown) => void): void {
+/**
+ * The 2026.9 transcript store: adds the handles in every text or blob cell of `transcript_events` (of the rows of
+ * `sessionIds` when given), zstd frames decompressed; a database that cannot be read goes to `fail`.
+ */
+export function scanSqliteHandles(
+  file: string,
+  found: Set<string>,
+  fail: (source: string, err: unknown) => void,
+  sessionIds?: readonly string[],
+): void {
   let db: import("node:sqlite").DatabaseSync | undefined;
   try {
     // Loaded lazily: node:sqlite exists from Node 22.5 and warns as experimental on some lines.
     const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite");
     db = new DatabaseSync(file, { readOnly: true });
-    for (const row of db.prepare("SELECT * FROM transcript_events").iterate()) {
+    const rows =
+      sessionIds === undefined
+        ? db.prepare("SELECT * FROM transcript_events").iterate()
+        : db
+            .prepare(
+              `SELECT * FROM transcript_events WHERE session_id IN (${sessionIds.map(() => "?").join(", ") || "NULL"})`,
+            )
+            .iterate(...sessionIds);
+    for (const row of rows) {
       for (const cell of Object.values(row as Record<string, unknown>)) {
         const text = typeof cell === "string" ? cell : cell instanceof Uint8Array ? blobText(cell) : undefined;
         if (text) for (const m of text.matchAll(HANDLE_IN_TEXT)) found.add(m[0]);

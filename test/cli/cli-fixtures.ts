@@ -3,6 +3,7 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
+import { zstdCompressSync } from "node:zlib";
 import type { CliIo } from "../../src/cli/io.js";
 
 /** Captured output of one CLI run. */
@@ -120,5 +121,38 @@ export async function writeHostSession(state: string, agentId: string, session: 
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, `${session.sessionId}.jsonl`);
   await fsp.writeFile(file, session.text, { mode: 0o600 });
+  return file;
+}
+
+/**
+ * Writes one session into the agent's 2026.9.x SQLite transcript store (`<state>/agents/<agent>/agent/
+ * openclaw-agent.sqlite`): `session_windows` maps the key to the id, `transcript_events` holds the events as JSON,
+ * rows over 1,000 bytes zstd-compressed as 2026.9.x stores them. Adds to an existing database.
+ */
+export async function writeHostSqliteSession(
+  state: string,
+  agentId: string,
+  session: { sessionKey: string; sessionId: string; events: unknown[] },
+): Promise<string> {
+  const dir = path.join(state, "agents", agentId, "agent");
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, "openclaw-agent.sqlite");
+  const { DatabaseSync } = await import("node:sqlite");
+  const db = new DatabaseSync(file);
+  try {
+    db.exec(`CREATE TABLE IF NOT EXISTS session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, created_at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL,
+      event_zstd BLOB, event_utf8_bytes INTEGER, PRIMARY KEY (session_id, seq));`);
+    db.prepare("INSERT INTO session_windows VALUES (?, ?, ?)").run(session.sessionId, session.sessionKey, Date.now());
+    const insert = db.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, ?, ?, ?)");
+    session.events.forEach((event, seq) => {
+      const json = JSON.stringify(event);
+      if (json.length > 1000)
+        insert.run(session.sessionId, seq, null, seq, zstdCompressSync(Buffer.from(json)), Buffer.byteLength(json));
+      else insert.run(session.sessionId, seq, json, seq, null, null);
+    });
+  } finally {
+    db.close();
+  }
   return file;
 }

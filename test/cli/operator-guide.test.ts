@@ -60,4 +60,18 @@ describe("docs/operator-guide.md", () => {
       expect(guide).toContain(text);
     }
   });
+
+  it("tells an operator how to turn the plugin off without losing outputs, and what stays behind", () => {
+    const section = guide.slice(guide.indexOf("## 6. Turning context-ledger off without losing outputs"));
+    expect(section.length).toBeGreaterThan(1_000);
+    for (const text of [
+      "context-ledger export --agent ID --session KEY --out DIR",
+      "context-ledger doctor",
+      "$OPENCLAW_STATE_DIR/context-ledger/",
+      "artifacts/",
+      "references.jsonl",
+      "logs/events.jsonl",
+    ])
+      expect(section).toContain(text);
+  });
 });

@@ -12,12 +12,10 @@ import { resolveAgentSettings } from "../../src/config/parse-config.js";
 import { isLedgerError } from "../../src/errors.js";
 import { parseStubHandle } from "../../src/results/stub.js";
 import { agentRoot } from "../../src/state/paths.js";
-import { sealCheckpoint } from "../../src/summary/checkpoint.js";
-import { extendSummary } from "../../src/summary/extend-summary.js";
 import { saveSummary } from "../../src/summary/sidecar.js";
-import { createSummaryState, type SummaryState } from "../../src/summary/summary-state.js";
 import { bloatedSession } from "../cli/cli-fixtures.js";
-import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
+import { sealCheckpointChain } from "../support/checkpoint-chain.js";
+import { call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -93,20 +91,7 @@ describe("gc keeps every artifact something still cites", () => {
     const root = await tempDir("ledger-gc-packs-");
     const agentDir = agentRoot(root, "main");
     const store = createArtifactStore({ root: path.join(agentDir, "artifacts") });
-    let state: SummaryState = createSummaryState("e1");
-    const messages: unknown[] = [];
-    const packs: string[] = [];
-    for (let i = 0; i < 80; i++) {
-      messages.push(user(`turn ${i}: build step ${i}`), assistant(`step ${i} done`));
-      state = extendSummary(state, messages, messages.length);
-      const sealed = await sealCheckpoint(state, {
-        frontierIndex: messages.length - 1,
-        frontierFingerprint: null,
-        stash: (c) => store.stash(c, { kind: "checkpoint", format: "json" }),
-      });
-      state = sealed.state;
-      packs.push(sealed.handle);
-    }
+    const { packs, state } = await sealCheckpointChain(store, 80);
     expect(state.checkpoints.length).toBeLessThan(80);
     await saveSummary(path.join(agentDir, "sessions", "s", "summary-e1.json"), state);
     const report = await gcAll(agentDir);
