@@ -36,6 +36,8 @@ export interface MockRequest {
   partition: string;
   /** With {@link MockModelOptions.strict}: the error answered instead of a reply (OpenAI's code, else its message). */
   rejected?: string;
+  /** With `strict.enforce: false`: the rule the request broke, answered anyway (OpenAI's code, else its message). */
+  violation?: string;
   /** With {@link MockModelOptions.strict}: prompt tokens counted with a real BPE, and the cached share of them. */
   usage?: { promptTokens: number; cachedTokens: number };
 }
@@ -64,9 +66,10 @@ export interface MockModelOptions {
   /**
    * Answer as a strict OpenAI endpoint with this context window does ({@link createOpenAIRules}): a request
    * over the window or with unpaired tool messages gets OpenAI's 400 error (and `rejected`), and usage reports
-   * real BPE prompt tokens and prefix-cached tokens. @default lenient: any request is answered
+   * real BPE prompt tokens and prefix-cached tokens; with `enforce: false` it answers every request and only
+   * names the rule one broke (`violation`). @default lenient: any request is answered, bytes/4 usage
    */
-  strict?: { contextWindow: number };
+  strict?: { contextWindow: number; enforce?: boolean };
 }
 
 /** A running mock model. */
@@ -100,7 +103,11 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
   const total = options.maxRequestsTotal ?? 400;
   let script: MockScript = options.script ?? (() => ({ text: "OK." }));
   const rules = options.strict
-    ? createOpenAIRules({ contextWindow: options.strict.contextWindow, counter: await loadTokenCounter() })
+    ? createOpenAIRules({
+        contextWindow: options.strict.contextWindow,
+        enforce: options.strict.enforce,
+        counter: await loadTokenCounter(),
+      })
     : undefined;
   const requests: MockRequest[] = [];
   // Per partition: turn of each distinct user text, and requests so far in each turn.
@@ -153,6 +160,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       return;
     }
     if (verdict) request.usage = { promptTokens: verdict.promptTokens, cachedTokens: verdict.cachedTokens };
+    if (verdict?.violation) request.violation = verdict.violation.code ?? verdict.violation.message;
     let reply: MockReply;
     if (request.capped) reply = { text: CAPPED_TEXT };
     else {

@@ -21,7 +21,8 @@ export interface OpenAIError {
 
 /** What the endpoint makes of one request. */
 export type WireVerdict =
-  { ok: true; promptTokens: number; cachedTokens: number } | { ok: false; promptTokens: number; error: OpenAIError };
+  | { ok: true; promptTokens: number; cachedTokens: number; violation?: OpenAIError }
+  | { ok: false; promptTokens: number; error: OpenAIError };
 
 /** Options of {@link createOpenAIRules}. */
 export interface OpenAIRulesOptions {
@@ -31,6 +32,12 @@ export interface OpenAIRulesOptions {
   minCachedTokens?: number;
   /** Cache granularity. @default 128 */
   cacheStep?: number;
+  /**
+   * Refuse a request that breaks a rule. When false the endpoint answers it anyway, counted and cached like any
+   * other, and names the rule it broke (`violation`): a control engine's costs with its flow left as it is.
+   * @default true
+   */
+  enforce?: boolean;
 }
 
 const invalid = (message: string, param: string | null, code: string | null): OpenAIError => ({
@@ -78,6 +85,15 @@ export function createOpenAIRules(options: OpenAIRulesOptions) {
   const step = options.cacheStep ?? 128;
   // Cumulative prefix digest → tokens up to there, over every request accepted so far.
   const prefixes = new Map<string, number>();
+  const ruleError = (messages: readonly unknown[], promptTokens: number, completion: number) => {
+    const pairing = pairingError(messages);
+    if (pairing || promptTokens + completion <= options.contextWindow) return pairing;
+    return invalid(
+      `This model's maximum context length is ${options.contextWindow} tokens. However, you requested ${promptTokens + completion} tokens (${promptTokens} in the messages, ${completion} in the completion). Please reduce the length of the messages or completion.`,
+      "messages",
+      "context_length_exceeded",
+    );
+  };
   return {
     check(body: Record<string, unknown>): WireVerdict {
       const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : [];
@@ -89,19 +105,8 @@ export function createOpenAIRules(options: OpenAIRulesOptions) {
         })),
       ];
       const promptTokens = units.reduce((s, u) => s + u.tokens, 0);
-      const pairing = pairingError(messages);
-      if (pairing) return { ok: false, promptTokens, error: pairing };
-      const completion = Number(body.max_completion_tokens ?? body.max_tokens ?? 0);
-      if (promptTokens + completion > options.contextWindow)
-        return {
-          ok: false,
-          promptTokens,
-          error: invalid(
-            `This model's maximum context length is ${options.contextWindow} tokens. However, you requested ${promptTokens + completion} tokens (${promptTokens} in the messages, ${completion} in the completion). Please reduce the length of the messages or completion.`,
-            "messages",
-            "context_length_exceeded",
-          ),
-        };
+      const error = ruleError(messages, promptTokens, Number(body.max_completion_tokens ?? body.max_tokens ?? 0));
+      if (error && options.enforce !== false) return { ok: false, promptTokens, error };
       let digest = "";
       let tokens = 0;
       let shared = 0;
@@ -114,10 +119,22 @@ export function createOpenAIRules(options: OpenAIRulesOptions) {
         if (!prefixes.has(digest)) prefixes.set(digest, tokens);
       }
       const cachedTokens = shared >= minCached ? Math.floor(shared / step) * step : 0;
-      return { ok: true, promptTokens, cachedTokens };
+      return { ok: true, promptTokens, cachedTokens, ...(error ? { violation: error } : {}) };
     },
   };
 }
 
 /** The rules of one endpoint. */
 export type OpenAIRules = ReturnType<typeof createOpenAIRules>;
+
+/**
+ * Input prices the figures bill at (USD per million tokens; GPT-5's list price, 2026): uncached, and cached prefix
+ * reads. Chat completions bill no cache writes.
+ */
+export const OPENAI_INPUT_PRICE = { uncachedPerM: 1.25, cachedPerM: 0.125 } as const;
+
+/** Input cost in USD of `promptTokens` of which `cachedTokens` were read from the prefix cache. */
+export function inputCost(promptTokens: number, cachedTokens: number): number {
+  const { uncachedPerM, cachedPerM } = OPENAI_INPUT_PRICE;
+  return ((promptTokens - cachedTokens) * uncachedPerM + cachedTokens * cachedPerM) / 1_000_000;
+}

@@ -46,9 +46,13 @@ function definePlan(plan: RigPlan): void {
         engine: plan.engine,
         model: plan.model,
         ...(plan.ledgerConfig ? { ledgerConfig: { ...plan.ledgerConfig } } : {}),
-        // context-ledger's requests go to a strict endpoint (legacy's stay lenient controls): a request the
-        // provider would refuse fails the scenario that sent it.
-        strict: plan.engine === "context-ledger" && process.env.CONTEXT_LEDGER_STRICT_MOCK === "1",
+        // With CONTEXT_LEDGER_STRICT_MOCK=1 context-ledger's requests go to a strict endpoint (a request the provider
+        // would refuse fails the scenario that sent it) and legacy's are counted as it would bill them; its usage
+        // reports real token counts, which the host's memory flush reads (docs/host-lines.md). By default the mock
+        // is lenient and the long sessions replay their requests through the same rules afterwards.
+        ...(process.env.CONTEXT_LEDGER_STRICT_MOCK === "1"
+          ? { strict: plan.engine === "context-ledger" ? ("enforce" as const) : ("observe" as const) }
+          : {}),
       });
       times.push(
         `gateway ${(rig.rig.gateway.startMs / 1000).toFixed(1)}s (rig ${((Date.now() - t0) / 1000).toFixed(1)}s)`,

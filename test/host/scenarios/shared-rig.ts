@@ -21,8 +21,12 @@ export interface SharedRigOptions {
   ledgerConfig?: Record<string, unknown>;
   /** The model shape it advertises. @default SCENARIO_MODEL */
   model?: ScenarioModel;
-  /** The mock answers as a strict OpenAI endpoint of the model's window (see `openai-rules.ts`). @default false */
-  strict?: boolean;
+  /**
+   * The mock answers as a strict OpenAI endpoint of the model's window (see `openai-rules.ts`): `enforce` refuses
+   * what the provider would, `observe` answers everything and counts provider usage, naming broken rules.
+   * @default lenient
+   */
+  strict?: "enforce" | "observe";
 }
 
 /** A running gateway that hands out scenario sessions. */
@@ -72,7 +76,9 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
     ledgerConfig: options.ledgerConfig,
     mock: {
       maxRequestsTotal: 100_000,
-      ...(options.strict ? { strict: { contextWindow: model.contextWindow } } : {}),
+      ...(options.strict
+        ? { strict: { contextWindow: model.contextWindow, enforce: options.strict === "enforce" } }
+        : {}),
       partition: (userText) => {
         const name = scenarioOfText(userText);
         return name !== undefined && scripts.has(name) ? name : active;
