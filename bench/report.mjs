@@ -271,7 +271,7 @@ export function derivedFindings(r) {
     const c128 = t.cacheStability["context-ledger @128k"];
     const c32 = t.cacheStability["context-ledger @32k"];
     notes.push(
-      `Prompt-cache stability: every miss is a re-plan (${c128.replans} of ${c128.messages.compared} prompts at 128k, ${c32.replans} at 32k). A re-plan leaves room for \`budget.headroomCalls\` model calls at the session's observed growth per call (at least \`clearing.clearAtLeastTokens\`), bounded by \`budget.lowWaterRatio\` (src/window/elastic-window.ts); when each call adds more than that room allows, re-plans come sooner.`,
+      `Prompt-cache stability: every miss is a re-plan (${c128.replans} of ${c128.messages.compared} prompts at 128k, ${c32.replans} at 32k). A re-plan cuts as deep as the cost model of \`budget.cachePriceRatio\` says at the session's observed growth per call, never past the newest 3 turns, and at budgets of 100,000 tokens and more never below \`budget.lowWaterRatio\` (src/window/window-anchors.ts, replanTarget).`,
     );
   }
   const st = r.store;

@@ -53,7 +53,7 @@ const budgetSchema = z
       .max(0.95)
       .default(0.65)
       .describe(
-        "Fewest tokens a window may hold, as a share of the host's budget, while older history could fill it: a re-plan never fills less, and a kept window below it (planned under a smaller budget) is re-planned upward. When the host cuts the transcript's front into the window (2026.9.6), the share of what it passed that the re-plan keeps.",
+        "Fewest tokens a window may hold, as a share of the host's budget, while older history could fill it, at host budgets of 100,000 tokens and more (a 128k window); smaller windows are sized by `cachePriceRatio`: a re-plan never fills less, and a kept window below it (planned under a smaller budget) is re-planned upward. When the host cuts the transcript's front into the window (2026.9.6), the share of what it passed that the re-plan keeps.",
       ),
     headroomCalls: z
       .int()
@@ -61,7 +61,15 @@ const budgetSchema = z
       .max(200)
       .default(16)
       .describe(
-        "Model calls a re-plan leaves room for at the session's observed growth per call, so they append to a cached prompt without another re-plan.",
+        "Deprecated and ignored: `cachePriceRatio` sizes a re-plan's room now. Still accepted so configs that set it load.",
+      ),
+    cachePriceRatio: z
+      .number()
+      .min(1)
+      .max(100)
+      .default(10)
+      .describe(
+        "The provider's price of an uncached prompt token (or a cache write) over a cached read: 10 for OpenAI and Gemini, about 12.5 for Anthropic's 5-minute cache writes. A re-plan keeps the window as deep as keeps its one uncached send, spread over the calls until the next re-plan, no dearer than the cached reads of those calls (docs/design.md); the newest 3 turns are always kept.",
       ),
   })
   .default({
@@ -72,6 +80,7 @@ const budgetSchema = z
     refillRatio: 0.9,
     lowWaterRatio: 0.65,
     headroomCalls: 16,
+    cachePriceRatio: 10,
   });
 
 const clearingSchema = z

@@ -5,7 +5,7 @@
  */
 import type { AgentSettings } from "../config/schema.js";
 import { hostMessageChars } from "../host/host-estimate.js";
-import { fingerprintMessage } from "../host/messages.js";
+import { fingerprintMessage, isGenuineUserMessage } from "../host/messages.js";
 import { toolNamesMatcher } from "../config/tool-glob.js";
 import { clearBoundary } from "./clear-boundary.js";
 import { planWindow, type WindowPlan } from "./planner.js";
@@ -53,17 +53,24 @@ export function planElasticWindow(
 ): ElasticWindow {
   const { messages, messageBudget, newestUser } = input;
   const { anchors, previous, hostCut } = locateAnchor(anchorsOf(state, messageBudget), messageBudget, messages);
-  const floor = Math.min(messageBudget, Math.ceil(settings.budget.lowWaterRatio * input.hostBudget));
+  const stableClear = previous?.clearBefore ?? -1;
+  // The newest turns are kept at any window; a large window also keeps the low-water share of its budget.
+  const newestTurns = tokensFrom(newestTurnsStart(messages, KEPT_TURNS), messages.length, (i) =>
+    input.count(i, stableClear),
+  );
+  const fillFloor =
+    input.hostBudget >= FILL_FLOOR_FROM_BUDGET ? Math.ceil(settings.budget.lowWaterRatio * input.hostBudget) : 0;
+  const floor = Math.min(messageBudget, Math.max(newestTurns, fillFloor));
   const growth = previous?.growth ?? anchors.reduce((m, a) => Math.max(m, a.growth), 0);
   const target = replanTarget({
     budget: messageBudget,
     floor,
     ceiling: Math.max(floor, settings.budget.refillRatio * messageBudget),
     growth,
-    horizonCalls: settings.budget.headroomCalls,
-    minHeadroom: settings.clearing.clearAtLeastTokens,
+    priceRatio: settings.budget.cachePriceRatio,
+    // The room a re-plan frees at least stays within the low-water share: only the cost model cuts deeper.
+    minHeadroom: Math.min(settings.clearing.clearAtLeastTokens, (1 - settings.budget.lowWaterRatio) * messageBudget),
   });
-  const stableClear = previous?.clearBefore ?? -1;
   // Only a re-plan needs the fresh boundary (a chat without tool results would walk its whole history).
   let freshClear: number | undefined;
   const fresh = (): number =>
@@ -97,6 +104,27 @@ export function planElasticWindow(
     previous,
     pin: cutTarget !== undefined && plan.replanned,
   };
+}
+
+/** Whole turns every re-plan keeps, however small the window (the newest user message's turn included). */
+export const KEPT_TURNS = 3;
+/**
+ * Host budgets from which a re-plan also keeps `budget.lowWaterRatio` of the budget (a 128k window leaves about
+ * 100k): below, the cost model alone sizes the cut.
+ */
+export const FILL_FLOOR_FROM_BUDGET = 100_000;
+
+/** Index of the `turns`-th newest genuine user message (0 when there are fewer). */
+function newestTurnsStart(messages: readonly unknown[], turns: number): number {
+  let found = 0;
+  for (let i = messages.length - 1; i >= 0; i--) if (isGenuineUserMessage(messages[i]) && ++found === turns) return i;
+  return 0;
+}
+
+function tokensFrom(start: number, end: number, count: (index: number) => number): number {
+  let tokens = 0;
+  for (let i = start; i < end; i++) tokens += count(i);
+  return tokens;
 }
 
 /**

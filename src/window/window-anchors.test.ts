@@ -40,11 +40,34 @@ describe("budget classes", () => {
     expect(pickAnchor([anchor(29_000, { total: 11 })], 29_000, 10)).toBeUndefined();
   });
 
-  it("sizes a re-plan from growth, never below the floor nor above the ceiling", () => {
-    const base = { budget: 30_000, floor: 20_000, ceiling: 27_000, horizonCalls: 10, minHeadroom: 1_000 };
+  it("sizes a re-plan by cost from growth, never below the floor nor above the ceiling", () => {
+    const base = { budget: 30_000, floor: 5_000, ceiling: 27_000, priceRatio: 10, minHeadroom: 1_000 };
     expect(replanTarget({ ...base, growth: 0 })).toBe(27_000);
-    expect(replanTarget({ ...base, growth: 500 })).toBe(25_000);
-    expect(replanTarget({ ...base, growth: 5_000 })).toBe(20_000);
+    expect(replanTarget({ ...base, growth: 500 })).toBe(25_414);
+    expect(replanTarget({ ...base, growth: 3_000 })).toBe(12_426);
+    expect(replanTarget({ ...base, growth: 20_000 })).toBe(5_000);
+    expect(replanTarget({ ...base, growth: 10, minHeadroom: 8_000 })).toBe(22_000);
+  });
+
+  it("keeps the window as deep as its uncached send, spread over the calls it lasts, costs no more than their cached reads", () => {
+    for (const budget of [8_000, 13_000, 50_000, 100_000, 400_000])
+      for (const growth of [200, 1_000, 5_000])
+        for (const priceRatio of [4, 10, 12.5]) {
+          const v = replanTarget({ budget, floor: 0, ceiling: budget, growth, priceRatio, minHeadroom: 0 });
+          const writePerCall = (priceRatio * growth * v) / (budget - v);
+          const readPerCall = (budget + v) / 2;
+          expect(Math.abs(writePerCall - readPerCall) / readPerCall).toBeLessThan(0.001);
+          // Dearer sends or faster growth cut deeper.
+          const dearer = replanTarget({
+            budget,
+            floor: 0,
+            ceiling: budget,
+            growth,
+            priceRatio: priceRatio * 2,
+            minHeadroom: 0,
+          });
+          expect(dearer).toBeLessThan(v);
+        }
   });
 
   it("averages growth over stable calls, keeps a class's budget, and evicts the least recently used class", () => {

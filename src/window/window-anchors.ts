@@ -85,26 +85,34 @@ export function shiftAnchor(a: WindowAnchor, shift: number): WindowAnchor {
 export interface ReplanTargetOptions {
   /** Message budget of this call. */
   budget: number;
-  /** Fewest tokens a re-plan may fill (the low-water mark), at most `budget`. */
+  /** Fewest tokens a re-plan may fill, at most `budget`. */
   floor: number;
   /** Most tokens a re-plan fills (`refillRatio` of the budget). */
   ceiling: number;
-  /** Observed growth per call (tokens). */
+  /** Observed growth per call (tokens); 0 while unknown. */
   growth: number;
-  /** Model calls a re-plan should leave room for. */
-  horizonCalls: number;
+  /** Price of a prompt token sent uncached over one read from the provider's prefix cache. */
+  priceRatio: number;
   /** Tokens a re-plan frees at least. */
   minHeadroom: number;
 }
 
 /**
- * Tokens a re-plan fills: room for `horizonCalls` calls at the observed
- * growth (at least `minHeadroom`), never below the floor nor above the ceiling.
+ * Tokens a re-plan fills, by cost. A re-plan sends the kept window of V tokens uncached once
+ * (ρ times the price of a cached read); each later call appends the session's growth g to a cached
+ * prefix, until the window reaches the budget B after (B − V) / g calls. The window is kept as
+ * deep as keeps that one uncached send, spread over those calls (ρ·g·V / (B − V) per call), no
+ * dearer than reading the cached window costs per call on average ((B + V) / 2):
+ * V = √((ρg)² + B²) − ρg. With ρ = 10 and g = 1,000: B = 13,000 gives 6,200 (48%), B = 100,000
+ * gives 90,500. A shallower cut re-plans more often and pays the uncached send more often; a
+ * deeper one reads less history. Never below the floor, never above the ceiling nor `minHeadroom`
+ * short of the budget; the ceiling while growth is unknown.
  */
 export function replanTarget(o: ReplanTargetOptions): number {
-  const headroom = Math.max(o.minHeadroom, o.growth * o.horizonCalls);
+  const rg = o.priceRatio * o.growth;
+  const byCost = o.growth > 0 ? Math.sqrt(rg * rg + o.budget * o.budget) - rg : o.ceiling;
   const floor = Math.min(o.floor, o.budget);
-  return Math.round(Math.max(floor, Math.min(o.ceiling, o.budget - headroom)));
+  return Math.round(Math.max(floor, Math.min(o.ceiling, o.budget - o.minHeadroom, byCost)));
 }
 
 /** What {@link recordWindow} needs to know about the call. */
