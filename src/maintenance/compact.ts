@@ -67,7 +67,18 @@ export async function compactSession(
 ): Promise<CompactOutcome> {
   const { identity } = input;
   const view = rt.lastViews.get(`${identity.agentId}\u0000${identity.sessionKey}`);
-  if (!view) return { ok: true, compacted: false, reason: "no_assembled_view" };
+  // Nothing assembled for the session in this process yet (a gateway restart, an adopted session): the next assemble
+  // plans the view under the budget. A host that requires a compaction before that first assemble (2026.9.6 when the
+  // session's last prompt, counted before the restart, neared its window) must read this as "nothing to do, run the
+  // model": any other reason fails the turn, and every turn after it, since assemble never runs.
+  if (!view)
+    return {
+      ok: true,
+      compacted: false,
+      reason: input.skipReasonText
+        ? `no_assembled_view: ${input.skipReasonText} before the first assemble`
+        : "no_assembled_view",
+    };
   const force = input.force === true;
   const budget = normalizeBudget(input.tokenBudget ?? view.budgetTokens, {
     fallbackTokens: view.budgetTokens,

@@ -89,3 +89,28 @@ describe("a forced compact() of a window already under the refill share", () => 
     await t.cleanup();
   });
 });
+
+describe("a compact() the host requires before the session's first assemble", () => {
+  it("says there is nothing to compact, and the turn's assemble then plans the view under the budget", async () => {
+    // 2026.9.6 after a gateway restart (or when the engine adopts a session another engine built) runs its preflight
+    // compaction before any assemble of this process, when the session's last prompt neared the window.
+    const t = await createTestEngine();
+    const s = { sessionId: "s-restart", sessionKey: "agent:main:restarted" };
+    const preflight = (await t.engine.compact({
+      ...s,
+      force: true,
+      tokenBudget: 20_000,
+      compactionTarget: "budget",
+      runtimeContext: { forceReason: "preflight_required" },
+    })) as { ok: boolean; compacted: boolean; reason?: string };
+    // The host reads "nothing to compact" with ok as a skip and runs the model; any other reason fails every turn.
+    expect(preflight).toMatchObject({ ok: true, compacted: false });
+    expect(preflight.reason).toMatch(/^no_assembled_view: nothing to compact/);
+    const messages: unknown[] = [];
+    for (let i = 0; i < 30; i++) messages.push(user(`Question ${i}: ${"detail ".repeat(900)}`), assistant(`a${i}`));
+    const view = await t.engine.assemble({ ...s, messages, tokenBudget: 20_000 });
+    expect(view.estimatedTokens).toBeLessThanOrEqual(20_000);
+    expect(view.messages.length).toBeLessThan(messages.length);
+    await t.cleanup();
+  });
+});

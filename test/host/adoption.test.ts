@@ -6,7 +6,9 @@
  * 2026.9.6 the engine's transcript rewrite before the turn used to race the host's
  * admission of the user's message, which was dropped ("Persisted user turn changed before
  * replay admission"), 3 of 3 tries. The engine then pays the adopted history down after
- * the turn, where the host allows it.
+ * the turn, where the host allows it. When legacy's last prompt neared the window, 2026.9.6 also
+ * runs a preflight compaction before the first assemble after the restart: the engine, with no
+ * view yet, must answer it as a skip (CI lost all 3 turns to "no_assembled_view" once).
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { startGateway, type Gateway } from "./gateway.js";
