@@ -55,7 +55,7 @@ describe("resolveHostPlan", () => {
     // At 32k the memory flush's threshold (window − 8,000 − 4,000) binds before the transport's clamp.
     expect(on9.host).toEqual({
       rule: "host-threshold",
-      messageUnits: Math.floor(20_000 - 1 - (29_000 + 16_000 + 1_500) / 4),
+      messageUnits: Math.floor((20_000 - 1) / 1.1 - (29_000 + 16_000 + 1_500) / 4),
     });
     // 2026.6 passes the current turn through assemble (no reserve); its precheck binds there.
     expect(on6.host).toEqual({ rule: "precheck", messageUnits: Math.floor((32_000 - 16_384) / 1.2 - 8 - 20_000 / 4) });
@@ -81,20 +81,25 @@ describe("resolveHostPlan", () => {
     // does not.
     expect(resolveHostPlan({ ...base, config, history: reply(2_000) }).host).toEqual({
       rule: "host-threshold",
-      messageUnits: Math.floor(20_000 - 1 - appended),
+      messageUnits: Math.floor((20_000 - 1) / 1.1 - appended),
     });
     expect(resolveHostPlan({ ...base, config, history: reply(20_000) }).host.messageUnits).toBe(
-      Math.floor(24_000 - 1 - 4_096 - appended),
+      Math.floor((24_000 - 1 - 4_096) / 1.1 - appended),
     );
     const withFlush = (memoryFlush: Record<string, unknown>) => ({
       ...config,
       agents: { defaults: { compaction: { memoryFlush } } },
     });
-    // Flush off (only the preflight's 24,000 left) or a 1,000 soft threshold (23,000): the transport's clamp is tighter
-    // again.
-    const clamp = { rule: "output-clamp", messageUnits: Math.floor((32_000 - 4_096 - 1) / 1.25 - appended) };
-    expect(resolveHostPlan({ ...base, config: withFlush({ enabled: false }) }).host).toEqual(clamp);
-    expect(resolveHostPlan({ ...base, config: withFlush({ softThresholdTokens: 1_000 }) }).host).toEqual(clamp);
+    // Flush off (only the preflight's 24,000 left) or a 1,000 soft threshold (23,000): the thresholds move up, and
+    // still bind before the transport's clamp (27,903 / 1.25 units) once counted in provider tokens (× 1.1).
+    expect(resolveHostPlan({ ...base, config: withFlush({ enabled: false }) }).host).toEqual({
+      rule: "host-threshold",
+      messageUnits: Math.floor((24_000 - 1) / 1.1 - appended),
+    });
+    expect(resolveHostPlan({ ...base, config: withFlush({ softThresholdTokens: 1_000 }) }).host).toEqual({
+      rule: "host-threshold",
+      messageUnits: Math.floor((23_000 - 1) / 1.1 - appended),
+    });
     // A large window with a large output allowance: the transport's clamp binds again.
     const wide = {
       models: { providers: { mock: { models: [{ id: "m", contextWindow: 128_000, maxTokens: 32_768 }] } } },

@@ -93,8 +93,8 @@ export interface HostBudget {
  *   (else the host shrinks the output allowance below the model's maxTokens);
  * - precheck: ((messages + system + prompt) / 4 + boundaries) × 1.2 ≤ window − reserve
  *   (else the host compacts, and gives up or resets);
- * - host threshold: (system + tools + messages + appended) / 4 below the host's
- *   memory-flush threshold, and with the reply below its preflight compaction's (else the host
+ * - host threshold: (system + tools + messages + appended) / 4, times the provider's tokens per such
+ *   unit, below the host's memory-flush threshold, and with the reply below its preflight compaction's (else the host
  *   runs its own pre-compaction turn).
  * The tighter one binds.
  */
@@ -118,7 +118,7 @@ export function hostMessageBudget(line: HostLineSemantics, shape: HostRequestSha
   }
   if (line.hostThreshold) {
     const limit = hostPromptLimit(line.hostThreshold, shape.contextWindow, shape.memoryFlush, shape.replyTokens);
-    consider(limit - clampUnits, "host-threshold");
+    consider(limit / line.hostThreshold.providerTokensPerUnit - clampUnits, "host-threshold");
   }
   return best;
 }

@@ -112,7 +112,7 @@ describe("the host's currency", () => {
       replyTokens: 500,
     });
     expect(b.rule).toBe("host-threshold");
-    expect(b.messageUnits).toBe(Math.floor(20_000 - 1 - 40_400 / 4));
+    expect(b.messageUnits).toBe(Math.floor((20_000 - 1) / 1.1 - 40_400 / 4));
     const rule = HOST_LINES["2026.9"].hostThreshold!;
     expect(hostPromptLimit(rule, 200_000)).toBe(176_000 - 1);
     expect(hostPromptLimit(rule, 32_000, undefined, 6_000)).toBe(24_000 - 1 - 6_000);

@@ -64,6 +64,11 @@ export interface HostThresholdRule {
    * window − reserve.
    */
   softThresholdTokens: number;
+  /**
+   * Provider tokens per host unit (weighted chars / 4) the engine allows for: the thresholds compare the provider's
+   * own prompt count, and tool output (logs, JSON, numbers) runs denser than 4 chars a token.
+   */
+  providerTokensPerUnit: number;
 }
 
 /** The operator's pre-compaction memory-flush settings (`agents.defaults.compaction.memoryFlush`). */
@@ -179,6 +184,9 @@ const HOST_THRESHOLD_8X: HostThresholdRule = {
   reserveFloorTokens: 20_000,
   maxReserveRatio: 0.25,
   softThresholdTokens: 4_000,
+  // Against a strict endpoint reporting o200k counts (2026-11-25, same session): 1.06 tokens per unit, and a request
+  // of 20,136 provider tokens (18,993 units) started the flush at 20,000.
+  providerTokensPerUnit: 1.1,
 };
 
 /** The table: one row per host line. */
