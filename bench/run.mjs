@@ -14,10 +14,14 @@ import { runMemoryBench } from "./memory.mjs";
 import { collectTargets, writeReport } from "./report.mjs";
 import { runStoreBench } from "./store.mjs";
 import { runTokensPerTurnBench } from "./tokens-per-turn.mjs";
+import { runLongHaulBench } from "./long-haul.ts";
 
 const log = (name) => (line) => console.log(`  [${name}] ${line}`);
 
-/** Every bench: [key for --only, label, run(quick)]. Adding a bench is one line here. */
+/**
+ * Every bench: [key for --only, label, run(quick), { optIn }?]. Adding a bench is one line here;
+ * an opt-in one runs only when named.
+ */
 const steps = [
   [
     "tokens",
@@ -55,6 +59,12 @@ const steps = [
     "replay",
     "8 budget replay (host budget patterns)",
     (quick) => runBudgetReplayBench({ turns: quick ? 40 : 160, log: log("replay") }),
+  ],
+  [
+    "long-haul",
+    "9 long haul (real gateways; about an hour, so only when named in --only)",
+    (quick) => runLongHaulBench({ turns: quick ? 100 : 500, log: log("long-haul") }),
+    { optIn: true },
   ],
 ];
 
@@ -132,7 +142,8 @@ if (opts["report-only"] !== undefined) {
   process.exit(0);
 }
 
-const wanted = (name) => !only || only.has(name);
+const optIn = new Set(steps.filter((s) => s[3]?.optIn).map(([k]) => k));
+const wanted = (name) => (only ? only.has(name) : !optIn.has(name));
 const started = performance.now();
 const date = new Date().toISOString().slice(0, 10);
 const results = {

@@ -56,7 +56,7 @@ export interface TranscriptSize {
  * `sessions.json` for the key. SQLite: the uncompressed size of the session's
  * `transcript_events` rows (`event_utf8_bytes`, else `length(event_json)`).
  */
-export async function transcriptSize(session: ScenarioSession): Promise<TranscriptSize> {
+export async function transcriptSize(session: Pick<ScenarioSession, "env" | "sessionKey">): Promise<TranscriptSize> {
   const agentDir = path.join(session.env.stateDir, "agents", "main");
   const dbs = await walk(agentDir, (n) => n.endsWith(".sqlite"));
   for (const db of dbs) {
@@ -73,7 +73,7 @@ export async function transcriptSize(session: ScenarioSession): Promise<Transcri
 }
 
 /** The session's JSONL transcript (2026.4.x-2026.7.x), from the host's `sessions.json`; undefined on SQLite lines. */
-async function jsonlSessionFile(session: ScenarioSession): Promise<string | undefined> {
+async function jsonlSessionFile(session: Pick<ScenarioSession, "env" | "sessionKey">): Promise<string | undefined> {
   const agentDir = path.join(session.env.stateDir, "agents", "main");
   try {
     const store = JSON.parse(await fsp.readFile(path.join(agentDir, "sessions", "sessions.json"), "utf8")) as Record<

@@ -1,0 +1,323 @@
+/**
+ * Benchmark 9, the long haul: one session of many turns (500 by default) through a real gateway, per host line and
+ * engine side by side, offline against the mock model. Tool outputs come from real programs on the machine (this
+ * repository's `git log -p`, its `package-lock.json` and plugin manifest with its whole config schema, `ls -laR`,
+ * `node --help`, an HTML page under node_modules) and from a seeded log generator, 200 chars to 1 MB, some repeated
+ * verbatim. Facts planted early (in user turns and in the middle of big outputs) are asked about late. The scripted
+ * model remembers nothing across requests: it answers a recall question only from what its request holds, or after a
+ * `ledger_search` / `ledger_fetch` call its request offers (legacy gets the same model, without those tools).
+ * The gateway restarts halfway and a manual `/compact` is sent at 60% of the run.
+ * Not part of `npm test`: `npm run bench -- --only long-haul` (`--quick`: 100 turns).
+ */
+import { execFileSync } from "node:child_process";
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { startGateway, type Gateway } from "../test/host/gateway.js";
+import { createHostEnv, type HostEnv } from "../test/host/host-env.js";
+import type { HostVersion } from "../test/host/host-install.js";
+import { readPluginEvents } from "../test/host/logs.js";
+import { startMockModel, type MockReply, type MockRequest } from "../test/host/mock-model.js";
+import { hasToolResultInCurrentTurn, printCharsCommand, SILENT_REPLY } from "../test/host/mock-scripts.js";
+import { stopAllGroups } from "../test/host/processes.js";
+import { outputAllowance, transcriptSize } from "../test/host/scenarios/turn-figures.js";
+import { sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
+import { check, percentile, round } from "./lib/stats.mjs";
+
+const REPO = fileURLToPath(new URL("../", import.meta.url));
+const SESSION_KEY = "agent:main:long-haul";
+const MODEL = { contextWindow: 32_000, maxTokens: 4_096 } as const;
+const MB = 1_048_576;
+
+/** Options of {@link runLongHaulBench}. */
+export interface LongHaulOptions {
+  turns?: number;
+  versions?: HostVersion[];
+  engines?: ("context-ledger" | "legacy")[];
+  log?: (line: string) => void;
+}
+
+/** A fact planted at `turn` (in the user's message or in the middle of that turn's tool output), asked at `askAt`. */
+interface Fact {
+  id: string;
+  value: string;
+  turn: number;
+  where: "user" | "output";
+  askAt: number;
+}
+
+/** Facts at turns 5, 20, 50, 80, 120, 150, 200 and 240 of 500 (scaled), asked between turns 300 and 490. */
+function plantFacts(turns: number): Fact[] {
+  const at = [5, 20, 50, 80, 120, 150, 200, 240];
+  const words = ["amber", "copper", "violet", "granite", "saffron", "cobalt", "juniper", "ochre"];
+  return at.map((t, i) => ({
+    id: `FACT-${i + 1}`,
+    value: `${words[i]}-${1000 + ((i * 7919) % 9000)}`,
+    turn: Math.max(1, Math.round((t / 500) * turns)),
+    where: i % 2 === 0 ? "user" : "output",
+    askAt: Math.round(((300 + i * 25) / 500) * turns),
+  }));
+}
+
+/** The exec command of turn `n`: a rotation of real programs and generated logs, 200 chars to 1 MB. */
+function commandOf(n: number, html: string | undefined): string {
+  const node = process.execPath;
+  const git = `git -C ${REPO} log -p --no-color`;
+  const kinds = [
+    `${git} -n ${1 + (n % 7)} | head -c ${MB}`,
+    printCharsCommand([200, 2_000, 20_000, 60_000, 150_000][n % 5] as number),
+    `cat ${path.join(REPO, "openclaw.plugin.json")}`,
+    `head -c ${[30_000, 120_000, 400_000][n % 3]} ${path.join(REPO, "package-lock.json")}`,
+    html ? `head -c 200000 ${html}` : `cat ${path.join(REPO, "README.md")}`,
+    `${node} --help`,
+    `ls -laR ${path.join(REPO, "src")} | head -c 80000`,
+    // Repeated verbatim: the output of seven turns ago.
+    n > 7 ? commandOf(n - 7, html) : `${git} -n 1`,
+    `git -C ${REPO} rev-list --count HEAD`,
+    n % 20 === 9 ? printCharsCommand(MB) : printCharsCommand(50_000),
+  ];
+  return kinds[n % kinds.length] as string;
+}
+
+/** The user's message of turn `n`. */
+function messageOf(n: number, facts: readonly Fact[]): string {
+  const ask = facts.find((f) => f.askAt === n);
+  if (ask) return `Turn ${n}: what was ${ask.id}? Answer from the session's history.`;
+  const planted = facts.find((f) => f.turn === n && f.where === "user");
+  return `Turn ${n}: run the next check and tell me what changed.${planted ? ` Remember ${planted.id}=${planted.value} for later.` : ""}`;
+}
+
+const turnOf = (request: MockRequest): number => Number(/Turn (\d+):/.exec(request.userText)?.[1] ?? 0);
+const toolResultsInTurn = (messages: readonly unknown[]): string[] => {
+  const out: string[] = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown; content?: unknown };
+    if (m.role === "tool") out.unshift(typeof m.content === "string" ? m.content : JSON.stringify(m.content));
+    else if (m.role === "user" && !JSON.stringify(m.content ?? "").includes("internal")) break;
+  }
+  return out;
+};
+
+/** The scripted model (see the module comment). */
+function longHaulScript(facts: readonly Fact[], html: string | undefined) {
+  return (request: MockRequest): MockReply => {
+    if (request.toolNames.length === 0)
+      return { text: `Summary of the conversation so far (request ${request.index}).` };
+    if (!request.toolNames.includes("exec")) return { text: SILENT_REPLY };
+    const n = turnOf(request);
+    const ask = /what was (FACT-\d+)\?/.exec(request.userText)?.[1];
+    const inTurn = hasToolResultInCurrentTurn(request.messages);
+    if (!ask) {
+      if (!inTurn) {
+        // A planted fact sits in the middle of 80,000 chars: over the offload threshold, under exec's 200,000 cut.
+        const planted = facts.find((f) => f.turn === n && f.where === "output");
+        const half = printCharsCommand(40_000);
+        const command = planted ? `${half}; echo ${planted.id}=${planted.value}; ${half}` : commandOf(n, html);
+        return { toolCalls: [{ name: "exec", args: { command } }] };
+      }
+      return { text: `Answer ${n}: the check ran; ${"nothing unexpected in the output. ".repeat(8)}` };
+    }
+    const found = new RegExp(`${ask}=([a-z]+-\\d+)`).exec(JSON.stringify(request.messages))?.[1];
+    const results = inTurn ? toolResultsInTurn(request.messages) : [];
+    if (!found && results.length < 2) {
+      if (results.length === 0 && request.toolNames.includes("ledger_search"))
+        return { toolCalls: [{ name: "ledger_search", args: { query: ask } }] };
+      const handle = /ledger:v1:sha256:[0-9a-f]{64}/.exec(results.join("\n"))?.[0];
+      if (results.length === 1 && handle && request.toolNames.includes("ledger_fetch"))
+        return { toolCalls: [{ name: "ledger_fetch", args: { handle, selector: { grep: { pattern: ask } } } }] };
+    }
+    if (!inTurn) return { toolCalls: [{ name: "exec", args: { command: `echo recalling ${ask}` } }] };
+    return { text: found ? `Answer ${n}: ${ask}=${found}` : `Answer ${n}: ${ask} is not in what I can see.` };
+  };
+}
+
+/** Bytes under `dir`, split into the artifact store and everything else. */
+async function pluginBytes(dir: string): Promise<{ state: number; store: number }> {
+  const out = { state: 0, store: 0 };
+  const walk = async (d: string, inStore: boolean): Promise<void> => {
+    for (const e of await fsp.readdir(d, { withFileTypes: true }).catch(() => [])) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) await walk(full, inStore || e.name === "artifacts");
+      else if (e.isFile()) out[inStore ? "store" : "state"] += (await fsp.stat(full)).size;
+    }
+  };
+  await walk(dir, false);
+  return out;
+}
+
+/** Resident memory of the gateway's process group, in MB. */
+function groupRssMb(pid: number): number {
+  try {
+    const text = execFileSync("ps", ["-o", "rss=", "-g", String(pid)], { encoding: "utf8" });
+    return round(text.split("\n").reduce((s, l) => s + (Number(l.trim()) || 0), 0) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+async function findHtml(): Promise<string | undefined> {
+  const roots = [path.join(REPO, "node_modules", "openclaw")];
+  for (const root of roots) {
+    const stack = [root];
+    while (stack.length) {
+      const d = stack.pop() as string;
+      for (const e of await fsp.readdir(d, { withFileTypes: true }).catch(() => [])) {
+        const full = path.join(d, e.name);
+        if (e.isDirectory()) stack.push(full);
+        else if (e.name.endsWith(".html") && (await fsp.stat(full)).size > 20_000) return full;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** One engine on one host line for `turns` turns. */
+async function runOne(
+  version: HostVersion,
+  engine: "context-ledger" | "legacy",
+  turns: number,
+  log: (l: string) => void,
+) {
+  const facts = plantFacts(turns);
+  const html = await findHtml();
+  const mock = await startMockModel({
+    script: longHaulScript(facts, html),
+    maxRequestsTotal: turns * 8,
+  });
+  let env: HostEnv | undefined;
+  let gateway: Gateway | undefined;
+  try {
+    env = await createHostEnv({ version, baseUrl: mock.baseUrl, modelId: mock.modelId, engine, ...MODEL });
+    gateway = await startGateway(env);
+    const hostEnv = env;
+    let live: Gateway = gateway;
+    const session: SeenTurnSession = {
+      engineId: hostEnv.engineId,
+      sessionKey: SESSION_KEY,
+      requests: () => mock.requests,
+      chatSend: (message) => live.chatSend(SESSION_KEY, message),
+      call: (method, params, timeoutMs) => live.call(method, params, timeoutMs),
+      pluginEvents: () => readPluginEvents(hostEnv),
+    };
+    const perTurn: Record<string, unknown>[] = [];
+    const engineMs: number[] = [];
+    const recall: { id: string; turn: number; hit: boolean; factInPrompt: boolean }[] = [];
+    const notAnswered: number[] = [];
+    let eventsSeen = 0;
+    const started = Date.now();
+    for (let n = 1; n <= turns; n++) {
+      if (n === Math.floor(turns / 2) + 1) {
+        await live.stop();
+        gateway = live = await startGateway(hostEnv);
+        log(`${version} ${engine}: gateway restarted before turn ${n}`);
+      }
+      if (n === Math.round(turns * 0.6)) await live.chatSend(SESSION_KEY, "/compact").catch(() => undefined);
+      const seen = await sendTurnAsSeen(session, messageOf(n, facts));
+      const events = engine === "legacy" ? [] : await readPluginEvents(hostEnv);
+      const ms = events
+        .slice(eventsSeen)
+        .filter((e) => e.op === "assemble" && e.sessionKey === SESSION_KEY)
+        .reduce((s, e) => s + Number(e.ms ?? 0), 0);
+      eventsSeen = events.length;
+      engineMs.push(ms);
+      const main = seen.requests[0];
+      const ask = facts.find((f) => f.askAt === n);
+      if (ask)
+        recall.push({
+          id: ask.id,
+          turn: n,
+          hit: seen.shown.includes(`${ask.id}=${ask.value}`),
+          factInPrompt: JSON.stringify(main?.messages ?? []).includes(`${ask.id}=${ask.value}`),
+        });
+      if (!seen.answered) {
+        notAnswered.push(n);
+        log(`${version} ${engine} turn ${n} not answered: ${seen.shown.slice(0, 120)}`);
+      }
+      if (n % 10 === 0 || n === 1 || n === turns) {
+        const allowances = seen.requests.map(outputAllowance).filter((v): v is number => v !== undefined);
+        const transcript = await transcriptSize({ env: hostEnv, sessionKey: SESSION_KEY });
+        const plugin = await pluginBytes(path.join(hostEnv.stateDir, "context-ledger"));
+        perTurn.push({
+          turn: n,
+          answered: seen.answered,
+          requests: seen.requests.length,
+          engineMs: round(ms),
+          rssMb: groupRssMb(live.pid),
+          transcriptStore: transcript.store,
+          transcriptBytes: transcript.bytes,
+          activeBytes: transcript.activeBytes ?? null,
+          pluginStateBytes: plugin.state,
+          storeBytes: plugin.store,
+          promptBytes: main?.messageBytes ?? 0,
+          minAllowance: allowances.length ? Math.min(...allowances) : null,
+        });
+        log(`${version} ${engine} turn ${n}/${turns}: ${JSON.stringify(perTurn.at(-1))}`);
+      }
+    }
+    const at = (turn: number) => perTurn.find((r) => Number(r.turn) >= turn);
+    const last = perTurn.at(-1) as Record<string, number>;
+    const early = engineMs.slice(10, 30);
+    const late = engineMs.slice(-20);
+    return {
+      version,
+      engine,
+      turns,
+      answered: turns - notAnswered.length,
+      notAnswered,
+      wallSec: Math.round((Date.now() - started) / 1000),
+      requestsBelowMaxTokens: mock.requests.filter((r) => (outputAllowance(r) ?? MODEL.maxTokens) < MODEL.maxTokens)
+        .length,
+      recall: {
+        asked: recall.length,
+        hit: recall.filter((r) => r.hit).length,
+        hitWithoutFactInPrompt: recall.filter((r) => r.hit && !r.factInPrompt).length,
+        detail: recall,
+      },
+      engineMs: { p50Turns11to30: round(percentile(early, 50)), p50Last20: round(percentile(late, 50)) },
+      rssMb: { atTurn50: Number(at(Math.min(50, turns / 10))?.rssMb ?? 0), atEnd: Number(last.rssMb) },
+      transcript: { store: String(last.transcriptStore), bytes: last.transcriptBytes, activeBytes: last.activeBytes },
+      pluginStateBytes: last.pluginStateBytes,
+      storeBytes: last.storeBytes,
+      perTurn,
+    };
+  } finally {
+    await gateway?.stop().catch(() => undefined);
+    await stopAllGroups();
+    await mock.close();
+    await env?.cleanup();
+  }
+}
+
+/** Runs the long haul on each line and engine; figures with the issue's targets. */
+export async function runLongHaulBench(options: LongHaulOptions = {}) {
+  const turns = options.turns ?? 500;
+  const log = options.log ?? (() => {});
+  const runs = [];
+  for (const version of options.versions ?? (["2026.9.6", "2026.4.24"] as HostVersion[]))
+    for (const engine of options.engines ?? (["context-ledger", "legacy"] as const))
+      runs.push(await runOne(version, engine, turns, log));
+  const targets: Record<string, unknown> = {};
+  for (const r of runs.filter((x) => x.engine === "context-ledger")) {
+    const k = r.version.replace(/\./g, "_");
+    targets[`answered_${k}`] = check(r.answered, ">=", r.turns, "turns");
+    targets[`recall_${k}`] = check(Math.round((100 * r.recall.hit) / Math.max(1, r.recall.asked)), ">=", 90, "%");
+    targets[`engineTime_${k}`] = check(
+      round(r.engineMs.p50Last20 / Math.max(0.01, r.engineMs.p50Turns11to30)),
+      "<=",
+      1.5,
+      "x",
+    );
+    targets[`rssGrowth_${k}`] = check(round(r.rssMb.atEnd - r.rssMb.atTurn50), "<=", 50, "MB");
+    targets[`pluginState_${k}`] = check(round(Number(r.pluginStateBytes) / MB), "<=", 5, "MB");
+    // Only the JSONL lines keep superseded branches in the file the host parses; SQLite lines are sized apart.
+    if (r.transcript.store === "jsonl" && r.transcript.activeBytes)
+      targets[`transcriptFile_${k}`] = check(
+        round(Number(r.transcript.bytes) / Number(r.transcript.activeBytes)),
+        "<=",
+        3,
+        "x active",
+      );
+  }
+  return { turns, runs, targets };
+}
