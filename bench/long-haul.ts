@@ -20,6 +20,7 @@ import type { HostVersion } from "../test/host/host-install.js";
 import { readPluginEvents } from "../test/host/logs.js";
 import { startMockModel, type MockReply, type MockRequest } from "../test/host/mock-model.js";
 import { hasToolResultInCurrentTurn, printCharsCommand, SILENT_REPLY } from "../test/host/mock-scripts.js";
+import { isInternalContextMessage } from "../test/host/mock-wire.js";
 import { stopAllGroups } from "../test/host/processes.js";
 import { outputAllowance, transcriptSize } from "../test/host/scenarios/turn-figures.js";
 import { sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
@@ -94,10 +95,19 @@ const toolResultsInTurn = (messages: readonly unknown[]): string[] => {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as { role?: unknown; content?: unknown };
     if (m.role === "tool") out.unshift(typeof m.content === "string" ? m.content : JSON.stringify(m.content));
-    else if (m.role === "user" && !JSON.stringify(m.content ?? "").includes("internal")) break;
+    else if (m.role === "user" && !isInternalContextMessage(m)) break;
   }
   return out;
 };
+
+/** The tool is offered directly, or (2026.9.x Tool Search) reachable through `tool_call`. */
+const offers = (request: MockRequest, name: string): boolean =>
+  request.toolNames.includes(name) || request.toolNames.includes("tool_call");
+/** Calls a plugin tool directly when offered, else through Tool Search's `tool_call` envelope. */
+const callTool = (request: MockRequest, name: string, args: Record<string, unknown>): MockReply =>
+  request.toolNames.includes(name)
+    ? { toolCalls: [{ name, args }] }
+    : { toolCalls: [{ name: "tool_call", args: { id: name, args } }] };
 
 /** The scripted model (see the module comment). */
 function longHaulScript(facts: readonly Fact[], html: string | undefined) {
@@ -121,11 +131,11 @@ function longHaulScript(facts: readonly Fact[], html: string | undefined) {
     const found = new RegExp(`${ask}=([a-z]+-\\d+)`).exec(JSON.stringify(request.messages))?.[1];
     const results = inTurn ? toolResultsInTurn(request.messages) : [];
     if (!found && results.length < 2) {
-      if (results.length === 0 && request.toolNames.includes("ledger_search"))
-        return { toolCalls: [{ name: "ledger_search", args: { query: ask } }] };
+      if (results.length === 0 && offers(request, "ledger_search"))
+        return callTool(request, "ledger_search", { query: ask });
       const handle = /ledger:v1:sha256:[0-9a-f]{64}/.exec(results.join("\n"))?.[0];
-      if (results.length === 1 && handle && request.toolNames.includes("ledger_fetch"))
-        return { toolCalls: [{ name: "ledger_fetch", args: { handle, selector: { grep: { pattern: ask } } } }] };
+      if (results.length === 1 && handle && offers(request, "ledger_fetch"))
+        return callTool(request, "ledger_fetch", { handle, selector: { grep: { pattern: ask } } });
     }
     if (!inTurn) return { toolCalls: [{ name: "exec", args: { command: `echo recalling ${ask}` } }] };
     return { text: found ? `Answer ${n}: ${ask}=${found}` : `Answer ${n}: ${ask} is not in what I can see.` };
@@ -223,6 +233,13 @@ async function runOne(
       engineMs.push(ms);
       const main = seen.requests[0];
       const ask = facts.find((f) => f.askAt === n);
+      if (ask && !seen.shown.includes(`${ask.id}=${ask.value}`)) {
+        const last = seen.requests.at(-1)?.messages ?? [];
+        log(
+          `${version} ${engine} turn ${n}: ${ask.id} missed (${seen.shown.slice(0, 80)}); tools offered: ${seen.requests[0]?.toolNames.join(", ")}; the turn's tool results:`,
+        );
+        for (const t of toolResultsInTurn(last)) log(`  ${t.slice(0, 400)}`);
+      }
       if (ask)
         recall.push({
           id: ask.id,

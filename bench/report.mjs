@@ -403,6 +403,7 @@ export async function writeReport(results, { docsDir }) {
     "npm run bench -- --quick            # smaller inputs, a smoke run (never written into the docs)",
     "npm run bench -- --only latency,counting   # a subset, merged into the same day's results",
     "npm run bench -- --only replay      # the budget replay alone (~1-2 min)",
+    "npm run bench -- --only long-haul   # 500 turns through real gateways, both engines (opt-in; docs/long-haul.md)",
     "npm run bench -- --write-docs       # also rewrite this page, its charts and bench/results/<date>.json",
     "npm run bench -- --help             # every option",
     "node --import ./scripts/register-ts.mjs bench/budget-replay.mjs   # the replay alone, printed, nothing written",
