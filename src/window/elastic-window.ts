@@ -121,6 +121,7 @@ function newestTurnsStart(messages: readonly unknown[], turns: number): number {
   return 0;
 }
 
+/** Tokens of messages `start` to `end` (exclusive). */
 function tokensFrom(start: number, end: number, count: (index: number) => number): number {
   let tokens = 0;
   for (let i = start; i < end; i++) tokens += count(i);
@@ -137,9 +138,7 @@ function tailShareTokens(messages: readonly unknown[], share: number, count: (in
   let s = messages.length;
   let kept = 0;
   while (s > 0 && kept + hostMessageChars(messages[s - 1]) <= share * size) kept += hostMessageChars(messages[--s]);
-  let tokens = 0;
-  for (let i = s; i < messages.length; i++) tokens += count(i);
-  return tokens;
+  return tokensFrom(s, messages.length, count);
 }
 
 /**
