@@ -11,7 +11,7 @@ import { agentRoot } from "../state/paths.js";
 import { recordTranscriptReferences } from "../state/reference-index.js";
 import { estimateRawTokens } from "../host/raw-tally.js";
 import { readActiveBranch, type TranscriptEntry } from "./transcript-jsonl.js";
-import { readSqliteActiveBranch, type SqliteTranscriptLocator } from "./transcript-sqlite.js";
+import { readSqliteActiveBranch, waitForSqliteProjection, type SqliteTranscriptLocator } from "./transcript-sqlite.js";
 
 /** What maintain() reports to the host (its TranscriptRewriteResult). */
 export interface PaydownResult {
@@ -42,6 +42,12 @@ export interface PaydownInput {
  */
 export const PAYDOWN_TARGET_SHARE = 0.6;
 
+/**
+ * How long maintain() waits for 2026.9.x to re-index a session (before reading its branch, and after a rewrite);
+ * measured about a second on a quiet machine.
+ */
+export const PROJECTION_WAIT_MS = 15_000;
+
 const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
 
 const nothing = (reason: string): PaydownResult => ({ changed: false, bytesFreed: 0, rewrittenEntries: 0, reason });
@@ -61,6 +67,11 @@ export async function payDownDebt(
   const rewrite = rewriteCapability(input.runtimeContext);
   if (!rewrite) return nothing("rewrite_unavailable");
   const locator = locateTranscript(input.sessionFile);
+  // The active branch read below is the host's projection: while it is being rebuilt its entry ids may be stale.
+  if (locator.kind !== "jsonl" && input.sqlite) {
+    const { current } = await waitForSqliteProjection(input.sqlite, waitOptions(input));
+    if (current === false) return nothing("projection_rebuilding");
+  }
   // 2026.8.x onwards keep transcripts in SQLite and pass no entry ids: they are read from the store's active branch.
   const entries =
     locator.kind === "jsonl"
@@ -113,6 +124,11 @@ export async function payDownDebt(
     rewrittenEntries: typeof result?.rewrittenEntries === "number" ? result.rewrittenEntries : 0,
     ...(result?.reason ? { reason: String(result.reason) } : {}),
   };
+  // The next turn must not start while the host re-indexes what it has just rewritten (see waitForSqliteProjection).
+  const settled =
+    out.changed && locator.kind !== "jsonl" && input.sqlite
+      ? await waitForSqliteProjection(input.sqlite, waitOptions(input))
+      : undefined;
   if (out.changed) {
     // The raw tally no longer matches the transcript: recount (by chars, cheap) at the next assemble.
     rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
@@ -127,8 +143,13 @@ export async function payDownDebt(
     freedChars,
     rawAfter: raw,
     ...out,
+    ...(settled ? { projectionCurrent: settled.current ?? null, projectionWaitMs: settled.waitedMs } : {}),
   });
   return out;
+}
+
+function waitOptions(input: PaydownInput): { timeoutMs: number; signal?: AbortSignal } {
+  return { timeoutMs: PROJECTION_WAIT_MS, ...(input.abortSignal ? { signal: input.abortSignal } : {}) };
 }
 
 /**

@@ -3,7 +3,12 @@ import zlib from "node:zlib";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { useTempDir } from "../../test/support/temp-dir.js";
-import { locateSqliteTranscript, readSqliteActiveBranch } from "./transcript-sqlite.js";
+import {
+  locateSqliteTranscript,
+  readSqliteActiveBranch,
+  sqliteProjectionCurrent,
+  waitForSqliteProjection,
+} from "./transcript-sqlite.js";
 
 const tempDir = useTempDir("cl-sqlite-");
 
@@ -81,5 +86,62 @@ describe("SQLite transcript (2026.8.x onwards)", () => {
     expect(
       await readSqliteActiveBranch({ file: path.join(tempDir(), "missing.sqlite"), sessionId: "s" }),
     ).toBeUndefined();
+  });
+
+  describe("the host's projection of the session (2026.9.x re-indexes after a rewrite)", () => {
+    // 2026.9.6's index state table (dist/worker/worker.mjs), for the store above (events 0..4).
+    function withIndexState(file: string, indexedSeq: number, needsRebuild: 0 | 1): DatabaseSync {
+      const db = new DatabaseSync(file);
+      db.exec(`CREATE TABLE session_transcript_index_state (session_id TEXT PRIMARY KEY, indexed_seq INTEGER NOT NULL,
+        leaf_event_id TEXT, needs_rebuild INTEGER NOT NULL, active_event_count INTEGER, active_message_count INTEGER, updated_at TEXT)`);
+      db.prepare(
+        "INSERT INTO session_transcript_index_state (session_id, indexed_seq, needs_rebuild) VALUES (?, ?, ?)",
+      ).run("sess-1", indexedSeq, needsRebuild);
+      return db;
+    }
+
+    it("is current when the index covers the newest event, not while a rebuild is pending or events are unindexed", async () => {
+      const file = makeStore();
+      const db = withIndexState(file, 4, 0);
+      expect(await sqliteProjectionCurrent({ file, sessionId: "sess-1" })).toBe(true);
+      db.prepare("UPDATE session_transcript_index_state SET needs_rebuild = 1").run();
+      expect(await sqliteProjectionCurrent({ file, sessionId: "sess-1" })).toBe(false);
+      db.prepare("UPDATE session_transcript_index_state SET needs_rebuild = 0, indexed_seq = 3").run();
+      expect(await sqliteProjectionCurrent({ file, sessionId: "sess-1" })).toBe(false);
+      db.close();
+      // A session with no events has nothing to index.
+      expect(await sqliteProjectionCurrent({ file, sessionId: "empty" })).toBe(true);
+    });
+
+    it("says undefined where the layout keeps no index state (2026.8.2) or there is no database", async () => {
+      expect(await sqliteProjectionCurrent({ file: makeStore("2026.8"), sessionId: "sess-1" })).toBeUndefined();
+      expect(
+        await sqliteProjectionCurrent({ file: path.join(tempDir(), "missing.sqlite"), sessionId: "s" }),
+      ).toBeUndefined();
+    });
+
+    it("waits while the host re-indexes, and returns once the index is current", async () => {
+      const file = makeStore();
+      const db = withIndexState(file, 2, 1);
+      const reindexed = new Promise<number>((resolve) =>
+        setTimeout(() => {
+          db.prepare("UPDATE session_transcript_index_state SET needs_rebuild = 0, indexed_seq = 4").run();
+          resolve(Date.now());
+        }, 150),
+      );
+      const waited = await waitForSqliteProjection({ file, sessionId: "sess-1" }, { timeoutMs: 5_000 });
+      const returnedAt = Date.now();
+      expect(waited.current).toBe(true);
+      expect(returnedAt).toBeGreaterThanOrEqual(await reindexed);
+      db.close();
+    });
+
+    it("gives up after its timeout and says the index is still stale", async () => {
+      const file = makeStore();
+      withIndexState(file, 2, 1).close();
+      const waited = await waitForSqliteProjection({ file, sessionId: "sess-1" }, { timeoutMs: 100 });
+      expect(waited.current).toBe(false);
+      expect(waited.waitedMs).toBeGreaterThanOrEqual(100);
+    });
   });
 });

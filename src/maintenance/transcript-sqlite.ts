@@ -96,3 +96,57 @@ export async function readSqliteActiveBranch(locator: SqliteTranscriptLocator): 
     db?.close();
   }
 }
+
+/**
+ * Whether the host's index of the session (its active-branch projection) covers every stored event: false
+ * while 2026.9.x re-indexes after a rewrite, undefined where the layout keeps no index state (2026.8.2) or the
+ * database cannot be read.
+ */
+export async function sqliteProjectionCurrent(locator: SqliteTranscriptLocator): Promise<boolean | undefined> {
+  const { DatabaseSync } = (await import("node:sqlite")) as typeof import("node:sqlite");
+  let db: import("node:sqlite").DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(locator.file, { readOnly: true });
+    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_WAIT_MS}`);
+    const hasState = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_index_state'")
+      .get();
+    if (!hasState) return undefined;
+    const state = db
+      .prepare(
+        "SELECT indexed_seq AS indexed, needs_rebuild AS rebuild FROM session_transcript_index_state WHERE session_id = ?",
+      )
+      .get(locator.sessionId) as { indexed: number; rebuild: number } | undefined;
+    const latest = db
+      .prepare("SELECT MAX(seq) AS seq FROM transcript_events WHERE session_id = ?")
+      .get(locator.sessionId) as { seq: number | null } | undefined;
+    if (latest?.seq == null) return true;
+    return state !== undefined && state.rebuild === 0 && state.indexed === latest.seq;
+  } catch {
+    return undefined;
+  } finally {
+    db?.close();
+  }
+}
+
+/** How often {@link waitForSqliteProjection} looks again. */
+const PROJECTION_POLL_MS = 25;
+
+/**
+ * Waits until the host's projection of the session is current again, up to `timeoutMs`. After a rewrite
+ * 2026.9.6 re-indexes the session in the background (about a second); a turn that starts meanwhile fails
+ * before the model ("Session transcript projection is rebuilding"), and maintain() runs inside the turn's
+ * run, so waiting here keeps the next turn behind the re-index.
+ */
+export async function waitForSqliteProjection(
+  locator: SqliteTranscriptLocator,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<{ current: boolean | undefined; waitedMs: number }> {
+  const started = Date.now();
+  for (;;) {
+    const current = await sqliteProjectionCurrent(locator);
+    const waitedMs = Date.now() - started;
+    if (current !== false || waitedMs >= options.timeoutMs || options.signal?.aborted) return { current, waitedMs };
+    await new Promise((resolve) => setTimeout(resolve, PROJECTION_POLL_MS));
+  }
+}
