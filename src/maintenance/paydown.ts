@@ -82,10 +82,11 @@ export async function payDownDebt(
   if (!entries) return nothing("entry_ids_unavailable");
   const { identity } = input;
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
-  // Only a session this engine has not served a turn of yet (adopted) waits: there the first rewrite is the whole
-  // raw history. In a served session the pre-turn paydown keeps 2026.9.6 from starting its memory flush (deferring
-  // it there brought 2 host-started runs into the 48k long session).
-  if (state.turns === 0 && awaitsAnswer(entries)) return nothing("turn_in_flight");
+  // A rewrite before the turn the host has just stored races its admission of that message: an adopted session's
+  // first rewrite (the whole raw history) on every line, and on 2026.9.x any rewrite at all (a clean-clone CI run
+  // lost turn 18 of a served 20-turn session: "Persisted user turn changed before replay admission"). The maintain()
+  // after the turn pays it down instead.
+  if ((state.turns === 0 || input.sqlite) && awaitsAnswer(entries)) return nothing("turn_in_flight");
   // A stub written into the transcript is permanent: it must cite the captured original, not the host's cut copy.
   await settleCaptures(rt, identity);
   const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;
@@ -156,8 +157,8 @@ function waitOptions(input: PaydownInput): { timeoutMs: number; signal?: AbortSi
  * The newest conversational entry is a user's message with no answer yet: the host runs
  * maintain() before the turn it has just stored. A rewrite then races the host's admission
  * of that message (2026.9.6 dropped it: "Persisted user turn changed before replay
- * admission", every time an engine adopted a session with raw history), so the paydown
- * waits for the maintain() after the turn.
+ * admission", every time an engine adopted a session with raw history, and once in a served
+ * session), so the paydown waits for the maintain() after the turn.
  */
 function awaitsAnswer(entries: readonly TranscriptEntry[]): boolean {
   for (let i = entries.length - 1; i >= 0; i--) {

@@ -20,7 +20,7 @@ afterEach(async () => {
 const SESSION = { sessionId: "sess-p", sessionKey: "agent:main:projection" };
 
 /** A store with the tables the engine and the host's index use (2026.9.6 columns), index current. */
-async function hostStore(): Promise<{ file: string; db: DatabaseSync }> {
+async function hostStore(pendingUser = false): Promise<{ file: string; db: DatabaseSync }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-projection-"));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   const file = path.join(dir, "openclaw-agent.sqlite");
@@ -35,6 +35,7 @@ async function hostStore(): Promise<{ file: string; db: DatabaseSync }> {
     call("call_1", "exec"),
     result("call_1", "exec", logText(40_000, 3)),
     assistant("Answer 1: built."),
+    ...(pendingUser ? [user("and now?")] : []),
   ];
   let parentId: string | null = null;
   messages.forEach((message, seq) => {
@@ -127,5 +128,26 @@ describe("maintain() on 2026.9.x waits for the host to re-index what it rewrote"
     });
     expect(out).toMatchObject({ changed: true, rewrittenEntries: 1 });
     expect(host.calls).toHaveLength(1);
+  });
+});
+
+describe("maintain() before a turn on 2026.9.x", () => {
+  it("leaves the transcript alone while the user's new message awaits its answer, in a served session too", async () => {
+    const t = await createTestEngine();
+    cleanups.push(() => t.cleanup());
+    const { file, db } = await hostStore(true);
+    // A session this engine has served before (not an adoption).
+    t.rt.sessions.updateBehind("main", SESSION.sessionKey, (s) => {
+      s.turns = 5;
+    });
+    const host = hostRewrite(db, 10);
+    const out = await t.engine.maintain({
+      ...SESSION,
+      sessionFile: SESSION.sessionKey,
+      sessionTarget: { ...SESSION, storePath: file },
+      runtimeContext: { rewriteTranscriptEntries: host.rewriteTranscriptEntries },
+    });
+    expect(out).toMatchObject({ changed: false, reason: "turn_in_flight" });
+    expect(host.calls).toHaveLength(0);
   });
 });
