@@ -7,6 +7,13 @@ const HANDLE = `${HANDLE_PREFIX}${"c".repeat(64)}`;
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1} ${"z".repeat(50)}`).join("\n");
 
 describe("stub text", () => {
+  it("says how to get the output back once the plugin's tools are gone (a stub outlives the plugin)", () => {
+    const stub = buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 10, lines: 1 } });
+    expect(stub).toContain("`context-ledger artifact fetch <handle>`");
+    expect(stub).toContain("`context-ledger export`");
+    expect(stub.indexOf("context-ledger artifact fetch")).toBeGreaterThan(stub.indexOf(HANDLE));
+  });
+
   it("states the handle's true size and whether it is the whole output", () => {
     const full = buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 150_000, lines: 2_500 } });
     expect(full).toContain("Full output stored losslessly under this handle: 150,000 chars · 2,500 lines.");

@@ -115,6 +115,8 @@ export function buildStub(options: BuildStubOptions): string {
   lines.push(
     coverage ? coverageLine(coverage) : "Full output stored losslessly under this handle.",
     `Read it: ${calls.direct} (or "selector":{"kind":"grep","pattern":"error"}; kinds headtail, head, tail, grep, range, json). If ledger_fetch is not in your tools, call ${calls.viaToolCall}. Metadata: ledger_peek.`,
+    // A stub written into the transcript outlives the plugin: it says how to get the output back without it.
+    `Without context-ledger (no ledger tools): the operator gets it with \`context-ledger artifact fetch <handle>\` or \`context-ledger export\`.`,
     STUB_CLOSE,
   );
   return lines.join("\n");
