@@ -27,6 +27,8 @@ export interface LineChartOptions {
   series: ChartSeries[];
   /** A horizontal reference (the context window), labelled in the right margin. */
   ref?: { y: number; label: string; above?: string };
+  /** The y axis covers at least this much: charts meant to be compared side by side share one scale. */
+  yAtLeast?: number;
 }
 
 /** Formats an integer with thousands separators. */
@@ -72,6 +74,11 @@ const MARK_STYLE: Record<ChartMark["kind"], { color: string; shape: (x: number, 
     },
   };
 
+/** The largest y a chart has to show: its points, its reference line, and `yAtLeast`. */
+export function chartMaxY(o: Pick<LineChartOptions, "series" | "ref" | "yAtLeast">): number {
+  return Math.max(o.yAtLeast ?? 0, o.ref?.y ?? 0, ...o.series.flatMap((s) => s.points.map((p) => p.y)));
+}
+
 /** A self-contained SVG line chart (no script, no external assets). */
 export function lineChart(o: LineChartOptions): string {
   const w = 860;
@@ -80,7 +87,7 @@ export function lineChart(o: LineChartOptions): string {
   const xs = o.series.flatMap((s) => s.points.map((p) => p.x));
   const minX = Math.min(1, ...xs);
   const maxX = Math.max(minX + 1, ...xs);
-  const ticks = niceTicks(Math.max(o.ref?.y ?? 0, ...o.series.flatMap((s) => s.points.map((p) => p.y))) * 1.04);
+  const ticks = niceTicks(chartMaxY(o) * 1.04);
   const maxY = ticks.at(-1) ?? 1;
   const r1 = (v: number) => Math.round(v * 10) / 10;
   const x = (v: number) => r1(pad.l + ((v - minX) / (maxX - minX)) * (w - pad.l - pad.r));

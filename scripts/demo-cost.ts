@@ -1,7 +1,7 @@
 /**
- * What each request cost: prompt tokens split into the part a provider's prompt cache
- * would serve (the messages that repeat the previous request's, from the start) and
- * the rest, plus the output allowance the host asked for. Pure, unit-tested.
+ * What each request cost, as a provider bills it: prompt tokens (tool schemas and messages)
+ * split into the part its prefix cache serves and the rest, plus the output allowance the
+ * host asked for. Pure, unit-tested.
  */
 import type { Prices } from "./demo-cli.js";
 
@@ -10,9 +10,9 @@ export type MessageCounter = (message: unknown) => number;
 
 /** One model request as the demo accounts for it. */
 export interface RequestCost {
-  /** Prompt tokens of the request's messages. */
+  /** Prompt tokens of the request (tool schemas and messages) as the provider counts them. */
   promptTokens: number;
-  /** Tokens of the leading messages identical to the previous request's. */
+  /** Of those, the tokens the provider's prefix cache served. */
   cachedTokens: number;
   /** Output allowance sent (`max_completion_tokens` or `max_tokens`), when present. */
   allowance: number | null;
@@ -49,32 +49,31 @@ export function memoCounter(count: MessageCounter): MessageCounter {
   };
 }
 
-/** Number of leading messages of `next` equal (as JSON) to those of `prev`. */
-export function commonPrefixLength(prev: readonly unknown[], next: readonly unknown[]): number {
-  let i = 0;
-  while (i < prev.length && i < next.length && JSON.stringify(prev[i]) === JSON.stringify(next[i])) i++;
-  return i;
-}
-
 /** The output allowance a request body asked for, or null when it sent none. */
 export function outputAllowance(body: Record<string, unknown>): number | null {
   const v = body.max_completion_tokens ?? body.max_tokens;
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
-/** Accounts one request against the previous one (undefined for the first request of a run). */
+/** What a provider makes of a request body: prompt tokens and the part its prefix cache served. */
+export interface ProviderCount {
+  check(body: Record<string, unknown>): { promptTokens: number; cachedTokens?: number };
+}
+
+/**
+ * Accounts one request as the provider bills it: `provider` (the strict OpenAI rules, replayed in request
+ * order) counts the tool schemas and messages with a real BPE and serves a shared prefix from its cache
+ * (from 1,024 tokens, in 128-token steps).
+ */
 export function requestCost(
-  request: { messages: readonly unknown[]; body: Record<string, unknown>; toolNames: readonly string[] },
-  previous: readonly unknown[] | undefined,
-  count: MessageCounter,
+  request: { body: Record<string, unknown>; toolNames: readonly string[] },
+  provider: ProviderCount,
   outputTokens: number,
 ): RequestCost {
-  const tokens = request.messages.map((m) => count(m));
-  const prefix = previous ? commonPrefixLength(previous, request.messages) : 0;
-  const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+  const counted = provider.check(request.body);
   return {
-    promptTokens: sum(tokens),
-    cachedTokens: sum(tokens.slice(0, prefix)),
+    promptTokens: counted.promptTokens,
+    cachedTokens: counted.cachedTokens ?? 0,
     allowance: outputAllowance(request.body),
     outputTokens,
     noTools: request.toolNames.length === 0,

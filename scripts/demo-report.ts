@@ -3,7 +3,7 @@
  * cost line, and the self-contained HTML report (two annotated charts and the table).
  */
 import type { Prices } from "./demo-cli.js";
-import { fmt, lineChart, type ChartMark } from "./demo-chart.js";
+import { chartMaxY, fmt, lineChart, type ChartMark, type LineChartOptions } from "./demo-chart.js";
 import type { CostTotals } from "./demo-cost.js";
 
 /** One turn of one engine in the demo. */
@@ -123,7 +123,7 @@ export function formatCost(engines: readonly EngineSummary[], prices: Prices): s
       `${e.engine}: ${fmt(e.cost.promptTokens)} prompt tokens in ${fmt(e.cost.requests)} requests (${fmt(e.cost.cachedTokens)} cached, ${fmt(e.cost.uncachedTokens)} uncached) + ${fmt(e.cost.outputTokens)} output = ${dollars(e.cost.dollars)}`,
   );
   lines.push(
-    `prices: US$ ${prices.input} per million uncached input tokens, ${prices.cachedInput} cached, ${prices.output} output (--price); cached = the leading messages identical to the previous request's`,
+    `prices: US$ ${prices.input} per million uncached input tokens, ${prices.cachedInput} cached, ${prices.output} output (--price); cached = what a strict OpenAI endpoint's prefix cache serves (the requests replayed in order: shared prefix from 1,024 tokens, in 128-token steps)`,
   );
   return lines;
 }
@@ -143,6 +143,88 @@ export function headline(input: Pick<DemoReportInput, "engines" | "contextWindow
   });
 }
 
+/** One engine's run in the figures the verdict compares. */
+export interface EngineVerdict {
+  engine: string;
+  turns: number;
+  answered: number;
+  resets: number;
+  resetTurns: number[];
+  compactions: number;
+  /** Dollars over answered turns; null when no turn was answered or nothing was billed (a real endpoint). */
+  perAnswered: number | null;
+  /** Share of prompt tokens the provider's prefix cache served; null when nothing was counted. */
+  cachedShare: number | null;
+  largestPrompt: number;
+}
+
+/** Each engine's figures: answered turns, resets, cost per answered turn (not per request), cached share. */
+export function engineVerdicts(engines: readonly EngineSummary[]): EngineVerdict[] {
+  return engines.map((e) => {
+    const answered = e.rows.filter((r) => r.status === "answered").length;
+    const billed = e.cost.promptTokens > 0;
+    return {
+      engine: e.engine,
+      turns: e.rows.length,
+      answered,
+      resets: e.rows.reduce((s, r) => s + r.resets, 0),
+      resetTurns: e.rows.filter((r) => r.resets > 0).map((r) => r.turn),
+      compactions: e.rows.reduce((s, r) => s + r.compactions, 0),
+      perAnswered: billed && answered > 0 ? e.cost.dollars / answered : null,
+      cachedShare: billed ? e.cost.cachedTokens / e.cost.promptTokens : null,
+      largestPrompt: Math.max(0, ...e.rows.map((r) => r.promptTokens)),
+    };
+  });
+}
+
+const percent = (share: number | null) => (share === null ? "–" : `${Math.round(share * 100)}%`);
+const perTurn = (d: number | null) => (d === null ? "–" : dollars(d));
+
+/** The engines side by side, one line each, as printed to the terminal. */
+export function formatVerdictTable(verdicts: readonly EngineVerdict[]): string {
+  const head = ["engine", "answered", "resets", "compactions", "cost per answered turn", "cached", "largest prompt"];
+  const body = verdicts.map((v) => [
+    v.engine,
+    `${v.answered} of ${v.turns}`,
+    String(v.resets),
+    String(v.compactions),
+    perTurn(v.perAnswered),
+    percent(v.cachedShare),
+    fmt(v.largestPrompt),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  return [line(head), ...body.map(line)].join("\n");
+}
+
+/**
+ * What the run showed, in one sentence: context-ledger against legacy on answered turns, resets, cost per
+ * answered turn and cached share, from the figures alone (a run where legacy did not reset says so).
+ */
+export function verdictSentence(verdicts: readonly EngineVerdict[]): string {
+  const clause = (v: EngineVerdict) =>
+    `${v.engine} answered ${v.answered} of ${v.turns} turns with ${v.resets} session reset${v.resets === 1 ? "" : "s"}${v.resetTurns.length ? ` (turn ${v.resetTurns.join(", ")})` : ""}`;
+  const ours = verdicts.find((v) => v.engine === "context-ledger");
+  const base = verdicts.find((v) => v.engine === "legacy");
+  if (!ours || !base) return `Verdict: ${verdicts.map(clause).join("; ")}.`;
+  const parts = [`${clause(ours)}; ${clause(base)}`];
+  if (ours.perAnswered !== null && base.perAnswered !== null)
+    parts.push(
+      `per answered turn context-ledger cost ${dollars(ours.perAnswered)}, legacy ${dollars(base.perAnswered)} (${(ours.perAnswered / base.perAnswered).toFixed(2)}× legacy's)`,
+    );
+  else if (ours.cachedShare === null) parts.push("cost not measured (a real endpoint: see its bill)");
+  else
+    parts.push(
+      `cost per answered turn: context-ledger ${perTurn(ours.perAnswered)}, legacy ${perTurn(base.perAnswered)}`,
+    );
+  if (ours.cachedShare !== null && base.cachedShare !== null)
+    parts.push(
+      `the provider's prefix cache served ${percent(ours.cachedShare)} of context-ledger's prompt tokens and ${percent(base.cachedShare)} of legacy's`,
+    );
+  return `Verdict: ${parts.join("; ")}.`;
+}
+
 /** The self-contained HTML report. */
 export function renderDemoReport(input: DemoReportInput): string {
   const series = (value: (r: DemoRow) => number, marks: boolean) =>
@@ -151,20 +233,25 @@ export function renderDemoReport(input: DemoReportInput): string {
       color: COLORS[i % COLORS.length] ?? "#333",
       points: e.rows.map((r) => ({ x: r.turn, y: value(r), ...(marks ? { marks: rowMarks(r) } : {}) })),
     }));
-  const prompts = lineChart({
+  const promptChart: LineChartOptions = {
     title: "What the model was sent: the largest prompt of each turn",
     xLabel: "turn",
-    yLabel: "prompt tokens (exact o200k_base count)",
+    yLabel: "prompt tokens (o200k_base, tool schemas included)",
     series: series((r) => r.promptTokens, true),
     ref: { y: input.contextWindow, label: `window ${fmt(input.contextWindow)} tokens`, above: "over the window" },
-  });
-  const transcript = lineChart({
+  };
+  const transcriptChart: LineChartOptions = {
     title: "What the host keeps: the active session's raw transcript",
     xLabel: "turn",
     yLabel: "raw transcript (tokens of its messages)",
     series: series((r) => r.rawTokens ?? 0, true),
     ref: { y: input.contextWindow, label: `window ${fmt(input.contextWindow)} tokens` },
-  });
+  };
+  // Both charts on one token scale: the prompt is compared with the transcript it was built from.
+  const yAtLeast = Math.max(chartMaxY(promptChart), chartMaxY(transcriptChart));
+  const prompts = lineChart({ ...promptChart, yAtLeast });
+  const transcript = lineChart({ ...transcriptChart, yAtLeast });
+  const verdicts = engineVerdicts(input.engines);
   const rows = input.engines.flatMap((e) => e.rows).sort((a, b) => a.turn - b.turn || a.engine.localeCompare(b.engine));
   const tr = rows
     .map(
@@ -176,11 +263,15 @@ export function renderDemoReport(input: DemoReportInput): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>context-ledger demo: OpenClaw ${esc(input.hostVersion)}</title>
 <style>body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#222;line-height:1.4}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}td.l{text-align:left}th{background:#f4f4f4}code{background:#f4f4f4;padding:0 3px}</style></head><body>
 <h1>context-ledger vs legacy on OpenClaw ${esc(input.hostVersion)}</h1>
+<p><b>${esc(verdictSentence(verdicts))}</b></p>
+<table><tr><th class="l">engine</th><th>answered turns</th><th>session resets</th><th>compactions</th><th>cost per answered turn</th><th>prompt tokens served from the provider's cache</th><th>largest prompt (tokens)</th></tr>
+${verdicts.map((v) => `<tr><td class="l">${esc(v.engine)}</td><td>${v.answered} of ${v.turns}</td><td>${v.resets}</td><td>${v.compactions}</td><td>${perTurn(v.perAnswered)}</td><td>${percent(v.cachedShare)}</td><td>${fmt(v.largestPrompt)}</td></tr>`).join("\n")}
+</table>
 <p>A real OpenClaw gateway, offline, with a scripted model. ${input.turns} turns per engine; each turn the model calls <code>exec</code>, which prints ${fmt(input.outputChars)} characters, then answers in ${fmt(input.answerChars)} characters. Context window ${fmt(input.contextWindow)} tokens, output allowance ${fmt(input.maxTokens)} tokens. The engines ran ${esc(input.schedule)}; wall time ${fmt(input.seconds)} s.</p>
 <ul>${headline(input).map(li).join("")}</ul>
 <h2>Prompt per turn</h2>
 ${prompts}
-<p>Marks: <b>reset</b> = the host gave up on the session and started a new one (its reply to the user is a reset notice, not an answer); <b>compaction</b> = the host retried after an overflow, compacted, or asked the model for a summary; <b>output clamped</b> = a request whose <code>max_completion_tokens</code>/<code>max_tokens</code> was below ${fmt(input.maxTokens)}.</p>
+<p>Both charts share one token scale. Marks: <b>reset</b> = the host gave up on the session and started a new one (its reply to the user is a reset notice, not an answer); <b>compaction</b> = the host retried after an overflow, compacted, or asked the model for a summary; <b>output clamped</b> = a request whose <code>max_completion_tokens</code>/<code>max_tokens</code> was below ${fmt(input.maxTokens)}.</p>
 <h2>Raw transcript per turn</h2>\n<p>The host sizes this for its overflow precheck on 2026.4.24: past the window it compacts, and when compaction cannot shrink it, resets the session. context-ledger's prompt above stays bounded while this grows; a reset shows as a drop to a new, empty session.</p>
 ${transcript}
 <h2>Cost</h2>
@@ -189,7 +280,7 @@ ${transcript}
 <table><tr><th>turn</th><th>engine</th><th>status</th><th>largest prompt (tokens)</th><th>requests</th><th>clamped</th><th>transcript</th><th>raw tokens</th><th>debt (tokens)</th><th>artifacts</th><th>resets</th><th>compactions</th><th>seconds</th><th>what happened</th></tr>
 ${tr}
 </table>
-<p>Status: what the user's client showed for the turn (<code>chat.history</code>, read when the run ended; the next message is sent only after the engine's post-turn work): <b>answered</b> = the model's answer, <b>reset notice</b> = the host's "I've reset our conversation" instead of an answer, <b>host notice</b> = another notice of the host's giving up on the turn. Seconds: from sending the message until its run ended. Prompt tokens: every message of the request as the model received it, counted with o200k_base (+4 per message; tool schemas excluded). Transcript: the host's stored transcript of the active session (JSONL file on 2026.4.24, <code>transcript_events</code> in SQLite on 2026.9.x), its active branch (what the host loads; a rewrite leaves the replaced entries behind in the store, off the branch), bytes and exact tokens of its messages. Debt: raw tokens over the prompt budget (${fmt(input.promptBudget)} tokens), the same rule for both engines. Artifacts: outputs in context-ledger's store, each fetchable by handle with <code>ledger_fetch</code>.</p>
+<p>Status: what the user's client showed for the turn (<code>chat.history</code>, read when the run ended; the next message is sent only after the engine's post-turn work): <b>answered</b> = the model's answer, <b>reset notice</b> = the host's "I've reset our conversation" instead of an answer, <b>host notice</b> = another notice of the host's giving up on the turn. Seconds: from sending the message until its run ended. Prompt tokens: the request as a provider counts it, tool schemas and every message, with o200k_base (+4 per message); cost and cached share are the requests replayed in order through a strict OpenAI endpoint's rules (prefix cache from 1,024 tokens, in 128-token steps). Transcript: the host's stored transcript of the active session (JSONL file on 2026.4.24, <code>transcript_events</code> in SQLite on 2026.9.x), its active branch (what the host loads; a rewrite leaves the replaced entries behind in the store, off the branch), bytes and exact tokens of its messages. Debt: raw tokens over the prompt budget (${fmt(input.promptBudget)} tokens), the same rule for both engines. Artifacts: outputs in context-ledger's store, each fetchable by handle with <code>ledger_fetch</code>.</p>
 </body></html>
 `;
 }

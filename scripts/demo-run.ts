@@ -11,9 +11,10 @@ import { NODE_BINARY, type HostVersion } from "../test/host/host-install.js";
 import { countHostLogSignals, readHostLog, readPluginEvents, type HostLogSignals } from "../test/host/logs.js";
 import { startMockModel, type MockModel, type MockReply } from "../test/host/mock-model.js";
 import { execTurnScript } from "../test/host/mock-scripts.js";
-import { countMessageTokens, type TokenCounter } from "../test/host/token-count.js";
+import { type TokenCounter } from "../test/host/token-count.js";
 import { answeredByModel, seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
 import type { DemoOptions } from "./demo-cli.js";
+import { createOpenAIRules } from "../test/host/openai-rules.js";
 import { costTotals, memoCounter, requestCost, type CostTotals, type RequestCost } from "./demo-cost.js";
 import type { DemoRow } from "./demo-report.js";
 import { measureArtifacts, measureTranscript } from "./demo-transcript.js";
@@ -97,14 +98,18 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
   ctx.onCleanup(() => gateway.stop());
   ctx.say(`gateway up in ${(gateway.startMs / 1000).toFixed(1)} s`);
 
-  const count = memoCounter((m) => countMessageTokens([m], counter));
+  // The engine's requests replayed in order through a strict provider's rules: BPE counts, prefix cache.
+  const provider = createOpenAIRules({
+    contextWindow: Number.POSITIVE_INFINITY,
+    enforce: false,
+    counter: memoCounter((text) => counter(String(text))),
+  });
   const replyTokens = (reply: MockReply | undefined): number => {
     if (!reply) return 8;
     const calls = "toolCalls" in reply ? JSON.stringify(reply.toolCalls) : "";
     return counter(`${reply.text ?? ""}${calls}`);
   };
   const costs: RequestCost[] = [];
-  let previous: readonly unknown[] | undefined;
   let signalsBefore = countHostLogSignals("");
   let eventsSeen = 0;
   let promptBudget: number | null = null;
@@ -134,11 +139,7 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     // host notice.
     const answered = mock ? seen.answered : answeredByModel(seen.texts, "");
     const status = seenStatus({ answered, texts: seen.texts, waitStatus: String(sent.wait.status ?? "unknown") });
-    const turnCosts = requests.map((r) => {
-      const c = requestCost(r, previous, count, replyTokens(replies.get(r.index)));
-      previous = r.messages;
-      return c;
-    });
+    const turnCosts = requests.map((r) => requestCost(r, provider, replyTokens(replies.get(r.index))));
     costs.push(...turnCosts);
     const signals = countHostLogSignals(await readHostLog(env));
     const events = await readPluginEvents(env).catch(() => []);

@@ -31,7 +31,16 @@ import {
 import { stopAllGroups, liveGroupPids } from "../test/host/processes.js";
 import { loadTokenCounter } from "../test/host/token-count.js";
 import { DEMO_HELP, parseDemoArgs, type DemoHost, type DemoOptions } from "./demo-cli.js";
-import { formatCost, formatTable, headline, renderDemoReport, type DemoReportInput } from "./demo-report.js";
+import {
+  engineVerdicts,
+  formatCost,
+  formatTable,
+  formatVerdictTable,
+  headline,
+  renderDemoReport,
+  verdictSentence,
+  type DemoReportInput,
+} from "./demo-report.js";
 import { fillDebt, runEngine, type EngineRun } from "./demo-run.js";
 import { stagePlugin } from "./stage-plugin.js";
 
@@ -247,6 +256,8 @@ async function main(): Promise<void> {
   for (const line of headline({ engines: runs, contextWindow: options.window })) console.log(line);
   console.log("");
   for (const line of formatCost(runs, options.prices)) console.log(`cost  ${line}`);
+  const verdicts = engineVerdicts(runs);
+  console.log(`\n${formatVerdictTable(verdicts)}\n${verdictSentence(verdicts)}`);
   const out = path.resolve(options.out);
   mkdirSync(path.dirname(out), { recursive: true });
   const input = {

@@ -11,17 +11,21 @@ import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { DEMO_DEFAULTS, DEMO_HELP, DEMO_HOSTS, parseDemoArgs } from "../../scripts/demo-cli.js";
 import { niceTicks } from "../../scripts/demo-chart.js";
-import { commonPrefixLength, costTotals, memoCounter, requestCost } from "../../scripts/demo-cost.js";
+import { costTotals, memoCounter, requestCost } from "../../scripts/demo-cost.js";
 import {
+  engineVerdicts,
   formatCost,
   formatTable,
+  formatVerdictTable,
   headline,
   renderDemoReport,
+  verdictSentence,
   type DemoRow,
   type EngineSummary,
 } from "../../scripts/demo-report.js";
 import { measureTranscript } from "../../scripts/demo-transcript.js";
 import { HOST_LINES } from "../host/host-install.js";
+import { createOpenAIRules } from "../host/openai-rules.js";
 
 describe("demo command line", () => {
   it("--help and -h ask for help, whatever else is passed", () => {
@@ -122,35 +126,53 @@ describe("demo command line", () => {
 
 describe("demo cost accounting", () => {
   const count = (m: unknown) => JSON.stringify(m).length;
-  it("counts the leading messages identical to the previous request's as cached", () => {
+  it("bills each request as a strict provider does: tool schemas counted, a shared prefix cached from 1,024 tokens", () => {
+    // One token per character keeps the arithmetic visible.
+    const provider = createOpenAIRules({ contextWindow: Infinity, enforce: false, counter: (t) => t.length });
+    const tools = [{ type: "function", function: { name: "exec", parameters: {} } }];
     const a = [
-      { role: "system", content: "sys" },
+      { role: "system", content: "s".repeat(3_000) },
       { role: "user", content: "hi" },
     ];
     const b = [...a, { role: "assistant", content: "hello" }];
-    const c = [
-      { role: "system", content: "sys" },
-      { role: "user", content: "changed" },
-    ];
-    expect(commonPrefixLength(a, b)).toBe(2);
-    expect(commonPrefixLength(b, c)).toBe(1);
     const first = requestCost(
-      { messages: a, body: { max_completion_tokens: 4096 }, toolNames: ["exec"] },
-      undefined,
-      count,
+      { body: { tools, messages: a, max_completion_tokens: 4096 }, toolNames: ["exec"] },
+      provider,
       10,
     );
-    const second = requestCost({ messages: b, body: { max_tokens: 900 }, toolNames: [] }, a, count, 20);
+    const second = requestCost({ body: { tools, messages: b, max_tokens: 900 }, toolNames: [] }, provider, 20);
+    const toolTokens = JSON.stringify(tools).length;
+    // +4 framing tokens per message
+    const aTokens = toolTokens + 3_000 + 4 + 2 + 4;
     expect(first).toEqual({
-      promptTokens: count(a[0]) + count(a[1]),
+      promptTokens: aTokens,
       cachedTokens: 0,
       allowance: 4096,
       outputTokens: 10,
       noTools: false,
     });
-    expect(second.cachedTokens).toBe(count(a[0]) + count(a[1]));
-    expect(second.allowance).toBe(900);
-    expect(second.noTools).toBe(true);
+    expect(second.promptTokens).toBe(aTokens + 5 + 4);
+    // The shared prefix (tools + both messages) in 128-token steps.
+    expect(second.cachedTokens).toBe(Math.floor(aTokens / 128) * 128);
+    expect(second).toMatchObject({ allowance: 900, noTools: true });
+    // A short shared prefix is not cached at all.
+    const small = createOpenAIRules({ contextWindow: Infinity, enforce: false, counter: (t) => t.length });
+    requestCost({ body: { messages: [{ role: "user", content: "x" }] }, toolNames: [] }, small, 1);
+    expect(
+      requestCost(
+        {
+          body: {
+            messages: [
+              { role: "user", content: "x" },
+              { role: "user", content: "y" },
+            ],
+          },
+          toolNames: [],
+        },
+        small,
+        1,
+      ).cachedTokens,
+    ).toBe(0);
     const totals = costTotals([first, second], { input: 2, cachedInput: 0.5, output: 8 });
     expect(totals.uncachedTokens).toBe(totals.promptTokens - totals.cachedTokens);
     expect(totals.dollars).toBeCloseTo((totals.uncachedTokens * 2 + totals.cachedTokens * 0.5 + 30 * 8) / 1e6, 12);
@@ -249,7 +271,7 @@ describe("demo report", () => {
 
   it("annotates resets, compactions and clamped output in the chart, with units and separators", () => {
     const html = renderDemoReport(input);
-    expect(html).toContain("prompt tokens (exact o200k_base count)");
+    expect(html).toContain("prompt tokens (o200k_base, tool schemas included)");
     expect(html).toContain("raw transcript (tokens of its messages)");
     expect(html).toContain("window 32,000 tokens");
     expect(html).toContain("over the window");
@@ -260,13 +282,61 @@ describe("demo report", () => {
     expect(html).toMatch(
       /<title>legacy, turn 2: 2 requests clamped \(min 812 of 4,096 output tokens\)<\/title>.*>output clamped<\/text>/s,
     );
-    // y ticks are round: 0, 10,000 ... 40,000 for a 38,765-token peak
-    for (const t of ["10,000", "20,000", "30,000", "40,000"]) expect(html).toContain(`>${t}</text>`);
+    // y ticks are round: 0, 50,000 ... 150,000 for the 135,000-token transcript both charts share
+    for (const t of ["50,000", "100,000", "150,000"]) expect(html).toContain(`>${t}</text>`);
     expect(html).not.toMatch(/>\d{5,}</);
     expect(html).toContain("<td>38,765</td>");
     expect(html).toMatch(/<td>3<\/td><td class="l">legacy<\/td><td class="l">reset notice<\/td><td>0<\/td>/);
     expect(html).toContain("legacy: 2 of 3 turns answered (turn 3: reset notice)");
     expect(html).toContain("1,234,567 prompt tokens");
+  });
+
+  it("leads with a verdict: answered turns, resets, cost per answered turn and cached share side by side", () => {
+    const billed: EngineSummary = {
+      ...ledger,
+      cost: {
+        requests: 6,
+        promptTokens: 400_000,
+        cachedTokens: 300_000,
+        uncachedTokens: 100_000,
+        outputTokens: 9_000,
+        dollars: 0.42,
+      },
+    };
+    const verdicts = engineVerdicts([billed, legacy]);
+    expect(verdicts.map((v) => [v.engine, v.answered, v.resets, v.resetTurns, v.compactions])).toEqual([
+      ["context-ledger", 3, 0, [], 0],
+      ["legacy", 2, 1, [3], 4],
+    ]);
+    // Per answered turn, not per request: legacy's reset turn sent nothing and answered nothing.
+    expect(verdicts[0]?.perAnswered).toBeCloseTo(0.42 / 3, 12);
+    expect(verdicts[1]?.perAnswered).toBeCloseTo(1.067 / 2, 12);
+    expect(verdicts[0]?.cachedShare).toBeCloseTo(0.75, 12);
+    const sentence = verdictSentence(verdicts);
+    expect(sentence).toBe(
+      "Verdict: context-ledger answered 3 of 3 turns with 0 session resets; legacy answered 2 of 3 turns with 1 session reset (turn 3); per answered turn context-ledger cost $0.1400, legacy $0.5335 (0.26× legacy's); the provider's prefix cache served 75% of context-ledger's prompt tokens and 81% of legacy's.",
+    );
+    const table = formatVerdictTable(verdicts).split("\n");
+    expect(table[0]).toMatch(/^engine +answered +resets +compactions +cost per answered turn +cached +largest prompt$/);
+    expect(table[2]).toMatch(/^legacy +2 of 3 +1 +4 +\$0\.5335 +81% +38,765$/);
+    // Nothing billed (a real endpoint): no cost claimed.
+    expect(verdictSentence(engineVerdicts([ledger, { ...legacy, cost: ledger.cost }]))).toContain("cost not measured");
+    const html = renderDemoReport({ ...input, engines: [billed, legacy] });
+    expect(html.indexOf(sentence)).toBeGreaterThan(0);
+    expect(html.indexOf(sentence)).toBeLessThan(html.indexOf("<svg"));
+  });
+
+  it("draws both charts on one token scale", () => {
+    const html = renderDemoReport(input);
+    const svgs = html.split("<svg").slice(1);
+    expect(svgs).toHaveLength(2);
+    const top = (svg: string) =>
+      [...svg.matchAll(/>([\d,]+)<\/text>/g)]
+        .map((m) => Number(m[1]?.replace(/,/g, "")))
+        .reduce((a, b) => Math.max(a, b), 0);
+    // The raw transcript reaches 135,000 tokens; the prompt chart covers as much.
+    expect(top(svgs[0] ?? "")).toBe(top(svgs[1] ?? ""));
+    expect(top(svgs[0] ?? "")).toBeGreaterThanOrEqual(135_000);
   });
 
   it("prints a table with thousands separators, a headline with the reset turn, and a cost line", () => {
