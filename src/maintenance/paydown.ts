@@ -260,6 +260,7 @@ async function stubEntry(
         label: toolName,
         ...(coverage ? { coverage } : {}),
         redact,
+        offRamp: true,
       }),
     };
     changed = true;

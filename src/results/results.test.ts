@@ -93,6 +93,13 @@ describe("shaping decisions", () => {
       decision: "ledger-block",
       changed: false,
     });
+    // A transcript stub (paydown, session clean) reaches the prompt without its off-ramp line.
+    const transcriptStub = buildStub({ handle: handleForBytes(big), text: big, offRamp: true });
+    expect(planToolResultShape(transcriptStub, opts("offload"))).toMatchObject({
+      decision: "ledger-block",
+      text: buildStub({ handle: handleForBytes(big), text: big }),
+      changed: true,
+    });
     expect(planToolResultShape(big, opts("strip"))).toMatchObject({ decision: "under-threshold", text: big });
     const schemaDoc = JSON.stringify({
       name: "t",

@@ -6,7 +6,7 @@ import { detectFormat, STRUCTURED_FORMATS, type OutputFormat } from "./detect-fo
 import { buildPreview } from "./preview.js";
 import { redactSecrets } from "./redact.js";
 import { planSchemaStrip, type StrippedPart } from "./strip-schema.js";
-import { buildStub, coverageOfText, isLedgerBlock, type StubCoverage } from "./stub.js";
+import { buildStub, coverageOfText, isLedgerBlock, promptStubText, type StubCoverage } from "./stub.js";
 import { summarizeOutput } from "./summarize-output.js";
 import type { ToolPolicy } from "./tool-policy.js";
 
@@ -80,7 +80,11 @@ export interface ShapePlan {
 export function planToolResultShape(text: string, options: ShapePlanOptions): ShapePlan {
   const base = { originalChars: text.length, handles: [] as string[], stashes: [] as PendingStash[] };
   if (options.policy === "full") return { ...base, text, changed: false, decision: "full", format: "text" };
-  if (isLedgerBlock(text)) return { ...base, text, changed: false, decision: "ledger-block", format: "text" };
+  if (isLedgerBlock(text)) {
+    // A stub from the transcript (paydown, session clean) carries its off-ramp line, which the prompt leaves out.
+    const shown = promptStubText(text);
+    return { ...base, text: shown, changed: shown !== text, decision: "ledger-block", format: "text" };
+  }
   const format = detectFormat(text, { toolName: options.toolName });
   const { limits } = options;
   const strip =
@@ -133,6 +137,8 @@ export function stubForText(
   options: Omit<ShapePlanOptions, "policy" | "limits"> & {
     limits: Pick<ShapeLimits, "previewChars">;
     coverage?: StubCoverage;
+    /** For a stub written into the host's transcript (see {@link buildStub}). */
+    offRamp?: boolean;
   },
   format?: OutputFormat,
 ): string {
@@ -148,6 +154,7 @@ export function stubForText(
     preview: buildPreview(text, options.limits.previewChars, clean),
     redact: clean,
     coverage: options.coverage ?? coverageOfText(text, options.toolName),
+    ...(options.offRamp ? { offRamp: true } : {}),
   });
 }
 

@@ -1,17 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { HANDLE_PREFIX } from "../artifacts/handle.js";
 import { fetchSelector, normalizeFetchHandle } from "../retrieval/fetch-input.js";
-import { buildStub, coverageOfText, fetchCallExamples, parseStubHandle } from "./stub.js";
+import { buildStub, coverageOfText, fetchCallExamples, parseStubHandle, promptStubText } from "./stub.js";
 
 const HANDLE = `${HANDLE_PREFIX}${"c".repeat(64)}`;
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1} ${"z".repeat(50)}`).join("\n");
 
 describe("stub text", () => {
-  it("says how to get the output back once the plugin's tools are gone (a stub outlives the plugin)", () => {
-    const stub = buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 10, lines: 1 } });
+  it("a transcript stub says how to get the output back once the plugin's tools are gone; the prompt leaves it out", () => {
+    const stub = buildStub({
+      handle: HANDLE,
+      summary: "exec output",
+      coverage: { chars: 10, lines: 1 },
+      offRamp: true,
+    });
     expect(stub).toContain("`context-ledger artifact fetch <handle>`");
     expect(stub).toContain("`context-ledger export`");
     expect(stub.indexOf("context-ledger artifact fetch")).toBeGreaterThan(stub.indexOf(HANDLE));
+    const prompt = buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 10, lines: 1 } });
+    expect(prompt).not.toContain("context-ledger export");
+    expect(promptStubText(stub)).toBe(prompt);
+    expect(parseStubHandle(promptStubText(stub))).toBe(HANDLE);
   });
 
   it("states the handle's true size and whether it is the whole output", () => {

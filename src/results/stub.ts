@@ -42,6 +42,20 @@ export interface BuildStubOptions {
   redact?: (text: string) => string;
   /** What the handle holds compared with the tool's output (true size; whether it is all of it). */
   coverage?: StubCoverage;
+  /**
+   * The stub goes into the host's transcript, where it outlives the plugin: add {@link OFF_RAMP_LINE}. The prompt
+   * never carries it ({@link promptStubText}). @default false
+   */
+  offRamp?: boolean;
+}
+
+/** How a transcript stub says the output is reached once the plugin and its tools are gone. */
+export const OFF_RAMP_LINE =
+  "Without context-ledger (no ledger tools): the operator gets it with `context-ledger artifact fetch <handle>` or `context-ledger export`.";
+
+/** A stub as the prompt shows it: without the transcript's off-ramp line (tokens the model has no use for). */
+export function promptStubText(text: string): string {
+  return text.replace(`\n${OFF_RAMP_LINE}`, "");
 }
 
 /** What a stub's handle holds, so the prompt never implies more (or less) than was kept. */
@@ -115,8 +129,7 @@ export function buildStub(options: BuildStubOptions): string {
   lines.push(
     coverage ? coverageLine(coverage) : "Full output stored losslessly under this handle.",
     `Read it: ${calls.direct} (or "selector":{"kind":"grep","pattern":"error"}; kinds headtail, head, tail, grep, range, json). If ledger_fetch is not in your tools, call ${calls.viaToolCall}. Metadata: ledger_peek.`,
-    // A stub written into the transcript outlives the plugin: it says how to get the output back without it.
-    `Without context-ledger (no ledger tools): the operator gets it with \`context-ledger artifact fetch <handle>\` or \`context-ledger export\`.`,
+    ...(options.offRamp ? [OFF_RAMP_LINE] : []),
     STUB_CLOSE,
   );
   return lines.join("\n");

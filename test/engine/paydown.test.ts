@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostPromptBudget } from "../../src/host/normalize.js";
 import { estimateRawTokens } from "../../src/host/raw-tally.js";
 import { readActiveBranch } from "../../src/maintenance/transcript-jsonl.js";
-import { parseStubHandle } from "../../src/results/stub.js";
+import { OFF_RAMP_LINE, parseStubHandle } from "../../src/results/stub.js";
 import { bloatedSession } from "../cli/cli-fixtures.js";
 import { createTestEngine } from "../support/engine-harness.js";
 
@@ -81,6 +81,8 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
       expect((await store.read(handle as string)).toString("utf8")).toBe(tool.aggregated);
       expect(stub.details?.aggregated).toBeUndefined();
       expect(stub.details?.exitCode).toBe(0);
+      // It outlives the plugin: it says how to get the output back without the ledger tools.
+      expect(stub.content[0]?.text).toContain(OFF_RAMP_LINE);
     }
   });
 

@@ -24,5 +24,6 @@ export function cliStub(
     exitCode: info.exitCode ?? null,
     redact: settings.redaction.enabled,
     redactPatterns: settings.redaction.patterns,
+    offRamp: true,
   });
 }
