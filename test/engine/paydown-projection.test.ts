@@ -86,18 +86,27 @@ function hostRewrite(db: DatabaseSync, reindexMs: number) {
   return { rewriteTranscriptEntries, reindexed, calls };
 }
 
+/** maintain() as 2026.9.6 calls it for the session: its store in `sessionTarget`, the host's rewrite in the context. */
+function maintainOn(
+  engine: { maintain(params: unknown): Promise<unknown> },
+  storePath: string,
+  rewriteTranscriptEntries: (request: { replacements: unknown[] }) => Promise<unknown>,
+) {
+  return engine.maintain({
+    ...SESSION,
+    sessionFile: SESSION.sessionKey,
+    sessionTarget: { ...SESSION, storePath },
+    runtimeContext: { rewriteTranscriptEntries },
+  });
+}
+
 describe("maintain() on 2026.9.x waits for the host to re-index what it rewrote", () => {
   it("returns only once the host's index covers the rewrite", async () => {
     const t = await createTestEngine();
     cleanups.push(() => t.cleanup());
     const { file, db } = await hostStore();
     const host = hostRewrite(db, 300);
-    const out = await t.engine.maintain({
-      ...SESSION,
-      sessionFile: SESSION.sessionKey,
-      sessionTarget: { ...SESSION, storePath: file },
-      runtimeContext: { rewriteTranscriptEntries: host.rewriteTranscriptEntries },
-    });
+    const out = await maintainOn(t.engine, file, host.rewriteTranscriptEntries);
     const returnedAt = Date.now();
     expect(out).toMatchObject({ changed: true, rewrittenEntries: 1 });
     expect(host.reindexed).toHaveLength(1);
@@ -120,12 +129,7 @@ describe("maintain() on 2026.9.x waits for the host to re-index what it rewrote"
       expect(settledAt).toBeGreaterThan(0);
       return host.rewriteTranscriptEntries(request);
     };
-    const out = await t.engine.maintain({
-      ...SESSION,
-      sessionFile: SESSION.sessionKey,
-      sessionTarget: { ...SESSION, storePath: file },
-      runtimeContext: { rewriteTranscriptEntries },
-    });
+    const out = await maintainOn(t.engine, file, rewriteTranscriptEntries);
     expect(out).toMatchObject({ changed: true, rewrittenEntries: 1 });
     expect(host.calls).toHaveLength(1);
   });
@@ -141,12 +145,7 @@ describe("maintain() before a turn on 2026.9.x", () => {
       s.turns = 5;
     });
     const host = hostRewrite(db, 10);
-    const out = await t.engine.maintain({
-      ...SESSION,
-      sessionFile: SESSION.sessionKey,
-      sessionTarget: { ...SESSION, storePath: file },
-      runtimeContext: { rewriteTranscriptEntries: host.rewriteTranscriptEntries },
-    });
+    const out = await maintainOn(t.engine, file, host.rewriteTranscriptEntries);
     expect(out).toMatchObject({ changed: false, reason: "turn_in_flight" });
     expect(host.calls).toHaveLength(0);
   });
