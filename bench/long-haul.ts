@@ -19,8 +19,12 @@ import { createHostEnv, type HostEnv } from "../test/host/host-env.js";
 import type { HostVersion } from "../test/host/host-install.js";
 import { readPluginEvents } from "../test/host/logs.js";
 import { startMockModel, type MockReply, type MockRequest } from "../test/host/mock-model.js";
-import { hasToolResultInCurrentTurn, printCharsCommand, SILENT_REPLY } from "../test/host/mock-scripts.js";
-import { isInternalContextMessage } from "../test/host/mock-wire.js";
+import {
+  hasToolResultInCurrentTurn,
+  printCharsCommand,
+  SILENT_REPLY,
+  toolResultsInCurrentTurn,
+} from "../test/host/mock-scripts.js";
 import { stopAllGroups } from "../test/host/processes.js";
 import { outputAllowance, transcriptSize } from "../test/host/scenarios/turn-figures.js";
 import { sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
@@ -90,15 +94,6 @@ function messageOf(n: number, facts: readonly Fact[]): string {
 }
 
 const turnOf = (request: MockRequest): number => Number(/Turn (\d+):/.exec(request.userText)?.[1] ?? 0);
-const toolResultsInTurn = (messages: readonly unknown[]): string[] => {
-  const out: string[] = [];
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as { role?: unknown; content?: unknown };
-    if (m.role === "tool") out.unshift(typeof m.content === "string" ? m.content : JSON.stringify(m.content));
-    else if (m.role === "user" && !isInternalContextMessage(m)) break;
-  }
-  return out;
-};
 
 /** The tool is offered directly, or (2026.9.x Tool Search) reachable through `tool_call`. */
 const offers = (request: MockRequest, name: string): boolean =>
@@ -129,7 +124,7 @@ function longHaulScript(facts: readonly Fact[], html: string | undefined) {
       return { text: `Answer ${n}: the check ran; ${"nothing unexpected in the output. ".repeat(8)}` };
     }
     const found = new RegExp(`${ask}=([a-z]+-\\d+)`).exec(JSON.stringify(request.messages))?.[1];
-    const results = inTurn ? toolResultsInTurn(request.messages) : [];
+    const results = inTurn ? toolResultsInCurrentTurn(request.messages) : [];
     if (!found && results.length < 2) {
       if (results.length === 0 && offers(request, "ledger_search"))
         return callTool(request, "ledger_search", { query: ask });
@@ -238,7 +233,7 @@ async function runOne(
         log(
           `${version} ${engine} turn ${n}: ${ask.id} missed (${seen.shown.slice(0, 80)}); tools offered: ${seen.requests[0]?.toolNames.join(", ")}; the turn's tool results:`,
         );
-        for (const t of toolResultsInTurn(last)) log(`  ${t.slice(0, 400)}`);
+        for (const t of toolResultsInCurrentTurn(last)) log(`  ${t.slice(0, 400)}`);
       }
       if (ask)
         recall.push({

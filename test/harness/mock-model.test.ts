@@ -1,7 +1,14 @@
 /** The harness's mock model and helpers, checked in-process (no host needed). */
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockModel, type MockModel } from "../host/mock-model.js";
-import { execTurnScript, printedChars, printCharsCommand, SILENT_REPLY } from "../host/mock-scripts.js";
+import {
+  execTurnScript,
+  hasToolResultInCurrentTurn,
+  printedChars,
+  printCharsCommand,
+  SILENT_REPLY,
+  toolResultsInCurrentTurn,
+} from "../host/mock-scripts.js";
 import { INTERNAL_CONTEXT_MARKER } from "../host/mock-wire.js";
 import { extractJson } from "../host/openclaw-cli.js";
 import { countMessageTokens, loadTokenCounter, splitForCounting } from "../host/token-count.js";
@@ -116,6 +123,19 @@ describe("mock model", () => {
 });
 
 describe("harness helpers", () => {
+  it("toolResultsInCurrentTurn: the tool results after the newest genuine user message, oldest first", () => {
+    const messages = [
+      { role: "user", content: "turn 1" },
+      { role: "tool", tool_call_id: "a", content: "old result" },
+      { role: "user", content: "turn 2" },
+      { role: "tool", tool_call_id: "b", content: "first" },
+      { role: "tool", tool_call_id: "c", content: [{ type: "text", text: "second" }] },
+    ];
+    expect(toolResultsInCurrentTurn(messages)).toEqual(["first", JSON.stringify([{ type: "text", text: "second" }])]);
+    expect(hasToolResultInCurrentTurn(messages)).toBe(true);
+    expect(hasToolResultInCurrentTurn([...messages, { role: "user", content: "turn 3" }])).toBe(false);
+  });
+
   it("printCharsCommand prints exactly printedChars", () => {
     const command = printCharsCommand(5_000);
     const out = execFileSync("sh", ["-c", command], { encoding: "utf8" });

@@ -35,14 +35,20 @@ export function toolTurnScript(options: ToolTurnScriptOptions): MockScript {
   };
 }
 
+/** The tool results after the newest genuine user message (the current turn's), oldest first, as text. */
+export function toolResultsInCurrentTurn(messages: readonly unknown[]): string[] {
+  const out: string[] = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown; content?: unknown } | undefined;
+    if (m?.role === "tool") out.unshift(typeof m.content === "string" ? m.content : JSON.stringify(m.content));
+    else if (m?.role === "user" && !isInternalContextMessage(m)) break;
+  }
+  return out;
+}
+
 /** True when a tool result follows the newest genuine user message. */
 export function hasToolResultInCurrentTurn(messages: readonly unknown[]): boolean {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as { role?: unknown } | undefined;
-    if (m?.role === "tool") return true;
-    if (m?.role === "user" && !isInternalContextMessage(m)) return false;
-  }
-  return false;
+  return toolResultsInCurrentTurn(messages).length > 0;
 }
 
 /**
@@ -148,15 +154,4 @@ export function fetchOnTurnScript(options: FetchOnTurnScriptOptions): MockScript
     answer: options.answer ?? ((r) => `Fetched what I needed (turn ${r.turn}).`),
   });
   return (request): MockReply => (request.turn === options.turn ? fetchTurn(request) : options.otherwise(request));
-}
-
-/** The text of the tool results the host sent back in a request's current turn. */
-export function toolResultsInCurrentTurn(request: MockRequest): string[] {
-  const out: string[] = [];
-  for (let i = request.messages.length - 1; i >= 0; i--) {
-    const m = request.messages[i] as { role?: unknown; content?: unknown } | undefined;
-    if (m?.role === "user" && !isInternalContextMessage(m)) break;
-    if (m?.role === "tool") out.unshift(typeof m.content === "string" ? m.content : JSON.stringify(m.content));
-  }
-  return out;
 }

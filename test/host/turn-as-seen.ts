@@ -9,7 +9,7 @@ import type { ChatTurn } from "./gateway.js";
 import { GatewayRequestError } from "./gateway-ws.js";
 import { RESET_REPLY, type PluginEvent } from "./logs.js";
 import type { MockRequest } from "./mock-model.js";
-import { isInternalContextMessage } from "./mock-wire.js";
+import { hasToolResultInCurrentTurn } from "./mock-scripts.js";
 import { engineTurnSettled, pollUntil, waitForEvents } from "./settle.js";
 
 /** How a model answer in these scenarios begins (the mock scripts answer "Answer N: …"). */
@@ -26,12 +26,7 @@ export const HOST_NOTICE_PATTERNS: readonly RegExp[] = [
 
 /** Requests that answered the turn with the final text (a tool result of the turn precedes them). */
 export function isFinalAnswerRequest(request: MockRequest): boolean {
-  for (let i = request.messages.length - 1; i >= 0; i--) {
-    const m = request.messages[i] as { role?: unknown } | undefined;
-    if (m?.role === "tool") return true;
-    if (m?.role === "user" && !isInternalContextMessage(m)) return false;
-  }
-  return false;
+  return hasToolResultInCurrentTurn(request.messages);
 }
 
 function textOf(message: unknown): string {

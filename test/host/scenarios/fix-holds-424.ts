@@ -139,7 +139,7 @@ export const fixHolds424: HostScenario = {
     expect((transcriptEntries.at(-1) ?? 0) / (transcriptEntries.at(-11) ?? 1)).toBeGreaterThanOrEqual(3);
 
     // 5: a later ledger_fetch of an earlier 150,000-char output returns exactly the requested lines.
-    const answered = fetchRequests.flatMap((q) => toolResultsInCurrentTurn(q));
+    const answered = fetchRequests.flatMap((q) => toolResultsInCurrentTurn(q.messages));
     const expected = printedChars(W.outputChars)
       .split("\n")
       .slice(FETCH_LINES.start - 1, FETCH_LINES.end)
