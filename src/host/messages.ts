@@ -48,6 +48,21 @@ export function toolCallIdsOf(message: unknown): string[] {
   return ids;
 }
 
+/** True when an assistant message calls a tool ({@link toolCallIdsOf} without building the list). */
+export function hasToolCall(message: unknown): boolean {
+  if (roleOf(message) !== "assistant") return false;
+  const content = (message as LooseMessage | null)?.content;
+  if (!Array.isArray(content)) return false;
+  return content.some((b) => {
+    const block = b as Record<string, unknown> | null;
+    return (
+      !!block &&
+      (block.type === "toolCall" || block.type === "tool_use" || block.type === "toolUse") &&
+      typeof block.id === "string"
+    );
+  });
+}
+
 /** The call id a tool result answers, if any. */
 export function toolResultIdOf(message: unknown): string | undefined {
   if (roleOf(message) !== "toolResult") return undefined;

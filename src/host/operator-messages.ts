@@ -1,12 +1,13 @@
-import { blocksOf, roleOf, textOf, toolCallIdsOf } from "./messages.js";
+import { blocksOf, hasToolCall, roleOf, textOf } from "./messages.js";
 
 /** The chat command context-ledger registers: `/ledger status`, `/ledger view`, `/ledger fetch …`. */
 export const LEDGER_COMMAND = "ledger";
 
-// A user message as the host stores it may lead with envelope brackets (a timestamp, a channel tag).
-const COMMAND_TEXT = new RegExp(String.raw`^(?:\[[^\]\n]*\]\s*)*/${LEDGER_COMMAND}(?:\s|$)`);
+// A user message as the host stores it may lead with envelope brackets (a timestamp, a channel tag). Anchored and
+// matched in place (no trimmed copy): the check reads only a message's first characters.
+const COMMAND_TEXT = new RegExp(String.raw`^\s*(?:\[[^\]\n]*\]\s*)*/${LEDGER_COMMAND}(?:\s|$)`);
 
-const isCommandText = (text: string): boolean => COMMAND_TEXT.test(text.trimStart());
+const isCommandText = (text: string): boolean => COMMAND_TEXT.test(text);
 
 /** True when `message` is a user's `/ledger …` command (the plugin answers it; the model never does). */
 export function isLedgerCommand(message: unknown): boolean {
@@ -24,7 +25,15 @@ function excludedByHost(message: unknown): boolean {
  */
 function withoutCommands(message: unknown): unknown {
   const content = (message as { content?: unknown }).content;
+  if (typeof content === "string") return isCommandText(content) ? undefined : message;
   if (!Array.isArray(content)) return isLedgerCommand(message) ? undefined : message;
+  // Every assemble walks the whole history: a message without a command costs no allocation.
+  if (
+    !content.some(
+      (b) => typeof (b as { text?: unknown } | null)?.text === "string" && isCommandText((b as { text: string }).text),
+    )
+  )
+    return message;
   const blocks = blocksOf(message);
   const kept = blocks.filter((b) => !(typeof b.text === "string" && isCommandText(b.text)));
   if (kept.length === blocks.length) return message;
@@ -43,28 +52,28 @@ function withoutCommands(message: unknown): unknown {
  * run, so it is never the live turn. Same objects and order otherwise.
  */
 export function withoutOperatorMessages(messages: readonly unknown[]): unknown[] {
+  // Every assemble walks the whole history, which almost never holds operator text: nothing is copied until the
+  // first message that goes.
   let droppingReplies = false;
-  let changed = false;
-  const out: unknown[] = [];
-  for (const m of messages) {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
     const role = roleOf(m);
-    if (excludedByHost(m)) {
-      changed = true;
-      continue;
-    }
-    if (role === "user") {
-      const kept = withoutCommands(m);
+    let kept: unknown = m;
+    if (excludedByHost(m)) kept = undefined;
+    else if (role === "user") {
+      kept = withoutCommands(m);
       droppingReplies = kept === undefined;
-      if (kept !== m) changed = true;
-      if (kept !== undefined) out.push(kept);
+    } else {
+      if (role !== "assistant" || hasToolCall(m)) droppingReplies = false;
+      if (droppingReplies) kept = undefined;
+    }
+    if (kept === m) {
+      out?.push(m);
       continue;
     }
-    if (role !== "assistant" || toolCallIdsOf(m).length > 0) droppingReplies = false;
-    if (droppingReplies) {
-      changed = true;
-      continue;
-    }
-    out.push(m);
+    out ??= messages.slice(0, i);
+    if (kept !== undefined) out.push(kept);
   }
-  return changed ? out : (messages as unknown[]);
+  return out ?? (messages as unknown[]);
 }
