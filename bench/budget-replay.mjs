@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { createTokenCounter } from "../dist/src/tokens/count-message.js";
 import { createShaper } from "../dist/src/assembly/shaper.js";
 import { hostPromptBudget } from "../dist/src/host/normalize.js";
+import { FILL_FLOOR_FROM_BUDGET } from "../dist/src/window/elastic-window.js";
 import { cacheStability, fillStats } from "../test/support/budget-metrics.ts";
 import { driveTurn } from "./lib/drive-turn.mjs";
 import { createBenchEngine } from "./lib/engine.mjs";
@@ -138,6 +139,10 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
       console.log("  low fill", JSON.stringify(c));
   const fill = fillStats(calls);
   const fillMain = fillStats(calls.filter((c) => c.role === "main"));
+  // Below FILL_FLOOR_FROM_BUDGET a re-plan keeps what the cache-price model says (src/window/window-anchors.ts,
+  // replanTarget: about 48% of a 13,000-token budget), never less than the newest 3 turns: the fill floor is gated
+  // only where the engine promises it.
+  const fillLarge = fillStats(calls.filter((c) => c.budget >= FILL_FLOOR_FROM_BUDGET));
   // The summary block is part of the prompt (the system prompt's end): a changed block is a cache miss too.
   const cache = cacheStability(
     mains.map((m) => m.messages),
@@ -149,6 +154,7 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
     requests: mains.length,
     fill: { calls: fill.calls, worst: round(fill.worst), p10: round(fill.p10), p50: round(fill.p50) },
     fillMain: { calls: fillMain.calls, worst: round(fillMain.worst), p10: round(fillMain.p10) },
+    fillLarge: { calls: fillLarge.calls, worst: round(fillLarge.worst), p10: round(fillLarge.p10) },
     cache: { stable: cache.stable, compared: cache.compared, share: round(cache.share) },
     replans: mains.filter((m) => m.replanned).length,
     tokensSent: mains.reduce((s, m) => s + m.tokens, 0),
@@ -172,13 +178,14 @@ export async function runBudgetReplayBench(options = {}) {
     const r = await replayPattern(generateToolSession({ turns }), pattern, { config: options.config, counter });
     patterns[key] = r;
     log(
-      `${key.padEnd(12)} fill worst ${r.fill.worst} p10 ${r.fill.p10} (${r.fill.calls} calls over budget)  cache-stable ${(r.cache.share * 100).toFixed(1)}% (${r.replans} re-plans / ${r.requests})  sent ${r.tokensSent}  over budget ${r.overBudget}  not user-first ${r.notUserFirst}  ${r.ms} ms`,
+      `${key.padEnd(12)} fill worst ${r.fill.worst} p10 ${r.fill.p10} (${r.fill.calls} calls over budget; from ${FILL_FLOOR_FROM_BUDGET} worst ${r.fillLarge.worst} of ${r.fillLarge.calls})  cache-stable ${(r.cache.share * 100).toFixed(1)}% (${r.replans} re-plans / ${r.requests})  sent ${r.tokensSent}  over budget ${r.overBudget}  not user-first ${r.notUserFirst}  ${r.ms} ms`,
     );
   }
   const targets = {};
   for (const [key, r] of Object.entries(patterns)) {
     const gated = PATTERNS[key].gated;
-    if (gated.fill) targets[`fill_${key}`] = check(r.fill.worst * 100, ">=", FILL_TARGET * 100, "%");
+    if (gated.fill && r.fillLarge.calls > 0)
+      targets[`fill_${key}`] = check(r.fillLarge.worst * 100, ">=", FILL_TARGET * 100, "%");
     if (gated.cache) targets[`cache_${key}`] = check(r.cache.share * 100, ">=", CACHE_TARGET * 100, "%");
     targets[`over_${key}`] = check(r.overBudget, "<=", 0, "prompts");
   }

@@ -223,7 +223,7 @@ function replayTargetLabel(key, replay) {
   const [kind, pattern] = key.split("_");
   const name = replay.patterns[pattern]?.label ?? pattern;
   return kind === "fill"
-    ? `Worst budget use, ${name}`
+    ? `Worst budget use from 100k, ${name}`
     : kind === "cache"
       ? `Cache-stable requests, ${name}`
       : `Prompts over budget, ${name}`;
@@ -247,7 +247,7 @@ function replaySection(r) {
   }
   lines.push(
     "",
-    "Targets: every call whose history exceeds its budget fills at least 60% of it in the constant, tool-loop, growing and shrinking patterns; at least 90% of main prompts are cache-stable at a constant 32k and under the tool-loop triple.",
+    "Targets: from a 100,000-token budget (`FILL_FLOOR_FROM_BUDGET`) every call whose history exceeds its budget fills at least 60% of it (the growing and shrinking patterns reach 128k); below that a re-plan keeps what the cache-price model says is worth one uncached send (`replanTarget`, `budget.cachePriceRatio`: about 48% of a 13,000-token budget), never less than the newest 3 turns, so *worst use* there is reported, not gated; at least 90% of main prompts are cache-stable at a constant 32k and under the tool-loop triple.",
     "",
     "The same two figures from real 2026.9.6 runs (20 tool-heavy turns, request bodies recorded by the host mock, main requests only) are recorded and asserted by the `long-session*` and `host-cut-64k` host scenarios; [host-lines.md](host-lines.md) gives them, and why a 32k window leaves room for only about 6 such turns below the host's memory-flush threshold.",
   );
