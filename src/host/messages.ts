@@ -38,14 +38,14 @@ export function textOf(message: unknown): string {
 export function toolCallIdsOf(message: unknown): string[] {
   if (roleOf(message) !== "assistant") return [];
   const ids: string[] = [];
-  for (const block of blocksOf(message)) {
-    if (
-      (block.type === "toolCall" || block.type === "tool_use" || block.type === "toolUse") &&
-      typeof block.id === "string"
-    )
-      ids.push(block.id);
-  }
+  for (const block of blocksOf(message)) if (isToolCallBlock(block)) ids.push(block.id);
   return ids;
+}
+
+/** A content block that calls a tool, in any of the hosts' spellings. */
+function isToolCallBlock(block: unknown): block is { id: string } {
+  const b = block as Record<string, unknown> | null;
+  return !!b && (b.type === "toolCall" || b.type === "tool_use" || b.type === "toolUse") && typeof b.id === "string";
 }
 
 /** True when an assistant message calls a tool ({@link toolCallIdsOf} without building the list). */
@@ -53,14 +53,7 @@ export function hasToolCall(message: unknown): boolean {
   if (roleOf(message) !== "assistant") return false;
   const content = (message as LooseMessage | null)?.content;
   if (!Array.isArray(content)) return false;
-  return content.some((b) => {
-    const block = b as Record<string, unknown> | null;
-    return (
-      !!block &&
-      (block.type === "toolCall" || block.type === "tool_use" || block.type === "toolUse") &&
-      typeof block.id === "string"
-    );
-  });
+  return content.some(isToolCallBlock);
 }
 
 /** The call id a tool result answers, if any. */

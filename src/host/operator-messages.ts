@@ -36,7 +36,6 @@ function withoutCommands(message: unknown): unknown {
     return message;
   const blocks = blocksOf(message);
   const kept = blocks.filter((b) => !(typeof b.text === "string" && isCommandText(b.text)));
-  if (kept.length === blocks.length) return message;
   if (kept.every((b) => typeof b.text === "string" && b.text.trim() === "")) return undefined;
   return { ...(message as object), content: kept };
 }
