@@ -67,17 +67,16 @@ export async function payDownDebt(
   const rewrite = rewriteCapability(input.runtimeContext);
   if (!rewrite) return nothing("rewrite_unavailable");
   const locator = locateTranscript(input.sessionFile);
-  // The active branch read below is the host's projection: while it is being rebuilt its entry ids may be stale.
-  if (locator.kind !== "jsonl" && input.sqlite) {
-    const { current } = await waitForSqliteProjection(input.sqlite, waitOptions(input));
-    if (current === false) return nothing("projection_rebuilding");
-  }
   // 2026.8.x onwards keep transcripts in SQLite and pass no entry ids: they are read from the store's active branch.
+  const sqlite = locator.kind === "jsonl" ? undefined : input.sqlite;
+  // That branch is the host's projection: while it is being rebuilt its entry ids may be stale.
+  if (sqlite && (await waitForSqliteProjection(sqlite, waitOptions(input))).current === false)
+    return nothing("projection_rebuilding");
   const entries =
     locator.kind === "jsonl"
       ? await readActiveBranch(locator.file)
-      : input.sqlite
-        ? await readSqliteActiveBranch(input.sqlite)
+      : sqlite
+        ? await readSqliteActiveBranch(sqlite)
         : undefined;
   if (!entries) return nothing("entry_ids_unavailable");
   const { identity } = input;
@@ -86,7 +85,7 @@ export async function payDownDebt(
   // first rewrite (the whole raw history) on every line, and on 2026.9.x any rewrite at all (a clean-clone CI run
   // lost turn 18 of a served 20-turn session: "Persisted user turn changed before replay admission"). The maintain()
   // after the turn pays it down instead.
-  if ((state.turns === 0 || input.sqlite) && awaitsAnswer(entries)) return nothing("turn_in_flight");
+  if ((state.turns === 0 || sqlite) && awaitsAnswer(entries)) return nothing("turn_in_flight");
   // A stub written into the transcript is permanent: it must cite the captured original, not the host's cut copy.
   await settleCaptures(rt, identity);
   const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;
@@ -112,7 +111,7 @@ export async function payDownDebt(
   }
   if (replacements.length === 0) return nothing("nothing_reducible");
   // Write-ahead: gc must know the transcript cites these handles before the host rewrites it.
-  const transcriptFile = locator.kind === "jsonl" ? locator.file : (input.sqlite?.file ?? "");
+  const transcriptFile = locator.kind === "jsonl" ? locator.file : (sqlite?.file ?? "");
   await recordTranscriptReferences(
     agentRoot(rt.root, identity.agentId),
     transcriptFile,
@@ -126,10 +125,7 @@ export async function payDownDebt(
     ...(result?.reason ? { reason: String(result.reason) } : {}),
   };
   // The next turn must not start while the host re-indexes what it has just rewritten (see waitForSqliteProjection).
-  const settled =
-    out.changed && locator.kind !== "jsonl" && input.sqlite
-      ? await waitForSqliteProjection(input.sqlite, waitOptions(input))
-      : undefined;
+  const settled = out.changed && sqlite ? await waitForSqliteProjection(sqlite, waitOptions(input)) : undefined;
   if (out.changed) {
     // The raw tally no longer matches the transcript: recount (by chars, cheap) at the next assemble.
     rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {

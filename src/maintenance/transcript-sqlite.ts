@@ -55,17 +55,28 @@ function decodeEvent(json: unknown, zstd: unknown): Record<string, unknown> | un
 /** How long a read waits for another connection's lock before giving up for this turn. */
 export const SQLITE_BUSY_WAIT_MS = 50;
 
+/** The agent database, read-only beside the host's writer (WAL), with a short busy wait. */
+async function openReadOnly(locator: SqliteTranscriptLocator): Promise<import("node:sqlite").DatabaseSync> {
+  const { DatabaseSync } = (await import("node:sqlite")) as typeof import("node:sqlite");
+  const db = new DatabaseSync(locator.file, { readOnly: true });
+  try {
+    // Reads are synchronous: a long busy wait behind the host's write lock stalls the whole gateway.
+    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_WAIT_MS}`);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
 /**
  * The message entries of the session's active branch, oldest first; undefined when the
  * database or its tables are not there (another line, another layout).
  */
 export async function readSqliteActiveBranch(locator: SqliteTranscriptLocator): Promise<TranscriptEntry[] | undefined> {
-  const { DatabaseSync } = (await import("node:sqlite")) as typeof import("node:sqlite");
   let db: import("node:sqlite").DatabaseSync | undefined;
   try {
-    db = new DatabaseSync(locator.file, { readOnly: true });
-    // The read is synchronous: a long busy wait behind the host's write lock stalls the whole gateway.
-    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_WAIT_MS}`);
+    db = await openReadOnly(locator);
     // 2026.8.2's rows are plain JSON; 2026.9.x added the compressed column.
     const columns = new Set(
       (db.prepare("PRAGMA table_info(transcript_events)").all() as { name: string }[]).map((c) => c.name),
@@ -103,11 +114,9 @@ export async function readSqliteActiveBranch(locator: SqliteTranscriptLocator): 
  * database cannot be read.
  */
 export async function sqliteProjectionCurrent(locator: SqliteTranscriptLocator): Promise<boolean | undefined> {
-  const { DatabaseSync } = (await import("node:sqlite")) as typeof import("node:sqlite");
   let db: import("node:sqlite").DatabaseSync | undefined;
   try {
-    db = new DatabaseSync(locator.file, { readOnly: true });
-    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_WAIT_MS}`);
+    db = await openReadOnly(locator);
     const hasState = db
       .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_index_state'")
       .get();
