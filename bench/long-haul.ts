@@ -9,11 +9,7 @@
  * The gateway restarts halfway and a manual `/compact` is sent at 60% of the run.
  * Not part of `npm test`: `npm run bench -- --only long-haul` (`--quick`: 100 turns).
  */
-import { execFileSync } from "node:child_process";
-import { promises as fsp } from "node:fs";
 import path from "node:path";
-import process from "node:process";
-import { fileURLToPath } from "node:url";
 import { startGateway, type Gateway } from "../test/host/gateway.js";
 import { createHostEnv, type HostEnv } from "../test/host/host-env.js";
 import type { HostVersion } from "../test/host/host-install.js";
@@ -28,9 +24,9 @@ import {
 import { stopAllGroups } from "../test/host/processes.js";
 import { outputAllowance, transcriptSize } from "../test/host/scenarios/turn-figures.js";
 import { sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
+import { callTool, commandOf, findHtml, groupRssMb, offers, pluginBytes } from "./lib/gateway-run.js";
 import { check, percentile, round } from "./lib/stats.mjs";
 
-const REPO = fileURLToPath(new URL("../", import.meta.url));
 const SESSION_KEY = "agent:main:long-haul";
 const MODEL = { contextWindow: 32_000, maxTokens: 4_096 } as const;
 const MB = 1_048_576;
@@ -65,26 +61,6 @@ function plantFacts(turns: number): Fact[] {
   }));
 }
 
-/** The exec command of turn `n`: a rotation of real programs and generated logs, 200 chars to 1 MB. */
-function commandOf(n: number, html: string | undefined): string {
-  const node = process.execPath;
-  const git = `git -C ${REPO} log -p --no-color`;
-  const kinds = [
-    `${git} -n ${1 + (n % 7)} | head -c ${MB}`,
-    printCharsCommand([200, 2_000, 20_000, 60_000, 150_000][n % 5] as number),
-    `cat ${path.join(REPO, "openclaw.plugin.json")}`,
-    `head -c ${[30_000, 120_000, 400_000][n % 3]} ${path.join(REPO, "package-lock.json")}`,
-    html ? `head -c 200000 ${html}` : `cat ${path.join(REPO, "README.md")}`,
-    `${node} --help`,
-    `ls -laR ${path.join(REPO, "src")} | head -c 80000`,
-    // Repeated verbatim: the output of seven turns ago.
-    n > 7 ? commandOf(n - 7, html) : `${git} -n 1`,
-    `git -C ${REPO} rev-list --count HEAD`,
-    n % 20 === 9 ? printCharsCommand(MB) : printCharsCommand(50_000),
-  ];
-  return kinds[n % kinds.length] as string;
-}
-
 /** The user's message of turn `n`. */
 function messageOf(n: number, facts: readonly Fact[]): string {
   const ask = facts.find((f) => f.askAt === n);
@@ -94,15 +70,6 @@ function messageOf(n: number, facts: readonly Fact[]): string {
 }
 
 const turnOf = (request: MockRequest): number => Number(/Turn (\d+):/.exec(request.userText)?.[1] ?? 0);
-
-/** The tool is offered directly, or (2026.9.x Tool Search) reachable through `tool_call`. */
-const offers = (request: MockRequest, name: string): boolean =>
-  request.toolNames.includes(name) || request.toolNames.includes("tool_call");
-/** Calls a plugin tool directly when offered, else through Tool Search's `tool_call` envelope. */
-const callTool = (request: MockRequest, name: string, args: Record<string, unknown>): MockReply =>
-  request.toolNames.includes(name)
-    ? { toolCalls: [{ name, args }] }
-    : { toolCalls: [{ name: "tool_call", args: { id: name, args } }] };
 
 /** The scripted model (see the module comment). */
 function longHaulScript(facts: readonly Fact[], html: string | undefined) {
@@ -137,46 +104,6 @@ function longHaulScript(facts: readonly Fact[], html: string | undefined) {
   };
 }
 
-/** Bytes under `dir`, split into the artifact store and everything else. */
-async function pluginBytes(dir: string): Promise<{ state: number; store: number }> {
-  const out = { state: 0, store: 0 };
-  const walk = async (d: string, inStore: boolean): Promise<void> => {
-    for (const e of await fsp.readdir(d, { withFileTypes: true }).catch(() => [])) {
-      const full = path.join(d, e.name);
-      if (e.isDirectory()) await walk(full, inStore || e.name === "artifacts");
-      else if (e.isFile()) out[inStore ? "store" : "state"] += (await fsp.stat(full)).size;
-    }
-  };
-  await walk(dir, false);
-  return out;
-}
-
-/** Resident memory of the gateway's process group, in MB. */
-function groupRssMb(pid: number): number {
-  try {
-    const text = execFileSync("ps", ["-o", "rss=", "-g", String(pid)], { encoding: "utf8" });
-    return round(text.split("\n").reduce((s, l) => s + (Number(l.trim()) || 0), 0) / 1024);
-  } catch {
-    return 0;
-  }
-}
-
-async function findHtml(): Promise<string | undefined> {
-  const roots = [path.join(REPO, "node_modules", "openclaw")];
-  for (const root of roots) {
-    const stack = [root];
-    while (stack.length) {
-      const d = stack.pop() as string;
-      for (const e of await fsp.readdir(d, { withFileTypes: true }).catch(() => [])) {
-        const full = path.join(d, e.name);
-        if (e.isDirectory()) stack.push(full);
-        else if (e.name.endsWith(".html") && (await fsp.stat(full)).size > 20_000) return full;
-      }
-    }
-  }
-  return undefined;
-}
-
 /** One engine on one host line for `turns` turns. */
 async function runOne(
   version: HostVersion,
@@ -188,7 +115,9 @@ async function runOne(
   const html = await findHtml();
   const mock = await startMockModel({
     script: longHaulScript(facts, html),
-    maxRequestsTotal: turns * 8,
+    // Loop breakers only: legacy compacts in many requests per turn (about 28 a turn at 32k on 2026.9.6).
+    maxRequestsPerTurn: 40,
+    maxRequestsTotal: turns * 60,
   });
   let env: HostEnv | undefined;
   let gateway: Gateway | undefined;
