@@ -271,16 +271,28 @@ function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastVi
   // must plan on the fullest view of the current conversation, not the last partial one.
   // 9.x's in-loop calls may pass a shorter, host-trimmed slice of the same conversation (same epoch): not the fuller
   // view.
-  const sameConversation =
-    previous !== undefined && previous.sessionId === view.sessionId && conversationEpoch(previous.messages) !== "empty";
-  if (previous && sameConversation && previous.messages.length > view.messages.length) return;
+  // Only within one turn: a later turn may pass fewer messages (2026.4.24 loads the session from its newest
+  // compaction entry on), and a view kept from an earlier turn gave compact() a window it could not reduce (a
+  // 500-turn run on 2026.4.24 was reset at turn 85).
+  const sameTurn =
+    previous !== undefined &&
+    previous.sessionId === view.sessionId &&
+    conversationEpoch(previous.messages) !== "empty" &&
+    newestUserFingerprint(previous.messages) === newestUserFingerprint(view.messages);
+  if (previous && sameTurn && previous.messages.length > view.messages.length) return;
   // The same history planned under a smaller budget (9.x's in-loop call) is not the fuller view either.
   if (
     previous &&
-    sameConversation &&
+    sameTurn &&
     previous.messages.length === view.messages.length &&
     previous.messageBudget > view.messageBudget
   )
     return;
   rt.lastViews.set(key, view);
+}
+
+/** The fingerprint of the turn's genuine user message ("" when there is none): what tells one turn from the next. */
+function newestUserFingerprint(messages: readonly unknown[]): string {
+  const i = newestUserIndex(messages);
+  return i < 0 ? "" : fingerprintMessage(messages[i]);
 }

@@ -299,6 +299,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
             force: p.force === true,
             compacted: result.compacted,
             reason: result.reason ?? null,
+            ...(result.compacted ? {} : { details: result.result?.details ?? null }),
           });
           return result;
         },

@@ -124,7 +124,15 @@ export async function compactSession(
     const reason = input.skipReasonText
       ? `nothing_reducible: ${input.skipReasonText} beyond the current turn`
       : "nothing_reducible";
-    return { ok: true, compacted: false, reason, result: { tokensBefore } };
+    // What the decision rested on, for the event log (the host ignores details of a compaction it did not get).
+    const details = {
+      messages: messages.length,
+      viewStart: view.start,
+      planStart: plan.start,
+      newestUser: plan.newestUser,
+      messageBudget,
+    };
+    return { ok: true, compacted: false, reason, result: { tokensBefore, details } };
   }
   const store = rt.store(identity.agentId);
   const opened = await openSummary({
