@@ -1,35 +1,16 @@
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { bloatedSession } from "../../test/cli/cli-fixtures.js";
-import { ensureHost, RESET_LOOP_HOST } from "../../test/host/host-install.js";
+import { loadHostSessionManager } from "../../test/support/host-session-manager.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { appendJsonlCompaction } from "./jsonl-compaction.js";
 
-// In the host project: it loads the 2026.4.24 host's own session loader (pi-coding-agent),
-// installed on demand into .cache/ like every host line (never skipped when absent).
-interface HostSessionManager {
-  getEntries(): { type: string; id: string }[];
-  buildSessionContext(): { messages: { role: string; summary?: string; content?: unknown }[] };
-}
-
+// In the host project: it loads the 2026.4.24 host's own session loader (pi-coding-agent).
 describe("a compaction recorded by the engine, as the 2026.4.24 host loads the session", () => {
   it("the host loads the summary first, then the kept turns; the file keeps every earlier entry", async () => {
-    const host = await ensureHost(RESET_LOOP_HOST);
-    const loader = path.resolve(
-      host.packageDir,
-      "..",
-      "@mariozechner",
-      "pi-coding-agent",
-      "dist",
-      "core",
-      "session-manager.js",
-    );
-    const { SessionManager } = (await import(pathToFileURL(loader).href)) as {
-      SessionManager: { open(file: string, dir?: string, cwd?: string): HostSessionManager };
-    };
+    const SessionManager = await loadHostSessionManager();
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "cl-jsonl-compaction-"));
     try {
       const session = bloatedSession({ turns: 6, outputChars: 2_000, answerChars: 1_000 });

@@ -1,29 +1,15 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runSessionCommand } from "../../src/cli/session.js";
 import { parseStubHandle } from "../../src/results/stub.js";
-import { ensureHost, RESET_LOOP_HOST } from "../host/host-install.js";
+import { loadHostSessionManager } from "../support/host-session-manager.js";
 import { bloatedSession, makeTempState, runWith, writeHostSession } from "./cli-fixtures.js";
 
-// In the host project: it loads the 2026.4.24 host's own session loader (pi-coding-agent),
-// installed on demand into .cache/ like every host line (never skipped when absent).
-async function hostSessionLoader(): Promise<string> {
-  const host = await ensureHost(RESET_LOOP_HOST);
-  return path.resolve(host.packageDir, "..", "@mariozechner", "pi-coding-agent", "dist", "core", "session-manager.js");
-}
-
-interface HostSessionManager {
-  getEntries(): { type: string; id: string; parentId: string | null }[];
-  buildSessionContext(): { messages: { role: string; content: unknown }[] };
-}
-
+// In the host project: it loads the 2026.4.24 host's own session loader (pi-coding-agent).
 describe("a cleaned session loads in the 2026.4.24 host's session manager", () => {
   it("same entries, same conversation, tool results as stubs", async () => {
-    const { SessionManager } = (await import(pathToFileURL(await hostSessionLoader()).href)) as {
-      SessionManager: { open(file: string, dir?: string, cwd?: string): HostSessionManager };
-    };
+    const SessionManager = await loadHostSessionManager();
     const { env, state, dir } = await makeTempState("hostload");
     const session = bloatedSession();
     const file = await writeHostSession(state, "main", session);

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ArtifactStore } from "../../artifacts/store-types.js";
 import { handleForBytes } from "../../artifacts/handle.js";
 import { errorMessage, isLedgerError, LedgerError } from "../../errors.js";
-import { writeSyncedTemp } from "../../fs/atomic-write.js";
+import { replaceKeepingAppends } from "../../fs/replace-keeping-appends.js";
 import type { AgentSettings } from "../../config/schema.js";
 import { detectFormat } from "../../results/detect-format.js";
 import { recordTranscriptReferences } from "../../state/reference-index.js";
@@ -126,64 +126,6 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
   } catch (err) {
     const corrupt = isLedgerError(err, "artifact_corrupt") || isLedgerError(err, "state_corrupt");
     return { ...empty, status: "failed", reason: errorMessage(err), failure: corrupt ? "corrupt" : "other" };
-  }
-}
-
-/** Catch-up rounds before the clean gives up on a transcript that never holds still. */
-const MAX_CATCH_UP_ROUNDS = 10_000;
-
-/**
- * Replaces `file` with `cleaned` (the clean of its first `readBytes` bytes), carrying over every byte the host
- * appended since: `original` is a hard link to the transcript's inode, so whatever the host appends before the
- * rename is in it. The replacement is written and synced once; then the new tail is copied over in small reads until
- * the inode has not grown since the last look, and the rename follows at once. Bytes that still reach the old inode
- * in that instant are appended to the new file after it. Resolves to the bytes carried over, or `undefined`
- * (nothing replaced) when the file shrank (rewritten, not appended to) or never held still.
- */
-async function replaceKeepingAppends(
-  file: string,
-  original: string,
-  cleaned: Uint8Array,
-  readBytes: number,
-): Promise<number | undefined> {
-  const source = await fsp.open(original, "r");
-  let temp: string | undefined;
-  try {
-    let carried = readBytes;
-    const copyNew = async (into: fsp.FileHandle | string): Promise<boolean> => {
-      const size = (await source.stat()).size;
-      if (size < carried) throw new Error("shrank");
-      if (size === carried) return false;
-      const chunk = Buffer.alloc(size - carried);
-      const { bytesRead } = await source.read(chunk, 0, chunk.length, carried);
-      const bytes = chunk.subarray(0, bytesRead);
-      if (typeof into === "string") await fsp.appendFile(into, bytes);
-      else await into.write(bytes);
-      carried += bytesRead;
-      return true;
-    };
-    temp = await writeSyncedTemp(file, cleaned);
-    const out = await fsp.open(temp, "a");
-    let still = false;
-    try {
-      for (let round = 0; round < MAX_CATCH_UP_ROUNDS && !still; round++) still = !(await copyNew(out));
-      if (!still) return undefined;
-      await out.chmod((await source.stat()).mode & 0o777);
-      await fsp.rename(temp, file);
-      temp = undefined;
-      // Appends that raced the rename went to the old inode: add them to the new file, in order.
-      for (let late = 0; late < MAX_CATCH_UP_ROUNDS && (await copyNew(file)); late++);
-      await out.sync();
-    } finally {
-      await out.close();
-    }
-    return carried - readBytes;
-  } catch (err) {
-    if ((err as Error).message === "shrank") return undefined;
-    throw err;
-  } finally {
-    await source.close();
-    if (temp) await fsp.rm(temp, { force: true }).catch(() => undefined);
   }
 }
 
