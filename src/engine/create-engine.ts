@@ -10,6 +10,7 @@ import {
 } from "../host/normalize.js";
 import { fingerprintMessage, safeJson } from "../host/messages.js";
 import { compactSession } from "../maintenance/compact.js";
+import { boundTranscriptFile } from "../maintenance/jsonl-reclaim.js";
 import { payDownDebt } from "../maintenance/paydown.js";
 import { locateSqliteTranscript } from "../maintenance/transcript-sqlite.js";
 import { forgetInternalSessions, isInternalSessionKey } from "../runtime/internal-sessions.js";
@@ -97,7 +98,8 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
                   stateDir: process.env.OPENCLAW_STATE_DIR,
                 })
               : undefined;
-          const result = await payDownDebt(rt, rt.settings(id.agentId), {
+          const settings = rt.settings(id.agentId);
+          const result = await payDownDebt(rt, settings, {
             identity: id,
             sessionFile: p.sessionFile,
             runtimeContext: p.runtimeContext,
@@ -105,7 +107,14 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
             ...(sqlite ? { sqlite } : {}),
             stubAnswers: host.semantics.rawPrecheck !== undefined,
           });
-          void rt.events.write({ op: "maintain", agentId: id.agentId, sessionKey: id.sessionKey, ...result });
+          const reclaim = await boundTranscriptFile(rt, settings, { identity: id, sessionFile: p.sessionFile });
+          void rt.events.write({
+            op: "maintain",
+            agentId: id.agentId,
+            sessionKey: id.sessionKey,
+            ...result,
+            ...(reclaim ? { reclaim } : {}),
+          });
           return result;
         },
         (err) => ({

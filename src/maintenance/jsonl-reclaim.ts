@@ -1,0 +1,184 @@
+/**
+ * A bounded transcript file on the JSONL lines (2026.4.x). The host's safe rewrite, which the paydown's stubs go
+ * through, appends a new branch and leaves the old one in the file; the host parses the whole file on every run.
+ * A 500-turn long haul on 2026.4.24 reached 32 MB for an active branch of 0.5 MB by turn 380. When the file
+ * outgrows its active branch {@link RECLAIM_RATIO} times, the entries on no branch the host loads move into the
+ * artifact store (one blob of those lines as written, read back and compared before anything changes) and the file
+ * is replaced by what the host loads, under the host's lock, carrying over every line appended meanwhile.
+ */
+import { promises as fsp } from "node:fs";
+import type { ArtifactOrigin } from "../artifacts/meta.js";
+import type { ArtifactStore } from "../artifacts/store-types.js";
+import type { AgentSettings } from "../config/schema.js";
+import { errorMessage, LedgerError } from "../errors.js";
+import { replaceKeepingAppends } from "../fs/replace-keeping-appends.js";
+import { isGenuineUserMessage, roleOf } from "../host/messages.js";
+import { inspectHostLock, withHostLock } from "../host/session-lock.js";
+import { locateTranscript, type SessionIdentity } from "../host/normalize.js";
+import { tryParseJson } from "../json.js";
+import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { agentRoot } from "../state/paths.js";
+import { recordTranscriptReferences } from "../state/reference-index.js";
+
+/** The file may hold this many times the bytes of what the host loads before superseded branches leave it. */
+export const RECLAIM_RATIO = 3;
+/** Files below this size are left alone, whatever the ratio. */
+export const RECLAIM_MIN_BYTES = 1_048_576;
+
+/** Fields besides `parentId` by which a kept entry names another entry, which then stays too (with its chain). */
+const NAMED_ENTRY_FIELDS = ["firstKeptEntryId", "targetId", "fromId"] as const;
+
+/** What {@link reclaimJsonlBranches} did. */
+export interface ReclaimResult {
+  reclaimed: boolean;
+  /** Why nothing was reclaimed. */
+  reason?: "small" | "within_ratio" | "turn_in_flight" | "locked" | "file_changing";
+  bytesBefore: number;
+  bytesAfter?: number;
+  linesDropped?: number;
+  /** The stored blob of the dropped lines (`ledger_fetch` / `context-ledger artifact fetch` read it back). */
+  handle?: string;
+}
+
+/** What {@link reclaimJsonlBranches} needs. */
+export interface ReclaimDeps {
+  store: ArtifactStore;
+  /** The agent's state folder: the transcript's citation of the blob is recorded there, so gc keeps it. */
+  agentDir: string;
+  origin: ArtifactOrigin;
+}
+
+/**
+ * maintain()'s step after the paydown on the JSONL lines: {@link reclaimJsonlBranches} on the session's file. Undefined
+ * where there is nothing to do (maintenance off, no JSONL file); a failure is logged and changes nothing.
+ */
+export async function boundTranscriptFile(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  input: { identity: SessionIdentity; sessionFile: unknown },
+): Promise<ReclaimResult | { reclaimed: false; reason: "error"; error: string } | undefined> {
+  const locator = locateTranscript(input.sessionFile);
+  if (!settings.enabled || !settings.maintenance.enabled || locator.kind !== "jsonl") return undefined;
+  const { agentId, sessionKey } = input.identity;
+  try {
+    return await reclaimJsonlBranches(locator.file, {
+      store: rt.store(agentId),
+      agentDir: agentRoot(rt.root, agentId),
+      origin: { agentId, sessionKey },
+    });
+  } catch (err) {
+    rt.logger.warn(`transcript ${locator.file} not reclaimed: ${errorMessage(err)}`);
+    return { reclaimed: false, reason: "error", error: errorMessage(err) };
+  }
+}
+
+interface Line {
+  bytes: Buffer;
+  id?: string;
+  fields?: Record<string, unknown>;
+}
+
+/**
+ * Moves a JSONL transcript's superseded branches into the store when the file holds more than
+ * {@link RECLAIM_RATIO} times what the host loads (see the module comment). Leaves the file alone while the user's
+ * newest message awaits its answer, or while another process holds the host's session lock.
+ */
+export async function reclaimJsonlBranches(file: string, deps: ReclaimDeps): Promise<ReclaimResult> {
+  const bytesBefore = (await fsp.stat(file)).size;
+  if (bytesBefore < RECLAIM_MIN_BYTES) return { reclaimed: false, reason: "small", bytesBefore };
+  const lock = await inspectHostLock(file);
+  if (lock?.held && lock.pid !== process.pid) return { reclaimed: false, reason: "locked", bytesBefore };
+  const run = (): Promise<ReclaimResult> => reclaimUnderLock(file, deps);
+  if (lock?.held) return run();
+  return (await withHostLock(file, run))?.value ?? { reclaimed: false, reason: "locked", bytesBefore };
+}
+
+async function reclaimUnderLock(file: string, deps: ReclaimDeps): Promise<ReclaimResult> {
+  // A second name of the file's inode, taken before it is read: lines the host appends meanwhile land in it too.
+  const link = `${file}.reclaim-${process.pid}-${Date.now()}`;
+  await fsp.link(file, link);
+  try {
+    const original = await fsp.readFile(link);
+    const lines = splitLines(original);
+    const keep = keptIds(lines);
+    if (!keep) return { reclaimed: false, reason: "turn_in_flight", bytesBefore: original.length };
+    const isKept = (l: Line): boolean => l.id === undefined || l.fields?.type === "session" || keep.has(l.id);
+    const kept = joinLines(lines.filter(isKept));
+    const dropped = lines.filter((l) => !isKept(l));
+    if (dropped.length === 0 || original.length <= RECLAIM_RATIO * kept.length)
+      return { reclaimed: false, reason: "within_ratio", bytesBefore: original.length };
+    const blob = joinLines(dropped);
+    const { handle } = await deps.store.stash(blob, {
+      kind: "transcript-branches",
+      format: "jsonl",
+      origin: deps.origin,
+    });
+    if (!(await deps.store.read(handle)).equals(blob))
+      throw new LedgerError("artifact_corrupt", `Expected the stored branches ${handle} to read back as written`);
+    // Write-ahead: gc keeps what the transcript cites as long as the transcript exists.
+    await recordTranscriptReferences(deps.agentDir, file, [handle]);
+    const appended = await replaceKeepingAppends(file, link, kept, original.length);
+    if (appended === undefined) return { reclaimed: false, reason: "file_changing", bytesBefore: original.length };
+    return {
+      reclaimed: true,
+      bytesBefore: original.length,
+      bytesAfter: kept.length + appended,
+      linesDropped: dropped.length,
+      handle,
+    };
+  } finally {
+    await fsp.rm(link, { force: true });
+  }
+}
+
+/** The file's lines as written (bytes, without their line ends), each with its entry id and fields when it has one. */
+function splitLines(bytes: Buffer): Line[] {
+  const out: Line[] = [];
+  for (let start = 0; start < bytes.length;) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.length;
+    const line = bytes.subarray(start, end);
+    start = end + 1;
+    if (line.length === 0) continue;
+    const fields = tryParseJson(line.toString("utf8"));
+    const record = fields && typeof fields === "object" ? (fields as Record<string, unknown>) : undefined;
+    out.push(typeof record?.id === "string" ? { bytes: line, id: record.id, fields: record } : { bytes: line });
+  }
+  return out;
+}
+
+function joinLines(lines: readonly Line[]): Buffer {
+  return Buffer.concat(lines.flatMap((l) => [l.bytes, Buffer.from("\n")]));
+}
+
+/**
+ * The ids of what the host loads: the parent chain of the file's last entry (the active branch), and every entry a
+ * kept one names, with its own chain. Undefined while the branch's newest conversational entry is a user's message
+ * with no answer yet (the host is about to run it).
+ */
+function keptIds(lines: readonly Line[]): Set<string> | undefined {
+  const byId = new Map<string, Line>();
+  for (const l of lines) if (l.id !== undefined) byId.set(l.id, l);
+  const leaf = lines.findLast((l) => l.id !== undefined);
+  const keep = new Set<string>();
+  const follow = (id: unknown): void => {
+    for (let at = typeof id === "string" ? id : undefined; at !== undefined && !keep.has(at);) {
+      const entry = byId.get(at);
+      if (!entry) return;
+      keep.add(at);
+      for (const field of NAMED_ENTRY_FIELDS) follow(entry.fields?.[field]);
+      const parent = entry.fields?.parentId;
+      at = typeof parent === "string" ? parent : undefined;
+    }
+  };
+  follow(leaf?.id);
+  for (let at = leaf; at;) {
+    const message = at.fields?.type === "message" ? at.fields.message : undefined;
+    const role = roleOf(message);
+    if (role === "assistant" || role === "toolResult") break;
+    if (message && isGenuineUserMessage(message)) return undefined;
+    const parent = at.fields?.parentId;
+    at = typeof parent === "string" ? byId.get(parent) : undefined;
+  }
+  return keep;
+}
