@@ -9,6 +9,7 @@
  * The gateway restarts halfway and a manual `/compact` is sent at 60% of the run.
  * Not part of `npm test`: `npm run bench -- --only long-haul` (`--quick`: 100 turns).
  */
+import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { startGateway, type Gateway } from "../test/host/gateway.js";
 import { createHostEnv, type HostEnv } from "../test/host/host-env.js";
@@ -23,7 +24,7 @@ import {
 } from "../test/host/mock-scripts.js";
 import { stopAllGroups } from "../test/host/processes.js";
 import { outputAllowance, transcriptSize } from "../test/host/scenarios/turn-figures.js";
-import { sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
+import { seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
 import { callTool, commandOf, findHtml, groupRssMb, offers, pluginBytes } from "./lib/gateway-run.js";
 import { check, percentile, round } from "./lib/stats.mjs";
 
@@ -138,9 +139,20 @@ async function runOne(
     const engineMs: number[] = [];
     const recall: { id: string; turn: number; hit: boolean; factInPrompt: boolean }[] = [];
     const notAnswered: number[] = [];
+    /** Turns answered with the host's reset notice ("Context limit exceeded. I've reset our conversation"). */
+    const resets: number[] = [];
     let eventsSeen = 0;
     const started = Date.now();
+    let gatewayDied: { beforeTurn: number; cause: string } | undefined;
     for (let n = 1; n <= turns; n++) {
+      // A gateway that died (2026.4.24 ran out of heap parsing a transcript file of tens of MB) ends the run: the
+      // turns it did not serve count as not answered.
+      if (!live.running()) {
+        gatewayDied = { beforeTurn: n, cause: await gatewayExitCause(hostEnv) };
+        for (let m = n; m <= turns; m++) notAnswered.push(m);
+        log(`${version} ${engine}: the gateway died before turn ${n} (${gatewayDied.cause}); run ended`);
+        break;
+      }
       if (n === Math.floor(turns / 2) + 1) {
         await live.stop();
         gateway = live = await startGateway(hostEnv);
@@ -171,6 +183,11 @@ async function runOne(
           hit: seen.shown.includes(`${ask.id}=${ask.value}`),
           factInPrompt: JSON.stringify(main?.messages ?? []).includes(`${ask.id}=${ask.value}`),
         });
+      if (
+        seenStatus({ answered: seen.answered, texts: seen.texts, waitStatus: String(seen.result.wait.status) }) ===
+        "reset notice"
+      )
+        resets.push(n);
       if (!seen.answered) {
         notAnswered.push(n);
         log(`${version} ${engine} turn ${n} not answered: ${seen.shown.slice(0, 120)}`);
@@ -206,6 +223,8 @@ async function runOne(
       turns,
       answered: turns - notAnswered.length,
       notAnswered,
+      resets,
+      ...(gatewayDied ? { gatewayDied } : {}),
       wallSec: Math.round((Date.now() - started) / 1000),
       requestsBelowMaxTokens: mock.requests.filter((r) => (outputAllowance(r) ?? MODEL.maxTokens) < MODEL.maxTokens)
         .length,
@@ -230,6 +249,13 @@ async function runOne(
   }
 }
 
+/** The last fatal line of the gateway's output (V8's "FATAL ERROR: ..."), else its last line. */
+async function gatewayExitCause(env: HostEnv): Promise<string> {
+  const output = await fsp.readFile(path.join(env.root, "logs", "gateway.out.log"), "utf8").catch(() => "");
+  const lines = output.split("\n").filter((l) => l.trim());
+  return (lines.findLast((l) => l.includes("FATAL ERROR")) ?? lines.at(-1) ?? "no output").slice(0, 200);
+}
+
 /** Runs the long haul on each line and engine; figures with the issue's targets. */
 export async function runLongHaulBench(options: LongHaulOptions = {}) {
   const turns = options.turns ?? 500;
@@ -242,6 +268,7 @@ export async function runLongHaulBench(options: LongHaulOptions = {}) {
   for (const r of runs.filter((x) => x.engine === "context-ledger")) {
     const k = r.version.replace(/\./g, "_");
     targets[`answered_${k}`] = check(r.answered, ">=", r.turns, "turns");
+    targets[`resets_${k}`] = check(r.resets.length, "<=", 0, "resets");
     targets[`recall_${k}`] = check(Math.round((100 * r.recall.hit) / Math.max(1, r.recall.asked)), ">=", 90, "%");
     targets[`engineTime_${k}`] = check(
       round(r.engineMs.p50Last20 / Math.max(0.01, r.engineMs.p50Turns11to30)),
