@@ -2,6 +2,7 @@
 // (only on `npm run bench -- --write-docs` or `--report-only FILE`).
 import { mkdir, writeFile } from "node:fs/promises";
 import { lineChart } from "./lib/svg.mjs";
+import { gatewayTargets, longHaulSection, sessionsSection, writeLongHaulCharts } from "./report-gateways.mjs";
 import { fmtInt } from "./lib/stats.mjs";
 
 const mark = (t) => (t.pass ? "✅" : "❌");
@@ -33,6 +34,7 @@ export function collectTargets(r) {
   add("ledger_search p95, 500 outputs of one session", r.store?.targets.search500P95Ms);
   add("Planted-fact recall, 60 turns, 3 compactions", r.continuity?.targets.recallAtSmallestBudget);
   for (const [key, t] of Object.entries(r.replay?.targets ?? {})) add(replayTargetLabel(key, r.replay), t);
+  rows.push(...gatewayTargets(r));
   return rows;
 }
 
@@ -395,6 +397,11 @@ export async function writeReport(results, { docsDir }) {
   if (results.continuity) out.push("## 7. Continuity", "", ...continuitySection(results.continuity), "");
   if (results.replay && !results.replay.error)
     out.push("## 8. Budget use under host budget patterns", "", ...replaySection(results.replay), "");
+  if (results["long-haul"]) {
+    await writeLongHaulCharts(results["long-haul"], chartDir);
+    out.push("## 9. Long haul", "", ...longHaulSection(results["long-haul"]), "");
+  }
+  if (results.sessions) out.push("## 10. Sessions at once", "", ...sessionsSection(results.sessions), "");
   out.push(
     "## Reproduce",
     "",
@@ -404,6 +411,7 @@ export async function writeReport(results, { docsDir }) {
     "npm run bench -- --only latency,counting   # a subset, merged into the same day's results",
     "npm run bench -- --only replay      # the budget replay alone (~1-2 min)",
     "npm run bench -- --only long-haul   # 500 turns through real gateways, both engines (opt-in; docs/long-haul.md)",
+    "npm run bench -- --only sessions    # 10 sessions at once on one gateway (opt-in)",
     "npm run bench -- --write-docs       # also rewrite this page, its charts and bench/results/<date>.json",
     "npm run bench -- --help             # every option",
     "node --import ./scripts/register-ts.mjs bench/budget-replay.mjs   # the replay alone, printed, nothing written",

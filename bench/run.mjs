@@ -14,6 +14,7 @@ import { runMemoryBench } from "./memory.mjs";
 import { collectTargets, writeReport } from "./report.mjs";
 import { runStoreBench } from "./store.mjs";
 import { runTokensPerTurnBench } from "./tokens-per-turn.mjs";
+import { runConcurrentSessionsBench } from "./concurrent-sessions.ts";
 import { runLongHaulBench } from "./long-haul.ts";
 
 const log = (name) => (line) => console.log(`  [${name}] ${line}`);
@@ -64,6 +65,12 @@ const steps = [
     "long-haul",
     "9 long haul (real gateways; about an hour, so only when named in --only)",
     (quick) => runLongHaulBench({ turns: quick ? 100 : 500, log: log("long-haul") }),
+    { optIn: true },
+  ],
+  [
+    "sessions",
+    "10 sessions at once (a real gateway; about 10 minutes, so only when named in --only)",
+    (quick) => runConcurrentSessionsBench({ sessions: quick ? 3 : 10, turns: quick ? 20 : 50, log: log("sessions") }),
     { optIn: true },
   ],
 ];

@@ -1,0 +1,100 @@
+// The gateway benchmarks' part of docs/benchmarks.md: the long haul (9) and sessions at once (10), their tables,
+// targets and charts (docs/bench/long-haul-*.svg).
+import { writeFile } from "node:fs/promises";
+import { lineChart } from "./lib/svg.mjs";
+import { fmtInt } from "./lib/stats.mjs";
+
+const MB = 1_048_576;
+const mb = (bytes) => (bytes === null || bytes === undefined ? "n/a" : (Number(bytes) / MB).toFixed(2));
+const runName = (r) => `${r.engine} ${r.version}`;
+
+/** Targets of the gateway benchmarks, labelled, for the report's target table. */
+export function gatewayTargets(r) {
+  const rows = [];
+  for (const [key, t] of Object.entries(r["long-haul"]?.targets ?? {})) {
+    const [figure, ...line] = key.split("_");
+    const label = {
+      answered: "turns answered",
+      resets: "session resets",
+      recall: "planted-fact recall",
+      engineTime: "engine time, last 20 turns / turns 11-30",
+      rssGrowth: "gateway RSS growth, turn 50 to the end",
+      pluginState: "plugin state without artifacts",
+      transcriptFile: "host transcript file / its active branch",
+    }[figure];
+    rows.push([`Long haul ${line.join(".")}: ${label ?? figure}`, t]);
+  }
+  for (const [key, t] of Object.entries(r.sessions?.targets ?? {})) {
+    const label = {
+      answered: "turns answered",
+      crossed: "turns showing another session's content",
+      lostCaptures: "outputs lost",
+      searchFindsOwn: "sessions whose search finds their own outputs",
+      engineTimeVsAlone: "engine time p50 / one session alone",
+      promptBytesVsAlone: "prompt bytes p50 / one session alone",
+    }[key];
+    rows.push([`${r.sessions.sessions} sessions at once: ${label ?? key}`, t]);
+  }
+  return rows;
+}
+
+/** Section 9: one row per line and engine, and what the charts show. */
+export function longHaulSection(h) {
+  if (h.error) return [`Long haul failed: ${h.error.split("\n")[0]}`];
+  const lines = [
+    `${h.turns} turns of one session per host line and engine through a real gateway (window 32,000, maxTokens 4,096; outputs of real programs, 200 chars to 1 MB; a gateway restart halfway, \`/compact\` at 60%; docs/long-haul.md). Recall: facts planted early, asked late; "not in prompt" counts the answers the model could give only through \`ledger_search\` / \`ledger_fetch\`.`,
+    "",
+    "| line | engine | answered | resets | requests below maxTokens | recall (not in prompt) | engine ms p50, turns 11-30 → last 20 | gateway RSS MB, turn 50 → end | transcript file / active MB | plugin state MB | store MB | wall s |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const r of h.runs)
+    lines.push(
+      `| ${r.version} | ${r.engine} | ${r.answered}/${r.turns}${r.gatewayDied ? ` (gateway died before turn ${r.gatewayDied.beforeTurn}: ${r.gatewayDied.cause.replace(/^.*FATAL ERROR: /, "")})` : ""}${r.stopped ? ` (${r.stopped})` : ""} | ${r.resets?.length ?? "n/a"} | ${r.requestsBelowMaxTokens === null ? "n/a" : fmtInt(r.requestsBelowMaxTokens)} | ${r.recall.hit}/${r.recall.asked} (${r.recall.hitWithoutFactInPrompt}) | ${r.engine === "legacy" ? "n/a" : `${r.engineMs.p50Turns11to30} → ${r.engineMs.p50Last20}`} | ${Math.round(r.rssMb.atTurn50)} → ${Math.round(r.rssMb.atEnd)} | ${mb(r.transcript.bytes)} / ${mb(r.transcript.activeBytes)} | ${mb(r.pluginStateBytes)} | ${mb(r.storeBytes)} | ${r.wallSec} |`,
+    );
+  lines.push(
+    "",
+    "![main prompt per turn](bench/long-haul-prompt.svg)",
+    "![gateway RSS per turn](bench/long-haul-rss.svg)",
+    "![host transcript per turn](bench/long-haul-transcript.svg)",
+  );
+  return lines;
+}
+
+/** Section 10: the sessions at once beside one session alone. */
+export function sessionsSection(s) {
+  if (s.error) return [`Sessions at once failed: ${s.error.split("\n")[0]}`];
+  const row = (name, f, turns) =>
+    `| ${name} | ${f.answered}/${turns} | ${f.crossed.length} | ${f.lostCaptures.length} | ${f.captured} | ${f.shownWithHandle} | ${f.hostCutWithoutHandle} | ${f.engineMsP50} | ${fmtInt(f.promptBytesP50)} | ${fmtInt(f.turnMsP50)} |`;
+  return [
+    `One gateway on ${s.version}: one session of ${s.turns} turns alone, then ${s.sessions} sessions of the same agent sending ${s.turns} turns each at once (${s.wallSec.alone} s and ${s.wallSec.atOnce} s). Every output ends with a marker of its session and turn: a request or a \`ledger_search\` answer showing another session's marker counts as crossed; an output the model saw neither inline nor behind a handle whose verified bytes hold it counts as lost. Each session searches once for the next session's marker and once for its own (${s.atOnce.searchFoundOwn}/${s.sessions} found their own).`,
+    "",
+    "| run | answered | crossed | lost | outputs stored | shown with a handle in their turn | shown as the host's cut copy, no handle | engine ms p50 | prompt bytes p50 | turn ms p50 |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    row("one session alone", s.alone, s.turns),
+    row(`${s.sessions} at once`, s.atOnce, s.sessions * s.turns),
+    "",
+    `After the run: gateway RSS ${Math.round(s.rssMb)} MB, plugin state ${mb(s.pluginStateBytes)} MB, artifact store ${mb(s.storeBytes)} MB.`,
+  ];
+}
+
+/** Writes the long haul's charts into `chartDir`: prompt, RSS and transcript per sampled turn, every run. */
+export async function writeLongHaulCharts(h, chartDir) {
+  if (!h || h.error) return;
+  const chart = (file, title, yLabel, pick) =>
+    writeFile(
+      new URL(file, chartDir),
+      lineChart({
+        title,
+        xLabel: "turn",
+        yLabel,
+        series: h.runs.map((r) => ({
+          name: runName(r),
+          dash: r.engine === "legacy",
+          points: r.perTurn.map((p) => [p.turn, pick(p)]).filter(([, v]) => v !== null),
+        })),
+      }),
+    );
+  await chart("long-haul-prompt.svg", "Main prompt per turn (bytes of messages)", "KB", (p) => p.promptBytes / 1024);
+  await chart("long-haul-rss.svg", "Gateway process group RSS", "MB", (p) => p.rssMb);
+  await chart("long-haul-transcript.svg", "Host transcript file", "MB", (p) => p.transcriptBytes / MB);
+}
