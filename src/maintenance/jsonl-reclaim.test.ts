@@ -44,6 +44,18 @@ describe("reclaiming superseded branches of a JSONL transcript", () => {
     expect((await fsp.readdir(root())).filter((n) => n.includes(".reclaim-"))).toEqual([]);
   });
 
+  it("two reclaims at once: one replaces the file, the other finds nothing to do; no line lost", async () => {
+    const { lines } = rewrittenSession(16);
+    const { file, store, deps } = await setup(lines);
+    const before = await fsp.readFile(file, "utf8");
+    const results = await Promise.all([reclaimJsonlBranches(file, deps), reclaimJsonlBranches(file, deps)]);
+    expect(results.map((r) => r.reclaimed).sort()).toEqual([false, true]);
+    const done = results.find((r) => r.reclaimed)!;
+    const after = await fsp.readFile(file, "utf8");
+    const blob = (await store.read(done.handle!)).toString("utf8");
+    expect([...linesOf(after), ...linesOf(blob)].sort()).toEqual(linesOf(before).sort());
+  });
+
   it("leaves a file alone while the user's newest message awaits its answer", async () => {
     const { file, deps } = await setup(rewrittenSession(16, { inFlight: true }).lines);
     const before = await fsp.readFile(file);

@@ -7,10 +7,12 @@
  * is replaced by what the host loads, under the host's lock, carrying over every line appended meanwhile.
  */
 import { promises as fsp } from "node:fs";
+import path from "node:path";
 import type { ArtifactOrigin } from "../artifacts/meta.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
 import type { AgentSettings } from "../config/schema.js";
 import { errorMessage, LedgerError } from "../errors.js";
+import { withFileLock } from "../fs/lock.js";
 import { replaceKeepingAppends } from "../fs/replace-keeping-appends.js";
 import { isGenuineUserMessage, roleOf } from "../host/messages.js";
 import { inspectHostLock, withHostLock } from "../host/session-lock.js";
@@ -88,7 +90,10 @@ export async function reclaimJsonlBranches(file: string, deps: ReclaimDeps): Pro
   if (bytesBefore < RECLAIM_MIN_BYTES) return { reclaimed: false, reason: "small", bytesBefore };
   const lock = await inspectHostLock(file);
   if (lock?.held && lock.pid !== process.pid) return { reclaimed: false, reason: "locked", bytesBefore };
-  const run = (): Promise<ReclaimResult> => reclaimUnderLock(file, deps);
+  // One reclaim at a time per agent, across processes and within one: the host's lock, which 2026.4.24 holds for
+  // the whole run, cannot tell two of this process's maintain() calls apart.
+  const run = (): Promise<ReclaimResult> =>
+    withFileLock(path.join(deps.agentDir, "transcript-reclaim"), () => reclaimUnderLock(file, deps));
   if (lock?.held) return run();
   return (await withHostLock(file, run))?.value ?? { reclaimed: false, reason: "locked", bytesBefore };
 }
