@@ -148,7 +148,7 @@ async function runOne(
       // A gateway that died (2026.4.24 ran out of heap parsing a transcript file of tens of MB) ends the run: the
       // turns it did not serve count as not answered.
       if (!live.running()) {
-        gatewayDied = { beforeTurn: n, cause: await gatewayExitCause(hostEnv) };
+        gatewayDied = { beforeTurn: n, cause: await gatewayExitCause(live.outputPath) };
         for (let m = n; m <= turns; m++) notAnswered.push(m);
         log(`${version} ${engine}: the gateway died before turn ${n} (${gatewayDied.cause}); run ended`);
         break;
@@ -250,8 +250,8 @@ async function runOne(
 }
 
 /** The last fatal line of the gateway's output (V8's "FATAL ERROR: ..."), else its last line. */
-async function gatewayExitCause(env: HostEnv): Promise<string> {
-  const output = await fsp.readFile(path.join(env.root, "logs", "gateway.out.log"), "utf8").catch(() => "");
+async function gatewayExitCause(outputPath: string): Promise<string> {
+  const output = await fsp.readFile(outputPath, "utf8").catch(() => "");
   const lines = output.split("\n").filter((l) => l.trim());
   return (lines.findLast((l) => l.includes("FATAL ERROR")) ?? lines.at(-1) ?? "no output").slice(0, 200);
 }

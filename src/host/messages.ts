@@ -112,3 +112,18 @@ export function safeJson(value: unknown): string {
     return String(value);
   }
 }
+
+/**
+ * The newest conversational message (oldest first in `messages`) is a user's message with no answer yet: the host
+ * runs maintain() before the turn it has just stored. A rewrite of the transcript then races the host's admission of
+ * that message (2026.9.6 dropped it: "Persisted user turn changed before replay admission", every time an engine
+ * adopted a session with raw history, and once in a served session): rewrites wait for the maintain() after it.
+ */
+export function awaitsAnswer(messages: readonly unknown[]): boolean {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const role = roleOf(messages[i]);
+    if (role === "assistant" || role === "toolResult") return false;
+    if (isGenuineUserMessage(messages[i])) return true;
+  }
+  return false;
+}

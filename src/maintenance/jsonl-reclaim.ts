@@ -14,7 +14,7 @@ import type { AgentSettings } from "../config/schema.js";
 import { errorMessage, LedgerError } from "../errors.js";
 import { withFileLock } from "../fs/lock.js";
 import { replaceKeepingAppends } from "../fs/replace-keeping-appends.js";
-import { isGenuineUserMessage, roleOf } from "../host/messages.js";
+import { awaitsAnswer } from "../host/messages.js";
 import { inspectHostLock, withHostLock } from "../host/session-lock.js";
 import { locateTranscript, type SessionIdentity } from "../host/normalize.js";
 import { tryParseJson } from "../json.js";
@@ -177,13 +177,12 @@ function keptIds(lines: readonly Line[]): Set<string> | undefined {
     }
   };
   follow(leaf?.id);
+  const branch: unknown[] = [];
   for (let at = leaf; at;) {
-    const message = at.fields?.type === "message" ? at.fields.message : undefined;
-    const role = roleOf(message);
-    if (role === "assistant" || role === "toolResult") break;
-    if (message && isGenuineUserMessage(message)) return undefined;
+    if (at.fields?.type === "message") branch.push(at.fields.message);
     const parent = at.fields?.parentId;
     at = typeof parent === "string" ? byId.get(parent) : undefined;
   }
+  if (awaitsAnswer(branch.reverse())) return undefined;
   return keep;
 }

@@ -3,7 +3,15 @@ import type { AgentSettings } from "../config/schema.js";
 import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
 import { settleCaptures } from "../capture/capture-hook.js";
 import { LedgerError } from "../errors.js";
-import { blocksOf, isGenuineUserMessage, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
+import {
+  awaitsAnswer,
+  blocksOf,
+  isGenuineUserMessage,
+  LEDGER_MARKER,
+  roleOf,
+  textOf,
+  toolResultIdOf,
+} from "../host/messages.js";
 import { locateTranscript, rewriteCapability, type SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { buildStub } from "../results/stub.js";
@@ -85,7 +93,7 @@ export async function payDownDebt(
   // first rewrite (the whole raw history) on every line, and on 2026.9.x any rewrite at all (a clean-clone CI run
   // lost turn 18 of a served 20-turn session: "Persisted user turn changed before replay admission"). The maintain()
   // after the turn pays it down instead.
-  if ((state.turns === 0 || sqlite) && awaitsAnswer(entries)) return nothing("turn_in_flight");
+  if ((state.turns === 0 || sqlite) && awaitsAnswer(entries.map((e) => e.message))) return nothing("turn_in_flight");
   // A stub written into the transcript is permanent: it must cite the captured original, not the host's cut copy.
   await settleCaptures(rt, identity);
   const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;
@@ -147,22 +155,6 @@ export async function payDownDebt(
 
 function waitOptions(input: PaydownInput): { timeoutMs: number; signal?: AbortSignal } {
   return { timeoutMs: PROJECTION_WAIT_MS, ...(input.abortSignal ? { signal: input.abortSignal } : {}) };
-}
-
-/**
- * The newest conversational entry is a user's message with no answer yet: the host runs
- * maintain() before the turn it has just stored. A rewrite then races the host's admission
- * of that message (2026.9.6 dropped it: "Persisted user turn changed before replay
- * admission", every time an engine adopted a session with raw history, and once in a served
- * session), so the paydown waits for the maintain() after the turn.
- */
-function awaitsAnswer(entries: readonly TranscriptEntry[]): boolean {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const role = roleOf(entries[i]?.message);
-    if (role === "assistant" || role === "toolResult") return false;
-    if (isGenuineUserMessage(entries[i]?.message)) return true;
-  }
-  return false;
 }
 
 function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings, stubAnswers: boolean): TranscriptEntry[] {
