@@ -17,6 +17,10 @@ import { PLUGIN_VERSION } from "./version.js";
 // The host calls register() once per agent context and again on hot reload:
 // one runtime per (config, state dir) per process keeps that idempotent.
 const runtimes = new Map<string, LedgerRuntime>();
+// Which copy of this module registered (2026.9.6 loads the plugin twice: `full` and `discovery`).
+const COPIES = Symbol.for("context-ledger.module-copies");
+const g = globalThis as { [COPIES]?: number };
+const MODULE_INSTANCE = (g[COPIES] = (g[COPIES] ?? 0) + 1);
 
 function runtimeFor(api: OpenClawPluginApi): LedgerRuntime {
   const config = parseConfig(api.pluginConfig ?? {});
@@ -35,6 +39,8 @@ function register(api: OpenClawPluginApi): void {
   void rt.events.write({
     op: "register",
     mode: String((api as { registrationMode?: unknown }).registrationMode ?? "unknown"),
+    runtimes: runtimes.size,
+    moduleInstance: MODULE_INSTANCE,
   });
   const hostVersion = runtimeVersionOf(api);
   api.registerContextEngine(ENGINE_ID, (ctx?: unknown) => createEngine(rt, ctx, hostVersion));

@@ -35,7 +35,7 @@ export interface FinishedToolCall {
 
 /** The runtime's registry of captures still being written. */
 export function pendingCapturesOf(rt: LedgerRuntime): PendingCaptures {
-  return rt.owned("capture:pending", createPendingCaptures);
+  return rt.processWide("capture:pending", createPendingCaptures);
 }
 
 /**

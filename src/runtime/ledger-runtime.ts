@@ -69,6 +69,23 @@ export interface LedgerRuntime {
    * (another config or state dir in the same process) starts clean.
    */
   owned<T>(name: string, create: () => T): T;
+  /**
+   * Like {@link owned}, but shared with every copy of the plugin's modules in this process that uses the same
+   * state root: 2026.9.6 loads the plugin twice (its `full` and `discovery` registrations), and its hooks and
+   * its engine may come from different copies. For plain coordination state only (no classes: `instanceof`
+   * differs between copies).
+   */
+  processWide<T>(name: string, create: () => T): T;
+}
+
+const PROCESS_WIDE = Symbol.for("context-ledger.process-wide");
+
+function processWide<T>(root: string, name: string, create: () => T): T {
+  const g = globalThis as { [PROCESS_WIDE]?: Map<string, unknown> };
+  const shared = (g[PROCESS_WIDE] ??= new Map());
+  const key = `${root}\u0000${name}`;
+  if (!shared.has(key)) shared.set(key, create());
+  return shared.get(key) as T;
 }
 
 /** Sessions whose last view is kept for compact(). */
@@ -101,7 +118,8 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
     }),
     views: createViewWriter(),
     lastViews: new LRUCache<string, LastView>({ max: MAX_LAST_VIEWS }),
-    requestOverhead: new Map(),
+    // Filled by the llm_input hook, read by assemble: both copies of a twice-loaded plugin see one map.
+    requestOverhead: processWide(root, "request-overhead", () => new Map()),
     settings(agentId) {
       let s = settingsCache.get(agentId);
       if (!s) {
@@ -156,6 +174,9 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
     owned<T>(name: string, create: () => T): T {
       if (!ownedState.has(name)) ownedState.set(name, create());
       return ownedState.get(name) as T;
+    },
+    processWide<T>(name: string, create: () => T): T {
+      return processWide(root, name, create);
     },
   };
 }

@@ -10,7 +10,16 @@ import { pendingCapturesOf, registerCapture } from "../../src/capture/capture-ho
 import { handleForBytes } from "../../src/artifacts/handle.js";
 import { listAgentIds } from "../../src/state/agent-list.js";
 import { parseStubHandle } from "../../src/results/stub.js";
-import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
+import { createLedgerRuntime } from "../../src/runtime/ledger-runtime.js";
+import {
+  assistant,
+  call,
+  createMemoryLogger,
+  createTestEngine,
+  logText,
+  result,
+  user,
+} from "../support/engine-harness.js";
 
 type Hook = (event: unknown, ctx: unknown) => unknown;
 
@@ -28,6 +37,18 @@ describe("after_tool_call capture", () => {
     registerCapture(api, t.rt, (agentId) => createCaptureIndex(t.rt.root, agentId));
   });
   afterEach(async () => t.cleanup());
+
+  it("an engine of another copy of the plugin in the process waits for the capture as well", async () => {
+    // 2026.9.6 loads the plugin twice (`full` and `discovery`): each copy builds its own runtime on the same state
+    // root, and the hooks of one copy serve the engine of the other.
+    const other = createLedgerRuntime({ config: t.rt.config, hostLogger: createMemoryLogger().logger });
+    let release = (): void => undefined;
+    const writing = new Promise<void>((resolve) => (release = resolve));
+    pendingCapturesOf(t.rt).track({ sessionKey: "agent:main:copies" }, writing);
+    expect(await pendingCapturesOf(other).settle({ sessionKey: "agent:main:copies" }, 30)).toBe(1);
+    release();
+    expect(await pendingCapturesOf(other).settle({ sessionKey: "agent:main:copies" }, 1_000)).toBe(0);
+  });
 
   it("registers the hook, and the next assemble cites the capture it is still writing", async () => {
     // The hook returns at once (the host must not wait for a capture); the capture goes on beside the turn.
