@@ -1,6 +1,7 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { createCaptureIndex } from "./capture/capture-index.js";
 import { registerCapture } from "./capture/capture-hook.js";
+import { registerFullExec } from "./capture/full-exec/full-exec-hook.js";
 import { parseConfig } from "./config/parse-config.js";
 import { createEngine } from "./engine/create-engine.js";
 import { ENGINE_ID } from "./host/engine-info.js";
@@ -62,6 +63,7 @@ function register(api: OpenClawPluginApi): void {
   }
   if (rt.config.offload.capture) {
     registerCapture(api, rt, (agentId) => createCaptureIndex(rt.root, agentId), hostVersion);
+    registerFullExec(api, rt, hostVersion);
   }
   if (typeof api.registerCli === "function") registerHostCli(api);
   registerChatCommand(api, rt);

@@ -124,6 +124,15 @@ export async function captureToolCall(
   }
 }
 
+/**
+ * True where the capture runs in `after_tool_call` (2026.6.11 on); on 2026.4.x and 2026.5.x it runs at turn end
+ * (see {@link registerCapture}).
+ */
+export function capturesAfterToolCall(hostVersion: string | undefined): boolean {
+  const line = hostLineOf(hostVersion);
+  return line !== "2026.4" && line !== "2026.5";
+}
+
 interface HookApi {
   on?: (name: string, handler: (event: unknown, ctx: unknown) => void) => void;
 }
@@ -144,8 +153,7 @@ export function registerCapture(
 ): void {
   const hookApi = (api ?? {}) as HookApi;
   if (typeof hookApi.on !== "function") return;
-  const line = hostLineOf(hostVersion);
-  if (line === "2026.4" || line === "2026.5") return;
+  if (!capturesAfterToolCall(hostVersion)) return;
   const pending = pendingCapturesOf(rt);
   try {
     hookApi.on("after_tool_call", (event, rawCtx) => {

@@ -21,7 +21,8 @@ export interface CaptureRecord {
   chars: number;
   lines: number;
   /**
-   * How it was captured: `after-tool-call`, `spill-file`, `aggregated`, `result-text` (`middleware` in older records).
+   * How it was captured: `after-tool-call`, `spill-file`, `aggregated`, `result-text`, `exec-tee` ({@link TEE_SOURCE})
+   * (`middleware` in older records).
    */
   source: string;
   /** Set when the capturer knows the capture is not the whole output (why). */
@@ -32,6 +33,9 @@ export interface CaptureRecord {
    */
   hostTextSha256?: string;
 }
+
+/** The source of a capture the opt-in full-exec wrapper teed (the whole `exec` output). */
+export const TEE_SOURCE = "exec-tee";
 
 /** The session a capture or a lookup belongs to. */
 export interface CaptureSession {
@@ -81,6 +85,17 @@ export function captureSessionOf(identity: { sessionKey?: string; sessionId?: st
 export function sameSession(rec: CaptureSession, query: CaptureSession): boolean {
   if (rec.sessionKey && query.sessionKey && rec.sessionKey === query.sessionKey) return true;
   return Boolean(rec.sessionId && query.sessionId && rec.sessionId === query.sessionId);
+}
+
+/**
+ * True when `original` holds all of `kept` at its start (a host that keeps the head) or its end
+ * (`exec` keeps the last chars, less a final newline it trims).
+ */
+function holdsAll(original: string, kept: string | undefined): boolean {
+  if (kept === undefined || kept.length === 0) return false;
+  if (original.startsWith(kept)) return true;
+  const tail = kept.trimEnd();
+  return tail.length > 0 && original.trimEnd().endsWith(tail);
 }
 
 /** Opens the capture index of one agent under the ledger root. */
@@ -144,8 +159,7 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
         if (exact.includes(rec)) return false;
         const original = originalOf(rec.handle);
         return (
-          original !== undefined &&
-          exact.some((e) => e.chars < rec.chars && original.startsWith(originalOf(e.handle) ?? "\u0000"))
+          original !== undefined && exact.some((e) => e.chars < rec.chars && holdsAll(original, originalOf(e.handle)))
         );
       });
       const verified = [...exact, ...fuller];

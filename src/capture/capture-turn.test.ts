@@ -48,6 +48,32 @@ const capture = (messages: unknown[], sessionKey: string, spillDir = tmp) =>
   });
 
 describe("captureTurnOutputs", () => {
+  it("records a teed whole output beside the host's copy and links it to the text the host persisted", async () => {
+    // What 2026.4.24 does with a 1 MB exec output: details.aggregated holds the last 200,000 chars (the final
+    // newline trimmed), the text it persists is the head of that, cut again.
+    const whole = Array.from({ length: 17_000 }, (_, i) => `row ${i + 1} ${"z".repeat(50)}`).join("\n") + "\n";
+    const kept = whole.slice(-200_000).trimEnd();
+    const persisted = { ...execResult("call_t", kept), toolCallId: "call_t" };
+    const inMemory = { ...persisted, content: [{ type: "text", text: kept }] };
+    const teed = await store.stash(whole, { kind: "tool-output" });
+    const handles = await captureTurnOutputs({
+      messages: [inMemory],
+      settings,
+      store,
+      captures,
+      origin: { agentId: "main", sessionKey: "agent:main:t", sessionId: "sid-t" },
+      teedOutput: async (id) =>
+        id === "call_t" ? { handle: teed.handle, chars: whole.length, lines: 17_000, bytes: whole.length } : undefined,
+    });
+    expect(handles).toContain(teed.handle);
+    const found = createCaptureIndex(tmp, "main").resolve({
+      hostId: "call_t",
+      hostText: persisted.content[0]?.text ?? "",
+      session: { sessionKey: "agent:main:t", sessionId: "sid-t" },
+    });
+    expect(found).toMatchObject({ handle: teed.handle, chars: whole.length, source: "exec-tee" });
+  });
+
   it("stores details.aggregated and links it to that very message, not to another result with the same id", async () => {
     const a = execResult("call_1", output("A"));
     const [handle] = await capture([a], "agent:main:s");

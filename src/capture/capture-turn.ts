@@ -5,7 +5,7 @@ import type { AgentSettings } from "../config/schema.js";
 import { LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { isOversized } from "../results/shape-limits.js";
 import { bestOriginal } from "./best-original.js";
-import { captureSessionOf, type CaptureIndex } from "./capture-index.js";
+import { captureSessionOf, TEE_SOURCE, type CaptureIndex } from "./capture-index.js";
 import { parseHostCopy } from "../results/host-copy.js";
 import type { ReadSpillOptions } from "./spill-file.js";
 
@@ -18,6 +18,17 @@ export interface CaptureTurnOptions {
   origin: { agentId: string; sessionKey: string; sessionId?: string };
   /** Where the host's spill files may live. @default [os.tmpdir()] */
   spill?: ReadSpillOptions;
+  /** The whole output of a call the full-exec wrapper teed, stored; undefined for any other call. */
+  teedOutput?: (toolCallId: string, toolName: string) => Promise<TeedOutput | undefined>;
+}
+
+/** A whole output the full-exec wrapper teed, already stored. */
+export interface TeedOutput {
+  handle: string;
+  chars: number;
+  lines: number;
+  /** Set when the store does not hold all of it (the capture cap). */
+  partial?: string;
 }
 
 /**
@@ -44,6 +55,23 @@ export async function captureTurnOutputs(options: CaptureTurnOptions): Promise<s
       continue;
     }
     const toolName = String((message as Record<string, unknown>).toolName ?? "unknown");
+    // The whole output the full-exec wrapper teed, beside the host's copy recorded below: the index links it
+    // to the host's text by that copy, whose tail it ends with (2026.4.24 cuts the text it persists).
+    const teed = await options.teedOutput?.(id, toolName);
+    if (teed) {
+      await options.captures.record({
+        toolCallId: id,
+        toolName,
+        ...session,
+        handle: teed.handle,
+        chars: teed.chars,
+        lines: teed.lines,
+        source: TEE_SOURCE,
+        ...(teed.partial ? { partial: teed.partial } : {}),
+        hostTextSha256: sha256Hex(hostText),
+      });
+      handles.push(teed.handle);
+    }
     const original = await bestOriginal(message, "result-text", { ...options.spill, toolName });
     if (!original || !isOversized(original.text, options.settings)) continue;
     const cut = original.source === "result-text" ? parseHostCopy(original.text) : undefined;

@@ -144,6 +144,18 @@ const offloadSchema = z
       .boolean()
       .default(true)
       .describe("Capture raw tool output before the host truncates it (the `after_tool_call` hook)."),
+    fullExecOutput: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Keep the whole output of `exec` beyond the host's 200,000 chars: an eligible command (gateway host, no sandbox, no PTY, no approvals) is wrapped to tee its output into a private file.",
+      ),
+    maxCaptureBytes: z
+      .int()
+      .min(1_048_576)
+      .max(1_073_741_824)
+      .default(67_108_864)
+      .describe("Most bytes of one `exec` output `fullExecOutput` keeps (the first ones; the stub says when it bit)."),
     tools: z
       .record(z.string().min(1), z.enum(TOOL_POLICIES))
       .default({})
@@ -156,6 +168,8 @@ const offloadSchema = z
     structuredMaxChars: 2_000,
     previewChars: 600,
     capture: true,
+    fullExecOutput: false,
+    maxCaptureBytes: 67_108_864,
     tools: {},
   });
 

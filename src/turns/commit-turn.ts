@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { captureTurnOutputs } from "../capture/capture-turn.js";
-import { createCaptureIndex } from "../capture/capture-index.js";
+import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
+import { takeTeedOutput } from "../capture/full-exec/take-teed.js";
 import { settleCaptures } from "../capture/capture-hook.js";
 import { describeValue, isLedgerError, LedgerError } from "../errors.js";
 import type { SessionIdentity } from "../host/normalize.js";
@@ -78,6 +79,13 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
             store: rt.store(identity.agentId),
             captures: createCaptureIndex(rt.root, identity.agentId),
             origin: { agentId: identity.agentId, sessionKey: identity.sessionKey, sessionId: identity.sessionId },
+            teedOutput: (toolCallId, toolName) =>
+              takeTeedOutput(rt, {
+                agentId: identity.agentId,
+                session: captureSessionOf(identity),
+                toolCallId,
+                toolName,
+              }),
           })
         : [];
     } catch (err) {

@@ -114,6 +114,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["chat"],
   ["cli", "engine"],
   ["assembly", "maintenance", "turns"],
+  ["capture/full-exec"],
   ["capture", "subagents"],
   ["retrieval", "runtime", "summary", "cli/session-clean"],
   ["results", "state"],

@@ -1,0 +1,181 @@
+/**
+ * The opt-in full `exec` capture (`offload.fullExecOutput`). `exec` keeps only the last 200,000 chars
+ * of an output on every host line; the one point where a plugin can keep more is `before_tool_call`,
+ * whose returned `params` replace the call's (`mergeParamsWithApprovalOverrides`). This hook wraps an
+ * eligible command ({@link execPolicyVerdict}) so its output is teed into a private file as it streams;
+ * the capture then stores that file whole (up to `offload.maxCaptureBytes`) and removes it.
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { execPolicyVerdict } from "../../host/exec-policy.js";
+import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
+import { agentOfCall, capturesAfterToolCall, pendingCapturesOf, type ToolCallContext } from "../capture-hook.js";
+import { captureSessionOf, createCaptureIndex, TEE_SOURCE } from "../capture-index.js";
+import { discardTeedOutput, takeTeedOutput } from "./take-teed.js";
+import { createTeeFile, sweepTeeFiles, teeDirOf } from "./tee-files.js";
+import { TEE_MAX_AGE_MS, teeRegistryOf } from "./tee-registry.js";
+import { wrapCommand } from "./wrap-command.js";
+
+/** The filter script beside this module: built JavaScript, or the TypeScript source under test. */
+function teeFilterPath(): string {
+  const built = fileURLToPath(new URL("./tee-filter.js", import.meta.url));
+  return existsSync(built) ? built : fileURLToPath(new URL("./tee-filter.ts", import.meta.url));
+}
+
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+
+/** True when any agent has the opt-in on. */
+export function fullExecWanted(rt: LedgerRuntime): boolean {
+  return (
+    rt.config.offload.fullExecOutput || Object.values(rt.config.agents).some((a) => a.offload?.fullExecOutput === true)
+  );
+}
+
+interface BeforeToolCallEvent {
+  toolName?: unknown;
+  toolKind?: unknown;
+  toolCallId?: unknown;
+  params?: unknown;
+}
+
+/** What the wrapper knows of its host. */
+export interface FullExecHost {
+  /** The host's config (exec host, sandbox, approvals). */
+  config: unknown;
+  /** True where `after_tool_call` stores the output (engine calls then wait for it). */
+  trackPending: boolean;
+}
+
+interface HookApi {
+  on?: (name: string, handler: (event: unknown, ctx: unknown) => unknown) => void;
+  config?: unknown;
+}
+
+/**
+ * The `before_tool_call` handler: the call's new params, or undefined to leave it alone. Never
+ * throws (a throwing handler blocks the user's call on every line).
+ */
+export async function wrapForFullCapture(
+  rt: LedgerRuntime,
+  options: FullExecHost,
+  event: BeforeToolCallEvent,
+  ctx: ToolCallContext & { toolCallId?: unknown },
+): Promise<{ params: Record<string, unknown> } | undefined> {
+  try {
+    const agentId = agentOfCall(ctx);
+    const toolCallId = typeof event.toolCallId === "string" ? event.toolCallId : ctx.toolCallId;
+    if (!agentId || typeof toolCallId !== "string" || (!ctx.sessionKey && !ctx.sessionId)) return undefined;
+    const settings = rt.settings(agentId);
+    if (!settings.enabled || !settings.offload.capture || !settings.offload.fullExecOutput) return undefined;
+    const verdict = execPolicyVerdict({
+      toolName: String(event.toolName ?? ""),
+      toolKind: event.toolKind,
+      params: event.params,
+      config: options.config,
+      agentId,
+    });
+    if (!verdict.wrap) {
+      void rt.events.write({ op: "full-exec:passed", toolCallId, reason: verdict.reason });
+      return undefined;
+    }
+    const registry = teeRegistryOf(rt);
+    const dir = teeDirOf(rt.root);
+    const file = await createTeeFile(dir);
+    const stored = registry.add({
+      file,
+      toolCallId,
+      agentId,
+      ...(ctx.sessionKey ? { sessionKey: ctx.sessionKey } : {}),
+      ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+      startedAt: Date.now(),
+    });
+    // The host fires after_tool_call late (after the turn's own afterTurn, on 2026.9.6): engine calls of this
+    // session wait for the stored output from now on, bounded, as for any capture.
+    if (options.trackPending)
+      pendingCapturesOf(rt).track({ sessionKey: ctx.sessionKey, sessionId: ctx.sessionId }, stored);
+    const sweep = rt.processWide("capture:tee-sweep", () => ({ last: 0 }));
+    if (Date.now() - sweep.last > SWEEP_EVERY_MS) {
+      sweep.last = Date.now();
+      void sweepTeeFiles(dir, registry.files(), TEE_MAX_AGE_MS);
+    }
+    const command = wrapCommand({
+      command: verdict.command,
+      teeFile: file,
+      nodePath: process.execPath,
+      filterPath: teeFilterPath(),
+      capBytes: settings.offload.maxCaptureBytes,
+    });
+    void rt.events.write({
+      op: "full-exec:wrapped",
+      toolCallId,
+      agentId,
+      sessionKey: ctx.sessionKey ?? null,
+      sessionId: ctx.sessionId ?? null,
+    });
+    return { params: { ...(event.params as Record<string, unknown>), command } };
+  } catch (err) {
+    rt.logger.warn(`full exec capture not set up for this call: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/**
+ * The `after_tool_call` side (2026.6.11 on): stores the whole output of a wrapped call beside the host's copy
+ * that `registerCapture` records, or removes the file of a call that gave no result. Never throws.
+ */
+export async function storeTeedCall(
+  rt: LedgerRuntime,
+  event: { toolCallId?: unknown; toolName?: unknown; result?: unknown },
+  ctx: ToolCallContext & { toolCallId?: unknown; toolName?: unknown },
+): Promise<void> {
+  try {
+    const agentId = agentOfCall(ctx);
+    const toolCallId = typeof event.toolCallId === "string" ? event.toolCallId : ctx.toolCallId;
+    const toolName = typeof event.toolName === "string" ? event.toolName : ctx.toolName;
+    if (!agentId || typeof toolCallId !== "string" || typeof toolName !== "string") return;
+    const session = captureSessionOf(ctx);
+    if (event.result === undefined) return await discardTeedOutput(rt, toolCallId, session);
+    const index = createCaptureIndex(rt.root, agentId);
+    await takeTeedOutput(rt, { agentId, session, toolCallId, toolName }, (full) =>
+      // The index links it to the host's text through the host's copy, which it ends with.
+      index.record({
+        toolCallId,
+        toolName,
+        ...session,
+        handle: full.handle,
+        chars: full.chars,
+        lines: full.lines,
+        source: TEE_SOURCE,
+        ...(full.partial ? { partial: full.partial } : {}),
+      }),
+    );
+  } catch (err) {
+    rt.logger.warn(`full exec output not stored: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Registers the `before_tool_call` wrapper when some agent opted in, and where the host has it, the
+ * `after_tool_call` store (elsewhere the turn-end capture stores the file). Never throws.
+ */
+export function registerFullExec(api: unknown, rt: LedgerRuntime, hostVersion?: string): void {
+  const hookApi = (api ?? {}) as HookApi;
+  if (typeof hookApi.on !== "function" || !fullExecWanted(rt)) return;
+  const host: FullExecHost = { config: hookApi.config, trackPending: capturesAfterToolCall(hostVersion) };
+  try {
+    hookApi.on("before_tool_call", (event, ctx) =>
+      wrapForFullCapture(
+        rt,
+        host,
+        (event ?? {}) as BeforeToolCallEvent,
+        (ctx ?? {}) as ToolCallContext & { toolCallId?: unknown },
+      ),
+    );
+    if (host.trackPending)
+      hookApi.on("after_tool_call", (event, ctx) => {
+        void storeTeedCall(rt, (event ?? {}) as Record<string, unknown>, (ctx ?? {}) as ToolCallContext);
+      });
+  } catch (err) {
+    rt.logger.warn(`full exec capture not registered: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,302 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createTestEngine } from "../../../test/support/engine-harness.js";
+import { execPolicyVerdict } from "../../host/exec-policy.js";
+import { captureToolCall, pendingCapturesOf } from "../capture-hook.js";
+import { createCaptureIndex } from "../capture-index.js";
+import { storeTeedCall, wrapForFullCapture } from "./full-exec-hook.js";
+import { stashTeeOutput } from "./stash-tee.js";
+import { createTeeFile, readTeeState, sweepTeeFiles } from "./tee-files.js";
+import { teeRegistryOf } from "./tee-registry.js";
+import { wrapCommand } from "./wrap-command.js";
+
+const FILTER = path.join(import.meta.dirname, "tee-filter.ts");
+
+interface Ran {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  out: Buffer;
+}
+
+/** Runs `command` as the gateway does (`<shell> -c`), stdout and stderr read as exec reads them (merged). */
+function run(shell: string, command: string): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(shell, ["-c", command], { stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (c: Buffer) => chunks.push(c));
+    child.stderr.on("data", (c: Buffer) => chunks.push(c));
+    child.on("error", reject);
+    child.on("close", (status, signal) => resolve({ status, signal, out: Buffer.concat(chunks) }));
+  });
+}
+
+const sha = (b: Buffer | string): string => createHash("sha256").update(b).digest("hex");
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), "ledger-tee-"));
+});
+afterEach(async () => {
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+async function wrapped(command: string, capBytes = 64 * 1024 * 1024): Promise<{ file: string; text: string }> {
+  const file = await createTeeFile(dir);
+  return {
+    file,
+    text: wrapCommand({ command, teeFile: file, nodePath: process.execPath, filterPath: FILTER, capBytes }),
+  };
+}
+
+describe("the full-exec wrapper", () => {
+  const cases: Array<{ name: string; command: string }> = [
+    { name: "stdout and stderr", command: "echo out; echo err >&2; echo out2" },
+    { name: "an exit code", command: "echo before; exit 3" },
+    { name: "a heredoc and a trailing comment", command: "cat <<EOF\nline one\nEOF\ntrue # done" },
+    { name: "NUL bytes and invalid UTF-8", command: "printf 'a\\000b\\377\\376c'" },
+    { name: "quotes in the command", command: `printf '%s\\n' "it's" 'say "hi"'` },
+  ];
+  for (const shell of ["bash", "dash"]) {
+    for (const c of cases) {
+      it(`${shell}: keeps the output and status of ${c.name}, and tees every byte`, async () => {
+        const plain = await run(shell, c.command);
+        const { file, text } = await wrapped(c.command);
+        const via = await run(shell, text);
+        expect({ status: via.status, signal: via.signal }).toEqual({ status: plain.status, signal: plain.signal });
+        // stderr and stdout interleave in arrival order either way: compare as sets of bytes where they may differ.
+        expect(via.out.toString("latin1").split("\n").sort()).toEqual(plain.out.toString("latin1").split("\n").sort());
+        expect(sha(await fsp.readFile(file))).toBe(sha(via.out));
+        expect(await readTeeState(file)).toEqual({ kind: "ended", bytes: via.out.length, kept: via.out.length });
+      });
+    }
+  }
+
+  for (const signal of ["TERM", "KILL", "SEGV"]) {
+    it(`bash: a command killed by SIG${signal} still ends the call by that signal, with no extra notice`, async () => {
+      // The hosts run `bash -c`, which execs a lone command: the signal reaches the host as such.
+      const command = `sh -c 'echo partial; kill -${signal} $$'`;
+      const plain = await run("bash", command);
+      const via = await run("bash", (await wrapped(command)).text);
+      expect(plain).toMatchObject({ status: null, signal: `SIG${signal}` });
+      expect(via).toMatchObject({ status: null, signal: `SIG${signal}` });
+      expect(via.out.toString()).toBe(plain.out.toString());
+    });
+  }
+
+  it("passes a 20 MB output through whole and tees it byte-exact", async () => {
+    const script = `for (let i = 1; i <= 320000; i++) process.stdout.write("line " + i + " " + "x".repeat(50) + "\\n")`;
+    const command = `'${process.execPath}' -e '${script}'`;
+    const { file, text } = await wrapped(command);
+    const via = await run("bash", text);
+    expect(via.status).toBe(0);
+    expect(via.out.length).toBeGreaterThan(20_000_000);
+    const teed = await fsp.readFile(file);
+    expect(teed.length).toBe(via.out.length);
+    expect(sha(teed)).toBe(sha(via.out));
+    expect(via.out.toString("utf8").split("\n")[319_999]).toBe(`line 320000 ${"x".repeat(50)}`);
+  });
+
+  it("keeps the first capBytes in the file and still passes everything on", async () => {
+    const { file, text } = await wrapped(`head -c 3000000 /dev/zero | tr '\\000' 'a'`, 1_048_576);
+    const via = await run("bash", text);
+    expect(via.out.length).toBe(3_000_000);
+    expect((await fsp.stat(file)).size).toBe(1_048_576);
+    expect(await readTeeState(file)).toEqual({ kind: "ended", bytes: 3_000_000, kept: 1_048_576 });
+  });
+});
+
+describe("storing a tee file", () => {
+  it("stores the bytes as written, says when the cap bit, and removes the file", async () => {
+    const t = await createTestEngine();
+    try {
+      const store = t.rt.store("main");
+      const { file, text } = await wrapped(`head -c 3000000 /dev/zero | tr '\\000' 'a'; printf '\\377'`, 1_048_576);
+      await run("bash", text);
+      const got = await stashTeeOutput(file, {
+        store,
+        origin: { toolName: "exec", toolCallId: "c1", agentId: "main", sessionKey: "s" },
+        oversized: () => true,
+        oversizedBytes: 32_000,
+      });
+      expect(got?.partial).toBe("the first 1.0 MiB of 2.9 MiB (the capture cap, offload.maxCaptureBytes)");
+      expect((await store.read(got?.handle ?? "")).equals(Buffer.alloc(1_048_576, "a"))).toBe(true);
+      await expect(fsp.stat(file)).rejects.toThrow(/ENOENT/);
+
+      const bin = await wrapped(`head -c 100000 /dev/zero; printf '\\377'`);
+      const ran = await run("bash", bin.text);
+      const stored = await stashTeeOutput(bin.file, {
+        store,
+        origin: { toolName: "exec", toolCallId: "c2", agentId: "main", sessionKey: "s" },
+        oversized: () => true,
+        oversizedBytes: 32_000,
+      });
+      expect(stored?.binary).toBe("contains NUL bytes");
+      expect((await store.read(stored?.handle ?? "")).equals(ran.out)).toBe(true);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("leaves an output that has not ended (a background command) to the host", async () => {
+    const t = await createTestEngine();
+    try {
+      const file = await createTeeFile(dir);
+      await fsp.writeFile(file, "x".repeat(100_000));
+      const got = await stashTeeOutput(file, {
+        store: t.rt.store("main"),
+        origin: { toolName: "exec", toolCallId: "c3", agentId: "main", sessionKey: "s" },
+        oversized: () => true,
+        oversizedBytes: 32_000,
+      });
+      expect(got).toBeUndefined();
+      await expect(fsp.stat(file)).rejects.toThrow(/ENOENT/);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("refuses a tee file that is not the private file it made", async () => {
+    const file = await createTeeFile(dir);
+    await fsp.chmod(file, 0o644);
+    expect(await readTeeState(file)).toEqual({ kind: "unusable", reason: "the tee file is no longer private (0600)" });
+    const link = await createTeeFile(dir);
+    await fsp.rm(link);
+    await fsp.symlink("/etc/hostname", link);
+    expect((await readTeeState(link)).kind).toBe("unusable");
+  });
+
+  it("sweeps old tee files whose call never reported back, and keeps live ones", async () => {
+    const old = await createTeeFile(dir);
+    const live = await createTeeFile(dir);
+    const past = new Date(Date.now() - 7 * 3600 * 1000);
+    await Promise.all([old, live].map((f) => fsp.utimes(f, past, past)));
+    expect(await sweepTeeFiles(dir, new Set([live]), 6 * 3600 * 1000)).toBe(1);
+    expect((await fsp.readdir(dir)).sort()).toEqual([path.basename(live)]);
+  });
+});
+
+describe("which exec calls are wrapped", () => {
+  const base = { toolName: "exec", params: { command: "ls" }, config: {}, agentId: "main", platform: "linux" as const };
+  it("wraps a plain gateway call with the hosts' defaults", () => {
+    expect(execPolicyVerdict(base)).toEqual({ wrap: true, command: "ls" });
+    expect(execPolicyVerdict({ ...base, config: { tools: { exec: { host: "gateway" } } } }).wrap).toBe(true);
+    for (const command of ["make && make test", "cmd 2>&1 | tail", "cmd &> log", "cmd |& tee x", "a >&2"])
+      expect(execPolicyVerdict({ ...base, params: { command } }).wrap, command).toBe(true);
+  });
+  it.each([
+    [{ ...base, toolName: "read" }, "not exec"],
+    [{ ...base, platform: "win32" as const }, "Windows shell"],
+    [{ ...base, toolKind: "code_mode_exec" }, "tool kind code_mode_exec"],
+    [{ ...base, params: { cmd: "ls" } }, "Codex-native call (cmd)"],
+    [{ ...base, params: { command: "top", pty: true } }, "pty"],
+    [{ ...base, params: { command: "srv", background: true } }, "background"],
+    [{ ...base, params: { command: "srv", yieldMs: 1000 } }, "background"],
+    [{ ...base, params: { command: "ls", host: "node" } }, "exec host node"],
+    [{ ...base, params: { command: "server --port 1 & sleep 1" } }, "starts a background process"],
+    [{ ...base, params: { command: "nohup server" } }, "starts a background process"],
+    [{ ...base, config: { agents: { defaults: { sandbox: { mode: "all" } } } } }, "sandbox mode all"],
+    [
+      { ...base, config: { agents: { list: [{ id: "main", sandbox: { mode: "non-main" } }] } } },
+      "sandbox mode non-main",
+    ],
+    [{ ...base, config: { tools: { exec: { ask: "on-miss" } } } }, "approvals (security full, ask on-miss)"],
+    [
+      { ...base, config: { agents: { list: [{ id: "main", tools: { exec: { security: "allowlist" } } }] } } },
+      "approvals (security allowlist, ask off)",
+    ],
+  ])("leaves %#: %s", (options, reason) => {
+    expect(execPolicyVerdict(options)).toEqual({ wrap: false, reason });
+  });
+});
+
+describe("the before_tool_call wrapper and the capture, together", () => {
+  it("stores the whole output of a wrapped call and links it to the host's tail copy", async () => {
+    const t = await createTestEngine({ offload: { fullExecOutput: true } });
+    try {
+      const ctx = { agentId: "main", sessionKey: "agent:main:s1", sessionId: "sid-1", toolCallId: "call_a1" };
+      const command = `for i in $(seq 1 20000); do echo "row $i ${"y".repeat(40)}"; done`;
+      const hooked = await wrapForFullCapture(
+        t.rt,
+        { config: {}, trackPending: true },
+        { toolName: "exec", toolCallId: "call_a1", params: { command, timeout: 30 } },
+        ctx,
+      );
+      expect(hooked?.params.timeout).toBe(30);
+      expect(String(hooked?.params.command).split("\n")[1]).toBe(command);
+      const via = await run("bash", String(hooked?.params.command));
+      // Engine calls of the session wait for the stored output from the moment the call was wrapped.
+      const scope = { sessionKey: ctx.sessionKey, sessionId: ctx.sessionId };
+      expect(await pendingCapturesOf(t.rt).settle(scope, 20)).toBe(1);
+      const output = via.out.toString("utf8");
+      expect(output.length).toBeGreaterThan(900_000);
+      // What exec hands after_tool_call: its kept tail, the final newline trimmed.
+      const kept = output.slice(-200_000).trimEnd();
+      const index = createCaptureIndex(t.rt.root, "main");
+      const result = { content: [{ type: "text", text: kept }], details: { aggregated: kept } };
+      // The two after_tool_call handlers: the host's copy (registerCapture) and the teed whole (registerFullExec).
+      await captureToolCall(
+        t.rt,
+        () => index,
+        { toolCallId: "call_a1", toolName: "exec", result, source: "after-tool-call" },
+        ctx,
+      );
+      await storeTeedCall(t.rt, { toolCallId: "call_a1", toolName: "exec", result }, ctx);
+      const found = createCaptureIndex(t.rt.root, "main").resolve({
+        hostId: "call_a1",
+        hostText: kept,
+        session: { sessionKey: ctx.sessionKey, sessionId: ctx.sessionId },
+      });
+      expect(found?.source).toBe("exec-tee");
+      expect(found?.chars).toBe(output.length);
+      expect(found?.lines).toBe(20_000);
+      expect(found?.partial).toBeUndefined();
+      expect((await t.rt.store("main").read(found?.handle ?? "")).equals(via.out)).toBe(true);
+      expect(teeRegistryOf(t.rt).files().size).toBe(0);
+      expect(await pendingCapturesOf(t.rt).settle(scope, 20)).toBe(0);
+      expect(await fsp.readdir(path.join(t.rt.root, "exec-tee"))).toEqual([]);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("removes the tee file of a call that gave no result", async () => {
+    const t = await createTestEngine({ offload: { fullExecOutput: true } });
+    try {
+      const ctx = { agentId: "main", sessionKey: "agent:main:s2", toolCallId: "call_c1" };
+      const hooked = await wrapForFullCapture(
+        t.rt,
+        { config: {}, trackPending: true },
+        { toolName: "exec", toolCallId: "call_c1", params: { command: "true" } },
+        ctx,
+      );
+      expect(hooked).toBeDefined();
+      expect(await fsp.readdir(path.join(t.rt.root, "exec-tee"))).toHaveLength(1);
+      await storeTeedCall(t.rt, { toolCallId: "call_c1", toolName: "exec" }, ctx);
+      expect(await fsp.readdir(path.join(t.rt.root, "exec-tee"))).toEqual([]);
+      expect(await pendingCapturesOf(t.rt).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("leaves every call alone when the opt-in is off", async () => {
+    const t = await createTestEngine();
+    try {
+      const ctx = { agentId: "main", sessionKey: "agent:main:s1", toolCallId: "call_b1" };
+      expect(
+        await wrapForFullCapture(
+          t.rt,
+          { config: {}, trackPending: true },
+          { toolName: "exec", params: { command: "ls" } },
+          ctx,
+        ),
+      ).toBeUndefined();
+    } finally {
+      await t.cleanup();
+    }
+  });
+});

@@ -1,0 +1,104 @@
+import { createReadStream, promises as fsp } from "node:fs";
+import type { ArtifactStore } from "../../artifacts/store-types.js";
+import type { ArtifactOrigin } from "../../artifacts/meta.js";
+import { readTeeState, removeTeeFile } from "./tee-files.js";
+
+/** What a tee file gave the store. */
+export interface TeeCapture {
+  handle: string;
+  /** Chars (UTF-16 code units, as the host counts its text) and lines of what was stored. */
+  chars: number;
+  lines: number;
+  bytes: number;
+  /** Set when the store does not hold the whole output: which part, how much, why. */
+  partial?: string;
+  /** Set when the output is not valid UTF-8 text (stored as bytes all the same). */
+  binary?: string;
+}
+
+/** Options of {@link stashTeeOutput}. */
+export interface StashTeeOptions {
+  store: ArtifactStore;
+  origin: ArtifactOrigin;
+  /** True when text of this many chars (read only when small) is worth a handle. */
+  oversized: (text: string) => boolean;
+  /** Bytes above which an output is worth a handle without reading it (4 bytes a char at most). */
+  oversizedBytes: number;
+}
+
+interface TextFigures {
+  chars: number;
+  lines: number;
+  nul: boolean;
+  invalidUtf8: boolean;
+}
+
+/** Chars, lines and binary signs of a file, read in pieces. */
+async function scanText(file: string): Promise<TextFigures> {
+  const decoder = new TextDecoder("utf-8", { fatal: false });
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  let chars = 0;
+  let newlines = 0;
+  let last = -1;
+  let nul = false;
+  let invalidUtf8 = false;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    chars += decoder.decode(chunk, { stream: true }).length;
+    if (!invalidUtf8) {
+      try {
+        strict.decode(chunk, { stream: true });
+      } catch {
+        invalidUtf8 = true;
+      }
+    }
+    if (!nul && chunk.includes(0)) nul = true;
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) newlines++;
+    if (chunk.length > 0) last = chunk[chunk.length - 1] ?? -1;
+  }
+  chars += decoder.decode().length;
+  if (!invalidUtf8) {
+    try {
+      strict.decode();
+    } catch {
+      invalidUtf8 = true;
+    }
+  }
+  // Lines as countLines counts them: a final newline ends the last line, it does not start one.
+  const lines = chars === 0 ? 0 : newlines + (last === 10 ? 0 : 1);
+  return { chars, lines, nul, invalidUtf8 };
+}
+
+const mib = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+
+/**
+ * Stores the output a wrapped `exec` call wrote into its tee file, streamed from disk (the output is
+ * never held in memory), then removes the file. Undefined when there is nothing worth a handle, the
+ * command had not ended when its call returned (sent to the background, or stopped), or the file
+ * cannot be trusted; the caller then keeps what the host handed over. Throws only what the store
+ * throws (`store_full`).
+ */
+export async function stashTeeOutput(file: string, options: StashTeeOptions): Promise<TeeCapture | undefined> {
+  try {
+    const state = await readTeeState(file);
+    // A command still running (sent to the background) or stopped: the host's own copy stands.
+    if (state.kind !== "ended") return undefined;
+    if (state.kept <= options.oversizedBytes && !options.oversized(await fsp.readFile(file, "utf8"))) return undefined;
+    const { handle, meta } = await options.store.stashFile(file, { kind: "tool-output", origin: options.origin });
+    const figures = await scanText(file);
+    const partial =
+      state.kept < state.bytes
+        ? `the first ${mib(state.kept)} of ${mib(state.bytes)} (the capture cap, offload.maxCaptureBytes)`
+        : undefined;
+    const binary = figures.nul ? "contains NUL bytes" : figures.invalidUtf8 ? "not valid UTF-8" : undefined;
+    return {
+      handle,
+      chars: figures.chars,
+      lines: figures.lines,
+      bytes: meta.bytes,
+      ...(partial ? { partial } : {}),
+      ...(binary ? { binary } : {}),
+    };
+  } finally {
+    await removeTeeFile(file);
+  }
+}

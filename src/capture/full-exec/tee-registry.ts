@@ -1,0 +1,77 @@
+import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
+import { sameSession, type CaptureSession } from "../capture-index.js";
+import { toolCallIdsMatch } from "../tool-call-id.js";
+
+/** One wrapped call whose output is being teed. */
+export interface TeeEntry {
+  file: string;
+  toolCallId: string;
+  agentId: string;
+  sessionKey?: string;
+  sessionId?: string;
+  startedAt: number;
+}
+
+/** A call taken out of the registry: `finish()` once its output is stored (or given up). */
+export interface TakenTee {
+  entry: TeeEntry;
+  finish(): void;
+}
+
+/** The wrapped calls of this process, by call id, until their output is stored. */
+export interface TeeRegistry {
+  /**
+   * Registers a wrapped call. The promise settles when its taker finishes, or after
+   * {@link TEE_SETTLE_MAX_MS} (a call the host never reported back), so engine calls can wait on it.
+   */
+  add(entry: TeeEntry): Promise<void>;
+  /** Removes and answers the entry of a call (same session; a call id the host may have rewritten). */
+  take(toolCallId: string, session: CaptureSession): TakenTee | undefined;
+  /** Tee files still expected (the sweep leaves them). */
+  files(): Set<string>;
+}
+
+/** A tee file older than this whose call never reported back is removed. */
+export const TEE_MAX_AGE_MS = 6 * 60 * 60 * 1000;
+/** The longest an engine call's wait on a wrapped call can be kept up by it. */
+export const TEE_SETTLE_MAX_MS = 10 * 60 * 1000;
+
+function createTeeRegistry(): TeeRegistry {
+  const entries = new Map<string, { entry: TeeEntry; finish: () => void }>();
+  return {
+    add(entry) {
+      const now = Date.now();
+      for (const [id, e] of entries) {
+        if (now - e.entry.startedAt <= TEE_MAX_AGE_MS) continue;
+        entries.delete(id);
+        e.finish();
+      }
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, TEE_SETTLE_MAX_MS);
+        timer.unref?.();
+        entries.set(entry.toolCallId, {
+          entry,
+          finish: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
+      });
+    },
+    take(toolCallId, session) {
+      for (const [id, e] of entries) {
+        if (toolCallIdsMatch(id, toolCallId) && sameSession(e.entry, session)) {
+          entries.delete(id);
+          return e;
+        }
+      }
+      return undefined;
+    },
+    files: () => new Set([...entries.values()].map((e) => e.entry.file)),
+  };
+}
+
+/** The runtime's registry of wrapped calls. */
+export function teeRegistryOf(rt: LedgerRuntime): TeeRegistry {
+  return rt.processWide("capture:tee", createTeeRegistry);
+}
