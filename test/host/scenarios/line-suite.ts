@@ -82,7 +82,7 @@ function definePlan(plan: RigPlan): void {
           if (!shared) throw new Error(`Expected the ${plan.version} gateway (${planKey(plan)}) to be running`);
           const t0 = Date.now();
           try {
-            await scenario.run(await shared.open(scenario.name));
+            await scenario.run(await shared.open(scenario.name, scenario.agentId));
           } finally {
             const s = `${scenario.name} ${((Date.now() - t0) / 1000).toFixed(1)}s`;
             times.push(s);

@@ -21,7 +21,7 @@ export async function runScenarioAlone(scenario: HostScenario, options: RunAlone
   const ledgerConfig = options.ledgerConfig ?? (scenario.ledgerConfig ? { ...scenario.ledgerConfig } : undefined);
   const shared = await startSharedRig({ ...options, model: scenario.model, ...(ledgerConfig ? { ledgerConfig } : {}) });
   try {
-    await scenario.run(await shared.open(scenario.name));
+    await scenario.run(await shared.open(scenario.name, scenario.agentId));
   } finally {
     await shared.close();
   }

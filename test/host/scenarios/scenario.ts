@@ -60,6 +60,11 @@ export interface HostScenario {
    * not the defaults. Such a scenario gets a gateway of its own, as for {@link model}.
    */
   ledgerConfig?: Readonly<Record<string, unknown>>;
+  /**
+   * The agent whose session it opens. @default "main". {@link FULL_EXEC_AGENT} shares the gateway
+   * with its own plugin settings ({@link SHARED_LEDGER_CONFIG}).
+   */
+  agentId?: string;
   /** Runs the scenario and asserts with vitest's `expect`; throws on failure. */
   run(session: ScenarioSession): Promise<void>;
 }
@@ -69,6 +74,18 @@ export interface ScenarioModel {
   readonly contextWindow: number;
   readonly maxTokens: number;
 }
+
+/** An agent of every shared context-ledger gateway with `offload.fullExecOutput` on. */
+export const FULL_EXEC_AGENT = "full";
+
+/**
+ * context-ledger's config on a shared gateway (a scenario naming its own gets a gateway of its own):
+ * the defaults, and {@link FULL_EXEC_AGENT} with the opt-in, so the opt-in runs beside the defaults
+ * without a gateway more per line.
+ */
+export const SHARED_LEDGER_CONFIG: Readonly<Record<string, unknown>> = {
+  agents: { [FULL_EXEC_AGENT]: { offload: { fullExecOutput: true } } },
+};
 
 /** The model shape of every scenario that names none (one shared mock agent per gateway). */
 export const SCENARIO_MODEL = { contextWindow: 32_000, maxTokens: 4_096 } as const satisfies ScenarioModel;

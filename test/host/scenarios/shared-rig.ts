@@ -11,7 +11,13 @@ import type { EngineChoice } from "../host-env.js";
 import type { HostVersion } from "../host-install.js";
 import { markLogs, readHostLog, readPluginEvents } from "../logs.js";
 import type { MockScript } from "../mock-model.js";
-import { SCENARIO_MODEL, type ScenarioModel, type ScenarioSession } from "./scenario.js";
+import {
+  FULL_EXEC_AGENT,
+  SCENARIO_MODEL,
+  SHARED_LEDGER_CONFIG,
+  type ScenarioModel,
+  type ScenarioSession,
+} from "./scenario.js";
 
 /** Options for {@link startSharedRig}. */
 export interface SharedRigOptions {
@@ -33,7 +39,8 @@ export interface SharedRigOptions {
 export interface SharedRig {
   rig: HostRig;
   /** Opens the session of scenario `name` (its tag, its script, its requests). */
-  open(name: string): Promise<ScenarioSession>;
+  /** Opens scenario `name`'s session `agent:<agentId>:<name>` (agent "main" by default). */
+  open(name: string, agentId?: string): Promise<ScenarioSession>;
   close(): Promise<void>;
 }
 
@@ -68,12 +75,19 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
   let active = "";
   const model = options.model ?? SCENARIO_MODEL;
   const fallback: MockScript = () => ({ text: "OK." });
+  const sharedAgents = options.engine === "context-ledger" && options.ledgerConfig === undefined;
   const rig = await startHostRig({
     version: options.version,
     engine: options.engine,
     contextWindow: model.contextWindow,
     maxTokens: model.maxTokens,
-    ledgerConfig: options.ledgerConfig,
+    ...(sharedAgents
+      ? {
+          ledgerConfig: { ...SHARED_LEDGER_CONFIG },
+          // The host answers a session of an agent it does not list with "Agent ... no longer exists".
+          extraConfig: { agents: { list: [{ id: "main", default: true }, { id: FULL_EXEC_AGENT }] } },
+        }
+      : { ledgerConfig: options.ledgerConfig }),
     mock: {
       maxRequestsTotal: 100_000,
       ...(options.strict
@@ -88,10 +102,10 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
   });
   return {
     rig,
-    async open(name) {
+    async open(name, agentId = "main") {
       if (scripts.has(name)) throw new Error(`Expected scenario names to be unique on a gateway, got "${name}" twice`);
       scripts.set(name, fallback);
-      const sessionKey = `agent:main:${name}`;
+      const sessionKey = `agent:${agentId}:${name}`;
       const mark = await markLogs(rig.env);
       return {
         version: options.version,
