@@ -152,6 +152,40 @@ async function* bigLog() {
   }
 }
 
+/**
+ * A 20 MB `exec` output with `offload.fullExecOutput`: the command run by bash as the gateway runs it,
+ * plain and wrapped (the tee's cost to the command), then the gateway's side in a fresh process.
+ */
+async function fullExecBench(dir, reps) {
+  const { wrapCommand } = await import("../dist/src/capture/full-exec/wrap-command.js");
+  const { createTeeFile } = await import("../dist/src/capture/full-exec/tee-files.js");
+  const filterPath = fileURLToPath(new URL("../dist/src/capture/full-exec/tee-filter.js", import.meta.url));
+  const producer = `'${process.execPath}' -e 'const b = Buffer.alloc(65536, 97); for (let i = 0; i < 320; i++) process.stdout.write(b)'`;
+  const runShell = (command) => {
+    const t = performance.now();
+    const r = spawnSync("bash", ["-c", command], { maxBuffer: 64 * MB });
+    if (r.status !== 0) throw new Error(`full exec bench command failed: ${String(r.stderr).slice(-400)}`);
+    return { ms: performance.now() - t, out: r.stdout };
+  };
+  const plain = [];
+  const wrapped = [];
+  let file = "";
+  let out;
+  for (let r = 0; r < reps; r++) {
+    plain.push(runShell(producer).ms);
+    file = await createTeeFile(path.join(dir, "tee"));
+    const run = runShell(
+      wrapCommand({ command: producer, teeFile: file, nodePath: process.execPath, filterPath, capBytes: 64 * MB }),
+    );
+    wrapped.push(run.ms);
+    out = run.out;
+  }
+  const hostCopyFile = path.join(dir, "host-copy.txt");
+  await writeFile(hostCopyFile, out.subarray(-200_000).toString("utf8"));
+  const child = runChild(["tee", path.join(dir, "state"), file, hostCopyFile]);
+  return { outputBytes: out.length, plainMs: summarize(plain), wrappedMs: summarize(wrapped), ...child };
+}
+
 /** Stashes 200 MiB by stream, then times 10-line ledger_fetch calls in a fresh process. */
 async function bigFetchBench(dir) {
   const root = path.join(dir, "agents", "main");
@@ -301,6 +335,10 @@ export async function runStoreBench(options = {}) {
           .join(", ")}`,
       );
     log(`stashFile 20 MB (level 1): p50 ${big.stashFileMbPerSec.p50} MB/s (p5 ${big.stashFileMbPerSec.p5})`);
+    const fullExec = await fullExecBench(path.join(dir, "full-exec"), options.bigStashReps ?? 3);
+    log(
+      `full exec capture of ${(fullExec.outputBytes / MB).toFixed(1)} MB: the command p50 ${fullExec.plainMs.p50} ms plain, ${fullExec.wrappedMs.p50} ms wrapped; the gateway's side: stored in ${fullExec.stashMs} ms (${fullExec.stashMbPerSec} MB/s), peak +${fullExec.capturePeakExtraMB} MB; linked to the host's copy in ${fullExec.linkMs} ms, peak +${fullExec.linkPeakExtraMB} MB`,
+    );
     const fetch = await fetchBench(path.join(dir, "fetch"), options.fetchReps ?? 15, OUTPUT_KINDS, createRng);
     for (const r of fetch.selectors)
       log(
@@ -332,6 +370,7 @@ export async function runStoreBench(options = {}) {
       name: "artifact-store",
       stash,
       bigStash: big,
+      fullExec,
       fetch,
       bigFetch,
       json,
@@ -340,6 +379,13 @@ export async function runStoreBench(options = {}) {
       targets: {
         stash150KBMBps: check(stash.mbPerSec.p50, ">=", 50, "MB/s"),
         stash20MBMBps: check(level1.mbPerSec.p50, ">=", 50, "MB/s"),
+        fullExec20MBStashMBps: check(fullExec.stashMbPerSec, ">=", 50, "MB/s"),
+        fullExec20MBPeakVsOutput: check(
+          round((Math.max(fullExec.capturePeakExtraMB, fullExec.linkPeakExtraMB) * MB) / fullExec.outputBytes),
+          "<=",
+          3,
+          "x",
+        ),
         fetchWorstSelectorP50Ms: check(worstFetch, "<=", 50, "ms"),
         grep10MBMs: check(grepE2e, "<=", 200, "ms"),
         fetch200MiBMs: check(Math.max(bigFetch.firstMs, bigFetch.laterMs.p50), "<=", 100, "ms"),
@@ -426,6 +472,67 @@ async function childFetch200(root, handle) {
   };
 }
 
+/**
+ * The gateway's side of a 20 MB opt-in exec capture, in a fresh process: storing the tee file
+ * (stashTeeOutput: stream into the store, count chars and lines), then linking it as assemble does
+ * (the capture index reads the original to verify it against the host's copy).
+ */
+async function childTee(root, file, hostCopyFile) {
+  const { stashTeeOutput } = await import("../dist/src/capture/full-exec/stash-tee.js");
+  const { createCaptureIndex } = await import("../dist/src/capture/capture-index.js");
+  const store = createArtifactStore({ root: path.join(root, "agents", "main", "artifacts") });
+  await store.stash("warm-up");
+  globalThis.gc();
+  const rss0 = rssMB();
+  resetPeak();
+  const t = performance.now();
+  const got = await stashTeeOutput(file, {
+    store,
+    origin: { toolName: "exec", toolCallId: "call_t1", agentId: "main", sessionKey: "s" },
+    oversized: () => true,
+    oversizedBytes: 32_000,
+  });
+  const stashMs = performance.now() - t;
+  const capturePeakMB = peakMB() - rss0;
+  const index = createCaptureIndex(root, "main");
+  const session = { sessionKey: "s" };
+  const hostCopy = readFileSync(hostCopyFile, "utf8");
+  const host = await store.stash(hostCopy);
+  await index.record({
+    toolCallId: "call_t1",
+    toolName: "exec",
+    ...session,
+    handle: host.handle,
+    chars: hostCopy.length,
+    lines: 1,
+    source: "aggregated",
+  });
+  await index.record({
+    toolCallId: "call_t1",
+    toolName: "exec",
+    ...session,
+    handle: got.handle,
+    chars: got.chars,
+    lines: got.lines,
+    source: "exec-tee",
+  });
+  globalThis.gc();
+  const rss1 = rssMB();
+  resetPeak();
+  const t2 = performance.now();
+  const linked = index.resolve({ hostId: "call_t1", hostText: hostCopy, session });
+  const linkMs = performance.now() - t2;
+  if (linked?.handle !== got.handle) throw new Error("the tee capture was not linked to the host's copy");
+  return {
+    bytes: got.bytes,
+    stashMs: round(stashMs),
+    stashMbPerSec: round(got.bytes / MB / (stashMs / 1000)),
+    capturePeakExtraMB: round(capturePeakMB),
+    linkMs: round(linkMs),
+    linkPeakExtraMB: round(peakMB() - rss1),
+  };
+}
+
 async function childJson(mode, file, root, handle) {
   const text = mode === "store" ? "" : readFileSync(file, "utf8");
   const store = createArtifactStore({ root });
@@ -444,6 +551,11 @@ async function childJson(mode, file, root, handle) {
 
 if (process.argv[1] === SELF && process.argv[2] === "--child") {
   const [task, ...args] = process.argv.slice(3);
-  const result = task === "fetch200" ? await childFetch200(...args) : await childJson(...args);
+  const result =
+    task === "fetch200"
+      ? await childFetch200(...args)
+      : task === "tee"
+        ? await childTee(...args)
+        : await childJson(...args);
   console.log(JSON.stringify(result));
 }
