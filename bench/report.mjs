@@ -25,6 +25,8 @@ export function collectTargets(r) {
   add("Prompts over the window @32k", r.tokens?.targets.neverOverflows32k);
   add("Stash 150 KB, end to end", r.store?.targets.stash150KBMBps);
   add("Stash 20 MB, end to end (gzip level 1)", r.store?.targets.stash20MBMBps);
+  add("Full exec capture of 20 MB: stored (tee file → store)", r.store?.targets.fullExec20MBStashMBps);
+  add("Full exec capture of 20 MB: peak RSS / output size", r.store?.targets.fullExec20MBPeakVsOutput);
   add("Fetch p50 from 10 MB (slowest selector)", r.store?.targets.fetchWorstSelectorP50Ms);
   add("Grep over 10 MB (fetch, end to end)", r.store?.targets.grep10MBMs);
   add("ledger_fetch of 10 lines from 200 MiB, fresh process", r.store?.targets.fetch200MiBMs);
@@ -161,6 +163,12 @@ function storeSection(s) {
     lines.push(
       "",
       `\`stashFile\` of 20 MB (level 1): p50 **${s.bigStash.stashFileMbPerSec.p50} MB/s** (p5 ${s.bigStash.stashFileMbPerSec.p5}).`,
+      ...(s.fullExec
+        ? [
+            "",
+            `Opt-in whole \`exec\` output (\`offload.fullExecOutput\`), ${(s.fullExec.outputBytes / 1_048_576).toFixed(1)} MB: the command under bash p50 ${s.fullExec.plainMs.p50} ms plain, ${s.fullExec.wrappedMs.p50} ms wrapped (the tee filter's Node start and copy). The gateway's side, in a fresh process: the tee file stored in ${s.fullExec.stashMs} ms (**${s.fullExec.stashMbPerSec} MB/s**), peak RSS +${s.fullExec.capturePeakExtraMB} MB; linked to the host's copy as assemble does (the index reads the original to verify it) in ${s.fullExec.linkMs} ms, peak +${s.fullExec.linkPeakExtraMB} MB.`,
+          ]
+        : []),
       "",
     );
   }

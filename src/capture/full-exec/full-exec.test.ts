@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestEngine } from "../../../test/support/engine-harness.js";
+import { countLines } from "../../artifacts/meta.js";
 import { execPolicyVerdict } from "../../host/exec-policy.js";
 import { captureToolCall, pendingCapturesOf } from "../capture-hook.js";
 import { createCaptureIndex } from "../capture-index.js";
@@ -136,6 +137,28 @@ describe("storing a tee file", () => {
       });
       expect(stored?.binary).toBe("contains NUL bytes");
       expect((await store.read(stored?.handle ?? "")).equals(ran.out)).toBe(true);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("counts chars as the host does (UTF-16 units) and lines as countLines, across read pieces", async () => {
+    const t = await createTestEngine();
+    try {
+      // 2-, 3- and 4-byte sequences, so some fall across the 64 KiB pieces the scan reads.
+      const text = Array.from({ length: 9_000 }, (_, i) => `row ${i} é 漢字 🙂 ${"x".repeat(i % 13)}`).join("\n");
+      const source = path.join(dir, "mixed.txt");
+      await fsp.writeFile(source, text);
+      const { file, text: command } = await wrapped(`cat '${source}'`);
+      await run("bash", command);
+      const got = await stashTeeOutput(file, {
+        store: t.rt.store("main"),
+        origin: { toolName: "exec", toolCallId: "c4", agentId: "main", sessionKey: "s" },
+        oversized: () => true,
+        oversizedBytes: 32_000,
+      });
+      expect(got).toMatchObject({ chars: text.length, lines: countLines(text), bytes: Buffer.byteLength(text) });
+      expect(got?.binary).toBeUndefined();
     } finally {
       await t.cleanup();
     }

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { createReadStream, promises as fsp } from "node:fs";
 import type { ArtifactStore } from "../../artifacts/store-types.js";
 import type { ArtifactOrigin } from "../../artifacts/meta.js";
@@ -33,35 +34,51 @@ interface TextFigures {
   invalidUtf8: boolean;
 }
 
-/** Chars, lines and binary signs of a file, read in pieces. */
+/** Bytes a UTF-8 sequence starting with `lead` takes (1 for a stray continuation byte). */
+function sequenceLength(lead: number): number {
+  if (lead >= 0xf0) return 4;
+  if (lead >= 0xe0) return 3;
+  if (lead >= 0xc0) return 2;
+  return 1;
+}
+
+/**
+ * Chars, lines and binary signs of a file, read in pieces and counted on the bytes (no string is made:
+ * a 20 MB output costs no more memory than one piece). Chars are UTF-16 code units, as the host counts
+ * text: one per sequence, two for a 4-byte one.
+ */
 async function scanText(file: string): Promise<TextFigures> {
-  const decoder = new TextDecoder("utf-8", { fatal: false });
-  const strict = new TextDecoder("utf-8", { fatal: true });
   let chars = 0;
   let newlines = 0;
   let last = -1;
   let nul = false;
   let invalidUtf8 = false;
+  let carry: Buffer = Buffer.alloc(0);
   for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
-    chars += decoder.decode(chunk, { stream: true }).length;
-    if (!invalidUtf8) {
-      try {
-        strict.decode(chunk, { stream: true });
-      } catch {
-        invalidUtf8 = true;
-      }
+    const buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+    // A sequence cut at the piece's end waits for the next piece.
+    let cut = buf.length;
+    for (let i = buf.length - 1; i >= Math.max(0, buf.length - 4); i--) {
+      const b = buf[i] as number;
+      if ((b & 0xc0) === 0x80) continue;
+      if (i + sequenceLength(b) > buf.length) cut = i;
+      break;
     }
-    if (!nul && chunk.includes(0)) nul = true;
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) newlines++;
-    if (chunk.length > 0) last = chunk[chunk.length - 1] ?? -1;
+    const whole = buf.subarray(0, cut);
+    carry = Buffer.from(buf.subarray(cut));
+    if (!invalidUtf8 && !isUtf8(whole)) invalidUtf8 = true;
+    if (!nul && whole.includes(0)) nul = true;
+    for (let i = 0; i < whole.length; i++) {
+      const b = whole[i] as number;
+      if (b === 10) newlines++;
+      if ((b & 0xc0) !== 0x80) chars += b >= 0xf0 ? 2 : 1;
+    }
+    if (whole.length > 0) last = whole[whole.length - 1] as number;
   }
-  chars += decoder.decode().length;
-  if (!invalidUtf8) {
-    try {
-      strict.decode();
-    } catch {
-      invalidUtf8 = true;
-    }
+  if (carry.length > 0) {
+    invalidUtf8 = true;
+    chars += carry.length;
+    last = carry[carry.length - 1] as number;
   }
   // Lines as countLines counts them: a final newline ends the last line, it does not start one.
   const lines = chars === 0 ? 0 : newlines + (last === 10 ? 0 : 1);
