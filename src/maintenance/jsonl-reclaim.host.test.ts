@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadHostSessionManager } from "../../test/support/host-session-manager.js";
-import { rewrittenSession } from "../../test/support/rewritten-session.js";
+import { jsonlOf, rewrittenSession } from "../../test/support/rewritten-session.js";
 import { createArtifactStore } from "../artifacts/store.js";
 import { reclaimJsonlBranches } from "./jsonl-reclaim.js";
 
@@ -15,7 +15,7 @@ describe("a transcript whose superseded branches were reclaimed, as the 2026.4.2
     try {
       const file = path.join(dir, "sess.jsonl");
       const { lines } = rewrittenSession(16);
-      await fsp.writeFile(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`, { mode: 0o600 });
+      await fsp.writeFile(file, jsonlOf(lines), { mode: 0o600 });
       const before = SessionManager.open(file, dir, dir);
       const store = createArtifactStore({ root: path.join(dir, "artifacts") });
       const origin = { agentId: "main", sessionKey: "agent:main:s" };

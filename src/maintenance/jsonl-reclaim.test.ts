@@ -1,7 +1,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { rewrittenSession, text, type Entry } from "../../test/support/rewritten-session.js";
+import { jsonlOf, rewrittenSession, text, type Entry } from "../../test/support/rewritten-session.js";
 import { useTempDir } from "../../test/support/temp-dir.js";
 import { createArtifactStore } from "../artifacts/store.js";
 import { hostLockPath } from "../host/session-lock.js";
@@ -11,7 +11,7 @@ import { readJsonlTranscript } from "./transcript-jsonl.js";
 const root = useTempDir("jsonl-reclaim-");
 const setup = async (lines: Entry[]) => {
   const file = path.join(root(), "sess.jsonl");
-  await fsp.writeFile(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`, { mode: 0o600 });
+  await fsp.writeFile(file, jsonlOf(lines), { mode: 0o600 });
   const store = createArtifactStore({ root: path.join(root(), "artifacts") });
   return { file, store, deps: { store, agentDir: root(), origin: { agentId: "main", sessionKey: "agent:main:s" } } };
 };

@@ -21,6 +21,7 @@ import { tryParseJson } from "../json.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { agentRoot } from "../state/paths.js";
 import { recordTranscriptReferences } from "../state/reference-index.js";
+import { joinByteLines, splitByteLines } from "../fs/byte-lines.js";
 
 /** The file may hold this many times the bytes of what the host loads before superseded branches leave it. */
 export const RECLAIM_RATIO = 3;
@@ -138,22 +139,18 @@ async function reclaimUnderLock(file: string, deps: ReclaimDeps): Promise<Reclai
 
 /** The file's lines as written (bytes, without their line ends), each with its entry id and fields when it has one. */
 function splitLines(bytes: Buffer): Line[] {
-  const out: Line[] = [];
-  for (let start = 0; start < bytes.length;) {
-    let end = bytes.indexOf(0x0a, start);
-    if (end < 0) end = bytes.length;
-    const line = bytes.subarray(start, end);
-    start = end + 1;
-    if (line.length === 0) continue;
-    const fields = tryParseJson(line.toString("utf8"));
-    const record = fields && typeof fields === "object" ? (fields as Record<string, unknown>) : undefined;
-    out.push(typeof record?.id === "string" ? { bytes: line, id: record.id, fields: record } : { bytes: line });
-  }
-  return out;
+  return splitByteLines(bytes)
+    .filter((line) => line.length > 0)
+    .map((line) => {
+      const fields = tryParseJson(line.toString("utf8"));
+      const record = fields && typeof fields === "object" ? (fields as Record<string, unknown>) : undefined;
+      return typeof record?.id === "string" ? { bytes: line, id: record.id, fields: record } : { bytes: line };
+    });
 }
 
+/** Every line ends with a newline, the last one too. */
 function joinLines(lines: readonly Line[]): Buffer {
-  return Buffer.concat(lines.flatMap((l) => [l.bytes, Buffer.from("\n")]));
+  return joinByteLines([...lines.map((l) => l.bytes), Buffer.alloc(0)]);
 }
 
 /**

@@ -1,6 +1,9 @@
 /** One line of a JSONL transcript. */
 export type Entry = Record<string, unknown> & { id: string; parentId: string | null };
 
+/** The entries as the host writes a JSONL transcript: one JSON line each, a newline after the last. */
+export const jsonlOf = (lines: readonly Entry[]): string => `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`;
+
 /** A message of `role` with one text block. */
 export const text = (role: string, t: string) => ({ role, content: [{ type: "text", text: t }] });
 

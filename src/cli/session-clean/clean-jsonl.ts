@@ -1,6 +1,7 @@
 import { LedgerError } from "../../errors.js";
 import { isLedgerBlock } from "../../results/stub.js";
 import { findJsonValueSpan, type JsonStep } from "./json-span.js";
+import { joinByteLines, splitByteLines } from "../../fs/byte-lines.js";
 
 /** One payload that cleaning moves into the artifact store. */
 export interface PayloadPlan {
@@ -77,7 +78,7 @@ export async function planClean(
   const minChars = options.minChars ?? DEFAULT_MIN_CHARS;
   const raw = typeof input === "string" ? Buffer.from(input, "utf8") : input;
   const text = raw.toString("utf8");
-  const rawLines = splitLines(raw);
+  const rawLines = splitByteLines(raw);
   const lines = rawLines.map((l) => l.toString("utf8"));
   const parsed: (Record<string, unknown> | undefined)[] = lines.map((line) => {
     if (!line.trim()) return undefined;
@@ -147,7 +148,7 @@ export async function planClean(
     rewrittenEntries++;
     options.onEntry?.(done, editable.length);
   }
-  const bytes = joinLines(rawLines);
+  const bytes = joinByteLines(rawLines);
   const out = bytes.toString("utf8");
   const bytesBefore = raw.length;
   const bytesAfter = bytes.length;
@@ -164,25 +165,6 @@ export async function planClean(
     bytes,
   };
 }
-
-function splitLines(raw: Buffer): Buffer[] {
-  const out: Buffer[] = [];
-  let start = 0;
-  for (let nl = raw.indexOf(0x0a); nl >= 0; nl = raw.indexOf(0x0a, start)) {
-    out.push(raw.subarray(start, nl));
-    start = nl + 1;
-  }
-  out.push(raw.subarray(start));
-  return out;
-}
-
-function joinLines(lines: Buffer[]): Buffer {
-  const parts: Buffer[] = [];
-  for (const [i, line] of lines.entries()) parts.push(i > 0 ? Buffer.concat([NEWLINE, line]) : line);
-  return Buffer.concat(parts);
-}
-
-const NEWLINE = Buffer.from("\n");
 
 /** `line` with the JSON values at each path replaced by the given strings; every other byte kept. */
 function spliceValues(line: Buffer, edits: Array<{ path: JsonStep[]; value: string }>): Buffer {
