@@ -71,6 +71,18 @@ describe("reclaiming superseded branches of a JSONL transcript", () => {
     expect((await fsp.readFile(file)).equals(before)).toBe(true);
   });
 
+  it("reclaims a superseded message at any size: 2026.4.24's chat history lists every message line", async () => {
+    const header = { type: "session", id: "sess", parentId: null, version: 3 } as Entry;
+    const u1 = { type: "message", id: "u1", parentId: "sess", message: text("user", "Turn 1: check") } as Entry;
+    const a1 = { type: "message", id: "a1", parentId: "u1", message: text("assistant", "Answer 1, long") } as Entry;
+    const b1 = { type: "message", id: "b1", parentId: "u1", message: text("assistant", "[stub of answer 1]") } as Entry;
+    const { file, store, deps } = await setup([header, u1, a1, b1]);
+    const r = await reclaimJsonlBranches(file, deps);
+    expect(r).toMatchObject({ reclaimed: true, linesDropped: 1 });
+    expect(linesOf(await fsp.readFile(file, "utf8"))).toEqual([header, u1, b1].map((l) => JSON.stringify(l)));
+    expect(await store.readText(r.handle as string)).toBe(`${JSON.stringify(a1)}\n`);
+  });
+
   it("leaves a file whose superseded branches are small beside what the host loads", async () => {
     // Only the first turn's output was rewritten: the active branch still holds the other outputs.
     const { lines } = rewrittenSession(16);

@@ -1,10 +1,12 @@
 /**
  * A bounded transcript file on the JSONL lines (2026.4.x). The host's safe rewrite, which the paydown's stubs go
  * through, appends a new branch and leaves the old one in the file; the host parses the whole file on every run.
- * A 500-turn long haul on 2026.4.24 reached 32 MB for an active branch of 0.5 MB by turn 380. When the file
- * outgrows its active branch {@link RECLAIM_RATIO} times, the entries on no branch the host loads move into the
- * artifact store (one blob of those lines as written, read back and compared before anything changes) and the file
- * is replaced by what the host loads, under the host's lock, carrying over every line appended meanwhile.
+ * A 500-turn long haul on 2026.4.24 reached 32 MB for an active branch of 0.5 MB by turn 380, and the host's
+ * `chat.history` lists every message line of the file, so a rewritten message shows twice. When superseded lines
+ * hold a message, or the file outgrows its active branch {@link RECLAIM_RATIO} times, the entries on no branch the
+ * host loads move into the artifact store (one blob of those lines as written, read back and compared before anything
+ * changes) and the file is replaced by what the host loads, under the host's lock, carrying over every line appended
+ * meanwhile.
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
@@ -25,7 +27,7 @@ import { joinByteLines, splitByteLines } from "../fs/byte-lines.js";
 
 /** The file may hold this many times the bytes of what the host loads before superseded branches leave it. */
 export const RECLAIM_RATIO = 3;
-/** Files below this size are left alone, whatever the ratio. */
+/** Files below this size are left alone by the ratio rule (superseded messages go at any size). */
 export const RECLAIM_MIN_BYTES = 1_048_576;
 
 /** Fields besides `parentId` by which a kept entry names another entry, which then stays too (with its chain). */
@@ -35,7 +37,7 @@ const NAMED_ENTRY_FIELDS = ["firstKeptEntryId", "targetId", "fromId"] as const;
 export interface ReclaimResult {
   reclaimed: boolean;
   /** Why nothing was reclaimed. */
-  reason?: "small" | "within_ratio" | "turn_in_flight" | "locked" | "file_changing";
+  reason?: "within_ratio" | "turn_in_flight" | "locked" | "file_changing";
   bytesBefore: number;
   bytesAfter?: number;
   linesDropped?: number;
@@ -82,13 +84,13 @@ interface Line {
 }
 
 /**
- * Moves a JSONL transcript's superseded branches into the store when the file holds more than
- * {@link RECLAIM_RATIO} times what the host loads (see the module comment). Leaves the file alone while the user's
+ * Moves a JSONL transcript's superseded branches into the store when they hold a message (2026.4.24's chat history
+ * would show it twice), or when the file holds more than {@link RECLAIM_RATIO} times what the host loads (see the
+ * module comment). Leaves the file alone while the user's
  * newest message awaits its answer, or while another process holds the host's session lock.
  */
 export async function reclaimJsonlBranches(file: string, deps: ReclaimDeps): Promise<ReclaimResult> {
   const bytesBefore = (await fsp.stat(file)).size;
-  if (bytesBefore < RECLAIM_MIN_BYTES) return { reclaimed: false, reason: "small", bytesBefore };
   const lock = await inspectHostLock(file);
   if (lock?.held && lock.pid !== process.pid) return { reclaimed: false, reason: "locked", bytesBefore };
   // One reclaim at a time per agent, across processes and within one: the host's lock, which 2026.4.24 holds for
@@ -111,7 +113,11 @@ async function reclaimUnderLock(file: string, deps: ReclaimDeps): Promise<Reclai
     const isKept = (l: Line): boolean => l.id === undefined || l.fields?.type === "session" || keep.has(l.id);
     const kept = joinLines(lines.filter(isKept));
     const dropped = lines.filter((l) => !isKept(l));
-    if (dropped.length === 0 || original.length <= RECLAIM_RATIO * kept.length)
+    // 2026.4.24's chat.history lists every message line of the file, on a branch or not: a superseded message would
+    // show twice. Other superseded lines only cost the host's parse, bounded by the ratio.
+    const shownTwice = dropped.some((l) => l.fields?.type === "message");
+    const outgrown = original.length >= RECLAIM_MIN_BYTES && original.length > RECLAIM_RATIO * kept.length;
+    if (dropped.length === 0 || !(shownTwice || outgrown))
       return { reclaimed: false, reason: "within_ratio", bytesBefore: original.length };
     const blob = joinLines(dropped);
     const { handle } = await deps.store.stash(blob, {

@@ -12,6 +12,8 @@ import { countHostLogSignals, markLogs, readHostLog } from "../logs.js";
 import { measureLongSession } from "./long-session.js";
 import type { HostScenario } from "./scenario.js";
 import { hostCompactionEntries } from "./turn-figures.js";
+import { readHistory } from "../turn-as-seen.js";
+import { textOfMessage } from "../mock-wire.js";
 
 export const longSession424Scenario: HostScenario = {
   name: "long-session-424",
@@ -37,5 +39,14 @@ export const longSession424Scenario: HostScenario = {
     // ...and the model was shown that summary after it.
     const shown = session.requests().filter((r) => JSON.stringify(r.body).includes("[context-ledger summary]"));
     expect(shown.length).toBeGreaterThan(0);
+    // The chat history a user reopens lists every message line of the file: each turn once, its answer once (long
+    // answers paid down show as stubs with their handle), none twice after the rewrites.
+    const history = (await readHistory(session, 1000)) as { messages?: unknown[] };
+    const texts = (history.messages ?? []).map((m) => `${String((m as { role?: unknown }).role)}: ${textOfMessage(m)}`);
+    const turns = texts.filter((t) => /^user: .*Turn \d+:/.test(t)).map((t) => /Turn (\d+):/.exec(t)?.[1]);
+    expect(turns, "each user turn once").toEqual(figures.perTurn.map((_, i) => String(i + 1)));
+    const answers = texts.filter((t) => /^assistant: \S/.test(t));
+    expect(answers.length, "one answer per turn").toBe(figures.perTurn.length);
+    expect(new Set(answers).size, "no answer twice").toBe(answers.length);
   },
 };
