@@ -21,6 +21,15 @@ describe("stub text", () => {
     expect(prompt).not.toContain("context-ledger export");
     expect(promptStubText(stub)).toBe(prompt);
     expect(parseStubHandle(promptStubText(stub))).toBe(HANDLE);
+    // A person reading the chat is told how to read it there.
+    expect(stub).toContain("In chat: `/ledger fetch <handle>`.");
+    // Stubs written with the earlier wording leave the prompt without it too.
+    const older = stub.replace(
+      /\nIn chat: [^\n]*/,
+      "\nWithout context-ledger (no ledger tools): the operator gets it with `context-ledger artifact fetch <handle>` or `context-ledger export`.",
+    );
+    expect(older).not.toBe(stub);
+    expect(promptStubText(older)).toBe(prompt);
   });
 
   it("states the handle's true size and whether it is the whole output", () => {

@@ -49,13 +49,22 @@ export interface BuildStubOptions {
   offRamp?: boolean;
 }
 
-/** How a transcript stub says the output is reached once the plugin and its tools are gone. */
+/**
+ * How a transcript stub tells a person reading the chat (2026.4.24's chat history shows paid-down answers as stubs)
+ * where the original is, with the plugin and once it and its tools are gone. No longer than its earlier wording:
+ * 2026.4.24's precheck sizes every stub in the raw transcript.
+ */
 export const OFF_RAMP_LINE =
-  "Without context-ledger (no ledger tools): the operator gets it with `context-ledger artifact fetch <handle>` or `context-ledger export`.";
+  "In chat: `/ledger fetch <handle>`. Without context-ledger: `context-ledger artifact fetch <handle>` or `context-ledger export`.";
+
+/** Earlier wordings of {@link OFF_RAMP_LINE}, still in transcripts written before: left out of prompts too. */
+const OFF_RAMP_LINES_BEFORE = [
+  "Without context-ledger (no ledger tools): the operator gets it with `context-ledger artifact fetch <handle>` or `context-ledger export`.",
+];
 
 /** A stub as the prompt shows it: without the transcript's off-ramp line (tokens the model has no use for). */
 export function promptStubText(text: string): string {
-  return text.replace(`\n${OFF_RAMP_LINE}`, "");
+  return [OFF_RAMP_LINE, ...OFF_RAMP_LINES_BEFORE].reduce((t, line) => t.replace(`\n${line}`, ""), text);
 }
 
 /** What a stub's handle holds, so the prompt never implies more (or less) than was kept. */
