@@ -107,7 +107,11 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
             ...(sqlite ? { sqlite } : {}),
             stubAnswers: host.semantics.rawPrecheck !== undefined,
           });
-          const reclaim = await boundTranscriptFile(rt, settings, { identity: id, sessionFile: p.sessionFile });
+          const reclaim = await boundTranscriptFile(rt, settings, {
+            identity: id,
+            sessionFile: p.sessionFile,
+            messagesAtAnySize: host.generation === "2026.4",
+          });
           void rt.events.write({
             op: "maintain",
             agentId: id.agentId,

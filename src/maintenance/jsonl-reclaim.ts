@@ -3,10 +3,10 @@
  * through, appends a new branch and leaves the old one in the file; the host parses the whole file on every run.
  * A 500-turn long haul on 2026.4.24 reached 32 MB for an active branch of 0.5 MB by turn 380, and the host's
  * `chat.history` lists every message line of the file, so a rewritten message shows twice. When superseded lines
- * hold a message, or the file outgrows its active branch {@link RECLAIM_RATIO} times, the entries on no branch the
- * host loads move into the artifact store (one blob of those lines as written, read back and compared before anything
- * changes) and the file is replaced by what the host loads, under the host's lock, carrying over every line appended
- * meanwhile.
+ * hold a message (2026.4.x), or the file outgrows its active branch {@link RECLAIM_RATIO} times, the entries on no
+ * branch the host loads move into the artifact store (one blob of those lines as written, read back and compared
+ * before anything changes) and the file is replaced by what the host loads, under the host's lock, carrying over
+ * every line appended meanwhile.
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
@@ -37,7 +37,7 @@ const NAMED_ENTRY_FIELDS = ["firstKeptEntryId", "targetId", "fromId"] as const;
 export interface ReclaimResult {
   reclaimed: boolean;
   /** Why nothing was reclaimed. */
-  reason?: "within_ratio" | "turn_in_flight" | "locked" | "file_changing";
+  reason?: "small" | "within_ratio" | "turn_in_flight" | "locked" | "file_changing";
   bytesBefore: number;
   bytesAfter?: number;
   linesDropped?: number;
@@ -51,6 +51,12 @@ export interface ReclaimDeps {
   /** The agent's state folder: the transcript's citation of the blob is recorded there, so gc keeps it. */
   agentDir: string;
   origin: ArtifactOrigin;
+  /**
+   * Reclaim when a superseded line is a message, at any size: 2026.4.24's chat history lists every message line of the
+   * file. Not on 2026.5.28-2026.7.x, where a file replaced between a run's lock releases ends the next turn ("session
+   * file changed while embedded prompt lock was released"). @default false
+   */
+  messagesAtAnySize?: boolean;
 }
 
 /**
@@ -60,7 +66,12 @@ export interface ReclaimDeps {
 export async function boundTranscriptFile(
   rt: LedgerRuntime,
   settings: AgentSettings,
-  input: { identity: SessionIdentity; sessionFile: unknown },
+  input: {
+    identity: SessionIdentity;
+    sessionFile: unknown;
+    /** Reclaim superseded messages at any size (2026.4.x, see {@link ReclaimDeps.messagesAtAnySize}). */
+    messagesAtAnySize: boolean;
+  },
 ): Promise<ReclaimResult | { reclaimed: false; reason: "error"; error: string } | undefined> {
   const locator = locateTranscript(input.sessionFile);
   if (!settings.enabled || !settings.maintenance.enabled || locator.kind !== "jsonl") return undefined;
@@ -70,6 +81,7 @@ export async function boundTranscriptFile(
       store: rt.store(agentId),
       agentDir: agentRoot(rt.root, agentId),
       origin: { agentId, sessionKey },
+      messagesAtAnySize: input.messagesAtAnySize,
     });
   } catch (err) {
     rt.logger.warn(`transcript ${locator.file} not reclaimed: ${errorMessage(err)}`);
@@ -84,13 +96,17 @@ interface Line {
 }
 
 /**
- * Moves a JSONL transcript's superseded branches into the store when they hold a message (2026.4.24's chat history
- * would show it twice), or when the file holds more than {@link RECLAIM_RATIO} times what the host loads (see the
- * module comment). Leaves the file alone while the user's
+ * Moves a JSONL transcript's superseded branches into the store when they hold a message and
+ * {@link ReclaimDeps.messagesAtAnySize} (2026.4.24's chat history would show it twice), or when the file holds more
+ * than {@link RECLAIM_RATIO} times what the host loads (see the module comment). Leaves the file alone while the user's
  * newest message awaits its answer, or while another process holds the host's session lock.
  */
 export async function reclaimJsonlBranches(file: string, deps: ReclaimDeps): Promise<ReclaimResult> {
   const bytesBefore = (await fsp.stat(file)).size;
+  // Below the size rule the file is not even linked: 2026.5.28 takes a new link (a changed inode) for a changed
+  // session file and ends the next turn ("session file changed while embedded prompt lock was released").
+  if (!deps.messagesAtAnySize && bytesBefore < RECLAIM_MIN_BYTES)
+    return { reclaimed: false, reason: "small", bytesBefore };
   const lock = await inspectHostLock(file);
   if (lock?.held && lock.pid !== process.pid) return { reclaimed: false, reason: "locked", bytesBefore };
   // One reclaim at a time per agent, across processes and within one: the host's lock, which 2026.4.24 holds for
@@ -114,8 +130,8 @@ async function reclaimUnderLock(file: string, deps: ReclaimDeps): Promise<Reclai
     const kept = joinLines(lines.filter(isKept));
     const dropped = lines.filter((l) => !isKept(l));
     // 2026.4.24's chat.history lists every message line of the file, on a branch or not: a superseded message would
-    // show twice. Other superseded lines only cost the host's parse, bounded by the ratio.
-    const shownTwice = dropped.some((l) => l.fields?.type === "message");
+    // show twice. Elsewhere superseded lines only cost the host's parse, bounded by the ratio.
+    const shownTwice = deps.messagesAtAnySize === true && dropped.some((l) => l.fields?.type === "message");
     const outgrown = original.length >= RECLAIM_MIN_BYTES && original.length > RECLAIM_RATIO * kept.length;
     if (dropped.length === 0 || !(shownTwice || outgrown))
       return { reclaimed: false, reason: "within_ratio", bytesBefore: original.length };
