@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
-import { createReadStream, promises as fsp } from "node:fs";
+import { promises as fsp } from "node:fs";
+import { openSourceFile, readFileChunks } from "../../artifacts/stash-source.js";
 import type { ArtifactStore } from "../../artifacts/store-types.js";
 import type { ArtifactOrigin } from "../../artifacts/meta.js";
 import { readTeeState, removeTeeFile } from "./tee-files.js";
@@ -42,47 +43,62 @@ function sequenceLength(lead: number): number {
   return 1;
 }
 
+/** Bytes read from a tee file at a time. */
+const READ_BYTES = 1 << 20;
+
 /**
- * Chars, lines and binary signs of a file, read in pieces and counted on the bytes (no string is made:
- * a 20 MB output costs no more memory than one piece). Chars are UTF-16 code units, as the host counts
+ * Chars, lines and binary signs of a byte stream, fed piece by piece and counted on the bytes (no string is
+ * made: a 20 MB output costs no more memory than one piece). Chars are UTF-16 code units, as the host counts
  * text: one per sequence, two for a 4-byte one.
  */
-async function scanText(file: string): Promise<TextFigures> {
+function createTextScan(): { push(chunk: Buffer): void; finish(): TextFigures } {
   let chars = 0;
   let newlines = 0;
   let last = -1;
   let nul = false;
   let invalidUtf8 = false;
   let carry: Buffer = Buffer.alloc(0);
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
-    const buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
-    // A sequence cut at the piece's end waits for the next piece.
-    let cut = buf.length;
-    for (let i = buf.length - 1; i >= Math.max(0, buf.length - 4); i--) {
-      const b = buf[i] as number;
-      if ((b & 0xc0) === 0x80) continue;
-      if (i + sequenceLength(b) > buf.length) cut = i;
-      break;
-    }
-    const whole = buf.subarray(0, cut);
-    carry = Buffer.from(buf.subarray(cut));
-    if (!invalidUtf8 && !isUtf8(whole)) invalidUtf8 = true;
-    if (!nul && whole.includes(0)) nul = true;
-    for (let i = 0; i < whole.length; i++) {
-      const b = whole[i] as number;
-      if (b === 10) newlines++;
-      if ((b & 0xc0) !== 0x80) chars += b >= 0xf0 ? 2 : 1;
-    }
-    if (whole.length > 0) last = whole[whole.length - 1] as number;
+  return {
+    push(chunk) {
+      const buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      // A sequence cut at the piece's end waits for the next piece.
+      let cut = buf.length;
+      for (let i = buf.length - 1; i >= Math.max(0, buf.length - 4); i--) {
+        const b = buf[i] as number;
+        if ((b & 0xc0) === 0x80) continue;
+        if (i + sequenceLength(b) > buf.length) cut = i;
+        break;
+      }
+      const whole = buf.subarray(0, cut);
+      carry = Buffer.from(buf.subarray(cut));
+      if (!invalidUtf8 && !isUtf8(whole)) invalidUtf8 = true;
+      if (!nul && whole.includes(0)) nul = true;
+      for (let i = 0; i < whole.length; i++) {
+        const b = whole[i] as number;
+        if (b === 10) newlines++;
+        if ((b & 0xc0) !== 0x80) chars += b >= 0xf0 ? 2 : 1;
+      }
+      if (whole.length > 0) last = whole[whole.length - 1] as number;
+    },
+    finish() {
+      if (carry.length > 0) {
+        invalidUtf8 = true;
+        chars += carry.length;
+        last = carry[carry.length - 1] as number;
+      }
+      // Lines as countLines counts them: a final newline ends the last line, it does not start one.
+      const lines = chars === 0 ? 0 : newlines + (last === 10 ? 0 : 1);
+      return { chars, lines, nul, invalidUtf8 };
+    },
+  };
+}
+
+/** The file's pieces, each also fed to `scan`: the store and the count read the file once between them. */
+async function* scanned(source: fsp.FileHandle, scan: { push(chunk: Buffer): void }): AsyncGenerator<Buffer> {
+  for await (const chunk of readFileChunks(source, READ_BYTES)) {
+    scan.push(chunk);
+    yield chunk;
   }
-  if (carry.length > 0) {
-    invalidUtf8 = true;
-    chars += carry.length;
-    last = carry[carry.length - 1] as number;
-  }
-  // Lines as countLines counts them: a final newline ends the last line, it does not start one.
-  const lines = chars === 0 ? 0 : newlines + (last === 10 ? 0 : 1);
-  return { chars, lines, nul, invalidUtf8 };
 }
 
 const mib = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MiB`;
@@ -100,8 +116,17 @@ export async function stashTeeOutput(file: string, options: StashTeeOptions): Pr
     // A command still running (sent to the background) or stopped: the host's own copy stands.
     if (state.kind !== "ended") return undefined;
     if (state.kept <= options.oversizedBytes && !options.oversized(await fsp.readFile(file, "utf8"))) return undefined;
-    const { handle, meta } = await options.store.stashFile(file, { kind: "tool-output", origin: options.origin });
-    const figures = await scanText(file);
+    // Opened as stashFile opens a file: regular, not through a link.
+    const source = await openSourceFile(file);
+    const scan = createTextScan();
+    let stored: Awaited<ReturnType<ArtifactStore["stashStream"]>>;
+    try {
+      stored = await options.store.stashStream(scanned(source, scan), { kind: "tool-output", origin: options.origin });
+    } finally {
+      await source.close();
+    }
+    const { handle, meta } = stored;
+    const figures = scan.finish();
     const partial =
       state.kept < state.bytes
         ? `the first ${mib(state.kept)} of ${mib(state.bytes)} (the capture cap, offload.maxCaptureBytes)`

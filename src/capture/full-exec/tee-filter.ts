@@ -43,7 +43,12 @@ function runTeeFilter(file: string, cap: number): void {
     fd = undefined;
     const trailer: TeeTrailer = { v: 1, bytes, kept, fileOk };
     try {
-      writeAll(openSync(`${file}.json.tmp`, "w", 0o600), Buffer.from(JSON.stringify(trailer)));
+      const out = openSync(`${file}.json.tmp`, "w", 0o600);
+      try {
+        writeAll(out, Buffer.from(JSON.stringify(trailer)));
+      } finally {
+        closeSync(out);
+      }
       renameSync(`${file}.json.tmp`, `${file}.json`);
     } catch {
       // No trailer: the capture treats the output as unfinished and keeps the host's copy.
