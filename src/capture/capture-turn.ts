@@ -5,7 +5,7 @@ import type { AgentSettings } from "../config/schema.js";
 import { LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { isOversized } from "../results/shape-limits.js";
 import { bestOriginal } from "./best-original.js";
-import { captureSessionOf, TEE_SOURCE, type CaptureIndex } from "./capture-index.js";
+import { captureSessionOf, TEE_SOURCE, type CaptureIndex, type CaptureSession } from "./capture-index.js";
 import { parseHostCopy } from "../results/host-copy.js";
 import type { ReadSpillOptions } from "./spill-file.js";
 
@@ -29,6 +29,29 @@ export interface TeedOutput {
   lines: number;
   /** Set when the store does not hold all of it (the capture cap). */
   partial?: string;
+}
+
+/**
+ * Records a teed whole output under its call, beside the host's copy: the index links the two because the host's
+ * copy is its tail; `hostTextSha256` links it to that very message too, when the caller has its text.
+ */
+export async function recordTeedOutput(
+  captures: CaptureIndex,
+  call: { toolCallId: string; toolName: string; session: CaptureSession },
+  teed: TeedOutput,
+  hostTextSha256?: string,
+): Promise<void> {
+  await captures.record({
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    ...call.session,
+    handle: teed.handle,
+    chars: teed.chars,
+    lines: teed.lines,
+    source: TEE_SOURCE,
+    ...(teed.partial ? { partial: teed.partial } : {}),
+    ...(hostTextSha256 ? { hostTextSha256 } : {}),
+  });
 }
 
 /**
@@ -59,17 +82,7 @@ export async function captureTurnOutputs(options: CaptureTurnOptions): Promise<s
     // to the host's text by that copy, whose tail it ends with (2026.4.24 cuts the text it persists).
     const teed = await options.teedOutput?.(id, toolName);
     if (teed) {
-      await options.captures.record({
-        toolCallId: id,
-        toolName,
-        ...session,
-        handle: teed.handle,
-        chars: teed.chars,
-        lines: teed.lines,
-        source: TEE_SOURCE,
-        ...(teed.partial ? { partial: teed.partial } : {}),
-        hostTextSha256: sha256Hex(hostText),
-      });
+      await recordTeedOutput(options.captures, { toolCallId: id, toolName, session }, teed, sha256Hex(hostText));
       handles.push(teed.handle);
     }
     const original = await bestOriginal(message, "result-text", { ...options.spill, toolName });

@@ -10,7 +10,8 @@ import { fileURLToPath } from "node:url";
 import { execPolicyVerdict } from "../../host/exec-policy.js";
 import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
 import { agentOfCall, capturesAfterToolCall, pendingCapturesOf, type ToolCallContext } from "../capture-hook.js";
-import { captureSessionOf, createCaptureIndex, TEE_SOURCE } from "../capture-index.js";
+import { captureSessionOf, createCaptureIndex } from "../capture-index.js";
+import { recordTeedOutput } from "../capture-turn.js";
 import { discardTeedOutput, takeTeedOutput } from "./take-teed.js";
 import { createTeeFile, sweepTeeFiles, teeDirOf } from "./tee-files.js";
 import { TEE_MAX_AGE_MS, teeRegistryOf } from "./tee-registry.js";
@@ -137,17 +138,7 @@ export async function storeTeedCall(
     if (event.result === undefined) return await discardTeedOutput(rt, toolCallId, session);
     const index = createCaptureIndex(rt.root, agentId);
     await takeTeedOutput(rt, { agentId, session, toolCallId, toolName }, (full) =>
-      // The index links it to the host's text through the host's copy, which it ends with.
-      index.record({
-        toolCallId,
-        toolName,
-        ...session,
-        handle: full.handle,
-        chars: full.chars,
-        lines: full.lines,
-        source: TEE_SOURCE,
-        ...(full.partial ? { partial: full.partial } : {}),
-      }),
+      recordTeedOutput(index, { toolCallId, toolName, session }, full),
     );
   } catch (err) {
     rt.logger.warn(`full exec output not stored: ${(err as Error).message}`);
