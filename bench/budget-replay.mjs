@@ -76,12 +76,10 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
   const { rt, engine } = bench;
   const history = [];
   // The history as the engine could send it: every tool output shaped with the configured (default) thresholds.
-  const probe = createShaper(
-    rt,
-    rt.settings("main"),
-    { agentId: "main", sessionKey: IDS.sessionKey, sessionId: IDS.sessionId },
-    history,
-  );
+  const probe = createShaper(rt, rt.settings("main"), {
+    identity: { agentId: "main", sessionKey: IDS.sessionKey, sessionId: IDS.sessionId },
+    messages: history,
+  });
   const calls = [];
   const mains = [];
   let shapedHistory = 0;

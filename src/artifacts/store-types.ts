@@ -99,6 +99,11 @@ export interface StoreFullInfo {
 export interface ArtifactStore {
   /** The store's root folder as given. */
   readonly root: string;
+  /**
+   * The store's gc epoch: it changes whenever a gc (in any process) removed artifacts, so a caller that remembers
+   * which handles it stored knows when to forget them.
+   */
+  gcEpoch(): Promise<number>;
   /** Stores `content` (strings as UTF-8); idempotent, deduplicated by SHA-256. */
   stash(content: string | Uint8Array, info?: StashInfo): Promise<StashResult>;
   /**

@@ -9,7 +9,7 @@ import { DEFAULT_CHUNK_BYTES, MAX_CHUNK_BYTES } from "./chunk-cut.js";
 import { formatHandle, parseHandle, sha256Hex } from "./handle.js";
 import { ARTIFACT_META_SCHEMA, cleanOrigin, parseArtifactMeta, type ArtifactMeta } from "./meta.js";
 import { selectSlice } from "./selectors.js";
-import { runGc } from "./store-gc.js";
+import { readGcEpoch, runGc } from "./store-gc.js";
 import { createFileIfAbsent, isNotFound, linkIfAbsent, readFileNoFollow, walkFanout } from "./store-io.js";
 import { describeBlob, openBlob, readBlobBytes, selectFromBlob, verifyBlob, type OpenBlob } from "./store-read.js";
 import type {
@@ -300,6 +300,7 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
 
   const store: ArtifactStore = {
     root,
+    gcEpoch: () => readGcEpoch(root),
     async stash(content: string | Uint8Array, info: StashInfo = {}): Promise<StashResult> {
       const bytes =
         typeof content === "string"

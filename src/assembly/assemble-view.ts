@@ -1,29 +1,22 @@
-import { settleCaptures } from "../capture/capture-hook.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/count-projection.js";
 import { planWindow, type WindowPlan } from "../window/planner.js";
 import { newestUserIndex } from "../window/units.js";
 import { recordWindow } from "../window/window-anchors.js";
-import { capInlineOutputs } from "../window/inline-cap.js";
 import { planElasticWindow } from "../window/elastic-window.js";
 import type { AgentSettings } from "../config/schema.js";
 import { isLedgerError } from "../errors.js";
-import { fingerprintMessage } from "../host/messages.js";
-import { dualCurrencyCharge } from "../window/dual-currency.js";
-import { hostChars } from "../host/host-estimate.js";
 import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
 import { withoutOperatorMessages } from "../host/operator-messages.js";
 import type { HostGeneration, NormalizedBudget, SessionIdentity } from "../host/normalize.js";
-import { resolveAssemblyBudget } from "./budget.js";
-import { hostEstimateOf, hostUnitsOf, type RequestOverhead } from "./host-plan.js";
-import { startAtUserTurn, withHostSummaryFirst } from "./valid-start.js";
+import { resolveAssemblyBudget, type RequestOverhead } from "./budget.js";
+import { fingerprintMessage, roleOf } from "../host/messages.js";
 import { advanceTally } from "../host/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordDebt, type DebtReading } from "../state/session-state.js";
 import { createClearingShaper } from "./cleared-shaper.js";
-import { conversationEpoch } from "../summary/summary-epoch.js";
+import type { AssemblyPorts } from "./ports.js";
 import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
-import { injectSummary } from "./inject-summary.js";
 import { recordViewSnapshot } from "./view-snapshot.js";
 
 /** Inputs of {@link assembleView}. */
@@ -79,6 +72,7 @@ export interface AssembledView {
  */
 export async function assembleView(
   rt: LedgerRuntime,
+  ports: AssemblyPorts,
   settings: AgentSettings,
   input: AssembleViewInput,
 ): Promise<AssembledView> {
@@ -90,28 +84,22 @@ export async function assembleView(
   const counter = rt.counter(settings, modelId);
   const generation = input.generation ?? "2026.9";
   const semantics = input.semantics ?? HOST_LINES[generation];
-  const { budget, messageBudget, hostPlan, rawHostUnits, hostUnits, summaryRoom } = resolveAssemblyBudget(settings, {
-    ...input,
-    generation,
-    semantics,
-    messages,
-  });
+  const resolved = resolveAssemblyBudget(settings, { ...input, generation, semantics, messages });
+  const { budget, messageBudget, hostPlan, rawHostUnits, hostUnits, shaping } = resolved;
 
   // A tool result the after_tool_call hook is still storing: its stub cites the capture, not the host's cut copy.
-  await settleCaptures(rt, identity);
+  await ports.settleCaptures(identity);
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   let view = messages;
-  const shaping = capInlineOutputs(settings, messageBudget);
-  let shaper = createShaper(rt, shaping, identity, view);
+  const findCaptured = ports.capturedOriginals(identity);
+  let shaper = createShaper(rt, shaping, { identity, messages: view, findCaptured });
   // An oversized newest user message is reduced (losslessly) before the one plan, not after a failed one.
   const newestUser = newestUserIndex(view);
   if (newestUser >= 0 && counter.countMessage(shaper.shape(newestUser)) > messageBudget) {
     view = await reduceNewestUserTurn({ rt, settings, identity, counter }, view, newestUser, messageBudget);
-    shaper = createShaper(rt, shaping, identity, view);
+    shaper = createShaper(rt, shaping, { identity, messages: view, findCaptured });
   }
-  // Each message is charged the larger of its exact tokens and its share of the host's own units.
-  const charge = dualCurrencyCharge(messageBudget, hostUnits);
-  const costOf = (message: unknown): number => charge(counter.countMessage(message), () => hostUnitsOf(message));
+  const costOf = (message: unknown): number => resolved.charge(counter.countMessage(message), message);
   let clearing = createClearingShaper(rt, shaping, view, shaper);
   const windows = planElasticWindow(state, settings, {
     messages: view,
@@ -124,7 +112,7 @@ export async function assembleView(
   let clearBefore = windows.clearBefore;
   const shapeKept = (i: number): unknown => clearing.shapeAt(i, clearBefore);
 
-  let keptIdx = withHostSummaryFirst(view, startAtUserTurn(view, plan.kept));
+  let keptIdx = withHostSummaryFirst(view, plan.kept);
   let kept = keptIdx.map(shapeKept);
   let storedBytes = 0;
   try {
@@ -146,7 +134,7 @@ export async function assembleView(
       offload: { ...settings.offload, enabled: false },
       clearing: { ...settings.clearing, enabled: false },
     };
-    shaper = createShaper(rt, inline, identity, view);
+    shaper = createShaper(rt, inline, { identity, messages: view, findCaptured });
     clearing = createClearingShaper(rt, inline, view, shaper);
     clearBefore = -1;
     plan = planWindow({
@@ -154,22 +142,24 @@ export async function assembleView(
       budget: messageBudget,
       count: (i) => costOf(shaper.shape(i)),
       fingerprint: (i) => fingerprintMessage(view[i]),
+      newestUser,
       target: windows.target,
     });
-    keptIdx = withHostSummaryFirst(view, startAtUserTurn(view, plan.kept));
+    keptIdx = withHostSummaryFirst(view, plan.kept);
     kept = keptIdx.map(shapeKept);
   }
   const keptTokens = kept.reduce<number>((sum, m) => sum + counter.countMessage(m), 0);
-  const summary = await injectSummary(rt, settings, identity, {
+  const summary = await ports.summary(settings, identity, {
     messages: view,
-    plan,
-    budgetLeft: summaryRoom(keptTokens),
+    windowStart: plan.start,
+    windowTokens: plan.tokens,
+    budgetLeft: resolved.summaryRoom(keptTokens),
     counter,
   });
   // Exact count of the returned list (framing, reply priming once), and what the host will count:
   // the larger is reported, so the host's own estimate never exceeds what the engine said.
   const exactTokens = keptTokens + summary.tokens + REPLY_PRIMING_TOKENS;
-  const hostEstimate = hostEstimateOf(hostPlan, kept, summary.text ? hostChars(summary.text) : 0);
+  const hostEstimate = resolved.hostEstimate(kept, summary.text);
   const estimatedTokens = Math.max(exactTokens, hostPlan.host.rule === "none" ? 0 : hostEstimate);
 
   rememberView(rt, identity, {
@@ -264,6 +254,18 @@ export async function assembleView(
   };
 }
 
+/**
+ * The host's own compaction summary leads what it loads after a compaction it recorded
+ * (2026.4.x: `compactionSummary`, the turns before the kept ones told in short). A window
+ * that starts after it still shows it first: it is the only telling of those turns in
+ * the prompt (the engine's own summary starts afresh with the shorter transcript), and
+ * it fits the room reserved for a summary.
+ */
+function withHostSummaryFirst(messages: readonly unknown[], kept: readonly number[]): number[] {
+  if (kept.length === 0 || kept[0] === 0 || roleOf(messages[0]) !== "compactionSummary") return [...kept];
+  return [0, ...kept];
+}
+
 function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastView): void {
   const key = `${identity.agentId}\u0000${identity.sessionKey}`;
   const previous = rt.lastViews.get(key);
@@ -277,7 +279,7 @@ function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastVi
   const sameTurn =
     previous !== undefined &&
     previous.sessionId === view.sessionId &&
-    conversationEpoch(previous.messages) !== "empty" &&
+    newestUserFingerprint(previous.messages) !== "" &&
     newestUserFingerprint(previous.messages) === newestUserFingerprint(view.messages);
   if (previous && sameTurn && previous.messages.length > view.messages.length) return;
   // The same history planned under a smaller budget (9.x's in-loop call) is not the fuller view either.

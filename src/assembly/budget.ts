@@ -1,17 +1,33 @@
 /**
  * The budget of one assembly, derived in one place: the host's prompt budget in exact
- * tokens, the margin and reserves inside it, the room left for messages, and the host's
- * own units (its chars/4 estimators) where they bind. Every later step of the assembly
- * reads these figures; none derives its own.
+ * tokens, the margin and reserves inside it, the room left for messages, the host's own
+ * units (its chars/4 estimators) where they bind, and what follows from them: the charge
+ * of one message in the planner's single currency and the inline size of a tool output.
+ * Every later step of the assembly reads these figures; none derives its own.
+ *
+ * Host units (weighted chars / 4) enter here and nowhere else in assembly: the host line's
+ * plan ({@link resolveHostPlan}) turns the host's estimators into the room they leave the
+ * view, and {@link AssemblyBudget.charge} scales a message's host units onto the exact budget.
  */
 import type { AgentSettings } from "../config/schema.js";
-import type { HostLineSemantics } from "../host/host-lines.js";
-import { hostPromptBudget, normalizeBudget, type HostGeneration, type NormalizedBudget } from "../host/normalize.js";
+import { hostChars, hostMessageBudget, hostMessageChars, type HostBudget } from "../host/host-estimate.js";
+import { currentTurnReserveChars, type HostLineSemantics } from "../host/host-lines.js";
+import {
+  hostPromptBudget,
+  memoryFlushFromConfig,
+  modelLimitsFromConfig,
+  normalizeBudget,
+  type HostGeneration,
+  type NormalizedBudget,
+} from "../host/normalize.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/count-projection.js";
-import { resolveHostPlan, type HostPlan, type RequestOverhead } from "./host-plan.js";
 
 /** Below this share of the exact message budget the host's budget is not planned for (nothing useful would fit). */
 export const HOST_MIN_VIABLE_SHARE = 0.1;
+/** Share of the message budget one tool output may take inline before it is offloaded. */
+export const MAX_INLINE_SHARE = 0.12;
+// Dense tool output (JSON, logs) runs about 3 chars per token.
+const CHARS_PER_TOKEN = 3;
 
 /** What the host passed that the budget depends on. */
 export interface AssemblyBudgetInput {
@@ -41,6 +57,20 @@ export interface AssemblyBudget {
   rawHostUnits: number | undefined;
   /** {@link rawHostUnits} when the host leaves a viable room, else undefined (plan by exact count alone). */
   hostUnits: number | undefined;
+  /**
+   * The settings tool results are shaped with: under a small budget (2026.9.6's in-loop calls, an 8k model) an
+   * 8,000-char output would be a third of the window and block it from filling, so outputs over
+   * {@link MAX_INLINE_SHARE} of the message budget are offloaded (losslessly, with a preview). The configured
+   * settings when their thresholds are lower.
+   */
+  shaping: AgentSettings;
+  /**
+   * What one message costs the planner, given its exact tokens: the larger of those and its host units scaled onto
+   * the exact budget, so when the charged sum fits, both sums fit.
+   */
+  charge(exactTokens: number, message: unknown): number;
+  /** What the host's binding estimator will count for the returned messages and the system prompt addition. */
+  hostEstimate(messages: readonly unknown[], addition?: string): number;
   /** Exact tokens left for the summary once messages of `keptTokens` are kept. */
   summaryRoom(keptTokens: number): number;
 }
@@ -75,13 +105,170 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
   // 85k chars of tool schemas and an appended tool result), no view can avoid its clamp: plan by exact count,
   // so the turn keeps its question and tool results, and say so in the host reading.
   const hostViable = rawHostUnits !== undefined && rawHostUnits >= HOST_MIN_VIABLE_SHARE * messageBudget;
+  const hostUnits = hostViable ? rawHostUnits : undefined;
+  const charge = dualCurrencyCharge(messageBudget, hostUnits);
   return {
     budget,
     margin,
     messageBudget,
     hostPlan,
     rawHostUnits,
-    hostUnits: hostViable ? rawHostUnits : undefined,
+    hostUnits,
+    shaping: capInlineOutputs(settings, messageBudget),
+    charge: (exactTokens, message) => charge(exactTokens, () => hostUnitsOf(message)),
+    hostEstimate: (messages, addition) => hostEstimateOf(hostPlan, messages, addition ? hostChars(addition) : 0),
     summaryRoom: (keptTokens) => budget.tokens - margin - keptTokens - REPLY_PRIMING_TOKENS,
   };
+}
+
+/** Settings whose offload thresholds fit the message budget (see {@link AssemblyBudget.shaping}). */
+function capInlineOutputs(settings: AgentSettings, messageBudget: number): AgentSettings {
+  const cap = Math.max(200, Math.floor(messageBudget * MAX_INLINE_SHARE * CHARS_PER_TOKEN));
+  if (!settings.offload.enabled || cap >= settings.offload.maxChars) return settings;
+  return {
+    ...settings,
+    offload: {
+      ...settings.offload,
+      maxChars: cap,
+      structuredMaxChars: Math.min(settings.offload.structuredMaxChars, cap),
+    },
+  };
+}
+
+/**
+ * What one message is charged when its exact tokens are known: the larger of its exact tokens and its host units
+ * scaled onto the exact budget. `hostUnits` is only called when a host estimator binds.
+ */
+export function dualCurrencyCharge(
+  exactBudget: number,
+  hostBudget: number | undefined,
+): (exact: number, hostUnits: () => number) => number {
+  if (hostBudget === undefined) return (exact) => exact;
+  // No room at all in the host's currency: every message costs more than the whole budget.
+  if (hostBudget <= 0) return (exact) => Math.max(exact, exactBudget + 1);
+  const scale = exactBudget / hostBudget;
+  return (exact, hostUnits) => Math.max(exact, Math.ceil(hostUnits() * scale));
+}
+
+/** System prompt and tool schemas the host sends around the view, in chars. */
+export interface RequestOverhead {
+  systemChars: number;
+  toolsChars: number;
+}
+
+/** Inputs of {@link resolveHostPlan}. */
+export interface HostPlanInput {
+  semantics: HostLineSemantics;
+  /** The host config handed to the factory (2026.5.28 onwards). */
+  config: unknown;
+  model: unknown;
+  /** `tokenBudget` as the host passed it. */
+  tokenBudget: unknown;
+  /** assemble's `prompt`: the live user turn the host appends after the view. */
+  prompt: unknown;
+  /** assemble's `runtimeSettings` (2026.8.x onwards: `limits.maxOutputTokens`). */
+  runtimeSettings: unknown;
+  overhead: RequestOverhead | undefined;
+  /** Chars the summary may add to the system prompt. */
+  summaryChars: number;
+  /** The history assemble received: its recent answers size the reply the host adds at its threshold check. */
+  history?: readonly unknown[];
+}
+
+/** What the planner gets from the host line. */
+export interface HostPlan {
+  contextWindow: number | undefined;
+  maxOutputTokens: number | undefined;
+  /** Ceiling on the exact-token budget (window − output allowance), when the budget is the whole window. */
+  exactCeiling: number | undefined;
+  /** Host units left for the view's messages. */
+  host: HostBudget;
+  /** Weighted chars the host adds around the view (overhead, live prompt, summary). */
+  fixedChars: number;
+  /** The factor the binding estimator applies to chars/4 (1 when none binds). */
+  factor: number;
+}
+
+const posInt = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined;
+
+/** Resolves the line's budgets for one assemble. */
+export function resolveHostPlan(input: HostPlanInput): HostPlan {
+  const { semantics } = input;
+  const limits = modelLimitsFromConfig(input.config, input.model);
+  const rsLimits = (input.runtimeSettings as { limits?: { maxOutputTokens?: unknown } } | undefined)?.limits;
+  const wholeWindow = semantics.tokenBudget === "whole-window" ? posInt(input.tokenBudget) : undefined;
+  const contextWindow = limits.contextWindow ?? wholeWindow;
+  // The transport asks for the model's configured maxTokens; runtimeSettings carry a generic default on some passes
+  // (8000 seen).
+  const maxOutputTokens =
+    limits.maxTokens ??
+    posInt(rsLimits?.maxOutputTokens) ??
+    (contextWindow ? Math.min(8_192, Math.floor(contextWindow / 8)) : undefined);
+  // Measured by the host (`llm_input`) when granted, else the line's bare-agent figure.
+  const overhead = input.overhead ?? semantics.defaultOverhead;
+  const livePromptChars = semantics.appendsLivePrompt && typeof input.prompt === "string" ? hostChars(input.prompt) : 0;
+  const fixedChars = overhead.systemChars + overhead.toolsChars + livePromptChars + input.summaryChars;
+  const exactCeiling =
+    wholeWindow && maxOutputTokens && semantics.line !== "2026.4"
+      ? Math.max(1, wholeWindow - maxOutputTokens)
+      : undefined;
+  if (!contextWindow || !maxOutputTokens)
+    return {
+      contextWindow,
+      maxOutputTokens,
+      exactCeiling,
+      host: { messageUnits: undefined, rule: "none" },
+      fixedChars,
+      factor: 1,
+    };
+  // The live prompt and (2026.8.x onwards) the current turn's tool result arrive after assemble: both count.
+  const appendedChars = livePromptChars + currentTurnReserveChars(semantics, contextWindow);
+  const host = hostMessageBudget(semantics, {
+    contextWindow,
+    maxOutputTokens,
+    systemChars: overhead.systemChars + input.summaryChars,
+    toolsChars: overhead.toolsChars,
+    livePromptChars: appendedChars,
+    replyTokens: Math.min(maxOutputTokens, recentReplyTokens(input.history ?? [])),
+    memoryFlush: memoryFlushFromConfig(input.config),
+  });
+  // What the host's own estimator multiplies by: the precheck's, else the transport's (the threshold is the provider's
+  // count).
+  const factor =
+    host.rule === "precheck"
+      ? (semantics.precheck?.safetyMargin ?? 1)
+      : host.rule === "none"
+        ? 1
+        : (semantics.outputClamp?.safetyMargin ?? 1);
+  return { contextWindow, maxOutputTokens, exactCeiling, host, fixedChars, factor };
+}
+
+const RECENT_REPLIES = 3;
+
+/** Host units of the largest of the session's last few assistant messages: the size of the reply to expect. */
+function recentReplyTokens(history: readonly unknown[]): number {
+  let largest = 0;
+  let seen = 0;
+  for (let i = history.length - 1; i >= 0 && seen < RECENT_REPLIES; i--) {
+    if ((history[i] as { role?: unknown } | null)?.role !== "assistant") continue;
+    seen++;
+    largest = Math.max(largest, Math.ceil(hostUnitsOf(history[i])));
+  }
+  return largest;
+}
+
+/** Host units (weighted chars / 4) of one message. */
+export function hostUnitsOf(message: unknown): number {
+  return hostMessageChars(message) / 4;
+}
+
+/**
+ * What the host will count for what the engine returns (the messages and its system
+ * prompt addition), by the binding estimator, rounded up. The host's own system prompt,
+ * tool schemas and live prompt are its to count; the plan already left room for them.
+ */
+export function hostEstimateOf(plan: HostPlan, messages: readonly unknown[], additionChars = 0): number {
+  const chars = messages.reduce<number>((sum, m) => sum + hostMessageChars(m), additionChars);
+  return Math.ceil((chars / 4) * plan.factor);
 }

@@ -7,8 +7,7 @@ import { blocksOf, roleOf, textOf } from "../host/messages.js";
 import { summarizeOutput } from "../results/summarize-output.js";
 import { resolveToolPolicy } from "../results/tool-policy.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
-import { shapeCacheKey } from "./cache-key.js";
-import type { Shaper } from "./shaper.js";
+import { shapeCacheKey, type Shaper } from "./shaper.js";
 
 /** Shapes messages with old tool results cleared before a boundary. */
 export interface ClearingShaper {

@@ -1,16 +1,13 @@
 import { LRUCache } from "lru-cache";
-import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
 import type { AgentSettings } from "../config/schema.js";
 import { LedgerError } from "../errors.js";
 import { blocksOf, roleOf, toolResultIdOf } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { resolveToolPolicy } from "../results/tool-policy.js";
-import { planToolResultShape, stubForText, type PendingStash } from "../results/shape-tool-result.js";
 import { firstHandle } from "../artifacts/handle.js";
-import { readGcEpoch } from "../artifacts/store-gc.js";
-import { shapeLimitsOf } from "../results/shape-limits.js";
-import { shapeCacheKey } from "./cache-key.js";
+import { planToolResultShape, shapeLimitsOf, stubForText, type PendingStash } from "../results/shape-tool-result.js";
+import type { FindCapturedOriginal } from "./ports.js";
 
 /** Lazily shapes the messages the planner visits; stashes happen in {@link Shaper.flush}. */
 export interface Shaper {
@@ -36,18 +33,22 @@ type ShapedCache = WeakMap<object, Map<string, { result: unknown; stashes: Pendi
 // Handles this process already wrote: warm turns skip the store round trip (until a gc epoch changes).
 const MAX_STASHED_MEMO = 100_000;
 
+/** The history one shaper shapes, and whose it is. */
+export interface ShaperView {
+  identity: SessionIdentity;
+  messages: readonly unknown[];
+  /** Where a host-cut result's captured original is found (none: every output is shaped from the host's copy). */
+  findCaptured?: FindCapturedOriginal;
+}
+
 /**
  * Creates the shaper for one assemble call. Shaping is synchronous and
  * deterministic (the handle is the SHA-256 of the original, computed here);
  * the write happens in `flush()`, before the prompt is returned, so every
  * handle the model sees is fetchable.
  */
-export function createShaper(
-  rt: LedgerRuntime,
-  settings: AgentSettings,
-  identity: SessionIdentity,
-  messages: readonly unknown[],
-): Shaper {
+export function createShaper(rt: LedgerRuntime, settings: AgentSettings, view: ShaperView): Shaper {
+  const { identity, messages, findCaptured = () => undefined } = view;
   const shapedCache = rt.owned<ShapedCache>("shaper:shaped", () => new WeakMap());
   const stashed = rt.owned("shaper:stashed", () => new LRUCache<string, true>({ max: MAX_STASHED_MEMO }));
   const gcEpochs = rt.owned("shaper:gc-epochs", () => new Map<string, number>());
@@ -55,8 +56,6 @@ export function createShaper(
   const pending = new Map<string, PendingStash>();
   const handles = new Set<string>();
   let offloaded = 0;
-  const captures = createCaptureIndex(rt.root, identity.agentId);
-  const captureSession = captureSessionOf(identity);
   // Keyed by store root, agent and shaping settings: another runtime or config must not reuse these shapes.
   const cacheKey = shapeCacheKey(
     rt,
@@ -98,10 +97,7 @@ export function createShaper(
       changed = true;
       // The host truncated (and may have re-id'd) this output; a capture of this session it verifiably derives from
       // holds the original.
-      const captured =
-        plan.decision === "offloaded" && callId
-          ? captures.resolve({ hostId: callId, hostText: block.text, session: captureSession })
-          : undefined;
+      const captured = plan.decision === "offloaded" && callId ? findCaptured(callId, block.text) : undefined;
       if (captured) {
         handles.add(captured.handle);
         offloaded++;
@@ -111,7 +107,7 @@ export function createShaper(
           ...(captured.partial ? { partial: captured.partial } : {}),
         };
         // Summary and preview from the captured original, so they agree with the size the stub states.
-        const text = stubForText(captured.handle, captures.textOf(captured) ?? block.text, {
+        const text = stubForText(captured.handle, captured.text ?? block.text, {
           toolName,
           origin,
           exitCode,
@@ -170,7 +166,7 @@ export function createShaper(
     async flush(maxNewBytes = Number.POSITIVE_INFINITY) {
       const store = rt.store(identity.agentId);
       // A gc (any process) removed artifacts since this process last looked: forget what it believed stored.
-      const epoch = await readGcEpoch(store.root);
+      const epoch = await store.gcEpoch();
       if (gcEpochs.get(store.root) !== epoch) {
         gcEpochs.set(store.root, epoch);
         for (const key of [...stashed.keys()]) if (key.startsWith(`${store.root}\u0000`)) stashed.delete(key);
@@ -201,4 +197,22 @@ function exitCodeOf(details: unknown): number | null | undefined {
   if (!details || typeof details !== "object") return undefined;
   const code = (details as Record<string, unknown>).exitCode;
   return typeof code === "number" ? code : undefined;
+}
+
+/**
+ * Keys of the per-message shape caches. A key is rebuilt on every assemble from the
+ * settings it depends on; handing back the one string already in use (rather than an
+ * equal new one) lets every cache lookup of the call compare by identity instead of
+ * comparing a long key character by character, once per message.
+ */
+const MAX_KEYS = 1_024;
+
+/** The canonical key for `parts` (root, agent, the settings a shape depends on), interned in the runtime. */
+export function shapeCacheKey(rt: LedgerRuntime, ...parts: unknown[]): string {
+  const interned = rt.owned("shape-cache-keys", () => new LRUCache<string, string>({ max: MAX_KEYS }));
+  const key = JSON.stringify(parts);
+  const known = interned.get(key);
+  if (known !== undefined) return known;
+  interned.set(key, key);
+  return key;
 }

@@ -6,7 +6,7 @@ import { errorMessage } from "../errors.js";
 import { blocksOf, roleOf, textOf, toolResultIdOf, type LooseMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
-import { VIEW_RECORD_SCHEMA, type ViewMessage, type ViewOffload, type ViewRecord } from "../state/view-record.js";
+import type { ViewMessage, ViewOffload, ViewRecord } from "../state/view-record.js";
 import type { DebtReading } from "../state/session-state.js";
 
 const PREVIEW_CHARS = 160;
@@ -125,8 +125,7 @@ export function recordViewSnapshot(
     // transcript) are offloaded too: the kept tool results that cite a handle name them.
     const cited = messages.filter((m) => m.toolCallId !== undefined).flatMap((m) => m.handles ?? []);
     const offloaded = await offloadsOfView(rt, identity.agentId, new Set([...input.handles, ...cited]));
-    const record: ViewRecord = {
-      schema: VIEW_RECORD_SCHEMA,
+    const record: Omit<ViewRecord, "schema"> = {
       agentId: identity.agentId,
       sessionKey: identity.sessionKey,
       sessionId: identity.sessionId ?? null,

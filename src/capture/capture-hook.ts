@@ -12,7 +12,7 @@ import { hostLineOf } from "../host/host-lines.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import { LEDGER_MARKER } from "../host/messages.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
-import { isOversized } from "../results/shape-limits.js";
+import { isOversized } from "../results/shape-tool-result.js";
 import { bestOriginal } from "./best-original.js";
 import type { CaptureIndex } from "./capture-index.js";
 import { CAPTURE_WAIT_MS, createPendingCaptures, type PendingCaptures, type PendingScope } from "./pending-captures.js";

@@ -3,7 +3,7 @@ import type { ArtifactStore } from "../artifacts/store-types.js";
 import { countLines } from "../artifacts/meta.js";
 import type { AgentSettings } from "../config/schema.js";
 import { LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
-import { isOversized } from "../results/shape-limits.js";
+import { isOversized } from "../results/shape-tool-result.js";
 import { bestOriginal } from "./best-original.js";
 import { captureSessionOf, TEE_SOURCE, type CaptureIndex, type CaptureSession } from "./capture-index.js";
 import { parseHostCopy } from "../results/host-copy.js";

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ArtifactStore } from "../artifacts/store-types.js";
 import { collectReferences, collectUnreadable, followCitations, scanFileHandles } from "../state/reference-scan.js";
 import { agentRoot, encodeSegment, sessionRoot } from "../state/paths.js";
-import { tryReadSessionState, sessionStatePath } from "../state/session-state.js";
+import { tryReadSessionState, sessionStatePath } from "../state/session-file.js";
 import {
   describeTranscript,
   listHostTranscripts,

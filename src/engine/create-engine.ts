@@ -1,4 +1,5 @@
 import { assembleView } from "../assembly/assemble-view.js";
+import { createAssemblyPorts } from "./assembly-ports.js";
 import { passThroughView, safeFallbackView } from "../assembly/pass-through.js";
 import {
   hostPromptBudget,
@@ -36,6 +37,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
   const host: HostContext = normalizeFactoryContext(factoryContext, runtimeVersion);
   // Host-internal one-shot sessions this instance served; their state goes at dispose.
   const internal = new Map<string, { agentId: string; sessionKey: string }>();
+  const ports = createAssemblyPorts(rt);
   const who = (p: Params) => {
     const id = resolveSessionIdentity(p, host);
     if (isInternalSessionKey(id.sessionKey))
@@ -239,7 +241,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
           const settings = rt.settings(id.agentId);
           const started = performance.now();
           const view = settings.enabled
-            ? await assembleView(rt, settings, {
+            ? await assembleView(rt, ports, settings, {
                 identity: id,
                 messages: p.messages,
                 tokenBudget: p.tokenBudget,

@@ -1,3 +1,4 @@
+import type { AgentSettings } from "../config/schema.js";
 import { LedgerError } from "../errors.js";
 import { handleForBytes } from "../artifacts/handle.js";
 import { countLines, type ArtifactMeta, type ArtifactOrigin } from "../artifacts/meta.js";
@@ -216,4 +217,21 @@ export async function shapeToolResultText(text: string, options: ShapeOptions): 
       );
   }
   return { text: plan.text, handles: plan.handles, changed: plan.changed, originalChars: plan.originalChars };
+}
+
+/** The shaping thresholds of an agent's settings (`offload` and `schemaStrip`). */
+export function shapeLimitsOf(settings: AgentSettings): ShapeLimits {
+  return {
+    maxChars: settings.offload.maxChars,
+    maxLines: settings.offload.maxLines,
+    structuredMaxChars: settings.offload.structuredMaxChars,
+    previewChars: settings.offload.previewChars,
+    schemaKeys: settings.schemaStrip.enabled ? settings.schemaStrip.keys : [],
+    maxFieldBytes: settings.schemaStrip.maxFieldBytes,
+  };
+}
+
+/** True when the offload rule would move `text` out of the prompt. */
+export function isOversized(text: string, settings: AgentSettings): boolean {
+  return overThreshold(text, detectFormat(text), shapeLimitsOf(settings));
 }

@@ -5,11 +5,9 @@ import {
   countProblem,
   createSessionState,
   type StateProblemReporter,
-  sessionStatePath,
-  tryReadSessionState,
-  updateSessionState,
   type SessionState,
 } from "../state/session-state.js";
+import { sessionStatePath, tryReadSessionState, updateSessionState } from "../state/session-file.js";
 
 /**
  * Session state, cached in process and persisted per session. Reads reuse the

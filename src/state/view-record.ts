@@ -145,7 +145,7 @@ export interface ViewWriter {
    * records that arrive meanwhile are written together after it, so a burst of
    * assemblies costs a few writes rather than one read and write each.
    */
-  save(root: string, record: ViewRecord): Promise<void>;
+  save(root: string, record: Omit<ViewRecord, "schema">): Promise<void>;
   /** Registers a background view write so {@link ViewWriter.flush} can wait for it. */
   track(job: Promise<unknown>): void;
   /** Waits for every background view write (engine `dispose()`). */
@@ -177,7 +177,8 @@ export function createViewWriter(): ViewWriter {
   };
 
   return {
-    save(root, record) {
+    save(root, unstamped) {
+      const record: ViewRecord = { schema: VIEW_RECORD_SCHEMA, ...unstamped };
       const file = viewRecordPath(root, record.agentId, record.sessionKey);
       let next = pending.get(file);
       if (!next) pending.set(file, (next = newPendingWrite()));

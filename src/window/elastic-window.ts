@@ -92,6 +92,7 @@ export function planElasticWindow(
     count: (i) => input.count(i, stableClear),
     replanCount: (i) => input.count(i, fresh()),
     fingerprint: (i) => fingerprintMessage(messages[i]),
+    newestUser,
     previous: previous ?? null,
     target: cutTarget === undefined ? target : Math.min(target, cutTarget),
     lowWater: messageBudget > 0 && !previous?.pinned && cutTarget === undefined ? floor / messageBudget : 0,

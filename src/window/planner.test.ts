@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fingerprintMessage, isGenuineUserMessage, roleOf, toolCallIdsOf, toolResultIdOf } from "../host/messages.js";
+import {
+  fingerprintMessage,
+  HOST_INTERNAL_CONTEXT_PREFIX,
+  isGenuineUserMessage,
+  roleOf,
+  toolCallIdsOf,
+  toolResultIdOf,
+} from "../host/messages.js";
 import { planWindow } from "./planner.js";
 
 type Msg = Record<string, unknown>;
@@ -105,6 +112,18 @@ describe("planWindow invariants (property-based)", () => {
     );
   });
 
+  it("opens every window with a user message, at any budget", () => {
+    fc.assert(
+      fc.property(input, ({ turns, budget }) => {
+        const messages = build(turns);
+        const p = plan(messages, budget);
+        expect(p.kept.length).toBeGreaterThan(0);
+        expect(roleOf(messages[p.kept[0]!])).toBe("user");
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("is deterministic", () => {
     fc.assert(
       fc.property(input, ({ turns, budget }) => {
@@ -165,5 +184,21 @@ describe("planWindow invariants (property-based)", () => {
     const p = plan(messages, 100_000);
     expect(p.excluded).toHaveLength(2);
     expect(paired(p.kept.map((i) => messages[i]))).toBe(true);
+  });
+
+  it("without a genuine user message, still opens with a user message: the first kept one, else the newest before", () => {
+    const carrier = { role: "user", content: `${HOST_INTERNAL_CONTEXT_PREFIX}\nsubagent result` };
+    const call = (id: string) => ({
+      role: "assistant",
+      content: [{ type: "toolCall", id, name: "exec", arguments: {} }],
+    });
+    const result = (id: string) => ({ role: "toolResult", toolCallId: id, content: [{ type: "text", text: "r" }] });
+    const messages: Msg[] = [carrier, { role: "assistant", content: "a".repeat(400) }, call("c1"), result("c1")];
+    // The budget keeps only the tool round: the carrier before it is put back in front.
+    const small = plan(messages, cost(messages[2]) + cost(messages[3]) + 1);
+    expect(small.kept).toEqual([0, 2, 3]);
+    expect(small.tokens).toBe([0, 2, 3].reduce((t, i) => t + cost(messages[i]), 0));
+    // The whole history fits: it already opens with the carrier.
+    expect(plan(messages, 100_000).kept).toEqual([0, 1, 2, 3]);
   });
 });

@@ -11,7 +11,7 @@
  * message: providers reject or mis-read a prompt that opens with an
  * assistant turn or a tool result.
  */
-import { isGenuineUserMessage } from "../host/messages.js";
+import { isGenuineUserMessage, roleOf } from "../host/messages.js";
 import { isUnitBoundary, newestUserIndex, unitEndingAt, type Unit } from "./units.js";
 
 /** The window kept last time. */
@@ -41,6 +41,8 @@ export interface PlanWindowOptions {
   replanCount?: (index: number) => number;
   /** Fingerprint of message `i`, to validate the previous anchor. */
   fingerprint: (index: number) => string;
+  /** Index of the newest genuine user message (-1: none), when the caller already found it. */
+  newestUser?: number;
   /** The previous window, if any. */
   previous?: PlanAnchor | null;
   /**
@@ -86,7 +88,11 @@ export interface WindowPlan {
 
 /** Plans the kept window. Pure and deterministic. */
 export function planWindow(options: PlanWindowOptions): WindowPlan {
-  const newestUser = newestUserIndex(options.messages);
+  return openWithUser(options, planKept(options));
+}
+
+function planKept(options: PlanWindowOptions): WindowPlan {
+  const newestUser = options.newestUser ?? newestUserIndex(options.messages);
   const stable = tryStableWindow(options, newestUser);
   const lowWater = Math.max(0, Math.min(1, options.lowWater ?? 0)) * options.budget;
   if (stable && (stable.tokens >= lowWater || stable.start === 0)) return stable;
@@ -94,6 +100,31 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
   if (!stable) return fresh;
   // Hysteresis: give up the stable window only for one that reaches further back.
   return fresh.start < stable.start && fresh.tokens > stable.tokens ? { ...fresh, reason: "refill" } : stable;
+}
+
+/**
+ * The one place a window is made to open with a user message. With a genuine user
+ * message in the history the walk already ends at one (see {@link startAtUser}); what
+ * is left is a history with none (only the host's internal-context carriers) or a kept
+ * list whose first message was left out: the kept messages before the first kept user
+ * message go, and when none is kept (a tool loop whose user message left the window)
+ * the newest user message before the window is put back in front, so the turn keeps
+ * the question it answers. `start` and the anchors stay as planned.
+ */
+function openWithUser(options: PlanWindowOptions, plan: WindowPlan): WindowPlan {
+  const { messages } = options;
+  const first = plan.kept[0];
+  if (first === undefined || roleOf(messages[first]) === "user") return plan;
+  const count = plan.recounted && options.replanCount ? options.replanCount : options.count;
+  const userAt = plan.kept.findIndex((i) => roleOf(messages[i]) === "user");
+  if (userAt > 0) {
+    const dropped = plan.kept.slice(0, userAt);
+    return { ...plan, kept: plan.kept.slice(userAt), tokens: plan.tokens - dropped.reduce((t, i) => t + count(i), 0) };
+  }
+  for (let i = first - 1; i >= 0; i--) {
+    if (roleOf(messages[i]) === "user") return { ...plan, kept: [i, ...plan.kept], tokens: plan.tokens + count(i) };
+  }
+  return plan;
 }
 
 /** Tokens of the newest user message (the part no plan may drop), or 0 when there is none. */

@@ -9,7 +9,8 @@ import {
   type CheckpointListing,
 } from "../../src/cli/checkpoint.js";
 import { artifactRoot, sessionRoot } from "../../src/state/paths.js";
-import { createSessionState, sessionStatePath, writeSessionState } from "../../src/state/session-state.js";
+import { createSessionState } from "../../src/state/session-state.js";
+import { sessionStatePath, writeSessionState } from "../../src/state/session-file.js";
 import { buildCheckpointPack, type CheckpointPack } from "../../src/summary/checkpoint.js";
 import { createSummaryState } from "../../src/summary/summary-state.js";
 import { makeTempState, runWith } from "./cli-fixtures.js";

@@ -10,7 +10,8 @@ import type { ExportIndex } from "../../src/cli/export.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { buildStub } from "../../src/results/stub.js";
 import { artifactRoot, sessionRoot } from "../../src/state/paths.js";
-import { createSessionState, sessionStatePath, writeSessionState } from "../../src/state/session-state.js";
+import { createSessionState } from "../../src/state/session-state.js";
+import { sessionStatePath, writeSessionState } from "../../src/state/session-file.js";
 import { sealCheckpointChain } from "../support/checkpoint-chain.js";
 import { commandOutput, makeTempState, runWith, writeHostSqliteSession } from "./cli-fixtures.js";
 

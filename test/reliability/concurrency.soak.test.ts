@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sessionRoot } from "../../src/state/paths.js";
-import { sessionStatePath } from "../../src/state/session-state.js";
+import { sessionStatePath } from "../../src/state/session-file.js";
 import { createTestEngine, user } from "../support/engine-harness.js";
 import { runMixedLoad } from "./mixed-load.js";
 import { killHolderAndRecover } from "./stale-lock.js";

@@ -12,7 +12,7 @@ import { createEngine } from "../../src/engine/create-engine.js";
 import { TEMP_PREFIX } from "../../src/fs/atomic-write.js";
 import { createLedgerRuntime } from "../../src/runtime/ledger-runtime.js";
 import { artifactRoot, sessionRoot } from "../../src/state/paths.js";
-import { readSessionState, sessionStatePath } from "../../src/state/session-state.js";
+import { readSessionState, sessionStatePath } from "../../src/state/session-file.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { createCliIo } from "../support/cli-io.js";
 import { createMemoryLogger } from "../support/engine-harness.js";

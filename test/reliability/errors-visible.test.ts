@@ -2,7 +2,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { conversationEpoch } from "../../src/summary/summary-epoch.js";
-import { sessionStatePath } from "../../src/state/session-state.js";
+import { sessionStatePath } from "../../src/state/session-file.js";
 import { conversation, createTestEngine, user } from "../support/engine-harness.js";
 
 describe("errors on state and summary paths are visible", () => {

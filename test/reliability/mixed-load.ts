@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import { createArtifactStore } from "../../src/artifacts/store.js";
 import { artifactRoot } from "../../src/state/paths.js";
-import { MAX_REMEMBERED_KEYS, readSessionState, sessionStatePath } from "../../src/state/session-state.js";
+import { MAX_REMEMBERED_KEYS } from "../../src/state/session-state.js";
+import { readSessionState, sessionStatePath } from "../../src/state/session-file.js";
 import { sessionRoot } from "../../src/state/paths.js";
 import { killWorker, startWorker, type WorkerProcess } from "../support/worker-process.js";
 // @ts-expect-error plain .mjs helper shared with the workers

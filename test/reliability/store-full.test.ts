@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { sessionStatePath } from "../../src/state/session-state.js";
+import { sessionStatePath } from "../../src/state/session-file.js";
 import { call, createTestEngine, result, user } from "../support/engine-harness.js";
 
 const MiB = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { isOversized } from "../../results/shape-limits.js";
+import { isOversized } from "../../results/shape-tool-result.js";
 import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
 import { TEE_SOURCE, type CaptureSession } from "../capture-index.js";
 import { stashTeeOutput, type TeeCapture } from "./stash-tee.js";

@@ -1,8 +1,7 @@
 import { createVersionedCache } from "../fs/versioned-cache.js";
 import { LRUCache } from "lru-cache";
 import { stat } from "node:fs/promises";
-import type { TokenCounter } from "../tokens/count-message.js";
-import type { WindowPlan } from "../window/planner.js";
+import type { SummaryRequest, ViewSummary } from "../assembly/ports.js";
 import type { AgentSettings } from "../config/schema.js";
 import { fingerprintMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
@@ -33,26 +32,17 @@ const MAX_CACHED_SUMMARIES = 256;
 /** Sidecar files whose read error was already logged (logged once each). */
 const MAX_REPORTED_SIDECARS = 1_024;
 
-/** Inputs of {@link injectSummary}. */
-export interface InjectSummaryInput {
-  messages: readonly unknown[];
-  plan: WindowPlan;
-  /** Tokens still free inside the budget after the kept messages. */
-  budgetLeft: number;
-  counter: TokenCounter;
-}
-
 /**
  * The session's own summary block (see {@link ownSummary}), followed, in a forked
  * subagent, by the summary it inherited from its parent while both fit the summary's
  * reserve and the room left (early in the child's life; its own summary takes over).
  */
-export async function injectSummary(
+export async function viewSummary(
   rt: LedgerRuntime,
   settings: AgentSettings,
   identity: SessionIdentity,
-  input: InjectSummaryInput,
-): Promise<{ text?: string; tokens: number }> {
+  input: SummaryRequest,
+): Promise<ViewSummary> {
   const own = await ownSummary(rt, settings, identity, input);
   if (!settings.summary.enabled) return own;
   const inherited = await readInheritedSummary(rt, identity.agentId, identity.sessionKey);
@@ -74,10 +64,10 @@ async function ownSummary(
   rt: LedgerRuntime,
   settings: AgentSettings,
   identity: SessionIdentity,
-  input: InjectSummaryInput,
-): Promise<{ text?: string; tokens: number }> {
+  input: SummaryRequest,
+): Promise<ViewSummary> {
   if (!settings.summary.enabled) return { tokens: 0 };
-  const { messages, plan } = input;
+  const { messages, windowStart, windowTokens } = input;
   const cache = rt.owned("summary:cache", () => new LRUCache<string, CachedSummary>({ max: MAX_CACHED_SUMMARIES }));
   const reportedSidecars = rt.owned(
     "summary:reported-sidecars",
@@ -104,7 +94,7 @@ async function ownSummary(
   const readFailed = opened.readFailed;
   const before = summaryKey(opened.state);
   const store = rt.store(identity.agentId);
-  const target = Math.min(plan.start, messages.length);
+  const target = Math.min(windowStart, messages.length);
   let state = await bringSummaryUpTo(opened.state, messages, target, async (handle) =>
     (await store.tryRead(handle))?.toString("utf8"),
   );
@@ -153,8 +143,8 @@ async function ownSummary(
   };
   if (!readFailed) cache.set(file, entry);
 
-  const pressured = plan.tokens > settings.summary.injectAtShare * (plan.tokens + Math.max(0, input.budgetLeft));
-  if (state.coveredCount === 0 || !(plan.start > 0 || pressured)) return { tokens: 0 };
+  const pressured = windowTokens > settings.summary.injectAtShare * (windowTokens + Math.max(0, input.budgetLeft));
+  if (state.coveredCount === 0 || !(windowStart > 0 || pressured)) return { tokens: 0 };
   // A window that starts before the record's end (another budget class advanced it) is shown only the turns
   // it dropped itself: its block stays as it was while the window stands, and no turn is told twice.
   const shown =

@@ -1,0 +1,53 @@
+/**
+ * What assembly needs from the rest of the plugin, as narrow interfaces the engine
+ * wires (`engine/assembly-ports.ts`). Assembly plans and shapes; where a tool output's
+ * capture, the session summary or the view record live is not its business, so it
+ * imports none of that code.
+ */
+import type { AgentSettings } from "../config/schema.js";
+import type { SessionIdentity } from "../host/normalize.js";
+import type { TokenCounter } from "../tokens/count-message.js";
+
+/** The stored original a host-cut tool result verifiably derives from. */
+export interface CapturedOriginal {
+  handle: string;
+  /** Chars and lines of the stored original. */
+  chars: number;
+  lines: number;
+  /** Why the capture is known not to be the whole output, if it is not. */
+  partial?: string;
+  /** Its text, for the stub's summary and preview (undefined when it cannot be read back). */
+  text: string | undefined;
+}
+
+/** Finds the captured original of one tool result: the id the host stored and the host's (maybe cut) text. */
+export type FindCapturedOriginal = (hostId: string, hostText: string) => CapturedOriginal | undefined;
+
+/** What the summary port is asked for one view. */
+export interface SummaryRequest {
+  /** The history the view was planned on. */
+  messages: readonly unknown[];
+  /** First index the window keeps: the summary tells the turns before it. */
+  windowStart: number;
+  /** Exact tokens of the window as planned. */
+  windowTokens: number;
+  /** Exact tokens still free inside the budget after the kept messages. */
+  budgetLeft: number;
+  counter: TokenCounter;
+}
+
+/** The summary block of one view (no text: nothing injected) and its exact tokens. */
+export interface ViewSummary {
+  text?: string;
+  tokens: number;
+}
+
+/** The ports of one engine's assembly. */
+export interface AssemblyPorts {
+  /** Waits, bounded, for the session's tool-output captures still being stored. */
+  settleCaptures(identity: SessionIdentity): Promise<void>;
+  /** The capture lookup of one session (one per assemble call). */
+  capturedOriginals(identity: SessionIdentity): FindCapturedOriginal;
+  /** The summary block for a window, within the room left; `{ tokens: 0 }` when none is due. */
+  summary(settings: AgentSettings, identity: SessionIdentity, request: SummaryRequest): Promise<ViewSummary>;
+}

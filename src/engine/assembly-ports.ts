@@ -1,0 +1,30 @@
+import type { AssemblyPorts } from "../assembly/ports.js";
+import { settleCaptures } from "../capture/capture-hook.js";
+import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
+import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { viewSummary } from "./view-summary.js";
+
+/** Wires assembly's ports to this runtime: captures, the session summary (see `assembly/ports.ts`). */
+export function createAssemblyPorts(rt: LedgerRuntime): AssemblyPorts {
+  return {
+    settleCaptures: (identity) => settleCaptures(rt, identity),
+    capturedOriginals(identity) {
+      const captures = createCaptureIndex(rt.root, identity.agentId);
+      const session = captureSessionOf(identity);
+      return (hostId, hostText) => {
+        const rec = captures.resolve({ hostId, hostText, session });
+        if (!rec) return undefined;
+        return {
+          handle: rec.handle,
+          chars: rec.chars,
+          lines: rec.lines,
+          ...(rec.partial ? { partial: rec.partial } : {}),
+          get text() {
+            return captures.textOf(rec);
+          },
+        };
+      };
+    },
+    summary: (settings, identity, request) => viewSummary(rt, settings, identity, request),
+  };
+}
