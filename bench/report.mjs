@@ -273,7 +273,7 @@ export function derivedFindings(r) {
       (w) => `${fmtInt(w.n)}: ${w.appended.p50} → ${l.breakdown.find((b) => b.n === w.n)?.p50} ms`,
     );
     notes.push(
-      `Warm assemble: with the summary disabled the same calls take (p50, with → without) ${rows.join("; ")}. The difference is \`injectSummary()\` (src/assembly/inject-summary.ts) loading the summary sidecar and rendering and counting the summary block on every call, even when the window did not move.`,
+      `Warm assemble: with the summary disabled the same calls take (p50, with → without) ${rows.join("; ")}. The difference is \`viewSummary()\` (src/engine/view-summary.ts) loading the summary sidecar and rendering and counting the summary block on every call, even when the window did not move.`,
     );
   }
   const t = r.tokens;

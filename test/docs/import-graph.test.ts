@@ -148,3 +148,48 @@ describe("src/ folders keep their layer order", () => {
     expect(upward).toEqual([]);
   });
 });
+
+/** File → the src files it imports for values (type-only imports and re-exports left out): what runs. */
+function valueGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles()) {
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+    const deps: string[] = [];
+    for (const node of source.statements) {
+      const isValueImport = ts.isImportDeclaration(node) && !node.importClause?.isTypeOnly;
+      const isValueExport = ts.isExportDeclaration(node) && !node.isTypeOnly && node.moduleSpecifier !== undefined;
+      if (!isValueImport && !isValueExport) continue;
+      const spec = (node.moduleSpecifier as ts.StringLiteral).text;
+      if (spec.startsWith(".")) deps.push(path.resolve(path.dirname(file), spec.replace(/\.js$/, ".ts")));
+    }
+    graph.set(file, deps);
+  }
+  return graph;
+}
+
+function reachedFrom(graph: ReadonlyMap<string, readonly string[]>, start: string): Set<string> {
+  const seen = new Set<string>();
+  for (const todo = [start]; todo.length > 0;) {
+    const file = todo.pop() as string;
+    if (seen.has(file) || !graph.has(file)) continue;
+    seen.add(file);
+    todo.push(...(graph.get(file) ?? []));
+  }
+  return seen;
+}
+
+describe("the assembly path stays narrow", () => {
+  const reached = reachedFrom(valueGraph(), path.join(SRC, "assembly/assemble-view.ts"));
+  const folders = new Set([...reached].map((f) => path.relative(SRC, path.dirname(f)) || "."));
+
+  it("reaches captures, the summary and the state files only through its ports", () => {
+    expect(reached.size).toBeGreaterThan(10);
+    for (const behindPorts of ["capture", "summary", "subagents", "runtime", "fs", "engine"])
+      expect([...folders].filter((f) => f.split("/")[0] === behindPorts)).toEqual([]);
+  });
+
+  it("an assemble call runs at most 38 files in 9 folders (docs/architecture.md)", () => {
+    expect(reached.size).toBeLessThanOrEqual(38);
+    expect(folders.size).toBeLessThanOrEqual(9);
+  });
+});
