@@ -144,7 +144,10 @@ async function ownSummary(
   if (!readFailed) cache.set(file, entry);
 
   const pressured = windowTokens > settings.summary.injectAtShare * (windowTokens + Math.max(0, input.budgetLeft));
-  if (state.coveredCount === 0 || !(windowStart > 0 || pressured)) return { tokens: 0 };
+  // A record whose turns lie wholly before the list (the host dropped the front) tells what the list no longer holds.
+  const tellsDroppedFront = state.entries.some((e) => e.to === 0) || (state.digest.turns > 0 && state.digest.to === 0);
+  const tellsSomething = state.coveredCount > 0 || tellsDroppedFront;
+  if (!tellsSomething || !(windowStart > 0 || pressured || tellsDroppedFront)) return { tokens: 0 };
   // A window that starts before the record's end (another budget class advanced it) is shown only the turns
   // it dropped itself: its block stays as it was while the window stands, and no turn is told twice.
   const shown =

@@ -66,7 +66,8 @@ export function extendSummary(state: SummaryState, messages: readonly unknown[],
       // A message we cannot read is covered and skipped.
     }
   }
-  return { ...state, coveredCount: to, coveredFingerprint: fingerprint, entries };
+  const nextFingerprint = to < messages.length ? messageFingerprint(messages[to]) : null;
+  return { ...state, coveredCount: to, coveredFingerprint: fingerprint, nextFingerprint, entries };
 }
 
 /** The readable text of a genuine user message, or undefined for host internals and our own blocks. */

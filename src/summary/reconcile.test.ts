@@ -33,6 +33,23 @@ function covered(messages: unknown[]): SummaryState {
 }
 
 describe("reconcileSummary", () => {
+  it("continues a record when the host dropped the front exactly where it ends: its turns lie before the list", () => {
+    const messages = conversation(4);
+    const to = 8; // turns 1-2 covered; the list the host passes opens with turn 3
+    const s = extendSummary(createSummaryState("e"), messages, to);
+    expect(s.nextFingerprint).toBe(messageFingerprint(messages[to]));
+    const r = reconcileSummary(s, messages.slice(to));
+    expect(r.reason).toBe("front_dropped");
+    expect(r.rolledBack).toBe(false);
+    expect(r.state.coveredCount).toBe(0);
+    expect(r.state.entries.map((e) => [e.from, e.to])).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+    // A list that opens anywhere else continues nothing.
+    expect(reconcileSummary(s, messages.slice(to + 1)).rolledBack).toBe(true);
+  });
+
   it("keeps a consistent state as it is", () => {
     const messages = conversation(3);
     const s = covered(messages);

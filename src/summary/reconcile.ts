@@ -61,15 +61,21 @@ export function reconcileSummary(state: SummaryState, messages: readonly unknown
 
 /**
  * How many messages the host dropped from the front, when the covered frontier
- * message still exists lower down (2026.9.6 passes only a tail of a long
- * transcript): everything covered is still true, only its indices moved. 0 when
- * the frontier message is not found below its index.
+ * message still exists lower down, or the list opens with the message after it
+ * (2026.9.6 passes only a tail of a long transcript): everything covered is still
+ * true, only its indices moved. 0 when neither is found.
  */
 function frontDropped(state: SummaryState, messages: readonly unknown[]): number {
   if (!state.coveredFingerprint) return 0;
+  // Messages of equal content fingerprint alike: where the record knows what followed its end, that must follow too.
+  const followed = (i: number): boolean =>
+    !state.nextFingerprint || i + 1 >= messages.length || messageFingerprint(messages[i + 1]) === state.nextFingerprint;
   for (let i = Math.min(state.coveredCount - 2, messages.length - 1); i >= 0; i--) {
-    if (messageFingerprint(messages[i]) === state.coveredFingerprint) return state.coveredCount - 1 - i;
+    if (messageFingerprint(messages[i]) === state.coveredFingerprint && followed(i)) return state.coveredCount - 1 - i;
   }
+  // Dropped exactly up to the covered range's end: the list opens with the message after it.
+  if (state.nextFingerprint && messages.length > 0 && messageFingerprint(messages[0]) === state.nextFingerprint)
+    return state.coveredCount;
   return 0;
 }
 
@@ -93,6 +99,7 @@ function rollTo(state: SummaryState, count: number, fingerprint: string | null, 
     ...state,
     coveredCount: count,
     coveredFingerprint: count === 0 ? null : fingerprint,
+    nextFingerprint: null,
     entries: state.entries.slice(0, keepEntries),
     checkpoints: state.checkpoints.filter((cp) => cp.coveredCount <= count),
   };

@@ -114,9 +114,12 @@ export async function findEpochSidecar(
           : tryLoadSummary(newest.file))
       : undefined;
   if (!newest || !record?.coveredFingerprint || record.epoch === epoch) return candidate;
-  return messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint)
-    ? { epoch: record.epoch, ...newest }
-    : candidate;
+  const continues =
+    messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) ||
+    (record.nextFingerprint != null &&
+      messages.length > 0 &&
+      fingerprintMessage(messages[0]) === record.nextFingerprint);
+  return continues ? { epoch: record.epoch, ...newest } : candidate;
 }
 
 const mtimeOf = (file: string): Promise<number> =>

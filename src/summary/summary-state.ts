@@ -92,6 +92,11 @@ export const summaryStateSchema = z.object({
   epoch: str,
   coveredCount: z.number().int().min(0),
   coveredFingerprint: str.nullable(),
+  /**
+   * Fingerprint of the first message after the covered range, when known: a host that drops
+   * the transcript's front exactly there (2026.9.6's byte-capped tail) still continues this record.
+   */
+  nextFingerprint: str.nullable().optional(),
   digest: digestSchema,
   entries: z.array(entrySchema),
   checkpoints: z.array(checkpointRefSchema),
