@@ -12,6 +12,7 @@ import { hostPromptBudget } from "../dist/src/host/normalize.js";
 import { FILL_FLOOR_FROM_BUDGET } from "../dist/src/window/elastic-window.js";
 import { cacheStability, fillStats } from "../test/support/budget-metrics.ts";
 import { driveTurn } from "./lib/drive-turn.mjs";
+import { summaryTextOf } from "./lib/messages.mjs";
 import { createBenchEngine } from "./lib/engine.mjs";
 import { generateToolSession, SESSION_SEED } from "./lib/synthetic-session.mjs";
 import { check, round } from "./lib/stats.mjs";
@@ -84,9 +85,7 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
   const mains = [];
   let shapedHistory = 0;
   let counted = 0;
-  const measure = (view) =>
-    counter.countMessages(view.messages) +
-    (view.systemPromptAddition ? counter.countText(view.systemPromptAddition) : 0);
+  const measure = (view) => counter.countMessages(view.messages);
   // Tokens of the history as the engine could send it (every message shaped): the denominator of "history exceeds the
   // budget".
   const sendable = () => {
@@ -117,10 +116,10 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
             replanned: view.ledger?.plan.replanned ?? null,
             reason: view.ledger?.plan.reason,
             kept: view.messages.length,
-            summary: view.systemPromptAddition ? counter.countText(view.systemPromptAddition) : 0,
+            summary: summaryTextOf(view) ? counter.countText(summaryTextOf(view)) : 0,
           };
           calls.push(call);
-          if (k === pattern.main) mains.push({ ...call, messages: view.messages, system: view.systemPromptAddition });
+          if (k === pattern.main) mains.push({ ...call, messages: view.messages, system: summaryTextOf(view) });
         }
       };
       const messages = await driveTurn(session.turns[t - 1], history, request);

@@ -2,10 +2,10 @@
 // planted in turns 1-15; test/support/planted-facts.ts, imported as TypeScript
 // through Node's type stripping) runs through the engine with three forced
 // compactions; the figure is the share of facts present, verbatim or as their
-// handle, in the final assembled prompt (messages + systemPromptAddition).
+// handle, in the final assembled prompt (its messages, the summary message first).
 // Naive tail truncation at the same budget is the control.
 import { createBenchEngine } from "./lib/engine.mjs";
-import { textOfMessage } from "./lib/messages.mjs";
+import { summaryTextOf, textOfMessage } from "./lib/messages.mjs";
 import { check } from "./lib/stats.mjs";
 
 const PLANTED = new URL("../test/support/planted-facts.ts", import.meta.url).href;
@@ -42,7 +42,7 @@ async function runOne(planted, conv, budget) {
       timestamp: 1_790_000_000_000,
     };
     const view = await engine.assemble({ ...IDS, messages: [...conv.messages, question], tokenBudget: budget });
-    const prompt = `${view.systemPromptAddition ?? ""}\n${JSON.stringify(view.messages)}`;
+    const prompt = JSON.stringify(view.messages);
     const recall = planted.factRecall(prompt, conv.facts);
     return {
       budget,
@@ -52,7 +52,7 @@ async function runOne(planted, conv, budget) {
       missing: recall.missing.map((f) => f.id),
       compactions,
       promptTokens: view.estimatedTokens,
-      summaryChars: view.systemPromptAddition?.length ?? 0,
+      summaryChars: summaryTextOf(view).length,
       keptMessages: view.messages.length,
     };
   } finally {

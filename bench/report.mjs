@@ -76,7 +76,7 @@ function tokensSection(t) {
 
 function cacheSection(t) {
   const lines = [
-    "Share of prompts (every model call after the first) whose messages extend the previous prompt's messages byte for byte (per-message JSON equal over the previous length). No explicit compaction happens in this session; a re-plan (the window's start moves) counts as a miss. *With summary* also requires `systemPromptAddition` to be unchanged.",
+    "Share of prompts (every model call after the first) whose messages extend the previous prompt's messages byte for byte (per-message JSON equal over the previous length). No explicit compaction happens in this session; a re-plan (the window's start moves) counts as a miss. The summary travels as the view's first message, so a changed summary is a miss too.",
     "",
   ];
   lines.push("| engine | extends previous | prompts | re-plans | with summary block |", "|---|---:|---:|---:|---:|");
@@ -215,7 +215,7 @@ function memorySection(m) {
 
 function continuitySection(c) {
   const lines = [
-    `${c.conversation.turns}-turn conversation (${c.conversation.messages} messages), ${c.conversation.facts} facts planted in turns 1-${c.conversation.plantedInTurns} (\`test/support/planted-facts.ts\`), \`compact({ force: true })\` after turns 15, 30 and 45, then a final prompt; a fact counts when its key or handle appears verbatim in messages + systemPromptAddition.`,
+    `${c.conversation.turns}-turn conversation (${c.conversation.messages} messages), ${c.conversation.facts} facts planted in turns 1-${c.conversation.plantedInTurns} (\`test/support/planted-facts.ts\`), \`compact({ force: true })\` after turns 15, 30 and 45, then a final prompt; a fact counts when its key or handle appears verbatim in the assembled messages (the summary message included).`,
     "",
   ];
   lines.push(

@@ -5,7 +5,7 @@
 import { createTokenCounter } from "../dist/src/tokens/count-message.js";
 import { generateToolSession } from "./lib/synthetic-session.mjs";
 import { replayFunction, replayLedger } from "./lib/replay.mjs";
-import { textOfMessage } from "./lib/messages.mjs";
+import { summaryTextOf, textOfMessage } from "./lib/messages.mjs";
 import { check, round, summarize } from "./lib/stats.mjs";
 
 /** Windows compared (tokens). */
@@ -54,7 +54,7 @@ export function cacheStability(calls, { withSystem = false } = {}) {
   for (const call of calls) {
     const messages = call.view ? call.view.messages : call.messages;
     const json = messages.map(toJson);
-    const sys = call.view?.systemPromptAddition ?? "";
+    const sys = call.view ? summaryTextOf(call.view) : "";
     if (prev && extendsPrevious(prev, json) && (!withSystem || sys === prevSys)) stable++;
     prev = json;
     prevSys = sys;

@@ -49,3 +49,9 @@ export function textOfMessage(message) {
     )
     .join("\n");
 }
+
+/** The text of a view's summary message (the engine's own, marked), or "" when it carries none. */
+export function summaryTextOf(view) {
+  const message = view.messages.find((m) => m?.contextLedger === "summary");
+  return message ? textOfMessage(message) : "";
+}

@@ -9,12 +9,12 @@ import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
 import { withoutOperatorMessages } from "../host/operator-messages.js";
 import type { HostGeneration, NormalizedBudget, SessionIdentity } from "../host/normalize.js";
 import { resolveAssemblyBudget, type RequestOverhead } from "./budget.js";
-import { fingerprintMessage, roleOf } from "../host/messages.js";
+import { fingerprintMessage, isSummaryMessage, roleOf, summaryMessage, textOf } from "../host/messages.js";
 import { advanceTally } from "../host/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordDebt, type DebtReading } from "../state/session-state.js";
 import { createClearingShaper } from "./cleared-shaper.js";
-import type { AssemblyPorts } from "./ports.js";
+import type { AssemblyPorts, SummaryRequest } from "./ports.js";
 import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
 import { recordViewSnapshot } from "./view-snapshot.js";
@@ -44,7 +44,6 @@ export interface AssembledView {
   messages: unknown[];
   estimatedTokens: number;
   promptAuthority: "assembled";
-  systemPromptAddition?: string;
   /** Extra metadata: the maintenance-debt reading and the plan, for logs and tests. */
   ledger: {
     debt: DebtReading;
@@ -149,17 +148,27 @@ export async function assembleView(
     kept = keptIdx.map(shapeKept);
   }
   const keptTokens = kept.reduce<number>((sum, m) => sum + counter.countMessage(m), 0);
-  const summary = await ports.summary(settings, identity, {
-    messages: view,
-    windowStart: plan.start,
-    windowTokens: plan.tokens,
-    budgetLeft: resolved.summaryRoom(keptTokens),
-    counter,
-  });
+  // A view handed back (2026.9.x passes the turn's assembled view to its in-loop calls) keeps the summary it carries
+  // in front: the turn's requests then share their prefix, and the record is not reconciled against a list that is
+  // not the transcript.
+  const carried = [history[0], history[1]].find(isSummaryMessage);
+  const summaryMsg =
+    carried !== undefined
+      ? fitting(carried, resolved.summaryRoom(keptTokens), counter)
+      : await freshSummary(ports, settings, identity, {
+          messages: view,
+          windowStart: plan.start,
+          windowTokens: plan.tokens,
+          // The summary travels as a message: its framing comes out of the room too.
+          budgetLeft: resolved.summaryRoom(keptTokens) - counter.countMessage(summaryMessage("")),
+          counter,
+        });
+  const out = summaryMsg ? withSummaryAfterHostSummary(kept, summaryMsg) : kept;
   // Exact count of the returned list (framing, reply priming once), and what the host will count:
   // the larger is reported, so the host's own estimate never exceeds what the engine said.
-  const exactTokens = keptTokens + summary.tokens + REPLY_PRIMING_TOKENS;
-  const hostEstimate = resolved.hostEstimate(kept, summary.text);
+  const summaryTokens = summaryMsg ? counter.countMessage(summaryMsg) : 0;
+  const exactTokens = keptTokens + summaryTokens + REPLY_PRIMING_TOKENS;
+  const hostEstimate = resolved.hostEstimate(out);
   const estimatedTokens = Math.max(exactTokens, hostPlan.host.rule === "none" ? 0 : hostEstimate);
 
   rememberView(rt, identity, {
@@ -199,7 +208,7 @@ export async function assembleView(
       overBudget: plan.overBudget,
       excluded: plan.excluded.length,
     },
-    summary: { text: summary.text, tokens: summary.tokens },
+    summary: { text: summaryMsg ? textOf(summaryMsg) : undefined, tokens: summaryTokens },
     debt,
     handles: new Set([...shaper.handles(), ...clearing.handles()]),
   });
@@ -224,10 +233,9 @@ export async function assembleView(
     recordDebt(s, debt);
   });
   return {
-    messages: kept,
+    messages: out,
     estimatedTokens,
     promptAuthority: "assembled",
-    ...(summary.text ? { systemPromptAddition: summary.text } : {}),
     ledger: {
       debt,
       budget,
@@ -249,7 +257,7 @@ export async function assembleView(
         maxOutputTokens: hostPlan.maxOutputTokens ?? null,
       },
       offloaded: shaper.offloaded(),
-      summaryInjected: summary.text !== undefined,
+      summaryInjected: summaryMsg !== undefined,
     },
   };
 }
@@ -264,6 +272,27 @@ export async function assembleView(
 function withHostSummaryFirst(messages: readonly unknown[], kept: readonly number[]): number[] {
   if (kept.length === 0 || kept[0] === 0 || roleOf(messages[0]) !== "compactionSummary") return [...kept];
   return [0, ...kept];
+}
+
+/** The session summary for a planned window, as the view's summary message (undefined when none is due). */
+async function freshSummary(
+  ports: AssemblyPorts,
+  settings: AgentSettings,
+  identity: SessionIdentity,
+  request: SummaryRequest,
+): Promise<unknown> {
+  const summary = await ports.summary(settings, identity, request);
+  return summary.text ? summaryMessage(summary.text) : undefined;
+}
+
+/** `message` while its exact tokens fit `room`, else undefined. */
+function fitting(message: unknown, room: number, counter: { countMessage(message: unknown): number }): unknown {
+  return counter.countMessage(message) <= room ? message : undefined;
+}
+
+/** The view with the summary message first, or second behind the host's own compaction summary (2026.4.x). */
+function withSummaryAfterHostSummary(kept: readonly unknown[], summary: unknown): unknown[] {
+  return roleOf(kept[0]) === "compactionSummary" ? [kept[0], summary, ...kept.slice(1)] : [summary, ...kept];
 }
 
 function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastView): void {

@@ -9,7 +9,6 @@ export interface PlainView {
   messages: unknown[];
   estimatedTokens: number;
   promptAuthority?: "assembled" | "preassembly_may_overflow";
-  systemPromptAddition?: undefined;
   ledger?: undefined;
 }
 

@@ -8,6 +8,25 @@ export type LooseMessage = Record<string, unknown> & { role?: unknown; content?:
 
 /** Marker that starts every block the engine itself injects. */
 export const LEDGER_MARKER = "[context-ledger";
+/** The field that marks the session summary message the engine puts first in its view. */
+const SUMMARY_MESSAGE_FIELD = "contextLedger";
+
+/**
+ * The session summary as the view's first message (a user message, marked). It travels in
+ * the history rather than as a system prompt addition because hosts prepend an addition to
+ * their system prompt (2026.9.6 `prependSystemPromptAddition`): a summary that changes at a
+ * re-plan would also void the provider's cached system prompt. `timestamp` is fixed so the
+ * message is byte-identical while the summary is.
+ */
+export function summaryMessage(text: string): LooseMessage {
+  return { role: "user", content: [{ type: "text", text }], timestamp: 0, [SUMMARY_MESSAGE_FIELD]: "summary" };
+}
+
+/** True for a message made by {@link summaryMessage} (handed back inside a turn by hosts that keep the view). */
+export function isSummaryMessage(message: unknown): boolean {
+  return (message as Record<string, unknown> | null)?.[SUMMARY_MESSAGE_FIELD] === "summary";
+}
+
 /** Prefix of the user message 2026.9.x appends after tool results. */
 export const HOST_INTERNAL_CONTEXT_PREFIX = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
 
@@ -65,11 +84,11 @@ export function toolResultIdOf(message: unknown): string | undefined {
 
 /**
  * True for a genuine user turn: any user message but the host's internal-context
- * carrier. A user message whose parts were moved into the store (stubs) is still
+ * carrier and the engine's own summary message. A user message whose parts were moved into the store (stubs) is still
  * the user's turn.
  */
 export function isGenuineUserMessage(message: unknown): boolean {
-  if (roleOf(message) !== "user") return false;
+  if (roleOf(message) !== "user" || isSummaryMessage(message)) return false;
   return !textOf(message).trimStart().startsWith(HOST_INTERNAL_CONTEXT_PREFIX);
 }
 

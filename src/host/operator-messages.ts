@@ -1,4 +1,4 @@
-import { blocksOf, hasToolCall, roleOf, textOf } from "./messages.js";
+import { blocksOf, hasToolCall, isSummaryMessage, roleOf, textOf } from "./messages.js";
 
 /** The chat command context-ledger registers: `/ledger status`, `/ledger view`, `/ledger fetch …`. */
 export const LEDGER_COMMAND = "ledger";
@@ -41,8 +41,9 @@ function withoutCommands(message: unknown): unknown {
 }
 
 /**
- * The history without what was said to the operator, not the model: messages the host
- * marks `excludeFromContext` (2026.9.x's own context-free commands), and each `/ledger`
+ * The history without what was said to the operator, not the model, nor what the engine
+ * itself put in an earlier view (its summary message, which 2026.9.x hands back inside a
+ * turn): messages the host marks `excludeFromContext` (2026.9.x's own context-free commands), and each `/ledger`
  * command with the replies that follow it up to the next user message (assistant text
  * without tool calls: a command runs no model, so such text is the plugin's reply, which
  * 2026.9.6 stores as a `gateway-injected` assistant message). Status, view and fetch
@@ -59,7 +60,7 @@ export function withoutOperatorMessages(messages: readonly unknown[]): unknown[]
     const m = messages[i];
     const role = roleOf(m);
     let kept: unknown = m;
-    if (excludedByHost(m)) kept = undefined;
+    if (excludedByHost(m) || isSummaryMessage(m)) kept = undefined;
     else if (role === "user") {
       kept = withoutCommands(m);
       droppingReplies = kept === undefined;

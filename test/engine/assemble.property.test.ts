@@ -39,9 +39,7 @@ describe("assemble() invariants over generated sessions", () => {
           });
           const key = `agent:main:prop-${session++}`;
           const out = await t.engine.assemble({ sessionId: key, sessionKey: key, messages, tokenBudget: budget });
-          const recount =
-            counter.countMessages(out.messages) +
-            (out.systemPromptAddition ? counter.countText(out.systemPromptAddition) : 0);
+          const recount = counter.countMessages(out.messages);
           expect(recount).toBe(out.estimatedTokens);
           expect(out.estimatedTokens).toBeLessThanOrEqual(budget);
           expectPaired(out.messages);

@@ -60,9 +60,7 @@ describe("assemble() invariants under host budget patterns (property-based)", ()
                   messages: history.slice(),
                   tokenBudget: budget,
                 });
-                const recount =
-                  counter.countMessages(out.messages) +
-                  (out.systemPromptAddition ? counter.countText(out.systemPromptAddition) : 0);
+                const recount = counter.countMessages(out.messages);
                 expect(recount).toBe(out.estimatedTokens);
                 expect(out.estimatedTokens).toBeLessThanOrEqual(budget);
                 expectPaired(out.messages);

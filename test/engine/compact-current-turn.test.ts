@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { assistant, createTestEngine, user } from "../support/engine-harness.js";
+import { conversationOf } from "../support/view-summary.js";
 
 describe("a forced compact() plans on the current turn's view", () => {
   let t: Awaited<ReturnType<typeof createTestEngine>> | undefined;
@@ -14,7 +15,7 @@ describe("a forced compact() plans on the current turn's view", () => {
     // Turn 60 under a small budget: a long history, and a view that holds only the newest turn.
     const first = [...pairs, user(`Turn 60: summarise everything. ${"context ".repeat(1_500)}`)];
     const small = await t.engine.assemble({ ...s, messages: first, tokenBudget: 3_000 });
-    expect(small.messages).toHaveLength(1);
+    expect(conversationOf(small)).toHaveLength(1);
     // The next turn: the host passes only what follows its compaction entry, and a budget that holds all of it.
     const next = [...first.slice(80), assistant("Summarised."), user("Turn 61: and now?")];
     const view = await t.engine.assemble({ ...s, messages: next, tokenBudget: 32_000 });

@@ -2,6 +2,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { assistant, createTestEngine, user } from "../support/engine-harness.js";
+import { conversationOf, summaryOf } from "../support/view-summary.js";
 
 async function listFiles(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
@@ -59,7 +60,7 @@ describe("a forced compact() of a window already under the refill share", () => 
       );
     // A small budget plans a window of the newest turns; the host then compacts with its largest budget.
     const view = await t.engine.assemble({ ...s, messages, tokenBudget: 5_000 });
-    expect(view.messages.length).toBe(4);
+    expect(conversationOf(view)).toHaveLength(4);
     // A host-required preflight finds a window that fits: the turn goes on as is ("nothing to compact").
     const preflight = (await t.engine.compact({
       ...s,
@@ -84,8 +85,8 @@ describe("a forced compact() of a window already under the refill share", () => 
       messages: [...messages, user("Question 5: and now?")],
       tokenBudget: 5_000,
     });
-    expect(next.systemPromptAddition).toContain("[context-ledger summary]");
-    expect(next.messages.length).toBeLessThan(view.messages.length + 1);
+    expect(summaryOf(next)).toContain("[context-ledger summary]");
+    expect(conversationOf(next).length).toBeLessThan(conversationOf(view).length + 1);
     await t.cleanup();
   });
 });

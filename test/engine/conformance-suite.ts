@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { roleOf, toolCallIdsOf, toolResultIdOf } from "../../src/host/messages.js";
 import { assistant, call, conversation, result, user } from "../support/engine-harness.js";
+import { summaryOf } from "../support/view-summary.js";
 
 /** What the suite needs from an engine under test. */
 export interface ConformanceTarget {
@@ -10,7 +11,6 @@ export interface ConformanceTarget {
       messages: unknown[];
       estimatedTokens: number;
       promptAuthority?: string;
-      systemPromptAddition?: string;
     }>;
     commitTurn(p: unknown): Promise<{ status: string }>;
     compact(p: unknown): Promise<{
@@ -149,7 +149,7 @@ export function describeEngineConformance(name: string, make: () => Promise<Conf
       expect(res.result?.tokensAfter).toBeLessThan(res.result?.tokensBefore ?? 0);
       const after = await t.engine.assemble({ ...session, messages, tokenBudget: 12_000 });
       expect(after.messages.length).toBeLessThan(before.messages.length);
-      expect(after.systemPromptAddition).toContain("[context-ledger summary]");
+      expect(summaryOf(after)).toContain("[context-ledger summary]");
       await t.cleanup();
     });
 

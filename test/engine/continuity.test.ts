@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEngine, user } from "../support/engine-harness.js";
 import { factRecall, generatePlantedConversation } from "../support/planted-facts.js";
+import { isSummaryMessage } from "../../src/host/messages.js";
+import { conversationOf, summaryOf } from "../support/view-summary.js";
 
-const promptText = (view: { messages: unknown[]; systemPromptAddition?: string }) =>
-  `${view.systemPromptAddition ?? ""}\n${JSON.stringify(view.messages)}`;
+const promptText = (view: { messages: unknown[] }) => `${summaryOf(view)}\n${JSON.stringify(view.messages)}`;
 
 describe("continuity through the engine", () => {
   let t: Awaited<ReturnType<typeof createTestEngine>>;
@@ -16,7 +17,7 @@ describe("continuity through the engine", () => {
     const convo = generatePlantedConversation({ seed: 1, turns: 60 });
     const session = { sessionId: "facts", sessionKey: "agent:main:facts" };
     const budget = 12_000;
-    let view = { messages: [] as unknown[], systemPromptAddition: undefined as string | undefined };
+    let view = { messages: [] as unknown[] };
     let compactions = 0;
     for (let turn = 1; turn < convo.turnStarts.length; turn++) {
       const history = convo.messages.slice(0, convo.turnStarts[turn]);
@@ -43,7 +44,7 @@ describe("continuity through the engine", () => {
     for (let i = 0; i < 100; i++) {
       const view = await t.engine.assemble({ ...session, messages, tokenBudget: 6_000 });
       await t.engine.compact({ ...session, force: true, tokenBudget: 6_000 });
-      const summary = (view as { systemPromptAddition?: string }).systemPromptAddition ?? "";
+      const summary = summaryOf(view);
       expect(summary.length).toBeLessThanOrEqual(4_000);
       expect(summary.split("[context-ledger summary]").length - 1).toBeLessThanOrEqual(1);
       // Feed the summary back as if the model had quoted it: it must not be summarised again.
@@ -67,9 +68,8 @@ describe("continuity through the engine", () => {
     ];
     const view = (await t.engine.assemble({ ...session, messages: fresh, tokenBudget: 4_000 })) as {
       messages: unknown[];
-      systemPromptAddition?: string;
     };
-    expect(view.systemPromptAddition).toBeUndefined();
+    expect(summaryOf(view)).toBe("");
     expect(factRecall(promptText(view), before.facts).recalled).toBe(0);
   });
 
@@ -86,12 +86,44 @@ describe("continuity through the engine", () => {
     ];
     const view = (await t.engine.assemble({ ...session, messages: branch, tokenBudget: 5_000 })) as {
       messages: unknown[];
-      systemPromptAddition?: string;
     };
     const later = convo.facts.filter((f) => f.turn >= 11);
     expect(later.length).toBeGreaterThan(0);
     const leaked = later.filter((f) => promptText(view).includes(f.key));
     expect(leaked).toEqual([]);
     expect(view.messages.at(-1)).toEqual(branch.at(-1));
+  });
+
+  it("the summary travels as the view's first message, and a view handed back keeps it byte for byte", async () => {
+    const session = { sessionId: "carry", sessionKey: "agent:main:carry" };
+    const convo = generatePlantedConversation({ seed: 5, turns: 30 });
+    const view = (await t.engine.assemble({ ...session, messages: convo.messages, tokenBudget: 5_000 })) as {
+      messages: unknown[];
+      systemPromptAddition?: unknown;
+    };
+    expect(view.systemPromptAddition).toBeUndefined();
+    expect(summaryOf(view)).toContain("[context-ledger summary]");
+    expect(isSummaryMessage(view.messages[0])).toBe(true);
+    // 2026.9.x hands the turn's view to its in-loop calls under a larger budget: same summary, same messages.
+    const again = await t.engine.assemble({ ...session, messages: view.messages, tokenBudget: 8_000 });
+    expect(JSON.stringify(again.messages)).toBe(JSON.stringify(view.messages));
+  });
+
+  it("when the host drops the transcript's front where the summary ends, the summary still tells those turns", async () => {
+    const session = { sessionId: "front", sessionKey: "agent:main:front" };
+    const convo = generatePlantedConversation({ seed: 6, turns: 30 });
+    const first = (await t.engine.assemble({ ...session, messages: convo.messages, tokenBudget: 5_000 })) as {
+      messages: unknown[];
+    };
+    expect(summaryOf(first)).toContain("[context-ledger summary]");
+    // The host now passes only the window's messages (its byte-capped tail), and a budget that holds them all.
+    const tail = conversationOf(first);
+    const next = [...tail, { role: "assistant", content: [{ type: "text", text: "Noted." }] }, user("and now?")];
+    const view = await t.engine.assemble({ ...session, messages: next, tokenBudget: 60_000 });
+    expect(conversationOf(view)).toHaveLength(next.length);
+    // Same turns told (the header names them); the larger room may show them in more detail.
+    const header = (text: string) => text.split("\n")[1];
+    expect(header(summaryOf(first))).toMatch(/^Earlier conversation: turns 1-\d+/);
+    expect(header(summaryOf(view))).toBe(header(summaryOf(first)));
   });
 });

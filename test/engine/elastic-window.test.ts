@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { textOf } from "../../src/host/messages.js";
 import { cacheStability } from "../support/budget-metrics.js";
 import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
+import { summaryOf } from "../support/view-summary.js";
 
 const HANDLE = /ledger:v1:sha256:[0-9a-f]{64}/;
 
@@ -39,7 +40,7 @@ describe("elastic, cache-aware windows", () => {
         const out = await t.engine.assemble({ ...session, messages, tokenBudget: budget });
         if (budget === 31_950) {
           mains.push(out.messages);
-          systems.push(out.systemPromptAddition);
+          systems.push(summaryOf(out));
         }
       }
     }
@@ -138,7 +139,7 @@ describe("a host that passes a tail of the transcript (2026.9.6)", () => {
       const first = await t.engine.assemble({ ...session, messages, tokenBudget: 17_210 });
       const second = await t.engine.assemble({ ...session, messages: first.messages, tokenBudget: 31_943 });
       await t.engine.assemble({ ...session, messages: second.messages, tokenBudget: 21_861 });
-      mains.push({ messages: first.messages, system: first.systemPromptAddition ?? "" });
+      mains.push({ messages: first.messages, system: summaryOf(first) });
     }
     return mains;
   }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { INHERITED_SUMMARY_HEADING } from "../../src/subagents/subagent-context.js";
 import { assistant, call, createTestEngine, result, user } from "../support/engine-harness.js";
+import { summaryOf } from "../support/view-summary.js";
 
 const PARENT = { sessionId: "s-parent", sessionKey: "agent:main:fork-parent" };
 const CHILD = { sessionId: "s-child", sessionKey: "agent:main:subagent:fork-child" };
@@ -17,7 +18,7 @@ function parentHistory(): unknown[] {
   return out;
 }
 
-type View = { systemPromptAddition?: string; estimatedTokens: number };
+type View = { messages: unknown[]; estimatedTokens: number };
 
 describe("forked subagent", () => {
   let t: Awaited<ReturnType<typeof createTestEngine>>;
@@ -44,9 +45,9 @@ describe("forked subagent", () => {
       messages: [user("Summarise the billing tables we kept.")],
       tokenBudget: 8_000,
     })) as View;
-    expect(child.systemPromptAddition).toContain(INHERITED_SUMMARY_HEADING);
-    expect(child.systemPromptAddition).toContain("[context-ledger summary]");
-    expect(child.systemPromptAddition).toContain("billing_1");
+    expect(summaryOf(child)).toContain(INHERITED_SUMMARY_HEADING);
+    expect(summaryOf(child)).toContain("[context-ledger summary]");
+    expect(summaryOf(child)).toContain("billing_1");
     expect(child.estimatedTokens).toBeLessThanOrEqual(8_000);
 
     const isolated = { sessionId: "s-iso", sessionKey: "agent:main:subagent:iso-child" };
@@ -60,7 +61,7 @@ describe("forked subagent", () => {
       messages: [user("Start fresh.")],
       tokenBudget: 8_000,
     })) as View;
-    expect(alone.systemPromptAddition ?? "").not.toContain(INHERITED_SUMMARY_HEADING);
+    expect(summaryOf(alone)).not.toContain(INHERITED_SUMMARY_HEADING);
   });
 
   it("the inheritance ends with the child, and a failed spawn rolls it back", async () => {
@@ -76,14 +77,14 @@ describe("forked subagent", () => {
       messages: [user("Anything inherited?")],
       tokenBudget: 8_000,
     })) as View;
-    expect(before.systemPromptAddition).toContain(INHERITED_SUMMARY_HEADING);
+    expect(summaryOf(before)).toContain(INHERITED_SUMMARY_HEADING);
     await prepared.rollback();
     const rolledBack = (await t.engine.assemble({
       ...CHILD,
       messages: [user("Anything inherited?")],
       tokenBudget: 8_000,
     })) as View;
-    expect(rolledBack.systemPromptAddition ?? "").not.toContain(INHERITED_SUMMARY_HEADING);
+    expect(summaryOf(rolledBack)).not.toContain(INHERITED_SUMMARY_HEADING);
 
     await t.engine.prepareSubagentSpawn({
       parentSessionKey: PARENT.sessionKey,
@@ -92,6 +93,6 @@ describe("forked subagent", () => {
     });
     await t.engine.onSubagentEnded({ childSessionKey: CHILD.sessionKey, reason: "completed" });
     const ended = (await t.engine.assemble({ ...CHILD, messages: [user("And now?")], tokenBudget: 8_000 })) as View;
-    expect(ended.systemPromptAddition ?? "").not.toContain(INHERITED_SUMMARY_HEADING);
+    expect(summaryOf(ended)).not.toContain(INHERITED_SUMMARY_HEADING);
   });
 });

@@ -30,11 +30,11 @@ describe("hostile input: 10,000 malformed or extreme lifecycle calls", () => {
     const t = await createTestEngine({ offload: { maxChars: 2_000, structuredMaxChars: 1_000 } });
     const gen = createHostileGenerator(20261122);
     const counters = new Map<string, TokenCounter>();
-    const recount = (model: unknown, out: { messages: unknown[]; systemPromptAddition?: string }) => {
+    const recount = (model: unknown, out: { messages: unknown[] }) => {
       const encoding = encodingForModel(typeof model === "string" ? model : undefined, "auto");
       let c = counters.get(encoding);
       if (!c) counters.set(encoding, (c = createTokenCounter({ encoding })));
-      return c.countMessages(out.messages) + (out.systemPromptAddition ? c.countText(out.systemPromptAddition) : 0);
+      return c.countMessages(out.messages);
     };
     const transcript = path.join(t.dir, "..", `${path.basename(t.dir)}-transcript.jsonl`);
     await fsp.writeFile(
@@ -125,7 +125,7 @@ describe("hostile input: 10,000 malformed or extreme lifecycle calls", () => {
         const engine = t.engine as unknown as Record<Method, (p: unknown) => Promise<unknown>>;
         const out = await engine[method](base);
         if (method === "assemble") {
-          const view = out as { messages: unknown[]; estimatedTokens: number; systemPromptAddition?: string };
+          const view = out as { messages: unknown[]; estimatedTokens: number };
           expect(Array.isArray(view.messages)).toBe(true);
           expect(Number.isFinite(view.estimatedTokens)).toBe(true);
           if (typeof tokenBudget === "number" && Number.isFinite(tokenBudget) && tokenBudget >= 512) {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLedgerTools } from "../../src/retrieval/tools.js";
 import { assistant, call, conversation, createTestEngine, result, user } from "../support/engine-harness.js";
+import { summaryOf } from "../support/view-summary.js";
 
 /** Every path under `dir` whose mode is looser than 0600 (files) or 0700 (folders). */
 async function looseModes(dir: string): Promise<string[]> {
@@ -135,7 +136,7 @@ describe("secret redaction", () => {
     }
     const stub = stubs.find((m) => m.includes("[REDACTED]"));
     expect(stub, "a stub preview shows [REDACTED]").toBeDefined();
-    expect(after.systemPromptAddition ?? "").not.toMatch(ANY_SECRET);
+    expect(summaryOf(after)).not.toMatch(ANY_SECRET);
     expect(t.logs.join("\n")).not.toMatch(ANY_SECRET);
     expect(t.logs.some((l) => l.includes("[REDACTED]"))).toBe(true);
     const events = await fsp.readFile(path.join(t.dir, "logs", "events.jsonl"), "utf8");

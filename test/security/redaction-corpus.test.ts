@@ -13,6 +13,7 @@ import { createSummaryState } from "../../src/summary/summary-state.js";
 import { extendSummary } from "../../src/summary/extend-summary.js";
 import { INHERITED_SUMMARY_FILE } from "../../src/subagents/subagent-context.js";
 import { assistant, call, createTestEngine, result, user } from "../support/engine-harness.js";
+import { summaryOf } from "../support/view-summary.js";
 
 interface Corpus {
   entries: Array<{ name: string; text: string; secrets: string[] }>;
@@ -102,17 +103,11 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
     expect(leaks(pack)).toEqual([]);
 
     const small = { ...s, sessionKey: "agent:main:red-sum" };
-    const view = (await t.engine.assemble({ ...small, messages, tokenBudget: 6_000 })) as {
-      systemPromptAddition?: string;
-    };
+    const view = (await t.engine.assemble({ ...small, messages, tokenBudget: 6_000 })) as { messages: unknown[] };
     await t.engine.compact({ ...small, force: true, tokenBudget: 6_000 });
-    const after = (await t.engine.assemble({ ...small, messages, tokenBudget: 6_000 })) as {
-      systemPromptAddition?: string;
-    };
-    expect(`${view.systemPromptAddition ?? ""}${after.systemPromptAddition ?? ""}`).toContain(
-      "[context-ledger summary]",
-    );
-    expect(leaks(`${view.systemPromptAddition ?? ""}\n${after.systemPromptAddition ?? ""}`)).toEqual([]);
+    const after = (await t.engine.assemble({ ...small, messages, tokenBudget: 6_000 })) as { messages: unknown[] };
+    expect(`${summaryOf(view)}${summaryOf(after)}`).toContain("[context-ledger summary]");
+    expect(leaks(`${summaryOf(view)}\n${summaryOf(after)}`)).toEqual([]);
     const packs: string[] = [];
     for await (const meta of t.rt.store("main").list())
       if (meta.kind === "checkpoint") packs.push(await t.rt.store("main").readText(meta.handle));
