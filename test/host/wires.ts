@@ -38,6 +38,8 @@ export interface WireUsage {
   cachedTokens: number;
   /** Written to the prompt cache (Anthropic bills them apart; OpenAI's wires write none). */
   cacheWriteTokens: number;
+  /** The share of {@link cacheWriteTokens} written with a 1-hour TTL (billed higher). */
+  cacheWrite1hTokens?: number;
 }
 
 /** What a strict endpoint makes of one request. */
@@ -132,7 +134,10 @@ function anthropicEndpoint(strict: WireStrictness | undefined): WireEndpoint {
           cacheWrite5mTokens: v.cacheWrite5mTokens,
           cacheWrite1hTokens: v.cacheWrite1hTokens,
         };
-        const usage = usageOf(v.promptTokens, v.cacheReadTokens, v.cacheWriteTokens);
+        const usage = {
+          ...usageOf(v.promptTokens, v.cacheReadTokens, v.cacheWriteTokens),
+          cacheWrite1hTokens: v.cacheWrite1hTokens,
+        };
         return { ok: true, usage, cache, ...(v.violation ? { violation: v.violation.error.message } : {}) };
       },
     }),
