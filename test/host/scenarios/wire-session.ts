@@ -1,0 +1,105 @@
+/**
+ * On 2026.9.6: a short tool-heavy session (each turn an `exec` printing 40,000 chars, window 32,000) on
+ * each wire besides chat completions ({@link WIRE_AGENTS}: an agent whose provider speaks it), for
+ * context-ledger and legacy. The strict mock of that wire judges every request (refusing for
+ * context-ledger, observing for legacy) and bills it; each run prints its bill as a table.
+ */
+import { expect } from "vitest";
+import { execTurnScript } from "../mock-scripts.js";
+import { describeSeenTurn, sendTurnAsSeen } from "../turn-as-seen.js";
+import { BILL_TABLE_HEADER, billRequests, billRow, type WireBill } from "../wire-billing.js";
+import { WIRE_AGENTS, type WireAgent } from "../wire-agents.js";
+import { turnMessage } from "../workloads.js";
+import { pollUntil } from "../settle.js";
+import { grantCliScopes } from "./cli-scopes.js";
+import { scenarioTag } from "./shared-rig.js";
+import type { HostScenario, ScenarioSession } from "./scenario.js";
+import { readFigures, recordFigures } from "./turn-figures.js";
+
+/** Turns and per-turn tool output of a wire session (short: it runs per wire and engine on the 9.6 line). */
+export const WIRE_SESSION = { turns: 5, outputChars: 40_000, answerChars: 2_000 } as const;
+
+/** How long no new request on the wire means the agent's host-started runs are over. */
+const WIRE_QUIET_MS = 2_000;
+
+/** Runs the wire session in `session` (an agent of `agent.wire`) and records its figures under `name`. */
+export async function measureWireSession(session: ScenarioSession, agent: WireAgent, name: string) {
+  await grantCliScopes(session.env);
+  session.setScript(execTurnScript({ outputChars: WIRE_SESSION.outputChars, answerChars: WIRE_SESSION.answerChars }));
+  const perTurn: { turn: number; answered: boolean; requests: number; seen: string; ms: number }[] = [];
+  for (let n = 1; n <= WIRE_SESSION.turns; n++) {
+    const seen = await sendTurnAsSeen(session, turnMessage(n));
+    perTurn.push({
+      turn: n,
+      answered: seen.answered,
+      requests: seen.requests.length,
+      seen: describeSeenTurn(seen),
+      ms: seen.result.ms,
+    });
+  }
+  // The agent's host-started runs (memory flush) may still be under way, and may be routed to another scenario.
+  const onWire = await pollUntil(
+    async () => {
+      const before = session.gatewayRequests().filter((r) => r.wire === agent.wire).length;
+      await new Promise((resolve) => setTimeout(resolve, WIRE_QUIET_MS));
+      return { before, now: session.gatewayRequests().filter((r) => r.wire === agent.wire) };
+    },
+    ({ before, now }) => now.length === before,
+    { timeoutMs: 20_000, intervalMs: 0 },
+  ).then(({ now }) => now);
+  const tag = scenarioTag(name);
+  const bill = billRequests(agent.wire, onWire);
+  const answered = perTurn.filter((t) => t.answered).length;
+  const figures = {
+    wire: agent.wire,
+    answered,
+    turns: perTurn.length,
+    // Requests of this scenario's own turns (tagged) that came over another wire.
+    otherWireRequests: session
+      .requests()
+      .filter((r) => r.userText.includes(tag) && r.wire !== agent.wire)
+      .map((r) => ({ wire: r.wire, turn: r.turn, tools: r.toolNames, userText: r.userText.slice(0, 160) })),
+    bill,
+    // Requests the host started on its own in the agent's sessions (memory flush, titles): no turn message in them.
+    hostRunRequests: onWire.filter((r) => !r.userText.includes(tag)).length,
+    wallMs: perTurn.reduce((s, t) => s + t.ms, 0),
+    perTurn,
+    perRequest: onWire.map((r) => ({
+      turn: r.turn,
+      indexInTurn: r.indexInTurn,
+      tools: r.toolNames.length,
+      ...r.usage,
+      ...(r.rejected ? { rejected: r.rejected } : {}),
+      ...(r.violation ? { violation: r.violation } : {}),
+    })),
+  };
+  await recordFigures(name, session, figures);
+  const rows = [billRow(session.engineId, `${answered}/${perTurn.length}`, bill)];
+  const legacy = session.engineId === "legacy" ? undefined : await readFigures(name, session.version, "legacy");
+  if (legacy)
+    rows.unshift(billRow("legacy", `${String(legacy.answered)}/${String(legacy.turns)}`, legacy.bill as WireBill));
+  console.log(`[${name}] ${session.version} ${session.engineId}\n${BILL_TABLE_HEADER}\n${rows.join("\n")}`);
+  return figures;
+}
+
+function wireSessionScenario(agent: WireAgent): HostScenario {
+  const name = `wire-session-${agent.agentId.replace(/^wire-/, "")}`;
+  return {
+    name,
+    lines: ["2026.9.6"],
+    engines: ["context-ledger", "legacy"],
+    agentId: agent.agentId,
+    async run(session) {
+      const figures = await measureWireSession(session, agent, name);
+      // Every request of the agent went over its wire, and every turn reached the model (a tool call, then the answer).
+      expect(figures.otherWireRequests).toEqual([]);
+      expect(figures.bill.requests).toBeGreaterThanOrEqual(2 * WIRE_SESSION.turns);
+      if (session.engineId !== "context-ledger") return;
+      expect(figures.perTurn.map((t) => (t.answered ? "model" : t.seen))).toEqual(figures.perTurn.map(() => "model"));
+      expect(figures.bill.rejected).toEqual([]);
+    },
+  };
+}
+
+export const wireSessionAnthropic = wireSessionScenario(WIRE_AGENTS[0]!);
+export const wireSessionResponses = wireSessionScenario(WIRE_AGENTS[1]!);
