@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { MockRequest } from "../host/mock-model.js";
 import { billRequests, billRow, wireInputCost } from "../host/wire-billing.js";
 import { wireAgentsConfig } from "../host/wire-agents.js";
+import { prefixBreaks } from "../host/scenarios/wire-session.js";
 
 const request = (usage: MockRequest["usage"], rejected?: string): MockRequest => ({
   index: 0,
@@ -78,6 +79,25 @@ describe("the wire agents of a shared gateway", () => {
     expect(config.agents).toEqual([
       { id: "wire-anthropic", model: "mock-anthropic/m" },
       { id: "wire-responses", model: "mock-responses/m" },
+    ]);
+  });
+});
+
+describe("prefix breaks between a wire's requests", () => {
+  const at = (messages: unknown[]): MockRequest => ({ ...request(undefined), messages });
+  it("name the first message that differs from the request before, and nothing for a pure extension", () => {
+    const sys = { role: "system", content: "s" };
+    const u1 = { role: "user", content: "one" };
+    const call = (id: string) => ({ role: "assistant", content: null, tool_calls: [{ id }] });
+    const breaks = prefixBreaks([at([sys, u1]), at([sys, u1, call("call_a-1")]), at([sys, u1, call("calla1"), u1])]);
+    expect(breaks).toEqual([
+      {
+        request: 2,
+        turn: 1,
+        atMessage: 2,
+        was: JSON.stringify(call("call_a-1")),
+        now: JSON.stringify(call("calla1")),
+      },
     ]);
   });
 });

@@ -17,6 +17,9 @@ export interface MockRequest {
   indexInTurn: number;
   /** The wire it came on (its path). */
   wire: WireName;
+  /** The request path, and its headers as Node read them (lower-case names). */
+  path?: string;
+  headers?: Record<string, string | string[] | undefined>;
   /** The parsed JSON body. */
   body: Record<string, unknown>;
   /** The request as chat-completions messages (`body.messages` on that wire; see `wires.ts` for the others). */
@@ -127,7 +130,12 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
   const turnOf = new Map<string, Map<string, number>>();
   const countInTurn = new Map<string, Map<number, number>>();
 
-  const handleRequest = (endpoint: WireEndpoint, raw: Buffer, res: http.ServerResponse): void => {
+  const handleRequest = (
+    endpoint: WireEndpoint,
+    req: http.IncomingMessage,
+    raw: Buffer,
+    res: http.ServerResponse,
+  ): void => {
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(raw.toString("utf8")) as Record<string, unknown>;
@@ -154,6 +162,8 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       turn,
       indexInTurn,
       wire: endpoint.wire,
+      path: req.url ?? "",
+      headers: { ...req.headers },
       body,
       messages,
       lastMessage: messages.at(-1),
@@ -201,7 +211,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({ object: "list", data: [{ id: modelId, object: "model", owned_by: "mock" }] }));
       } else if (endpoint && wireOfPath(url)) {
-        handleRequest(endpoint, Buffer.concat(chunks), res);
+        handleRequest(endpoint, req, Buffer.concat(chunks), res);
       } else {
         res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"not found"}}');
       }

@@ -5,6 +5,7 @@
  * context-ledger, observing for legacy) and bills it; each run prints its bill as a table.
  */
 import { expect } from "vitest";
+import type { MockRequest } from "../mock-model.js";
 import { execTurnScript } from "../mock-scripts.js";
 import { describeSeenTurn, sendTurnAsSeen } from "../turn-as-seen.js";
 import { BILL_TABLE_HEADER, billRequests, billRow, type WireBill } from "../wire-billing.js";
@@ -62,6 +63,8 @@ export async function measureWireSession(session: ScenarioSession, agent: WireAg
     bill,
     // Requests the host started on its own in the agent's sessions (memory flush, titles): no turn message in them.
     hostRunRequests: onWire.filter((r) => !r.userText.includes(tag)).length,
+    firstRequest: requestShape(onWire[0]),
+    prefixBreaks: prefixBreaks(onWire),
     wallMs: perTurn.reduce((s, t) => s + t.ms, 0),
     perTurn,
     perRequest: onWire.map((r) => ({
@@ -80,6 +83,53 @@ export async function measureWireSession(session: ScenarioSession, agent: WireAg
     rows.unshift(billRow("legacy", `${String(legacy.answered)}/${String(legacy.turns)}`, legacy.bill as WireBill));
   console.log(`[${name}] ${session.version} ${session.engineId}\n${BILL_TABLE_HEADER}\n${rows.join("\n")}`);
   return figures;
+}
+
+/**
+ * Where each request stops extending the one before it on the wire (both read as chat messages, so either wire
+ * compares alike): the first message that differs, as it was and as it is now. A break is where a provider's
+ * prefix cache stops reading.
+ */
+export function prefixBreaks(requests: readonly MockRequest[]) {
+  const breaks: { request: number; turn: number; atMessage: number; was: string; now: string }[] = [];
+  requests.forEach((r, i) => {
+    const previous = requests[i - 1];
+    if (!previous) return;
+    const at = previous.messages.findIndex((m, k) => JSON.stringify(m) !== JSON.stringify(r.messages[k]));
+    if (at < 0) return;
+    const snippet = (m: unknown) => JSON.stringify(m ?? null).slice(0, 160);
+    breaks.push({
+      request: i,
+      turn: r.turn,
+      atMessage: at,
+      was: snippet(previous.messages[at]),
+      now: snippet(r.messages[at]),
+    });
+  });
+  return breaks;
+}
+
+/** What the host sent on the wire, for the report: path, protocol headers, body fields, cache breakpoints. */
+export function requestShape(request: MockRequest | undefined) {
+  if (!request) return undefined;
+  const h = request.headers ?? {};
+  const marked = (blocks: unknown): number =>
+    Array.isArray(blocks) ? blocks.filter((b) => (b as { cache_control?: unknown })?.cache_control).length : 0;
+  const messages = Array.isArray(request.body.messages) ? (request.body.messages as { content?: unknown }[]) : [];
+  return {
+    path: request.path,
+    headers: Object.fromEntries(
+      ["anthropic-version", "anthropic-beta", "user-agent", "x-stainless-lang"].flatMap((k) =>
+        h[k] ? [[k, h[k]]] : [],
+      ),
+    ),
+    bodyKeys: Object.keys(request.body).sort(),
+    cacheBreakpoints: {
+      tools: marked(request.body.tools),
+      system: marked(request.body.system),
+      messages: messages.reduce((s, m) => s + marked(m.content), 0),
+    },
+  };
 }
 
 function wireSessionScenario(agent: WireAgent): HostScenario {
