@@ -103,9 +103,9 @@ const CAPPED_TEXT = "Done (mock request cap reached).";
 /**
  * Starts a mock model server on 127.0.0.1 (a free port) that speaks every wire of `wires.ts`:
  * `POST /v1/chat/completions`, `POST /v1/messages`, `POST /v1/responses` (SSE when
- * `stream: true`, JSON otherwise) and `GET /v1/models`. Records every request. Turns are told apart by the newest
- * genuine user message, so a script can act "once per turn" even though the host
- * appends internal-context user messages after tool results.
+ * `stream: true`, JSON otherwise) and `GET /v1/models`. Records every request. Turns are
+ * told apart by the newest genuine user message, so a script can act "once per turn" even
+ * though the host appends internal-context user messages after tool results.
  */
 export async function startMockModel(options: MockModelOptions = {}): Promise<MockModel> {
   const modelId = options.modelId ?? "mock-model";
@@ -206,11 +206,12 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const url = req.url ?? "";
-      const endpoint = req.method === "POST" ? endpoints.get(wireOfPath(url) ?? "openai-completions") : undefined;
+      const wire = req.method === "POST" ? wireOfPath(url) : undefined;
+      const endpoint = wire && endpoints.get(wire);
       if (req.method === "GET" && url.endsWith("/models")) {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({ object: "list", data: [{ id: modelId, object: "model", owned_by: "mock" }] }));
-      } else if (endpoint && wireOfPath(url)) {
+      } else if (endpoint) {
         handleRequest(endpoint, req, Buffer.concat(chunks), res);
       } else {
         res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"not found"}}');
