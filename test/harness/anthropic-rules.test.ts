@@ -105,6 +105,11 @@ describe("a strict Anthropic Messages endpoint (the mock's rules)", () => {
     expect(messageOf(stripped)).toContain(
       "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`",
     );
+    // The host's own text message after the tool results joins their user turn: the tool loop goes on.
+    const trailer = (thinking: string) => [...turn(thinking).messages, user("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>")];
+    expect(messageOf(r.check({ ...turn(""), messages: trailer("I should run ls. ") }))).toContain(
+      "Invalid `signature`",
+    );
     // An earlier turn's thinking is not checked (the API drops it), and without thinking nothing is.
     const earlier = turn("changed");
     expect(messageOf(r.check({ ...earlier, messages: [...earlier.messages, assistant("done"), user("next")] }))).toBe(

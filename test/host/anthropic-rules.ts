@@ -139,9 +139,10 @@ export function thinkingEnabled(body: Record<string, unknown>): boolean {
 }
 
 /**
- * With thinking on: in the current turn (the assistant messages after the last user message that is not only tool
- * results), each thinking block must be one the mock sent (`issued`: signature → thinking text), unchanged, and an
- * assistant message that calls a tool must start with its thinking block.
+ * With thinking on: in the current turn (the assistant messages after the last user turn that carries no tool
+ * result; consecutive user messages are one turn), each thinking block must be one the mock sent (`issued`:
+ * signature → thinking text), unchanged, and an assistant message that calls a tool must start with its thinking
+ * block.
  */
 export function thinkingError(
   body: Record<string, unknown>,
@@ -149,11 +150,12 @@ export function thinkingError(
 ): AnthropicError | undefined {
   if (!thinkingEnabled(body)) return undefined;
   const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : [];
+  // A user turn (merged, as the API merges) that carries tool results continues the assistant's turn.
   let start = 0;
-  messages.forEach((raw, i) => {
-    const m = (raw ?? {}) as { role?: unknown; content?: unknown };
-    if (m.role === "user" && blocksOf(m.content).some((b) => b.type !== "tool_result")) start = i + 1;
-  });
+  for (const turn of turnsOf(messages)) {
+    if (turn.role === "user" && !turn.blocks.some((b) => b.block.type === "tool_result"))
+      start = (turn.blocks.at(-1)?.message ?? turn.at) + 1;
+  }
   for (let i = start; i < messages.length; i++) {
     const m = (messages[i] ?? {}) as { role?: unknown; content?: unknown };
     if (m.role !== "assistant") continue;
