@@ -13,6 +13,7 @@ const request = (messages: unknown[]): MockRequest => ({
   index: 0,
   turn: 1,
   indexInTurn: 0,
+  wire: "openai-completions",
   body: {},
   messages,
   lastMessage: messages.at(-1),

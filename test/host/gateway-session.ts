@@ -33,7 +33,8 @@ export interface HostRigOptions {
   mock?: Omit<MockModelOptions, "script">;
   /** `plugins.entries["context-ledger"].config`. */
   ledgerConfig?: Record<string, unknown>;
-  extraConfig?: Record<string, unknown>;
+  /** Deep-merged over the generated config; a function gets the started mock (its port). */
+  extraConfig?: Record<string, unknown> | ((mock: MockModel) => Record<string, unknown>);
 }
 
 /**
@@ -53,7 +54,7 @@ export async function startHostRig(options: HostRigOptions): Promise<HostRig> {
       contextWindow: options.contextWindow,
       maxTokens: options.maxTokens,
       ledgerConfig: options.ledgerConfig,
-      extraConfig: options.extraConfig,
+      extraConfig: typeof options.extraConfig === "function" ? options.extraConfig(mock) : options.extraConfig,
     });
     const gateway = await startGateway(env);
     let closed = false;

@@ -1,12 +1,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { isInternalContextMessage, textOfMessage, writeReply, type MockReply } from "./mock-wire.js";
-import { createOpenAIRules } from "./openai-rules.js";
+import { isInternalContextMessage, textOfMessage, type MockReply } from "./mock-wire.js";
 import { loadTokenCounter } from "./token-count.js";
+import { createWireEndpoint, WIRES, wireOfPath, type WireEndpoint, type WireName, type WireUsage } from "./wires.js";
 
 export type { MockReply, MockToolCall } from "./mock-wire.js";
+export type { WireName } from "./wires.js";
 
-/** One chat-completions request as the host sent it. */
+/** One model request as the host sent it, on any wire. */
 export interface MockRequest {
   /** 0-based position among all requests. */
   index: number;
@@ -14,9 +15,14 @@ export interface MockRequest {
   turn: number;
   /** 0-based position of this request within its turn. */
   indexInTurn: number;
+  /** The wire it came on (its path). */
+  wire: WireName;
+  /** The request path, and its headers as Node read them (lower-case names). */
+  path?: string;
+  headers?: Record<string, string | string[] | undefined>;
   /** The parsed JSON body. */
   body: Record<string, unknown>;
-  /** `body.messages`. */
+  /** The request as chat-completions messages (`body.messages` on that wire; see `wires.ts` for the others). */
   messages: unknown[];
   /** The last message of `messages`. */
   lastMessage: unknown;
@@ -38,8 +44,11 @@ export interface MockRequest {
   rejected?: string;
   /** With `strict.enforce: false`: the rule the request broke, answered anyway (OpenAI's code, else its message). */
   violation?: string;
-  /** With {@link MockModelOptions.strict}: prompt tokens counted with a real BPE, and the cached share of them. */
-  usage?: { promptTokens: number; cachedTokens: number };
+  /**
+   * With {@link MockModelOptions.strict}: prompt tokens counted with a real BPE, the cached share of them, and the
+   * tokens written to the cache (Anthropic's wire).
+   */
+  usage?: WireUsage;
 }
 
 /** Chooses the reply for one request. */
@@ -67,18 +76,19 @@ export interface MockModelOptions {
    * Answer as a strict OpenAI endpoint with this context window does ({@link createOpenAIRules}): a request
    * over the window or with unpaired tool messages gets OpenAI's 400 error (and `rejected`), and usage reports
    * real BPE prompt tokens and prefix-cached tokens; with `enforce: false` it answers every request and only
-   * names the rule one broke (`violation`). @default lenient: any request is answered, bytes/4 usage
+   * names the rule one broke (`violation`). Each wire has its provider's rules (`wires.ts`); `wires` limits
+   * strictness to some of them. @default lenient: any request is answered, bytes/4 usage
    */
-  strict?: { contextWindow: number; enforce?: boolean };
+  strict?: { contextWindow: number; enforce?: boolean; wires?: readonly WireName[] };
 }
 
 /** A running mock model. */
 export interface MockModel {
-  /** `http://127.0.0.1:<port>/v1`, the provider's `baseUrl`. */
+  /** `http://127.0.0.1:<port>/v1`, the provider's `baseUrl` (every wire; the host adds `/messages` after `/v1`). */
   baseUrl: string;
   port: number;
   modelId: string;
-  /** Every chat-completions request so far, in arrival order. */
+  /** Every model request so far, on any wire, in arrival order. */
   requests: MockRequest[];
   /** Replaces the reply chooser. */
   setScript(script: MockScript): void;
@@ -91,30 +101,41 @@ export interface MockModel {
 const CAPPED_TEXT = "Done (mock request cap reached).";
 
 /**
- * Starts an OpenAI-compatible chat-completions server on 127.0.0.1 (a free port):
- * `POST /v1/chat/completions` (SSE when `stream: true`, JSON otherwise) and
- * `GET /v1/models`. Records every request. Turns are told apart by the newest
- * genuine user message, so a script can act "once per turn" even though the host
- * appends internal-context user messages after tool results.
+ * Starts a mock model server on 127.0.0.1 (a free port) that speaks every wire of `wires.ts`:
+ * `POST /v1/chat/completions`, `POST /v1/messages`, `POST /v1/responses` (SSE when
+ * `stream: true`, JSON otherwise) and `GET /v1/models`. Records every request. Turns are
+ * told apart by the newest genuine user message, so a script can act "once per turn" even
+ * though the host appends internal-context user messages after tool results.
  */
 export async function startMockModel(options: MockModelOptions = {}): Promise<MockModel> {
   const modelId = options.modelId ?? "mock-model";
   const perTurn = options.maxRequestsPerTurn ?? 6;
   const total = options.maxRequestsTotal ?? 400;
   let script: MockScript = options.script ?? (() => ({ text: "OK." }));
-  const rules = options.strict
-    ? createOpenAIRules({
-        contextWindow: options.strict.contextWindow,
-        enforce: options.strict.enforce,
-        counter: await loadTokenCounter(),
-      })
-    : undefined;
+  const strict = options.strict;
+  const counter = strict ? await loadTokenCounter() : undefined;
+  const endpoints = new Map<WireName, WireEndpoint>(
+    WIRES.map((wire) => [
+      wire,
+      createWireEndpoint(
+        wire,
+        strict && counter && (strict.wires ?? WIRES).includes(wire)
+          ? { contextWindow: strict.contextWindow, enforce: strict.enforce, counter }
+          : undefined,
+      ),
+    ]),
+  );
   const requests: MockRequest[] = [];
   // Per partition: turn of each distinct user text, and requests so far in each turn.
   const turnOf = new Map<string, Map<string, number>>();
   const countInTurn = new Map<string, Map<number, number>>();
 
-  const handleChat = (raw: Buffer, res: http.ServerResponse): void => {
+  const handleRequest = (
+    endpoint: WireEndpoint,
+    req: http.IncomingMessage,
+    raw: Buffer,
+    res: http.ServerResponse,
+  ): void => {
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(raw.toString("utf8")) as Record<string, unknown>;
@@ -122,7 +143,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       res.writeHead(400, { "content-type": "application/json" }).end('{"error":{"message":"bad json"}}');
       return;
     }
-    const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : [];
+    const { messages, toolNames } = endpoint.view(body);
     const userText = newestGenuineUserText(messages);
     const partition = options.partition?.(userText) ?? "";
     const turns = turnOf.get(partition) ?? new Map<string, number>();
@@ -136,31 +157,32 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     countInTurn.set(partition, counts);
     const indexInTurn = counts.get(turn) ?? 0;
     counts.set(turn, indexInTurn + 1);
-    const tools = Array.isArray(body.tools) ? (body.tools as { function?: { name?: string } }[]) : [];
     const request: MockRequest = {
       index: requests.length,
       turn,
       indexInTurn,
+      wire: endpoint.wire,
+      path: req.url ?? "",
+      headers: { ...req.headers },
       body,
       messages,
       lastMessage: messages.at(-1),
       userText: userText ?? "",
-      toolNames: tools.map((t) => t.function?.name ?? "").filter(Boolean),
+      toolNames,
       bytes: raw.length,
       messageBytes: Buffer.byteLength(JSON.stringify(messages)),
       capped: indexInTurn >= perTurn || requests.length >= total,
       partition,
     };
     requests.push(request);
-    const verdict = rules?.check(body);
-    if (verdict && !verdict.ok) {
-      request.rejected = verdict.error.code ?? verdict.error.message;
-      request.usage = { promptTokens: verdict.promptTokens, cachedTokens: 0 };
-      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: verdict.error }));
+    const judgement = endpoint.judge?.(body);
+    if (judgement) request.usage = judgement.usage;
+    if (judgement && !judgement.ok) {
+      request.rejected = judgement.rejected;
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(judgement.errorBody));
       return;
     }
-    if (verdict) request.usage = { promptTokens: verdict.promptTokens, cachedTokens: verdict.cachedTokens };
-    if (verdict?.violation) request.violation = verdict.violation.code ?? verdict.violation.message;
+    if (judgement?.violation) request.violation = judgement.violation;
     let reply: MockReply;
     if (request.capped) reply = { text: CAPPED_TEXT };
     else {
@@ -170,14 +192,12 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
         reply = { text: `mock script failed: ${String(error)}` };
       }
     }
-    const promptTokens =
-      request.usage?.promptTokens ?? options.promptTokens?.(request) ?? Math.ceil(request.messageBytes / 4);
-    writeReply(res, reply, {
+    endpoint.write(res, reply, {
       model: modelId,
-      stream: body.stream === true,
-      promptTokens,
-      ...(request.usage ? { cachedTokens: request.usage.cachedTokens } : {}),
       requestIndex: request.index,
+      body,
+      ...(judgement ? { judgement } : {}),
+      fallbackPromptTokens: options.promptTokens?.(request) ?? Math.ceil(request.messageBytes / 4),
     });
   };
 
@@ -186,11 +206,13 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const url = req.url ?? "";
+      const wire = req.method === "POST" ? wireOfPath(url) : undefined;
+      const endpoint = wire && endpoints.get(wire);
       if (req.method === "GET" && url.endsWith("/models")) {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({ object: "list", data: [{ id: modelId, object: "model", owned_by: "mock" }] }));
-      } else if (req.method === "POST" && url.endsWith("/chat/completions")) {
-        handleChat(Buffer.concat(chunks), res);
+      } else if (endpoint) {
+        handleRequest(endpoint, req, Buffer.concat(chunks), res);
       } else {
         res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"not found"}}');
       }

@@ -8,7 +8,7 @@
  * message by message (a request sharing part of a message caches less here than at OpenAI,
  * never more).
  */
-import { createHash } from "node:crypto";
+import { createAutoPrefixCache } from "./prefix-cache.js";
 import { messageText, MESSAGE_FRAMING_TOKENS, type TokenCounter } from "./token-count.js";
 
 /** OpenAI's error body. */
@@ -81,10 +81,7 @@ export function pairingError(messages: readonly unknown[]): OpenAIError | undefi
  * remembers its prefixes for the requests after it.
  */
 export function createOpenAIRules(options: OpenAIRulesOptions) {
-  const minCached = options.minCachedTokens ?? 1_024;
-  const step = options.cacheStep ?? 128;
-  // Cumulative prefix digest → tokens up to there, over every request accepted so far.
-  const prefixes = new Map<string, number>();
+  const cache = createAutoPrefixCache(options);
   const ruleError = (messages: readonly unknown[], promptTokens: number, completion: number) => {
     const pairing = pairingError(messages);
     if (pairing || promptTokens + completion <= options.contextWindow) return pairing;
@@ -107,18 +104,7 @@ export function createOpenAIRules(options: OpenAIRulesOptions) {
       const promptTokens = units.reduce((s, u) => s + u.tokens, 0);
       const error = ruleError(messages, promptTokens, Number(body.max_completion_tokens ?? body.max_tokens ?? 0));
       if (error && options.enforce !== false) return { ok: false, promptTokens, error };
-      let digest = "";
-      let tokens = 0;
-      let shared = 0;
-      let matching = true;
-      for (const unit of units) {
-        digest = createHash("sha256").update(digest).update(unit.text).digest("hex");
-        tokens += unit.tokens;
-        if (matching && prefixes.has(digest)) shared = tokens;
-        else matching = false;
-        if (!prefixes.has(digest)) prefixes.set(digest, tokens);
-      }
-      const cachedTokens = shared >= minCached ? Math.floor(shared / step) * step : 0;
+      const cachedTokens = cache.read(units);
       return { ok: true, promptTokens, cachedTokens, ...(error ? { violation: error } : {}) };
     },
   };

@@ -17,3 +17,4 @@ export * as operator from "./operator.js";
 export * as resetLoop from "./reset-loop.js";
 export * as resetLoopBites from "./reset-loop-bites.js";
 export * as smoke from "./smoke.js";
+export * as wireSession from "./wire-session.js";

@@ -28,6 +28,12 @@ export interface ScenarioSession {
    * within the scenario (turn 1 is the scenario's first user message).
    */
   requests(): MockRequest[];
+  /**
+   * Every model request the gateway's mock saw, of any scenario. A run the host starts on its own (its memory flush)
+   * carries no scenario tag and is routed to whichever scenario sent last, so a scenario that owns a whole wire reads
+   * that wire's requests here.
+   */
+  gatewayRequests(): MockRequest[];
   /** Sends one user message into this session and waits until the run settles. */
   chatSend(message: string, timeoutMs?: number): Promise<ChatTurn>;
   /** Any other gateway method (`sessions.compact`, `sessions.reset`, ...). */

@@ -11,6 +11,8 @@ import type { EngineChoice } from "../host-env.js";
 import type { HostVersion } from "../host-install.js";
 import { markLogs, readHostLog, readPluginEvents } from "../logs.js";
 import type { MockScript } from "../mock-model.js";
+import { WIRE_AGENTS, wireAgentsConfig } from "../wire-agents.js";
+import { WIRES } from "../wires.js";
 import {
   FULL_EXEC_AGENT,
   SCENARIO_MODEL,
@@ -30,7 +32,8 @@ export interface SharedRigOptions {
   /**
    * The mock answers as a strict OpenAI endpoint of the model's window (see `openai-rules.ts`): `enforce` refuses
    * what the provider would, `observe` answers everything and counts provider usage, naming broken rules.
-   * @default lenient
+   * The other wires ({@link WIRE_AGENTS}) are strict in any case: `enforce` for context-ledger, else `observe`.
+   * @default lenient on the chat-completions wire
    */
   strict?: "enforce" | "observe";
 }
@@ -81,18 +84,20 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
     engine: options.engine,
     contextWindow: model.contextWindow,
     maxTokens: model.maxTokens,
-    ...(sharedAgents
-      ? {
-          ledgerConfig: { ...SHARED_LEDGER_CONFIG },
-          // The host answers a session of an agent it does not list with "Agent ... no longer exists".
-          extraConfig: { agents: { list: [{ id: "main", default: true }, { id: FULL_EXEC_AGENT }] } },
-        }
-      : { ledgerConfig: options.ledgerConfig }),
+    ledgerConfig: sharedAgents ? { ...SHARED_LEDGER_CONFIG } : options.ledgerConfig,
+    extraConfig: (mock) => {
+      const wires = wireAgentsConfig(mock, model);
+      // The host answers a session of an agent it does not list with "Agent ... no longer exists".
+      const list = [{ id: "main", default: true }, ...(sharedAgents ? [{ id: FULL_EXEC_AGENT }] : []), ...wires.agents];
+      return { models: { providers: wires.providers }, agents: { list } };
+    },
     mock: {
       maxRequestsTotal: 100_000,
-      ...(options.strict
-        ? { strict: { contextWindow: model.contextWindow, enforce: options.strict === "enforce" } }
-        : {}),
+      strict: {
+        contextWindow: model.contextWindow,
+        enforce: options.strict ? options.strict === "enforce" : options.engine === "context-ledger",
+        wires: options.strict ? WIRES : WIRE_AGENTS.map((a) => a.wire),
+      },
       partition: (userText) => {
         const name = scenarioOfText(userText);
         return name !== undefined && scripts.has(name) ? name : active;
@@ -117,6 +122,7 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
           scripts.set(name, script);
         },
         requests: () => rig.mock.requests.filter((r) => r.partition === name),
+        gatewayRequests: () => rig.mock.requests,
         chatSend(message, timeoutMs): Promise<ChatTurn> {
           active = name;
           return rig.gateway.chatSend(sessionKey, taggedMessage(name, message), timeoutMs);
