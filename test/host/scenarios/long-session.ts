@@ -278,12 +278,15 @@ export const longSessionScenario: HostScenario = {
       legacy,
       `legacy's run on ${session.version} recorded no figures (it runs first in the line file)`,
     ).toBeDefined();
-    // As the provider bills it (o200k tokens, prefix cache, $1.25 / $0.125 per million): measured 2026-11-25
-    // $0.278 against legacy's $0.663 (0.42x), 70% of prompt tokens read from the cache (legacy 60%); against the
-    // strict mock itself (CONTEXT_LEDGER_STRICT_MOCK=1, legacy's host then runs differently) $0.277 vs $0.539.
+    // As the provider bills it (o200k tokens, prefix cache, $1.25 / $0.125 per million), with the summary a message
+    // (it no longer voids the cached system prompt at a re-plan): measured 2026-11-26 $0.256 against legacy's $0.662
+    // (0.39x), 72% of prompt tokens read from the cache (legacy 60%); against the strict mock itself
+    // (CONTEXT_LEDGER_STRICT_MOCK=1, legacy's host then runs differently) $0.247 vs $0.539 (0.46x), 71.8%. The
+    // host's own copy of each turn's output in its in-turn request is 119k of the 158k uncached tokens, the same for
+    // legacy: no engine reads more than about 79% from the cache here (docs/host-lines.md, prefix caching).
     const legacyCost = (legacy?.provider as { inputCostUsd: number }).inputCostUsd;
-    expect(figures.provider.inputCostUsd).toBeLessThan(0.55 * legacyCost);
-    expect(figures.provider.cachedShare).toBeGreaterThanOrEqual(0.65);
+    expect(figures.provider.inputCostUsd).toBeLessThan(0.5 * legacyCost);
+    expect(figures.provider.cachedShare).toBeGreaterThanOrEqual(0.7);
     // maintain() pays each tool result down in the host's own transcript (measured 2026-11-23: 154 KB active vs
     // legacy's 532 KB).
     const legacyTranscript = legacy?.transcript as TranscriptSize;
