@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { createTokenCounter } from "../dist/src/tokens/count-message.js";
 import { createShaper } from "../dist/src/assembly/shaper.js";
-import { hostPromptBudget } from "../dist/src/host/normalize.js";
+import { hostPromptBudget } from "../dist/src/host/host-budget.js";
 import { FILL_FLOOR_FROM_BUDGET } from "../dist/src/window/elastic-window.js";
 import { cacheStability, fillStats } from "../test/support/budget-metrics.ts";
 import { driveTurn } from "./lib/drive-turn.mjs";

@@ -1,4 +1,3 @@
-import { REPLY_PRIMING_TOKENS } from "../tokens/count-projection.js";
 import { planWindow, type WindowPlan } from "../window/planner.js";
 import { newestUserIndex } from "../window/units.js";
 import { recordWindow } from "../window/window-anchors.js";
@@ -7,17 +6,16 @@ import type { AgentSettings } from "../config/schema.js";
 import { isLedgerError } from "../errors.js";
 import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
 import { withoutOperatorMessages } from "../host/operator-messages.js";
-import type { HostGeneration, NormalizedBudget, SessionIdentity } from "../host/normalize.js";
+import type { HostGeneration, SessionIdentity } from "../host/normalize.js";
+import type { NormalizedBudget } from "../host/host-budget.js";
 import { resolveAssemblyBudget, type RequestOverhead } from "./budget.js";
 import { fingerprintMessage, isSummaryMessage, roleOf, summaryMessage, textOf } from "../host/messages.js";
-import { advanceTally } from "../host/raw-tally.js";
+import { advanceTally, recordDebt, type DebtReading } from "../host/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
-import { recordDebt, type DebtReading } from "../state/session-state.js";
 import { createClearingShaper } from "./cleared-shaper.js";
 import type { AssemblyPorts, SummaryRequest } from "./ports.js";
 import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
-import { recordViewSnapshot } from "./view-snapshot.js";
 
 /** Inputs of {@link assembleView}. */
 export interface AssembleViewInput {
@@ -83,7 +81,13 @@ export async function assembleView(
   const counter = rt.counter(settings, modelId);
   const generation = input.generation ?? "2026.9";
   const semantics = input.semantics ?? HOST_LINES[generation];
-  const resolved = resolveAssemblyBudget(settings, { ...input, generation, semantics, messages });
+  const resolved = resolveAssemblyBudget(settings, {
+    ...input,
+    generation,
+    semantics,
+    messages,
+    replyPrimingTokens: counter.countMessages([]),
+  });
   const { budget, messageBudget, hostPlan, rawHostUnits, hostUnits, shaping } = resolved;
 
   // A tool result the after_tool_call hook is still storing: its stub cites the capture, not the host's cut copy.
@@ -167,7 +171,7 @@ export async function assembleView(
   // Exact count of the returned list (framing, reply priming once), and what the host will count:
   // the larger is reported, so the host's own estimate never exceeds what the engine said.
   const summaryTokens = summaryMsg ? counter.countMessage(summaryMsg) : 0;
-  const exactTokens = keptTokens + summaryTokens + REPLY_PRIMING_TOKENS;
+  const exactTokens = keptTokens + summaryTokens + counter.countMessages([]);
   const hostEstimate = resolved.hostEstimate(out);
   const estimatedTokens = Math.max(exactTokens, hostPlan.host.rule === "none" ? 0 : hostEstimate);
 
@@ -193,7 +197,7 @@ export async function assembleView(
     reducibleChars: tally.reducibleChars,
   };
   // What `context-ledger view` and `/ledger view` show: written in the background, flushed on dispose.
-  recordViewSnapshot(rt, settings, identity, {
+  ports.recordView(settings, identity, {
     turn: state.turns + 1,
     kept,
     keptIndexes: keptIdx,

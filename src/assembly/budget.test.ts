@@ -22,6 +22,7 @@ const on2026dot6 = (overhead?: { systemChars: number; toolsChars: number }) =>
     hostConfig: config,
     ...(overhead ? { overhead } : {}),
     messages: [],
+    replyPrimingTokens: REPLY_PRIMING_TOKENS,
   });
 
 describe("resolveAssemblyBudget", () => {
@@ -31,6 +32,7 @@ describe("resolveAssemblyBudget", () => {
       semantics: HOST_LINES["2026.9"],
       tokenBudget: 20_000,
       messages: [],
+      replyPrimingTokens: REPLY_PRIMING_TOKENS,
     });
     const margin = Math.ceil(20_000 * settings.budget.safetyMarginRatio) + settings.budget.safetyMarginTokens;
     const reserve = Math.ceil(settings.summary.maxInjectedChars / 3) + 16;

@@ -12,15 +12,14 @@
 import type { AgentSettings } from "../config/schema.js";
 import { hostChars, hostMessageBudget, hostMessageChars, type HostBudget } from "../host/host-estimate.js";
 import { currentTurnReserveChars, type HostLineSemantics } from "../host/host-lines.js";
+import type { HostGeneration } from "../host/normalize.js";
 import {
   hostPromptBudget,
   memoryFlushFromConfig,
   modelLimitsFromConfig,
   normalizeBudget,
-  type HostGeneration,
   type NormalizedBudget,
-} from "../host/normalize.js";
-import { REPLY_PRIMING_TOKENS } from "../tokens/count-projection.js";
+} from "../host/host-budget.js";
 
 /** Below this share of the exact message budget the host's budget is not planned for (nothing useful would fit). */
 export const HOST_MIN_VIABLE_SHARE = 0.1;
@@ -41,6 +40,8 @@ export interface AssemblyBudgetInput {
   overhead?: RequestOverhead;
   /** The history assemble received. */
   messages: readonly unknown[];
+  /** Tokens the provider adds once per request to prime the reply (the counter's `countMessages([])`). */
+  replyPrimingTokens: number;
 }
 
 /** Every budget figure of one assembly. */
@@ -95,7 +96,8 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
   });
   const margin = Math.ceil(budget.tokens * settings.budget.safetyMarginRatio) + settings.budget.safetyMarginTokens;
   const summaryReserve = settings.summary.enabled ? Math.ceil(settings.summary.maxInjectedChars / 3) + 16 : 0;
-  const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve - REPLY_PRIMING_TOKENS);
+  const priming = input.replyPrimingTokens;
+  const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve - priming);
   // The host's units left for messages, less the same safety share the exact budget keeps.
   const rawHostUnits =
     hostPlan.host.messageUnits === undefined
@@ -117,7 +119,7 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
     shaping: capInlineOutputs(settings, messageBudget),
     charge: (exactTokens, message) => charge(exactTokens, () => hostUnitsOf(message)),
     hostEstimate: (messages, addition) => hostEstimateOf(hostPlan, messages, addition ? hostChars(addition) : 0),
-    summaryRoom: (keptTokens) => budget.tokens - margin - keptTokens - REPLY_PRIMING_TOKENS,
+    summaryRoom: (keptTokens) => budget.tokens - margin - keptTokens - priming,
   };
 }
 

@@ -1,11 +1,12 @@
 /**
  * What assembly needs from the rest of the plugin, as narrow interfaces the engine
  * wires (`engine/assembly-ports.ts`). Assembly plans and shapes; where a tool output's
- * capture, the session summary or the view record live is not its business, so it
- * imports none of that code.
+ * capture, the session summary or the operators' record of the view live is not its
+ * business, so it imports none of that code.
  */
 import type { AgentSettings } from "../config/schema.js";
 import type { SessionIdentity } from "../host/normalize.js";
+import type { DebtReading } from "../host/raw-tally.js";
 import type { TokenCounter } from "../tokens/count-message.js";
 
 /** The stored original a host-cut tool result verifiably derives from. */
@@ -42,6 +43,21 @@ export interface ViewSummary {
   tokens: number;
 }
 
+/** What the model is about to see, for `context-ledger view` and `/ledger view`. */
+export interface ViewSnapshot {
+  turn: number;
+  kept: readonly unknown[];
+  keptIndexes: readonly number[];
+  tokensOf: (i: number) => number;
+  total: number;
+  budget: { tokens: number; messageBudget: number };
+  estimatedTokens: number;
+  plan: { start: number; reason: string; replanned: boolean; overBudget: boolean; excluded: number };
+  summary: { text: string | undefined; tokens: number };
+  debt: DebtReading;
+  handles: ReadonlySet<string>;
+}
+
 /** The ports of one engine's assembly. */
 export interface AssemblyPorts {
   /** Waits, bounded, for the session's tool-output captures still being stored. */
@@ -50,4 +66,6 @@ export interface AssemblyPorts {
   capturedOriginals(identity: SessionIdentity): FindCapturedOriginal;
   /** The summary block for a window, within the room left; `{ tokens: 0 }` when none is due. */
   summary(settings: AgentSettings, identity: SessionIdentity, request: SummaryRequest): Promise<ViewSummary>;
+  /** Records the view in the background (never throws; flushed on dispose). */
+  recordView(settings: AgentSettings, identity: SessionIdentity, snapshot: ViewSnapshot): void;
 }

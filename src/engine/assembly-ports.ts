@@ -2,9 +2,10 @@ import type { AssemblyPorts } from "../assembly/ports.js";
 import { settleCaptures } from "../capture/capture-hook.js";
 import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import { recordViewSnapshot } from "./view-snapshot.js";
 import { viewSummary } from "./view-summary.js";
 
-/** Wires assembly's ports to this runtime: captures, the session summary (see `assembly/ports.ts`). */
+/** Wires assembly's ports to this runtime: captures, the session summary, the view record (`assembly/ports.ts`). */
 export function createAssemblyPorts(rt: LedgerRuntime): AssemblyPorts {
   return {
     settleCaptures: (identity) => settleCaptures(rt, identity),
@@ -26,5 +27,6 @@ export function createAssemblyPorts(rt: LedgerRuntime): AssemblyPorts {
       };
     },
     summary: (settings, identity, request) => viewSummary(rt, settings, identity, request),
+    recordView: (settings, identity, snapshot) => recordViewSnapshot(rt, settings, identity, snapshot),
   };
 }

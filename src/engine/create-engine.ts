@@ -2,13 +2,13 @@ import { assembleView } from "../assembly/assemble-view.js";
 import { createAssemblyPorts } from "./assembly-ports.js";
 import { passThroughView, safeFallbackView } from "../assembly/pass-through.js";
 import {
-  hostPromptBudget,
   isManualCompaction,
   locateTranscript,
   normalizeFactoryContext,
   resolveSessionIdentity,
   type HostContext,
 } from "../host/normalize.js";
+import { hostPromptBudget } from "../host/host-budget.js";
 import { fingerprintMessage, safeJson } from "../host/messages.js";
 import { compactSession } from "../maintenance/compact.js";
 import { boundTranscriptFile } from "../maintenance/jsonl-reclaim.js";

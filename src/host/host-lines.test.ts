@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { detectHost, packageVersionNear, runtimeVersionOf } from "./detect-host.js";
 import { hostChars, hostMessageBudget, hostMessageChars } from "./host-estimate.js";
 import { HOST_LINES, hostLineOf, hostPromptLimit } from "./host-lines.js";
-import { modelLimitsFromConfig, normalizeFactoryContext } from "./normalize.js";
+import { normalizeFactoryContext } from "./normalize.js";
+import { modelLimitsFromConfig } from "./host-budget.js";
 import { useTempDir } from "../../test/support/temp-dir.js";
 
 const tmp = useTempDir("cl-detect-");

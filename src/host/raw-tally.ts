@@ -3,9 +3,29 @@
  * characters / 4 per message (images as 4,800 chars), not exact BPE. Exact
  * counting of a 20-million-token transcript would take minutes; the host's
  * own rule is linear in the number of blocks and predicts what the precheck
- * will see, which is what maintenance debt is about.
+ * will see, which is what maintenance debt is about. The debt reading itself
+ * (raw tokens over the budget) and its short history live here too.
  */
 import { blocksOf, fingerprintMessage, roleOf, safeJson } from "./messages.js";
+
+/** How many debt readings a session keeps for the trend. */
+export const MAX_DEBT_HISTORY = 32;
+
+/** One maintenance-debt reading. */
+export interface DebtReading {
+  /** ISO time of the reading. */
+  at: string;
+  /** Tokens of the raw transcript, what a raw-history precheck sizes. */
+  rawHistoryTokens: number;
+  /** Tokens of the last assembled prompt (messages + injected blocks). */
+  assembledTokens: number;
+  /** The host's prompt budget for that assembly. */
+  promptBudget: number;
+  /** `max(0, raw - budget)`. */
+  debtTokens: number;
+  /** Tool-result chars in the raw transcript that offload could remove. */
+  reducibleChars: number;
+}
 
 /** Incremental raw-history tally: what has been counted so far. */
 export interface RawTally {
@@ -86,4 +106,15 @@ export function advanceTally(
     next.lastFingerprint = fingerprintMessage(messages[messages.length - 1]);
   }
   return { tally: next, recounted };
+}
+
+/** Appends a debt reading to the bounded history. */
+export function recordDebt(
+  state: { lastDebt: DebtReading | null; debtHistory: DebtReading[] },
+  reading: DebtReading,
+): void {
+  state.lastDebt = reading;
+  state.debtHistory.push(reading);
+  if (state.debtHistory.length > MAX_DEBT_HISTORY)
+    state.debtHistory.splice(0, state.debtHistory.length - MAX_DEBT_HISTORY);
 }

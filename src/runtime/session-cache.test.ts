@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useTempDir } from "../../test/support/temp-dir.js";
-import { type DebtReading } from "../state/session-state.js";
+import type { DebtReading } from "../state/session-state.js";
 import { sessionStatePath, tryReadSessionState } from "../state/session-file.js";
 import { createSessionCache } from "./session-cache.js";
 

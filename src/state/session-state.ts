@@ -1,30 +1,12 @@
 import type { WindowAnchor } from "../window/window-anchors.js";
-import type { RawTally } from "../host/raw-tally.js";
+import type { DebtReading, RawTally } from "../host/raw-tally.js";
 
 /** Schema tag of the per-session state file. */
 export const SESSION_STATE_SCHEMA = "context-ledger.session.v1";
 /** How many committed advancement keys are remembered for duplicate detection. */
 export const MAX_REMEMBERED_KEYS = 2048;
-/** How many debt readings are kept for the trend. */
-export const MAX_DEBT_HISTORY = 32;
 
-/** One maintenance-debt reading. */
-export interface DebtReading {
-  /** ISO time of the reading. */
-  at: string;
-  /** Tokens of the raw transcript, what a raw-history precheck sizes. */
-  rawHistoryTokens: number;
-  /** Tokens of the last assembled prompt (messages + injected blocks). */
-  assembledTokens: number;
-  /** The host's prompt budget for that assembly. */
-  promptBudget: number;
-  /** `max(0, raw - budget)`. */
-  debtTokens: number;
-  /** Tool-result chars in the raw transcript that offload could remove. */
-  reducibleChars: number;
-}
-
-export type { RawTally } from "../host/raw-tally.js";
+export type { DebtReading, RawTally } from "../host/raw-tally.js";
 
 /** The window the planner kept last time (append-stability anchor). */
 export interface Frontier {
@@ -124,12 +106,4 @@ export function rememberKey(state: SessionState, key: string): void {
   if (state.committedKeys.length > MAX_REMEMBERED_KEYS) {
     state.committedKeys.splice(0, state.committedKeys.length - MAX_REMEMBERED_KEYS);
   }
-}
-
-/** Appends a debt reading to the bounded history. */
-export function recordDebt(state: SessionState, reading: DebtReading): void {
-  state.lastDebt = reading;
-  state.debtHistory.push(reading);
-  if (state.debtHistory.length > MAX_DEBT_HISTORY)
-    state.debtHistory.splice(0, state.debtHistory.length - MAX_DEBT_HISTORY);
 }

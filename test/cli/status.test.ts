@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createArtifactStore } from "../../src/artifacts/store.js";
 import { runStatusCommand, STATUS_SCHEMA, type StatusReport } from "../../src/cli/status.js";
 import { artifactRoot, sessionRoot } from "../../src/state/paths.js";
-import { createSessionState, recordDebt } from "../../src/state/session-state.js";
+import { recordDebt } from "../../src/host/raw-tally.js";
+import { createSessionState } from "../../src/state/session-state.js";
 import { sessionStatePath, writeSessionState } from "../../src/state/session-file.js";
 import { makeTempState, runWith } from "./cli-fixtures.js";
 

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hostPromptBudget } from "../../src/host/normalize.js";
+import { hostPromptBudget } from "../../src/host/host-budget.js";
 import { estimateRawTokens } from "../../src/host/raw-tally.js";
 import { readActiveBranch } from "../../src/maintenance/transcript-jsonl.js";
 import { OFF_RAMP_LINE, parseStubHandle } from "../../src/results/stub.js";

@@ -7,7 +7,7 @@ import { blocksOf, roleOf, textOf, toolResultIdOf, type LooseMessage } from "../
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import type { ViewMessage, ViewOffload, ViewRecord } from "../state/view-record.js";
-import type { DebtReading } from "../state/session-state.js";
+import type { ViewSnapshot } from "../assembly/ports.js";
 
 const PREVIEW_CHARS = 160;
 /** Messages recorded per view at most (the newest); a view of a huge history stays small. */
@@ -87,21 +87,6 @@ function offloadOf(rt: LedgerRuntime, offloads: OffloadCache, agentId: string, h
   return read;
 }
 
-/** What {@link recordViewSnapshot} needs from one assembly. */
-export interface ViewSnapshotInput {
-  turn: number;
-  kept: readonly unknown[];
-  keptIndexes: readonly number[];
-  tokensOf: (i: number) => number;
-  total: number;
-  budget: { tokens: number; messageBudget: number };
-  estimatedTokens: number;
-  plan: { start: number; reason: string; replanned: boolean; overBudget: boolean; excluded: number };
-  summary: { text: string | undefined; tokens: number };
-  debt: DebtReading;
-  handles: ReadonlySet<string>;
-}
-
 /**
  * Saves what the model is about to see (for `context-ledger view` and
  * `/ledger view`) in the background: previews redacted, sizes of offloaded
@@ -111,7 +96,7 @@ export function recordViewSnapshot(
   rt: LedgerRuntime,
   settings: AgentSettings,
   identity: SessionIdentity,
-  input: ViewSnapshotInput,
+  input: ViewSnapshot,
 ): void {
   const job = (async () => {
     const messages: ViewMessage[] = [];
