@@ -1,4 +1,5 @@
 import type { DebtTrend } from "./status-debt-trend.js";
+import type { DebtReading } from "../host/raw-tally.js";
 
 /** Schema tag of `status --json`. */
 export const STATUS_SCHEMA = "context-ledger.status.v1";
@@ -21,14 +22,7 @@ export interface SessionStatus {
   /** The last committed turns (at most 5), oldest first. */
   recentTurns: { seq: number; at: string; messages: number; tokens: number; handles: number }[];
   /** The last debt readings (at most 8), oldest first. */
-  debtHistory: {
-    at: string;
-    rawHistoryTokens: number;
-    assembledTokens: number;
-    promptBudget: number;
-    debtTokens: number;
-    reducibleChars: number;
-  }[];
+  debtHistory: DebtReading[];
   /** Why the session state could not be read, if it could not. */
   error: string | null;
 }

@@ -90,20 +90,7 @@ function chatEndpoint(strict: WireStrictness | undefined): WireEndpoint {
       const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : [];
       return { messages, toolNames: tools.map((t) => t.function?.name ?? "").filter(Boolean) };
     },
-    ...(rules && {
-      judge(body): WireJudgement {
-        const v = rules.check(body);
-        if (!v.ok)
-          return {
-            ok: false,
-            usage: usageOf(v.promptTokens, 0),
-            rejected: v.error.code ?? v.error.message,
-            errorBody: { error: v.error },
-          };
-        const violation = v.violation && (v.violation.code ?? v.violation.message);
-        return { ok: true, usage: usageOf(v.promptTokens, v.cachedTokens), ...(violation ? { violation } : {}) };
-      },
-    }),
+    ...(rules && { judge: openAIJudge(rules) }),
     write(res, reply, o) {
       const usage = o.judgement?.usage;
       writeReply(res, reply, {
@@ -167,20 +154,7 @@ function responsesEndpoint(strict: WireStrictness | undefined): WireEndpoint {
   return {
     wire: "openai-responses",
     view: (body) => ({ messages: responsesChatView(body), toolNames: responsesToolNames(body) }),
-    ...(rules && {
-      judge(body): WireJudgement {
-        const v = rules.check(body);
-        if (!v.ok)
-          return {
-            ok: false,
-            usage: usageOf(v.promptTokens, 0),
-            rejected: v.error.code ?? v.error.message,
-            errorBody: { error: v.error },
-          };
-        const violation = v.violation && (v.violation.code ?? v.violation.message);
-        return { ok: true, usage: usageOf(v.promptTokens, v.cachedTokens), ...(violation ? { violation } : {}) };
-      },
-    }),
+    ...(rules && { judge: openAIJudge(rules) }),
     write(res, reply, o) {
       writeResponsesReply(res, reply, {
         model: o.model,
@@ -199,3 +173,22 @@ export function createWireEndpoint(wire: WireName, strict?: WireStrictness): Wir
   if (wire === "openai-responses") return responsesEndpoint(strict);
   return chatEndpoint(strict);
 }
+
+/** The judgement of an OpenAI-style endpoint (chat completions, Responses): its error body, its usage. */
+function openAIJudge(rules: OpenAIStyleRules): (body: Record<string, unknown>) => WireJudgement {
+  return (body) => {
+    const v = rules.check(body);
+    if (!v.ok)
+      return {
+        ok: false,
+        usage: usageOf(v.promptTokens, 0),
+        rejected: v.error.code ?? v.error.message,
+        errorBody: { error: v.error },
+      };
+    const violation = v.violation && (v.violation.code ?? v.violation.message);
+    return { ok: true, usage: usageOf(v.promptTokens, v.cachedTokens), ...(violation ? { violation } : {}) };
+  };
+}
+
+/** What {@link openAIJudge} needs of a rule set: both OpenAI rule sets answer with the same verdict shape. */
+type OpenAIStyleRules = ReturnType<typeof createOpenAIRules> | ReturnType<typeof createResponsesRules>;
