@@ -191,9 +191,12 @@ const outDir =
     : new URL(`${opts.out.replace(/\/?$/, "/")}`, `file://${process.cwd()}/`);
 await mkdir(outDir, { recursive: true });
 const file = new URL(`${date}${quick ? "-quick" : ""}.json`, outDir);
+const tracked = new URL(`../bench/results/${date}.json`, import.meta.url);
 if (only) {
-  // A partial run updates the same day's results instead of replacing them.
-  const saved = await readFile(file, "utf8").then(JSON.parse, () => undefined);
+  // A partial run updates the same day's results instead of replacing them: with --write-docs the tracked ones the
+  // report is made from (the git-ignored copy may hold only another partial run).
+  const read = (url) => readFile(url, "utf8").then(JSON.parse, () => undefined);
+  const saved = (writeDocs ? await read(tracked) : undefined) ?? (await read(file));
   if (saved) {
     for (const key of Object.keys(saved))
       if (!(key in results) || (keys.includes(key) && !wanted(key))) results[key] = saved[key];
@@ -204,7 +207,6 @@ if (only) {
 }
 await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
 if (writeDocs) {
-  const tracked = new URL(`../bench/results/${date}.json`, import.meta.url);
   await mkdir(new URL("./", tracked), { recursive: true });
   await copyFile(file, tracked);
   await writeReport(results, { docsDir });
