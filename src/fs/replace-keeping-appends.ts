@@ -3,14 +3,20 @@ import { writeSyncedTemp } from "./atomic-write.js";
 
 /** Catch-up rounds before giving up on a file that never holds still. */
 const MAX_CATCH_UP_ROUNDS = 10_000;
+/** How long the old inode must stay quiet after the rename before no late append is expected. */
+const LATE_QUIET_MS = 50;
+/** Pause between looks at the old inode after the rename. */
+const LATE_POLL_MS = 5;
 
 /**
  * Replaces `file` with `replacement` (a rewrite of its first `readBytes` bytes), carrying over every byte the host
  * appended since: `original` is a hard link to the file's inode, so whatever the host appends before the
  * rename is in it. The replacement is written and synced once; then the new tail is copied over in small reads until
  * the inode has not grown since the last look, and the rename follows at once. Bytes that still reach the old inode
- * in that instant are appended to the new file after it. Resolves to the bytes carried over, or `undefined`
- * (nothing replaced) when the file shrank (rewritten, not appended to) or never held still.
+ * in that instant, or from a writer that opened it just before, are appended to the new file after it (the old inode
+ * is watched until quiet for {@link LATE_QUIET_MS}; a writer that holds it open longer can still lose its bytes).
+ * Resolves to the bytes carried over, or `undefined` (nothing replaced) when the file shrank (rewritten, not
+ * appended to) or never held still.
  */
 export async function replaceKeepingAppends(
   file: string,
@@ -43,8 +49,14 @@ export async function replaceKeepingAppends(
       await out.chmod((await source.stat()).mode & 0o777);
       await fsp.rename(temp, file);
       temp = undefined;
-      // Appends that raced the rename went to the old inode: add them to the new file, in order.
-      for (let late = 0; late < MAX_CATCH_UP_ROUNDS && (await copyNew(file)); late++);
+      // Appends that raced the rename went to the old inode: add them to the new file, in order. A writer that
+      // opened the old path just before the rename may write a moment later (appendFile opens, then writes), so
+      // the old inode is watched until it has been quiet for LATE_QUIET_MS.
+      let quietSince = Date.now();
+      for (let late = 0; late < MAX_CATCH_UP_ROUNDS && Date.now() - quietSince < LATE_QUIET_MS; late++) {
+        if (await copyNew(file)) quietSince = Date.now();
+        else await new Promise((resolve) => setTimeout(resolve, LATE_POLL_MS));
+      }
       await out.sync();
     } finally {
       await out.close();
