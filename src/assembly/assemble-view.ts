@@ -79,6 +79,8 @@ export async function assembleView(
   const messages = withoutOperatorMessages(history);
   const modelId = typeof input.model === "string" ? input.model : undefined;
   const counter = rt.counter(settings, modelId);
+  // What the provider adds once per request to prime the reply (the counter knows its format).
+  const replyPrimingTokens = counter.countMessages([]);
   const generation = input.generation ?? "2026.9";
   const semantics = input.semantics ?? HOST_LINES[generation];
   const resolved = resolveAssemblyBudget(settings, {
@@ -86,7 +88,7 @@ export async function assembleView(
     generation,
     semantics,
     messages,
-    replyPrimingTokens: counter.countMessages([]),
+    replyPrimingTokens,
   });
   const { budget, messageBudget, hostPlan, rawHostUnits, hostUnits, shaping } = resolved;
 
@@ -171,7 +173,7 @@ export async function assembleView(
   // Exact count of the returned list (framing, reply priming once), and what the host will count:
   // the larger is reported, so the host's own estimate never exceeds what the engine said.
   const summaryTokens = summaryMsg ? counter.countMessage(summaryMsg) : 0;
-  const exactTokens = keptTokens + summaryTokens + counter.countMessages([]);
+  const exactTokens = keptTokens + summaryTokens + replyPrimingTokens;
   const hostEstimate = resolved.hostEstimate(out);
   const estimatedTokens = Math.max(exactTokens, hostPlan.host.rule === "none" ? 0 : hostEstimate);
 
@@ -309,11 +311,12 @@ function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastVi
   // Only within one turn: a later turn may pass fewer messages (2026.4.24 loads the session from its newest
   // compaction entry on), and a view kept from an earlier turn gave compact() a window it could not reduce (a
   // 500-turn run on 2026.4.24 was reset at turn 85).
+  const previousUser = previous ? newestUserFingerprint(previous.messages) : "";
   const sameTurn =
     previous !== undefined &&
     previous.sessionId === view.sessionId &&
-    newestUserFingerprint(previous.messages) !== "" &&
-    newestUserFingerprint(previous.messages) === newestUserFingerprint(view.messages);
+    previousUser !== "" &&
+    previousUser === newestUserFingerprint(view.messages);
   if (previous && sameTurn && previous.messages.length > view.messages.length) return;
   // The same history planned under a smaller budget (9.x's in-loop call) is not the fuller view either.
   if (
