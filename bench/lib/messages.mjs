@@ -1,3 +1,5 @@
+import { isSummaryMessage } from "../../dist/src/host/messages.js";
+
 // OpenClaw AgentMessage builders (the .mjs twin of test/support/engine-harness.ts),
 // with a per-builder clock so a generated session is byte-identical across runs.
 
@@ -52,6 +54,6 @@ export function textOfMessage(message) {
 
 /** The text of a view's summary message (the engine's own, marked), or "" when it carries none. */
 export function summaryTextOf(view) {
-  const message = view.messages.find((m) => m?.contextLedger === "summary");
+  const message = view.messages.find(isSummaryMessage);
   return message ? textOfMessage(message) : "";
 }

@@ -74,9 +74,20 @@ function frontDropped(state: SummaryState, messages: readonly unknown[]): number
     if (messageFingerprint(messages[i]) === state.coveredFingerprint && followed(i)) return state.coveredCount - 1 - i;
   }
   // Dropped exactly up to the covered range's end: the list opens with the message after it.
-  if (state.nextFingerprint && messages.length > 0 && messageFingerprint(messages[0]) === state.nextFingerprint)
-    return state.coveredCount;
-  return 0;
+  return opensAfterCoverage(state, messages) ? state.coveredCount : 0;
+}
+
+/**
+ * True when `messages` opens with the message that followed the record's covered range: the host dropped
+ * the transcript's front exactly where the record ends.
+ */
+export function opensAfterCoverage(
+  state: Pick<SummaryState, "nextFingerprint">,
+  messages: readonly unknown[],
+): boolean {
+  return (
+    Boolean(state.nextFingerprint) && messages.length > 0 && messageFingerprint(messages[0]) === state.nextFingerprint
+  );
 }
 
 /**

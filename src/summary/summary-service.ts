@@ -8,7 +8,7 @@
 import { fingerprintMessage } from "../host/messages.js";
 import { restoreFromCheckpointPack } from "./checkpoint.js";
 import { extendSummary } from "./extend-summary.js";
-import { reconcileSummary } from "./reconcile.js";
+import { opensAfterCoverage, reconcileSummary } from "./reconcile.js";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { VersionedCache } from "../fs/versioned-cache.js";
@@ -115,10 +115,7 @@ export async function findEpochSidecar(
       : undefined;
   if (!newest || !record?.coveredFingerprint || record.epoch === epoch) return candidate;
   const continues =
-    messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) ||
-    (record.nextFingerprint != null &&
-      messages.length > 0 &&
-      fingerprintMessage(messages[0]) === record.nextFingerprint);
+    messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) || opensAfterCoverage(record, messages);
   return continues ? { epoch: record.epoch, ...newest } : candidate;
 }
 
