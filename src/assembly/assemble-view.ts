@@ -1,16 +1,23 @@
 import { planWindow, type WindowPlan } from "../window/planner.js";
-import { newestUserIndex } from "../window/units.js";
 import { recordWindow } from "../window/window-anchors.js";
 import { planElasticWindow } from "../window/elastic-window.js";
+import { newestUserIndex } from "../window/units.js";
+import { createMessageTable, type MessageTable } from "../window/message-table.js";
 import type { AgentSettings } from "../config/schema.js";
 import { isLedgerError } from "../errors.js";
 import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
-import { withoutOperatorMessages } from "../host/operator-messages.js";
 import type { HostGeneration, SessionIdentity } from "../host/normalize.js";
 import type { NormalizedBudget } from "../host/host-budget.js";
 import { resolveAssemblyBudget, type RequestOverhead } from "./budget.js";
-import { fingerprintMessage, isSummaryMessage, roleOf, summaryMessage, textOf } from "../host/messages.js";
-import { advanceTally, recordDebt, type DebtReading } from "../host/raw-tally.js";
+import {
+  fingerprintMessage,
+  isSummaryMessage,
+  roleOf,
+  summaryMessage,
+  textOf,
+  withoutOperatorMessages,
+} from "../host/messages.js";
+import type { DebtReading } from "../host/raw-tally.js";
 import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { createClearingShaper } from "./cleared-shaper.js";
 import type { AssemblyPorts, SummaryRequest } from "./ports.js";
@@ -97,28 +104,25 @@ export async function assembleView(
   const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
   let view = messages;
   const findCaptured = ports.capturedOriginals(identity);
+  const tableOf = (carried: (index: number, cleared: boolean) => unknown): MessageTable =>
+    createMessageTable(view, { carried, tokens: (m) => counter.countMessage(m), charge: resolved.charge });
   let shaper = createShaper(rt, shaping, { identity, messages: view, findCaptured });
+  let clearing = createClearingShaper(rt, shaping, view, shaper);
+  let table = tableOf(clearing.carried);
+  const { newestUser } = table;
   // An oversized newest user message is reduced (losslessly) before the one plan, not after a failed one.
-  const newestUser = newestUserIndex(view);
-  if (newestUser >= 0 && counter.countMessage(shaper.shape(newestUser)) > messageBudget) {
+  if (newestUser >= 0 && table.tokens(newestUser, -1) > messageBudget) {
     view = await reduceNewestUserTurn({ rt, settings, identity, counter }, view, newestUser, messageBudget);
     shaper = createShaper(rt, shaping, { identity, messages: view, findCaptured });
+    clearing = createClearingShaper(rt, shaping, view, shaper);
+    table = tableOf(clearing.carried);
   }
-  const costOf = (message: unknown): number => resolved.charge(counter.countMessage(message), message);
-  let clearing = createClearingShaper(rt, shaping, view, shaper);
-  const windows = planElasticWindow(state, settings, {
-    messages: view,
-    hostBudget: budget.tokens,
-    messageBudget,
-    newestUser,
-    count: (i, clearBefore) => costOf(clearing.shapeAt(i, clearBefore)),
-  });
+  const windows = planElasticWindow(state, settings, { table, hostBudget: budget.tokens, messageBudget });
   let { plan } = windows;
   let clearBefore = windows.clearBefore;
-  const shapeKept = (i: number): unknown => clearing.shapeAt(i, clearBefore);
 
-  let keptIdx = withHostSummaryFirst(view, plan.kept);
-  let kept = keptIdx.map(shapeKept);
+  let keptIdx = withHostSummaryFirst(table, plan.kept);
+  let kept = keptIdx.map((i) => table.carried(i, clearBefore));
   let storedBytes = 0;
   try {
     storedBytes = await shaper.flush(settings.limits.maxSessionBytes - (state.artifactBytes ?? 0));
@@ -141,19 +145,20 @@ export async function assembleView(
     };
     shaper = createShaper(rt, inline, { identity, messages: view, findCaptured });
     clearing = createClearingShaper(rt, inline, view, shaper);
+    table = tableOf(clearing.carried);
     clearBefore = -1;
     plan = planWindow({
       messages: view,
       budget: messageBudget,
-      count: (i) => costOf(shaper.shape(i)),
-      fingerprint: (i) => fingerprintMessage(view[i]),
+      count: (i) => table.cost(i, clearBefore),
+      fingerprint: table.fingerprint,
       newestUser,
       target: windows.target,
     });
-    keptIdx = withHostSummaryFirst(view, plan.kept);
-    kept = keptIdx.map(shapeKept);
+    keptIdx = withHostSummaryFirst(table, plan.kept);
+    kept = keptIdx.map((i) => table.carried(i, clearBefore));
   }
-  const keptTokens = kept.reduce<number>((sum, m) => sum + counter.countMessage(m), 0);
+  const keptTokens = keptIdx.reduce<number>((sum, i) => sum + table.tokens(i, clearBefore), 0);
   // A view handed back (2026.9.x passes the turn's assembled view to its in-loop calls) keeps the summary it carries
   // in front: the turn's requests then share their prefix, and the record is not reconciled against a list that is
   // not the transcript.
@@ -180,8 +185,8 @@ export async function assembleView(
   rememberView(rt, identity, {
     messages: view,
     sessionId: identity.sessionId,
-    shape: shapeKept,
-    cost: (i) => costOf(shapeKept(i)),
+    shape: (i) => table.carried(i, clearBefore),
+    cost: (i) => table.cost(i, clearBefore),
     budgetTokens: budget.tokens,
     messageBudget,
     tokens: exactTokens,
@@ -189,21 +194,19 @@ export async function assembleView(
     handles: new Set([...shaper.handles(), ...clearing.handles()]),
   });
 
-  const { tally } = advanceTally(state.raw, history, settings.maintenance.minEntryChars);
-  const debt: DebtReading = {
-    at: new Date().toISOString(),
-    rawHistoryTokens: tally.tokens,
+  const debt = ports.measureDebt(identity, {
+    history,
+    raw: state.raw,
+    minEntryChars: settings.maintenance.minEntryChars,
     assembledTokens: exactTokens,
     promptBudget: budget.tokens,
-    debtTokens: Math.max(0, tally.tokens - budget.tokens),
-    reducibleChars: tally.reducibleChars,
-  };
+  });
   // What `context-ledger view` and `/ledger view` show: written in the background, flushed on dispose.
   ports.recordView(settings, identity, {
     turn: state.turns + 1,
     kept,
     keptIndexes: keptIdx,
-    tokensOf: (i) => counter.countMessage(shapeKept(i)),
+    tokensOf: (i) => table.tokens(i, clearBefore),
     total: view.length,
     budget: { tokens: budget.tokens, messageBudget },
     estimatedTokens,
@@ -223,20 +226,16 @@ export async function assembleView(
     budget: messageBudget,
     total: view.length,
     clearBefore,
-    fingerprint: (i) => fingerprintMessage(view[i]),
+    fingerprint: table.fingerprint,
     pin: windows.pin,
   });
   const frontier =
-    plan.kept.length > 0
-      ? { start: plan.start, anchor: fingerprintMessage(view[plan.start]), total: view.length }
-      : null;
+    plan.kept.length > 0 ? { start: plan.start, anchor: table.fingerprint(plan.start), total: view.length } : null;
   rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
-    s.raw = tally;
     s.frontier = frontier;
     s.windows = anchors;
     s.sessionId = identity.sessionId;
     s.artifactBytes = (s.artifactBytes ?? 0) + storedBytes;
-    recordDebt(s, debt);
   });
   return {
     messages: out,
@@ -275,8 +274,8 @@ export async function assembleView(
  * the prompt (the engine's own summary starts afresh with the shorter transcript), and
  * it fits the room reserved for a summary.
  */
-function withHostSummaryFirst(messages: readonly unknown[], kept: readonly number[]): number[] {
-  if (kept.length === 0 || kept[0] === 0 || roleOf(messages[0]) !== "compactionSummary") return [...kept];
+function withHostSummaryFirst(table: MessageTable, kept: readonly number[]): number[] {
+  if (kept.length === 0 || kept[0] === 0 || !table.pinned(0)) return [...kept];
   return [0, ...kept];
 }
 

@@ -1,18 +1,18 @@
 import { clearToolResult, stripThinking, stubSummaryOf, textChars } from "../results/clear-tool-results.js";
-import { toolNamesMatcher } from "../config/tool-glob.js";
-import { toolNameOf } from "../window/clear-boundary.js";
+import { toolNamesMatcher } from "../config/tool-names.js";
+import { toolNameOf } from "../host/messages.js";
 import { firstHandle } from "../artifacts/handle.js";
 import type { AgentSettings } from "../config/schema.js";
 import { blocksOf, roleOf, textOf } from "../host/messages.js";
 import { summarizeOutput } from "../results/summarize-output.js";
-import { resolveToolPolicy } from "../results/tool-policy.js";
+import { resolveToolPolicy } from "../config/tool-names.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { shapeCacheKey, type Shaper } from "./shaper.js";
 
 /** Shapes messages with old tool results cleared before a boundary. */
 export interface ClearingShaper {
-  /** Message `i` as the prompt carries it when results before `clearBefore` are cleared (-1: none). */
-  shapeAt(index: number, clearBefore: number): unknown;
+  /** Message `i` as the prompt carries it, its old tool result cleared or not (clearing off: always as shaped). */
+  carried(index: number, cleared: boolean): unknown;
   /** Handles the cleared placeholders point at. */
   handles(): Set<string>;
 }
@@ -86,7 +86,7 @@ export function createClearingShaper(
   };
 
   return {
-    shapeAt: (index, clearBefore) => (clearing.enabled && index < clearBefore ? cleared(index) : shaper.shape(index)),
+    carried: (index, isCleared) => (clearing.enabled && isCleared ? cleared(index) : shaper.shape(index)),
     handles: () => handles,
   };
 }

@@ -6,7 +6,7 @@
  */
 import type { AgentSettings } from "../config/schema.js";
 import type { SessionIdentity } from "../host/normalize.js";
-import type { DebtReading } from "../host/raw-tally.js";
+import type { DebtInput, DebtReading } from "../host/raw-tally.js";
 import type { TokenCounter } from "../tokens/count-message.js";
 
 /** The stored original a host-cut tool result verifiably derives from. */
@@ -66,6 +66,11 @@ export interface AssemblyPorts {
   capturedOriginals(identity: SessionIdentity): FindCapturedOriginal;
   /** The summary block for a window, within the room left; `{ tokens: 0 }` when none is due. */
   summary(settings: AgentSettings, identity: SessionIdentity, request: SummaryRequest): Promise<ViewSummary>;
+  /**
+   * Reads the maintenance debt of the raw history (what a raw-history precheck would size) and records it in the
+   * session's state in the background. Measured, never acted on in assembly.
+   */
+  measureDebt(identity: SessionIdentity, input: DebtInput): DebtReading;
   /** Records the view in the background (never throws; flushed on dispose). */
   recordView(settings: AgentSettings, identity: SessionIdentity, snapshot: ViewSnapshot): void;
 }

@@ -4,7 +4,7 @@ import { LedgerError } from "../errors.js";
 import { blocksOf, roleOf, toolResultIdOf } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
-import { resolveToolPolicy } from "../results/tool-policy.js";
+import { resolveToolPolicy } from "../config/tool-names.js";
 import { firstHandle } from "../artifacts/handle.js";
 import { planToolResultShape, shapeLimitsOf, stubForText, type PendingStash } from "../results/shape-tool-result.js";
 import type { FindCapturedOriginal } from "./ports.js";

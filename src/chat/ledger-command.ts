@@ -1,7 +1,7 @@
 import { parseLineRange } from "../retrieval/fetch-input.js";
 import { createLedgerTools } from "../retrieval/tools.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
-import { LEDGER_COMMAND } from "../host/operator-messages.js";
+import { LEDGER_COMMAND } from "../host/messages.js";
 import { redactSecrets } from "../results/redact.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { readViewRecords, viewRecordPath, type ViewRecord } from "../state/view-record.js";

@@ -1,8 +1,6 @@
 import { compileRedactPattern } from "../safe-regex.js";
 import { z } from "zod";
-
-/** Policies a tool's results can get, chosen by tool name or glob. */
-export const TOOL_POLICIES = ["full", "strip", "offload", "ephemeral"] as const;
+import { TOOL_POLICIES } from "./tool-names.js";
 
 /** Default JSON keys treated as schema material and stripped into the store. */
 export const DEFAULT_SCHEMA_KEYS = ["schema", "$schema", "definitions", "$defs", "properties", "required"];

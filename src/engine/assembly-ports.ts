@@ -1,11 +1,15 @@
 import type { AssemblyPorts } from "../assembly/ports.js";
 import { settleCaptures } from "../capture/capture-hook.js";
 import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
+import { readDebt, recordDebt } from "../host/raw-tally.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordViewSnapshot } from "./view-snapshot.js";
 import { viewSummary } from "./view-summary.js";
 
-/** Wires assembly's ports to this runtime: captures, the session summary, the view record (`assembly/ports.ts`). */
+/**
+ * Wires assembly's ports to this runtime: captures, the session summary, the debt reading, the view record
+ * (`assembly/ports.ts`).
+ */
 export function createAssemblyPorts(rt: LedgerRuntime): AssemblyPorts {
   return {
     settleCaptures: (identity) => settleCaptures(rt, identity),
@@ -27,6 +31,14 @@ export function createAssemblyPorts(rt: LedgerRuntime): AssemblyPorts {
       };
     },
     summary: (settings, identity, request) => viewSummary(rt, settings, identity, request),
+    measureDebt(identity, input) {
+      const { tally, debt } = readDebt(input);
+      rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
+        s.raw = tally;
+        recordDebt(s, debt);
+      });
+      return debt;
+    },
     recordView: (settings, identity, snapshot) => recordViewSnapshot(rt, settings, identity, snapshot),
   };
 }

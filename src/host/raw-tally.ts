@@ -118,3 +118,33 @@ export function recordDebt(
   if (state.debtHistory.length > MAX_DEBT_HISTORY)
     state.debtHistory.splice(0, state.debtHistory.length - MAX_DEBT_HISTORY);
 }
+
+/** What a debt reading is taken against: the history as stored, the tally so far and the assembly's figures. */
+export interface DebtInput {
+  /** The history assemble received, operator exchanges included. */
+  history: readonly unknown[];
+  /** The session's tally before this reading. */
+  raw: RawTally;
+  /** Tool-result chars above which an output counts as reducible. */
+  minEntryChars: number;
+  /** Exact tokens of the assembled prompt. */
+  assembledTokens: number;
+  /** The host's prompt budget of that assembly. */
+  promptBudget: number;
+}
+
+/** Brings the tally up to date and reads the maintenance debt from it. */
+export function readDebt(input: DebtInput): { tally: RawTally; debt: DebtReading } {
+  const { tally } = advanceTally(input.raw, input.history, input.minEntryChars);
+  return {
+    tally,
+    debt: {
+      at: new Date().toISOString(),
+      rawHistoryTokens: tally.tokens,
+      assembledTokens: input.assembledTokens,
+      promptBudget: input.promptBudget,
+      debtTokens: Math.max(0, tally.tokens - input.promptBudget),
+      reducibleChars: tally.reducibleChars,
+    },
+  };
+}

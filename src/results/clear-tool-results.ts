@@ -9,7 +9,7 @@
  * re-plan, so every prompt in between is a pure extension of the one before.
  */
 import { blocksOf, LEDGER_MARKER, roleOf } from "../host/messages.js";
-import { toolNameOf } from "../window/clear-boundary.js";
+import { toolNameOf } from "../host/messages.js";
 
 /** Chars of a stub's summary kept in a placeholder at most. */
 export const CLEARED_SUMMARY_CHARS = 400;

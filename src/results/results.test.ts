@@ -6,7 +6,7 @@ import { redactSecrets } from "./redact.js";
 import { DEFAULT_SHAPE_LIMITS, planToolResultShape, shapeToolResultText, stubFor } from "./shape-tool-result.js";
 import { buildStub, isLedgerBlock, parseStubHandle } from "./stub.js";
 import { summarizeOutput } from "./summarize-output.js";
-import { resolveToolPolicy } from "./tool-policy.js";
+import { resolveToolPolicy } from "../config/tool-names.js";
 
 const lines = (n: number, w = 10) => Array.from({ length: n }, (_, i) => `l${i}`.padEnd(w, ".")).join("\n");
 

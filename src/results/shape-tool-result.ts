@@ -9,7 +9,7 @@ import { redactSecrets } from "./redact.js";
 import { planSchemaStrip, type StrippedPart } from "./strip-schema.js";
 import { buildStub, coverageOfText, isLedgerBlock, promptStubText, type StubCoverage } from "./stub.js";
 import { summarizeOutput } from "./summarize-output.js";
-import type { ToolPolicy } from "./tool-policy.js";
+import type { ToolPolicy } from "../config/tool-names.js";
 
 /** Thresholds and sizes of result shaping (the `offload` and `schemaStrip` config). */
 export interface ShapeLimits {

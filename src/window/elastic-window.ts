@@ -4,24 +4,20 @@
  * tool results are cleared, and plans once. Pure: state and settings in, plan out.
  */
 import type { AgentSettings } from "../config/schema.js";
-import { hostMessageChars } from "../host/host-estimate.js";
-import { fingerprintMessage, isGenuineUserMessage } from "../host/messages.js";
-import { toolNamesMatcher } from "../config/tool-glob.js";
-import { clearBoundary } from "./clear-boundary.js";
+import { roleOf, toolNameOf } from "../host/messages.js";
+import { toolNamesMatcher } from "../config/tool-names.js";
+import type { MessageTable } from "./message-table.js";
 import { planWindow, type WindowPlan } from "./planner.js";
 import { frontShift, pickAnchor, replanTarget, shiftAnchor, type WindowAnchor } from "./window-anchors.js";
 
 /** Inputs of {@link planElasticWindow}. */
 export interface ElasticWindowInput {
-  messages: readonly unknown[];
+  /** The history, its costs and fingerprints. */
+  table: MessageTable;
   /** The host's prompt budget (what the low-water mark is a share of). */
   hostBudget: number;
   /** Tokens available for messages. */
   messageBudget: number;
-  /** Index of the newest genuine user message, or -1. */
-  newestUser: number;
-  /** Tokens of message `i` when tool results before `clearBefore` are cleared (-1: none). */
-  count: (index: number, clearBefore: number) => number;
 }
 
 /** The plan and what to remember of it. */
@@ -51,13 +47,12 @@ export function planElasticWindow(
   settings: AgentSettings,
   input: ElasticWindowInput,
 ): ElasticWindow {
-  const { messages, messageBudget, newestUser } = input;
-  const { anchors, previous, hostCut } = locateAnchor(anchorsOf(state, messageBudget), messageBudget, messages);
+  const { table, messageBudget } = input;
+  const { messages, newestUser } = table;
+  const { anchors, previous, hostCut } = locateAnchor(anchorsOf(state, messageBudget), messageBudget, table);
   const stableClear = previous?.clearBefore ?? -1;
   // The newest turns are kept at any window; a large window also keeps the low-water share of its budget.
-  const newestTurns = tokensFrom(newestTurnsStart(messages, KEPT_TURNS), messages.length, (i) =>
-    input.count(i, stableClear),
-  );
+  const newestTurns = tokensFrom(table.turnStart(KEPT_TURNS), messages.length, (i) => table.cost(i, stableClear));
   const fillFloor =
     input.hostBudget >= FILL_FLOOR_FROM_BUDGET ? Math.ceil(settings.budget.lowWaterRatio * input.hostBudget) : 0;
   const floor = Math.min(messageBudget, Math.max(newestTurns, fillFloor));
@@ -84,14 +79,14 @@ export function planElasticWindow(
   // The host cut into the window from the front: keep only the newest part of what it passed, so the
   // next turns' cuts fall before the window's first message instead of moving it every turn.
   const cutTarget = hostCut
-    ? tailShareTokens(messages, settings.budget.lowWaterRatio, (i) => input.count(i, fresh()))
+    ? tailShareTokens(table, settings.budget.lowWaterRatio, (i) => table.cost(i, fresh()))
     : undefined;
   const plan = planWindow({
     messages,
     budget: messageBudget,
-    count: (i) => input.count(i, stableClear),
-    replanCount: (i) => input.count(i, fresh()),
-    fingerprint: (i) => fingerprintMessage(messages[i]),
+    count: (i) => table.cost(i, stableClear),
+    replanCount: (i) => table.cost(i, fresh()),
+    fingerprint: table.fingerprint,
     newestUser,
     previous: previous ?? null,
     target: cutTarget === undefined ? target : Math.min(target, cutTarget),
@@ -115,13 +110,6 @@ export const KEPT_TURNS = 3;
  */
 export const FILL_FLOOR_FROM_BUDGET = 100_000;
 
-/** Index of the `turns`-th newest genuine user message (0 when there are fewer). */
-function newestTurnsStart(messages: readonly unknown[], turns: number): number {
-  let found = 0;
-  for (let i = messages.length - 1; i >= 0; i--) if (isGenuineUserMessage(messages[i]) && ++found === turns) return i;
-  return 0;
-}
-
 /** Tokens of messages `start` to `end` (exclusive). */
 function tokensFrom(start: number, end: number, count: (index: number) => number): number {
   let tokens = 0;
@@ -133,13 +121,14 @@ function tokensFrom(start: number, end: number, count: (index: number) => number
  * Tokens of the newest messages that make up `share` of the list's size in the host's
  * transcript (its characters: the host caps the tail it loads in bytes, 2026.9.6).
  */
-function tailShareTokens(messages: readonly unknown[], share: number, count: (index: number) => number): number {
+function tailShareTokens(table: MessageTable, share: number, count: (index: number) => number): number {
+  const total = table.messages.length;
   let size = 0;
-  for (const m of messages) size += hostMessageChars(m);
-  let s = messages.length;
+  for (let i = 0; i < total; i++) size += table.hostChars(i);
+  let s = total;
   let kept = 0;
-  while (s > 0 && kept + hostMessageChars(messages[s - 1]) <= share * size) kept += hostMessageChars(messages[--s]);
-  return tokensFrom(s, messages.length, count);
+  while (s > 0 && kept + table.hostChars(s - 1) <= share * size) kept += table.hostChars(--s);
+  return tokensFrom(s, total, count);
 }
 
 /**
@@ -177,15 +166,10 @@ function anchorsOf(state: WindowState, messageBudget: number): WindowAnchor[] {
 function locateAnchor(
   stored: WindowAnchor[],
   messageBudget: number,
-  messages: readonly unknown[],
+  table: MessageTable,
 ): { anchors: WindowAnchor[]; previous: WindowAnchor | undefined; hostCut: boolean } {
-  const total = messages.length;
-  const fingerprints = new Map<number, string>();
-  const fingerprint = (i: number): string => {
-    let f = fingerprints.get(i);
-    if (f === undefined) fingerprints.set(i, (f = fingerprintMessage(messages[i])));
-    return f;
-  };
+  const total = table.messages.length;
+  const fingerprint = table.fingerprint;
   const cuts = new Set<WindowAnchor>();
   const located = stored.map((a) => {
     const shift = frontShift(a.start, a.anchor, total, fingerprint);
@@ -223,4 +207,31 @@ function cutPast(
   const cut = frontShift(anchor.total - 1, anchor.tail, total, fingerprint);
   if (cut === undefined || cut <= 0) return undefined;
   return stored.some((a) => a !== anchor && a.anchor === fingerprint(0)) ? undefined : cut;
+}
+
+/** Inputs of {@link clearBoundary}. */
+export interface ClearBoundaryOptions {
+  /** Tool results kept in full, newest first. */
+  keepToolResults: number;
+  /** True for tools whose results are never cleared (counted out of the last N too). */
+  excluded: (toolName: string) => boolean;
+  /** Index of the newest genuine user message: nothing from there on is cleared (the model is using it). */
+  newestUser: number;
+}
+
+/**
+ * Index before which results are cleared: everything older than the
+ * `keepToolResults`-th newest clearable tool result, and never inside the
+ * current turn. -1 when nothing is old enough. Walks back from the end.
+ */
+export function clearBoundary(messages: readonly unknown[], options: ClearBoundaryOptions): number {
+  if (options.newestUser <= 0) return -1;
+  let seen = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (roleOf(m) !== "toolResult" || options.excluded(toolNameOf(m))) continue;
+    if (seen === options.keepToolResults) return Math.min(i + 1, options.newestUser);
+    seen++;
+  }
+  return -1;
 }

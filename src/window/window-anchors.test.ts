@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { stripThinking } from "../results/clear-tool-results.js";
-import { toolNamesMatcher } from "../config/tool-glob.js";
-import { clearBoundary } from "./clear-boundary.js";
+import { toolNamesMatcher } from "../config/tool-names.js";
+import { clearBoundary } from "./elastic-window.js";
 import type { WindowPlan } from "./planner.js";
 import { pickAnchor, recordWindow, replanTarget, type WindowAnchor } from "./window-anchors.js";
 

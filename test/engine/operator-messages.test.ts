@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { isLedgerCommand } from "../../src/host/operator-messages.js";
+import { isLedgerCommand } from "../../src/host/messages.js";
 import { assistant, call, createTestEngine, result, user } from "../support/engine-harness.js";
 
 // A reply as 2026.9.6 stores a plugin command's answer in the transcript (recorded from a real host session).

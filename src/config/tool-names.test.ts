@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchToolGlob, toolNamesMatcher } from "./tool-glob.js";
+import { matchToolGlob, toolNamesMatcher } from "./tool-names.js";
 
 describe("tool-name globs", () => {
   it("match `*` as any run and `?` as one character, everything else literally", () => {
