@@ -56,7 +56,7 @@ function register(api: OpenClawPluginApi): void {
         // `"*"` needs the list of agents; peek answers pass through the configured redaction.
         listAgents: () => listAgentIds(rt.root),
         redact: (text: string) =>
-          rt.config.redaction.enabled ? redactSecrets(text, rt.config.redaction.patterns) : text,
+          rt.config.redaction.enabled ? redactSecrets(text, rt.redactPatterns(rt.config)) : text,
       }),
       { names: ["ledger_fetch", "ledger_peek", "ledger_search"] },
     );

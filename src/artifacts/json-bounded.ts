@@ -4,17 +4,20 @@ import { fmt } from "./text-window.js";
 /** Largest artifact a `json` selector parses (a parse costs several times the text in memory). */
 export const JSON_SELECTOR_MAX_CHARS = 16_000_000;
 
-// The last parse, reused while the model walks the same artifact with several paths.
-let lastParse: { text: string; root: unknown } | undefined;
+/** One owner's last parse (a store keeps one), reused while the model walks the same artifact with several paths. */
+export interface JsonParseMemo {
+  last?: { text: string; root: unknown };
+}
 
 /**
  * Parses an artifact for a `json` selector: refuses (`selector_invalid`) texts
- * over {@link JSON_SELECTOR_MAX_CHARS} or that are not JSON, and caches the
- * last parse so consecutive selectors on one artifact parse it once.
+ * over {@link JSON_SELECTOR_MAX_CHARS} or that are not JSON. With a `memo`, the
+ * last parse is kept there, so consecutive selectors on one artifact parse it once.
  */
-export function parseJsonArtifact(text: string): unknown {
+export function parseJsonArtifact(text: string, memo?: JsonParseMemo): unknown {
   assertJsonSelectable(text.length);
-  if (lastParse && lastParse.text.length === text.length && lastParse.text === text) return lastParse.root;
+  const last = memo?.last;
+  if (last && last.text.length === text.length && last.text === text) return last.root;
   let root: unknown;
   try {
     root = JSON.parse(text);
@@ -25,7 +28,7 @@ export function parseJsonArtifact(text: string): unknown {
       { cause: err },
     );
   }
-  lastParse = { text, root };
+  if (memo) memo.last = { text, root };
   return root;
 }
 

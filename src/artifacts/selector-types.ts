@@ -1,3 +1,4 @@
+import type { JsonParseMemo } from "./json-bounded.js";
 /** Hard cap of any slice, whatever `maxChars` asks. */
 export const HARD_MAX_CHARS = 20_000;
 /** Most context lines a grep selector may ask for. */
@@ -64,4 +65,6 @@ export interface SliceOptions {
   hardMaxChars?: number;
   /** Time limit of a grep scan. @default 500 */
   grepTimeoutMs?: number;
+  /** Where a `json` selector keeps its last parse (the store's own); none: parsed every time. */
+  jsonMemo?: JsonParseMemo;
 }

@@ -1,6 +1,6 @@
 import { describeValue, LedgerError } from "../errors.js";
 import { grepLines } from "./grep-lines.js";
-import { JsonList, parseJsonArtifact, prettyJsonPrefix } from "./json-bounded.js";
+import { JsonList, parseJsonArtifact, prettyJsonPrefix, type JsonParseMemo } from "./json-bounded.js";
 import { matchJsonPath, parseJsonPath } from "./json-path.js";
 import { countLines } from "./meta.js";
 import { compileSafeRegex } from "../safe-regex.js";
@@ -90,7 +90,10 @@ export function selectSlice(source: string | TextView, selector: Selector, optio
       };
     }
     case "json":
-      return jsonSlice(typeof source === "string" ? source : text.slice(0, text.length), selector.path, budget, base);
+      return jsonSlice(typeof source === "string" ? source : text.slice(0, text.length), selector.path, base, {
+        budget,
+        memo: options.jsonMemo,
+      });
   }
 }
 
@@ -117,11 +120,11 @@ function headTail(
 function jsonSlice(
   text: string,
   path: string,
-  budget: number,
   base: { totalLines: number; totalChars: number },
+  { budget, memo }: { budget: number; memo: JsonParseMemo | undefined },
 ): Slice {
   const steps = parseJsonPath(path);
-  const result = matchJsonPath(parseJsonArtifact(text), steps);
+  const result = matchJsonPath(parseJsonArtifact(text, memo), steps);
   if (result.count === 0) {
     return { ...base, text: "", notice: `${path}: no value (${result.missing ?? "no matches"})`, truncated: false };
   }

@@ -8,6 +8,7 @@ import { writeBlob, type ByteSource, type WrittenBlob } from "./blob-writer.js";
 import { DEFAULT_CHUNK_BYTES, MAX_CHUNK_BYTES } from "./chunk-cut.js";
 import { formatHandle, parseHandle, sha256Hex } from "./handle.js";
 import { ARTIFACT_META_SCHEMA, cleanOrigin, parseArtifactMeta, type ArtifactMeta } from "./meta.js";
+import type { JsonParseMemo } from "./json-bounded.js";
 import { selectSlice } from "./selectors.js";
 import { readGcEpoch, runGc } from "./store-gc.js";
 import { createFileIfAbsent, isNotFound, linkIfAbsent, readFileNoFollow, walkFanout } from "./store-io.js";
@@ -83,6 +84,8 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
   let realRoot: string | undefined;
   let usedBytes: number | undefined;
   const textCache = new TextCache(options.textCacheBytes ?? 64 * 1024 * 1024);
+  // The last `json` selector parse: the model often walks one artifact with several paths in a row.
+  const jsonMemo: JsonParseMemo = {};
 
   async function rootReal(create: boolean): Promise<string | undefined> {
     if (realRoot) return realRoot;
@@ -323,8 +326,9 @@ export function createArtifactStore(options: ArtifactStoreOptions): ArtifactStor
         await handle.close();
       }
     },
-    async select(handle, selector, sliceOptions) {
+    async select(handle, selector, options) {
       const hex = parseHandle(handle);
+      const sliceOptions = { ...options, jsonMemo };
       const slice = await withBlob(hex, (blob) => selectFromBlob(blob, selector, sliceOptions, textCache));
       if (slice) return slice;
       return selectSlice(await store.readText(handle), selector, sliceOptions);

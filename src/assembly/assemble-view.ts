@@ -96,6 +96,7 @@ export async function assembleView(
     semantics,
     messages,
     replyPrimingTokens,
+    hostCharsMemo: rt.owned("host:chars", () => new WeakMap<object, number>()),
   });
   const { budget, messageBudget, hostPlan, rawHostUnits, hostUnits, shaping } = resolved;
 
@@ -105,7 +106,12 @@ export async function assembleView(
   let view = messages;
   const findCaptured = ports.capturedOriginals(identity);
   const tableOf = (carried: (index: number, cleared: boolean) => unknown): MessageTable =>
-    createMessageTable(view, { carried, tokens: (m) => counter.countMessage(m), charge: resolved.charge });
+    createMessageTable(view, {
+      carried,
+      tokens: (m) => counter.countMessage(m),
+      hostChars: resolved.hostChars,
+      charge: resolved.charge,
+    });
   let shaper = createShaper(rt, shaping, { identity, messages: view, findCaptured });
   let clearing = createClearingShaper(rt, shaping, view, shaper);
   let table = tableOf(clearing.carried);

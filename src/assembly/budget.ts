@@ -42,6 +42,8 @@ export interface AssemblyBudgetInput {
   messages: readonly unknown[];
   /** Tokens the provider adds once per request to prime the reply (the counter's `countMessages([])`). */
   replyPrimingTokens: number;
+  /** Where host sizes of message objects are kept between calls (the runtime's); none: sized every time. */
+  hostCharsMemo?: WeakMap<object, number>;
 }
 
 /** Every budget figure of one assembly. */
@@ -72,12 +74,16 @@ export interface AssemblyBudget {
   charge(exactTokens: number, message: unknown): number;
   /** What the host's binding estimator will count for the returned messages and the system prompt addition. */
   hostEstimate(messages: readonly unknown[], addition?: string): number;
+  /** Weighted chars of one message as the host sizes it. */
+  hostChars(message: unknown): number;
   /** Exact tokens left for the summary once messages of `keptTokens` are kept. */
   summaryRoom(keptTokens: number): number;
 }
 
 /** Resolves the budget of one assembly (see {@link AssemblyBudget}). */
 export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBudgetInput): AssemblyBudget {
+  const memo = input.hostCharsMemo;
+  const sizeOf = (message: unknown): number => hostMessageChars(message, 4, memo);
   const hostPlan = resolveHostPlan({
     semantics: input.semantics,
     config: input.hostConfig,
@@ -88,6 +94,7 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
     overhead: input.overhead,
     summaryChars: settings.summary.enabled ? settings.summary.maxInjectedChars : 0,
     history: input.messages,
+    hostChars: sizeOf,
   });
   const budget = normalizeBudget(hostPromptBudget(input.generation, input.tokenBudget), {
     fallbackTokens: settings.budget.fallbackBudgetTokens,
@@ -117,8 +124,10 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
     rawHostUnits,
     hostUnits,
     shaping: capInlineOutputs(settings, messageBudget),
-    charge: (exactTokens, message) => charge(exactTokens, () => hostUnitsOf(message)),
-    hostEstimate: (messages, addition) => hostEstimateOf(hostPlan, messages, addition ? hostChars(addition) : 0),
+    charge: (exactTokens, message) => charge(exactTokens, () => sizeOf(message) / 4),
+    hostEstimate: (messages, addition) =>
+      hostEstimateOf(hostPlan, messages, addition ? hostChars(addition) : 0, sizeOf),
+    hostChars: sizeOf,
     summaryRoom: (keptTokens) => budget.tokens - margin - keptTokens - priming,
   };
 }
@@ -175,6 +184,8 @@ export interface HostPlanInput {
   summaryChars: number;
   /** The history assemble received: its recent answers size the reply the host adds at its threshold check. */
   history?: readonly unknown[];
+  /** Weighted chars of one message as the host sizes it. @default hostMessageChars */
+  hostChars?: (message: unknown) => number;
 }
 
 /** What the planner gets from the host line. */
@@ -232,7 +243,7 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
     systemChars: overhead.systemChars + input.summaryChars,
     toolsChars: overhead.toolsChars,
     livePromptChars: appendedChars,
-    replyTokens: Math.min(maxOutputTokens, recentReplyTokens(input.history ?? [])),
+    replyTokens: Math.min(maxOutputTokens, recentReplyTokens(input.history ?? [], input.hostChars ?? hostMessageChars)),
     memoryFlush: memoryFlushFromConfig(input.config),
   });
   // What the host's own estimator multiplies by: the precheck's, else the transport's (the threshold is the provider's
@@ -249,20 +260,15 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
 const RECENT_REPLIES = 3;
 
 /** Host units of the largest of the session's last few assistant messages: the size of the reply to expect. */
-function recentReplyTokens(history: readonly unknown[]): number {
+function recentReplyTokens(history: readonly unknown[], sizeOf: (message: unknown) => number): number {
   let largest = 0;
   let seen = 0;
   for (let i = history.length - 1; i >= 0 && seen < RECENT_REPLIES; i--) {
     if ((history[i] as { role?: unknown } | null)?.role !== "assistant") continue;
     seen++;
-    largest = Math.max(largest, Math.ceil(hostUnitsOf(history[i])));
+    largest = Math.max(largest, Math.ceil(sizeOf(history[i]) / 4));
   }
   return largest;
-}
-
-/** Host units (weighted chars / 4) of one message. */
-export function hostUnitsOf(message: unknown): number {
-  return hostMessageChars(message) / 4;
 }
 
 /**
@@ -270,7 +276,12 @@ export function hostUnitsOf(message: unknown): number {
  * prompt addition), by the binding estimator, rounded up. The host's own system prompt,
  * tool schemas and live prompt are its to count; the plan already left room for them.
  */
-export function hostEstimateOf(plan: HostPlan, messages: readonly unknown[], additionChars = 0): number {
-  const chars = messages.reduce<number>((sum, m) => sum + hostMessageChars(m), additionChars);
+export function hostEstimateOf(
+  plan: HostPlan,
+  messages: readonly unknown[],
+  additionChars = 0,
+  sizeOf: (message: unknown) => number = hostMessageChars,
+): number {
+  const chars = messages.reduce<number>((sum, m) => sum + sizeOf(m), additionChars);
   return Math.ceil((chars / 4) * plan.factor);
 }

@@ -91,7 +91,7 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, view: S
         origin,
         exitCode,
         redact: settings.redaction.enabled,
-        redactPatterns: settings.redaction.patterns,
+        redactPatterns: rt.redactPatterns(settings),
       });
       if (!plan.changed) return block;
       changed = true;
@@ -114,7 +114,7 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, view: S
           limits,
           coverage,
           redact: settings.redaction.enabled,
-          redactPatterns: settings.redaction.patterns,
+          redactPatterns: rt.redactPatterns(settings),
         });
         return { type: "text", text };
       }

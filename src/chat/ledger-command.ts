@@ -109,7 +109,7 @@ async function fetchText(
       defaultMaxChars: Math.min(rt.config.retrieval.defaultMaxChars, 3_500),
       grepTimeoutMs: rt.config.retrieval.grepTimeoutMs,
       // A chat is read by people: the same redaction as every other view, over the whole output before the cut.
-      redactFetch: (text) => redactAlways(settings, text),
+      redactFetch: (text) => redactSecrets(text, rt.redactPatterns(settings)),
     },
     { agentId, ...(sessionKey ? { sessionKey } : {}) },
   );
@@ -145,11 +145,6 @@ async function outsideSession(
     (v) => v.messages.some((m) => m.handles?.includes(normalized)) || v.offloaded.some((o) => o.handle === normalized),
   );
   return shown ? undefined : refusal;
-}
-
-/** Redaction for people-facing text: the agent's patterns, and the built-in rules even where redaction is off. */
-function redactAlways(settings: ReturnType<LedgerRuntime["settings"]>, text: string): string {
-  return redactSecrets(text, settings.redaction.patterns);
 }
 
 /** A selector from chat words, or a usage message. */

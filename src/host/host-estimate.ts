@@ -18,20 +18,16 @@ export function hostChars(text: string, weight = 4): number {
   return text.length + nonLatin * (weight - 1);
 }
 
-// Per message object at the host's weight: the same objects are counted on every call of a session
-// (as the exact counter's identity cache does), and the non-Latin scan of a long text is not free.
-// A pure memo of the object alone (no setting enters it), so it is safe to share between runtimes.
-const charsOf = new WeakMap<object, number>();
-
 /**
  * Weighted characters of one message as the host's estimators see it: block texts, tool-call JSON, other blocks as
- * JSON.
+ * JSON. With `memo` (the runtime owns one: the host hands the same objects to every call of a session, and the
+ * non-Latin scan of a long text is not free) the host-weight size of each object is computed once.
  */
-export function hostMessageChars(message: unknown, weight = 4): number {
+export function hostMessageChars(message: unknown, weight = 4, memo?: WeakMap<object, number>): number {
   if (!message || typeof message !== "object") return 0;
-  if (weight !== 4) return weighMessage(message, weight);
-  let chars = charsOf.get(message);
-  if (chars === undefined) charsOf.set(message, (chars = weighMessage(message, weight)));
+  if (weight !== 4 || !memo) return weighMessage(message, weight);
+  let chars = memo.get(message);
+  if (chars === undefined) memo.set(message, (chars = weighMessage(message, weight)));
   return chars;
 }
 

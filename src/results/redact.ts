@@ -1,4 +1,3 @@
-import { LRUCache } from "lru-cache";
 import { compileRedactPattern } from "../safe-regex.js";
 import { describeValue, LedgerError } from "../errors.js";
 
@@ -40,8 +39,24 @@ const DEFAULT_RULES: Array<{ re: RegExp; keep?: number }> = [
 /** The default patterns as plain regular expressions (for doctor and docs). */
 export const DEFAULT_SECRET_PATTERNS: readonly RegExp[] = DEFAULT_RULES.map((r) => r.re);
 
-// A pure memo of the pattern source (no setting enters it), so it is shared by every runtime of the process.
-const compiled = new LRUCache<string, RegExp | false>({ max: 256 });
+/** The operator's extra patterns, compiled once by their owner (the runtime keeps them per agent's settings). */
+export type RedactPatterns = readonly RegExp[];
+
+/**
+ * Compiles config pattern sources with the vetted compiler. The config schema refuses an
+ * invalid or unsafe pattern first; one that slips through is skipped here, not fatal.
+ */
+export function compileRedactPatterns(sources: readonly string[]): RedactPatterns {
+  const out: RegExp[] = [];
+  for (const source of sources) {
+    try {
+      out.push(compileRedactPattern(source));
+    } catch {
+      // Refused by the schema already; skipped, never thrown (redaction runs inside the logger).
+    }
+  }
+  return out;
+}
 
 /**
  * Replaces secrets in text shown to the model, an operator or a log
@@ -51,34 +66,22 @@ const compiled = new LRUCache<string, RegExp | false>({ max: 256 });
  * JWTs, bearer tokens, private key blocks (also the tail of a block whose
  * BEGIN is not in the text), and `password=...`-style assignments (also
  * `aws_secret_access_key`, quoted and JSON-escaped values), plus
- * `extraPatterns` (regular expression sources from config). Redact before
+ * `extraPatterns` (compiled by {@link compileRedactPatterns}). Redact before
  * cutting: a cut can split a secret so that no rule matches the rest.
  * Stored originals are never redacted. Never throws (it runs inside the
  * logger): an invalid extra pattern is skipped; config parsing should reject
  * it first with {@link validateRedactPatterns}.
  */
-export function redactSecrets(text: string, extraPatterns: readonly string[] = []): string {
+export function redactSecrets(text: string, extraPatterns: RedactPatterns = []): string {
   let out = text;
   for (const rule of DEFAULT_RULES) {
     rule.re.lastIndex = 0;
     out = out.replace(rule.re, (...m: unknown[]) => (rule.keep ? `${String(m[rule.keep])}${REDACTED}` : REDACTED));
   }
   out = redactOrphanKeyEnds(out);
-  for (const source of extraPatterns) {
-    let re = compiled.get(source);
-    if (re === undefined) {
-      try {
-        re = compileRedactPattern(source);
-      } catch {
-        // The config schema refuses such patterns; one that slips through is skipped, not fatal.
-        re = false;
-      }
-      compiled.set(source, re);
-    }
-    if (re) {
-      re.lastIndex = 0;
-      out = out.replace(re, REDACTED);
-    }
+  for (const re of extraPatterns) {
+    re.lastIndex = 0;
+    out = out.replace(re, REDACTED);
   }
   return out;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { handleForBytes } from "../artifacts/handle.js";
 import { detectFormat } from "./detect-format.js";
 import { buildPreview } from "./preview.js";
-import { redactSecrets } from "./redact.js";
+import { compileRedactPatterns, redactSecrets } from "./redact.js";
 import { DEFAULT_SHAPE_LIMITS, planToolResultShape, shapeToolResultText, stubFor } from "./shape-tool-result.js";
 import { buildStub, isLedgerBlock, parseStubHandle } from "./stub.js";
 import { summarizeOutput } from "./summarize-output.js";
@@ -138,7 +138,7 @@ describe("redactSecrets", () => {
   ])("%j", (input, expected) => expect(redactSecrets(input)).toBe(expected));
 
   it("applies extra patterns and skips invalid ones", () => {
-    expect(redactSecrets("id=CUST-1234 ok", ["CUST-\\d+", "("])).toBe("id=[REDACTED] ok");
+    expect(redactSecrets("id=CUST-1234 ok", compileRedactPatterns(["CUST-\\d+", "("]))).toBe("id=[REDACTED] ok");
   });
 });
 

@@ -5,7 +5,7 @@ import { countLines, type ArtifactMeta, type ArtifactOrigin } from "../artifacts
 import { fmt } from "../artifacts/text-window.js";
 import { detectFormat, STRUCTURED_FORMATS, type OutputFormat } from "./detect-format.js";
 import { buildPreview } from "./preview.js";
-import { redactSecrets } from "./redact.js";
+import { redactSecrets, type RedactPatterns } from "./redact.js";
 import { planSchemaStrip, type StrippedPart } from "./strip-schema.js";
 import { buildStub, coverageOfText, isLedgerBlock, promptStubText, type StubCoverage } from "./stub.js";
 import { summarizeOutput } from "./summarize-output.js";
@@ -46,7 +46,7 @@ export interface ShapePlanOptions {
   /** Exit code from the tool's details, for the summary. */
   exitCode?: number | null;
   /** Extra redaction patterns for preview and summary. @default [] */
-  redactPatterns?: readonly string[];
+  redactPatterns?: RedactPatterns;
   /** Redact preview and summary. @default true */
   redact?: boolean;
 }

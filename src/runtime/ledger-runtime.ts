@@ -6,7 +6,7 @@ import { encodingForModel } from "../tokens/encoder.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
 import type { AgentSettings, LedgerConfig } from "../config/schema.js";
 import { createLedgerLogger, type HostLogger, type LedgerLogger } from "../host/logger.js";
-import { redactSecrets } from "../results/redact.js";
+import { compileRedactPatterns, redactSecrets, type RedactPatterns } from "../results/redact.js";
 import { createEventLog, type EventLog } from "../state/event-log.js";
 import { agentRoot, artifactRoot, eventLogPath, resolveLedgerRoot } from "../state/paths.js";
 import { collectReferences } from "../state/reference-scan.js";
@@ -63,6 +63,8 @@ export interface LedgerRuntime {
   counter(settings: AgentSettings, modelId?: string): TokenCounter;
   /** Redacts secrets per the agent's rules (previews, summaries, logs). */
   redact(settings: AgentSettings, text: string): string;
+  /** The agent's extra redaction patterns, compiled once per settings object. */
+  redactPatterns(settings: Pick<AgentSettings, "redaction">): RedactPatterns;
   /**
    * Process state owned by this runtime: the cache or queue a module keeps under `name`, made by
    * `create` on first use. State lives as long as the runtime, never in a module, so a second runtime
@@ -98,13 +100,22 @@ export const STORE_FULL_KEEP_NEWER_MS = 10 * 60_000;
 export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntime {
   const { config } = options;
   const root = resolveLedgerRoot({ stateDir: config.stateDir, env: options.env });
-  const redactLine = config.redaction.enabled ? (t: string) => redactSecrets(t, config.redaction.patterns) : undefined;
+  const linePatterns = compileRedactPatterns(config.redaction.patterns);
+  const redactLine = config.redaction.enabled ? (t: string) => redactSecrets(t, linePatterns) : undefined;
   const logger = createLedgerLogger(options.hostLogger, { level: config.logLevel, redact: redactLine });
   const events = createEventLog(eventLogPath(root), { redact: redactLine });
   const stores = new Map<string, ArtifactStore>();
   const counters = new Map<string, TokenCounter>();
   const settingsCache = new Map<string, AgentSettings>();
   const ownedState = new Map<string, unknown>();
+  // Per settings object: parsed once per config, so its patterns array is stable.
+  const compiledPatterns = new WeakMap<readonly string[], RedactPatterns>();
+  const patternsOf = (settings: Pick<AgentSettings, "redaction">): RedactPatterns => {
+    const sources = settings.redaction.patterns;
+    let patterns = compiledPatterns.get(sources);
+    if (!patterns) compiledPatterns.set(sources, (patterns = compileRedactPatterns(sources)));
+    return patterns;
+  };
   return {
     config,
     root,
@@ -169,8 +180,9 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
       return counter;
     },
     redact(settings, text) {
-      return settings.redaction.enabled ? redactSecrets(text, settings.redaction.patterns) : text;
+      return settings.redaction.enabled ? redactSecrets(text, patternsOf(settings)) : text;
     },
+    redactPatterns: patternsOf,
     owned<T>(name: string, create: () => T): T {
       if (!ownedState.has(name)) ownedState.set(name, create());
       return ownedState.get(name) as T;

@@ -1,7 +1,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { redactSecrets } from "../results/redact.js";
+import { compileRedactPatterns, redactSecrets } from "../results/redact.js";
 import { useTempDir } from "../../test/support/temp-dir.js";
 import { createEventLog, rotatedEventLogPath } from "./event-log.js";
 
@@ -24,7 +24,9 @@ describe("event log", () => {
   it("redacts values, so every line stays valid JSON whatever a rule matches", async () => {
     const file = path.join(tmp(), "events.jsonl");
     // A rule that would eat the quotes and comma around a value if it ran over the serialised line.
-    const log = createEventLog(file, { redact: (t) => redactSecrets(t, ['password"?\\s*[:=]\\s*"?[^\\s]+']) });
+    const log = createEventLog(file, {
+      redact: (t) => redactSecrets(t, compileRedactPatterns(['password"?\\s*[:=]\\s*"?[^\\s]+'])),
+    });
     await log.write({
       op: "error",
       error: 'login failed: password="hunter2", user=bob',

@@ -13,7 +13,7 @@ const HANDLE_CHARS = "ledger:v1:sha256:".length + 64;
  * Artifact kinds whose content may cite other artifacts (packs name `previous` and `artifacts`; stripped parts hold
  * pointers).
  */
-const CITING_KINDS = new Set(["checkpoint", "schema", "field"]);
+const CITING_KINDS: ReadonlySet<string> = new Set(["checkpoint", "schema", "field"]);
 
 /** What {@link collectReferences} found. */
 export interface ReferenceScan {

@@ -121,7 +121,7 @@ export function handlesIn(text: string): string[] {
 /**
  * Extensions a bare `name.ext` (no slash) must have to count as a file: `s.length` and `process.stdout.write` are code.
  */
-const FILE_EXTENSIONS = new Set(
+const FILE_EXTENSIONS: ReadonlySet<string> = new Set(
   "ts tsx mts cts js jsx mjs cjs json json5 jsonl md mdx txt log yaml yml toml ini conf cfg env sh bash zsh fish ps1 py pyi rb go rs java kt kts c h cc cpp hpp cs php html htm css scss sass less xml csv tsv sql db sqlite lock pdf png jpg jpeg gif svg webp ico zip gz tgz tar bz2 xz ipynb vue svelte swift dart lua pl r scala ex exs erl hs ml tf tfvars gradle properties pem crt key bak patch diff wasm proto graphql gql dockerfile makefile mk cmake plist sln csproj".split(
     " ",
   ),

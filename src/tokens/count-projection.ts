@@ -34,9 +34,15 @@ export interface ProjectionRules {
   imageTokens: number;
 }
 
-const TOOL_CALL_TYPES = new Set(["toolCall", "tool_use", "toolUse", "functionCall", "function_call"]);
-const IMAGE_TYPES = new Set(["image", "image_url", "input_image"]);
-const CONTENT_ROLES = new Set(["user", "assistant", "system", "developer", "custom"]);
+const TOOL_CALL_TYPES: ReadonlySet<string> = new Set([
+  "toolCall",
+  "tool_use",
+  "toolUse",
+  "functionCall",
+  "function_call",
+]);
+const IMAGE_TYPES: ReadonlySet<string> = new Set(["image", "image_url", "input_image"]);
+const CONTENT_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system", "developer", "custom"]);
 
 /**
  * The projection of `message`. Never throws: a part that cannot be read

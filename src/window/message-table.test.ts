@@ -24,6 +24,7 @@ function countingForms(): MessageForms & { calls: { carried: number; tokens: num
       calls.tokens++;
       return "cleared" in (message as object) ? 1 : 10;
     },
+    hostChars: (message) => JSON.stringify(message).length,
     charge(exactTokens) {
       calls.charge++;
       return exactTokens * 2;

@@ -7,7 +7,6 @@
  * planner walks newest-first and stops when the budget is full: a long history costs what the
  * window visits, and no step counts, sizes or fingerprints a message a second time.
  */
-import { hostMessageChars } from "../host/host-estimate.js";
 import { fingerprintMessage, isGenuineUserMessage, roleOf } from "../host/messages.js";
 
 /** How the table's owner shapes, counts and charges one message (the table decides nothing itself). */
@@ -16,6 +15,8 @@ export interface MessageForms {
   carried(index: number, cleared: boolean): unknown;
   /** Exact tokens of one carried message (framing included). */
   tokens(message: unknown): number;
+  /** Weighted chars of a message as the host stores and sizes it. */
+  hostChars(message: unknown): number;
   /** What the planner is charged for a carried message of `exactTokens`: the larger of the budget's two units. */
   charge(exactTokens: number, message: unknown): number;
 }
@@ -78,7 +79,7 @@ export function createMessageTable(messages: readonly unknown[], forms: MessageF
     pinned: (index) => index === newestUser || (index === 0 && roleOf(messages[0]) === "compactionSummary"),
     hostChars(index) {
       let chars = hostChars.get(index);
-      if (chars === undefined) hostChars.set(index, (chars = hostMessageChars(messages[index])));
+      if (chars === undefined) hostChars.set(index, (chars = forms.hostChars(messages[index])));
       return chars;
     },
     fingerprint(index) {

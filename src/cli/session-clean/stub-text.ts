@@ -1,5 +1,6 @@
 import type { AgentSettings } from "../../config/schema.js";
 import { stubForText } from "../../results/shape-tool-result.js";
+import { compileRedactPatterns } from "../../results/redact.js";
 
 /** What the CLI knows about a payload it replaces by a stub. */
 export interface CliStubInfo {
@@ -23,7 +24,7 @@ export function cliStub(
     limits: { previewChars: settings.offload.previewChars },
     exitCode: info.exitCode ?? null,
     redact: settings.redaction.enabled,
-    redactPatterns: settings.redaction.patterns,
+    redactPatterns: compileRedactPatterns(settings.redaction.patterns),
     offRamp: true,
   });
 }

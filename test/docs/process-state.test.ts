@@ -1,0 +1,55 @@
+/**
+ * Process state lives in the runtime object (`runtime/ledger-runtime.ts`: `owned`, its
+ * stores, counters and settings), never in a module: a second runtime of the process (a
+ * second config or state dir) must not read the first one's caches, and a test's runtime
+ * must not leak into the next. The few module-level values that must be process-wide are
+ * listed here with the reason; a new one fails this test until it is moved or listed.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = path.resolve(import.meta.dirname, "../../src");
+
+/** `file: name` → why it is process-wide. */
+const PROCESS_WIDE: Record<string, string> = {
+  "plugin.ts: runtimes": "the registry of runtime objects itself (one per config and state dir)",
+  "fs/lock.ts: inProcess": "the in-process half of a file lock: two runtimes writing one file must queue",
+  "chat/register-chat-command.ts: registered": "the host's api objects already given the chat command",
+  "tokens/encoder.ts: tables": "BPE rank tables, immutable once loaded (~170 MB, ~0.7 s each)",
+  "tokens/count-text.ts: prepared": "derived from those immutable tables, dropped with them",
+  "tokens/tokenizer-bpe.ts: capacity": "scratch buffers of the synchronous merge: no data outlives a call",
+  "tokens/tokenizer-bpe.ts: nextPart": "scratch buffer (see capacity)",
+  "tokens/tokenizer-bpe.ts: prevPart": "scratch buffer (see capacity)",
+  "tokens/tokenizer-bpe.ts: partRank": "scratch buffer (see capacity)",
+  "tokens/tokenizer-bpe.ts: pairRank": "scratch buffer (see capacity)",
+  "tokens/tokenizer-bpe.ts: heap": "scratch buffer (see capacity)",
+  "artifacts/time-limit.ts: context": "an empty vm context hosting time-limited calls: holds no data",
+};
+
+// A top-level `let`, or a top-level const holding a new mutable collection (a `Readonly…` type marks a constant).
+const MUTABLE =
+  /^(?:export )?(?:let (\w+)|const (\w+)(?:: (?!Readonly)[^=]+)? = new (?:Map|WeakMap|Set|WeakSet|LRUCache)\b)/;
+
+function moduleState(): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(SRC, { recursive: true, encoding: "utf8" })) {
+    if (!name.endsWith(".ts") || name.endsWith(".test.ts")) continue;
+    for (const line of readFileSync(path.join(SRC, name), "utf8").split("\n")) {
+      const m = MUTABLE.exec(line);
+      if (m) found.push(`${name.split(path.sep).join("/")}: ${m[1] ?? m[2]}`);
+    }
+  }
+  return found.sort();
+}
+
+describe("process state", () => {
+  it("lives in the runtime object, apart from the listed process-wide values", () => {
+    expect(moduleState().filter((s) => !(s in PROCESS_WIDE))).toEqual([]);
+  });
+
+  it("lists no process-wide value that is gone (the list stays true)", () => {
+    const present = new Set(moduleState());
+    expect(Object.keys(PROCESS_WIDE).filter((s) => !present.has(s))).toEqual([]);
+  });
+});
