@@ -3,6 +3,7 @@
 // first call in a fresh process (module import and tokenizer load included).
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { captureIndexOf } from "../dist/src/capture/capture-index.js";
 import { createBenchEngine } from "./lib/engine.mjs";
 import { createMessageBuilder } from "./lib/messages.mjs";
 import { generateLongHistory } from "./lib/synthetic-session.mjs";
@@ -68,6 +69,51 @@ function fresh(n, reps) {
   };
 }
 
+/** Capture counts of the captured-session measure: a short session and one of about 500 turns. */
+export const CAPTURE_COUNTS = [30, 1_000];
+
+/**
+ * assemble() as 2026.4.24 calls it (fresh message objects on every call: it loads the transcript anew each
+ * run) on a session whose capture folder holds `captures` records, with the newest turn's output big enough to
+ * be offloaded, so the capture index is asked for it on every call.
+ */
+async function captured(captures, calls) {
+  const bench = await createBenchEngine({}, { generation: "2026.4" });
+  const ids = { sessionId: `cap-${captures}`, sessionKey: `agent:main:cap-${captures}` };
+  try {
+    const index = captureIndexOf(bench.rt, "main");
+    for (let i = 0; i < captures; i++) {
+      const text = `output ${i}\n`.repeat(200);
+      const { handle } = await bench.rt.store("main").stash(text, {});
+      await index.record({
+        toolCallId: `call_${i}`,
+        toolName: "exec",
+        ...ids,
+        handle,
+        chars: text.length,
+        lines: 200,
+        source: "aggregated",
+      });
+    }
+    const history = [];
+    for (let t = 0; t < 40; t++) {
+      const output = `line ${t} `.repeat(t === 39 ? 3_000 : 50);
+      history.push(
+        { role: "user", content: `question ${t}` },
+        { role: "assistant", content: [{ type: "toolCall", id: `c${t}`, name: "exec", arguments: { command: "x" } }] },
+        { role: "toolResult", toolCallId: `c${t}`, toolName: "exec", content: [{ type: "text", text: output }] },
+        { role: "assistant", content: `answer ${t}` },
+      );
+    }
+    const copies = Array.from({ length: calls + 1 }, () => structuredClone(history));
+    const call = (i) => bench.engine.assemble({ ...ids, messages: copies[i], tokenBudget: 32_000 });
+    await call(calls);
+    return { captures, ...summarize(await timeRuns(calls, call)) };
+  } finally {
+    await bench.cleanup();
+  }
+}
+
 /**
  * Runs the benchmark.
  * @param {{ calls?: number, freshReps?: number, lengths?: number[], log?: (line: string) => void }} [options]
@@ -100,6 +146,13 @@ export async function runLatencyBench(options = {}) {
         `fresh ${String(n).padStart(6)} msgs: first assemble p50 ${row.firstMs.p50} ms (import ${row.importMs.p50} ms more); second ${row.secondMs.p50} ms`,
       );
   }
+  const capturedRows = [];
+  for (const n of CAPTURE_COUNTS) {
+    const row = await captured(n, calls);
+    capturedRows.push(row);
+    log(`fresh objects, ${String(n).padStart(5)} captures in the session: p50 ${row.p50} ms (p95 ${row.p95})`);
+  }
+  const capturedRatio = capturedRows.at(-1).p50 / capturedRows[0].p50;
   const at = (rows, n) => rows.find((r) => r.n === n);
   const small = at(warmRows, lengths[0]);
   const large = at(warmRows, lengths.at(-1));
@@ -116,7 +169,10 @@ export async function runLatencyBench(options = {}) {
     breakdown,
     ratio: round(ratio),
     ratioUnchanged: round(ratioUnchanged),
+    captured: capturedRows,
+    capturedRatio: round(capturedRatio),
     targets: {
+      capturedRatio: check(capturedRatio, "<=", 1.5, "x"),
       warm1kMs: check(small.appended.p50, "<=", 2, "ms"),
       warm50kMs: check(large.appended.p50, "<=", 10, "ms"),
       ratio50kTo1k: check(ratio, "<=", 5, "x"),

@@ -17,6 +17,7 @@ export function collectTargets(r) {
   add("Warm assemble p50, 50k messages", r.latency?.targets.warm50kMs);
   add("Warm ratio 50k / 1k", r.latency?.targets.ratio50kTo1k);
   add("First assemble, 50k messages, fresh process", r.latency?.targets.firstCall50kMs);
+  add("Assemble with 1,000 captures / with 30 (fresh objects)", r.latency?.targets.capturedRatio);
   add("Count 1 MB of any content (worst kind)", r.counting?.targets.count1MBAnyContentMs);
   add("Encoder load, fresh process", r.counting?.targets.encoderLoadMs);
   add("Prompt-cache stability @128k", r.tokens?.targets.cacheStability128k);
@@ -109,6 +110,11 @@ function latencySection(l) {
     lines.push(
       "",
       `Breakdown (warm appended p50, summary disabled): ${l.breakdown.map((b) => `${fmtInt(b.n)} msgs ${b.p50} ms`).join(", ")}; the difference to the rows above is the summary block (load + render + count) paid on every call.`,
+    );
+  if (l.captured)
+    lines.push(
+      "",
+      `With captures (2026.4.24's calls: fresh message objects each time, the newest output offloaded, so the capture index is asked): ${l.captured.map((c) => `${fmtInt(c.captures)} captures p50 ${c.p50} ms (p95 ${c.p95})`).join(", ")}; ratio **${l.capturedRatio}**.`,
     );
   lines.push("", "![assemble latency vs history length](bench/latency.svg)");
   return lines;

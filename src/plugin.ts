@@ -1,5 +1,5 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
-import { createCaptureIndex } from "./capture/capture-index.js";
+import { captureIndexOf } from "./capture/capture-index.js";
 import { registerCapture } from "./capture/capture-hook.js";
 import { registerFullExec } from "./capture/full-exec/full-exec-hook.js";
 import { parseConfig } from "./config/parse-config.js";
@@ -62,7 +62,7 @@ function register(api: OpenClawPluginApi): void {
     );
   }
   if (rt.config.offload.capture) {
-    registerCapture(api, rt, (agentId) => createCaptureIndex(rt.root, agentId), hostVersion);
+    registerCapture(api, rt, (agentId) => captureIndexOf(rt, agentId), hostVersion);
     registerFullExec(api, rt, hostVersion);
   }
   if (typeof api.registerCli === "function") registerHostCli(api);

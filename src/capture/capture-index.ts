@@ -1,11 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { LRUCache } from "lru-cache";
 import path from "node:path";
 import { sha256Hex } from "../artifacts/handle.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
 import { readArtifactTextSync } from "./read-sync.js";
 import { matchHostCopy } from "../results/host-copy.js";
-import { toolCallIdsMatch } from "./tool-call-id.js";
+import { toolCallIdMatcher } from "./tool-call-id.js";
+import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 
 /** Where the full original of one tool call's output lives. */
 export interface CaptureRecord {
@@ -98,25 +100,54 @@ function holdsAll(original: string, kept: string | undefined): boolean {
   return tail.length > 0 && original.trimEnd().endsWith(tail);
 }
 
-/** Opens the capture index of one agent under the ledger root. */
-export function createCaptureIndex(root: string, agentId: string): CaptureIndex {
+/** A record as read, with the matcher of its call id (its host forms are costly: computed once). */
+interface ReadRecord {
+  rec: CaptureRecord;
+  matchesId: (hostId: string) => boolean;
+}
+
+/** Records read so far, by file path: the runtime keeps one for every index it opens. */
+export type CaptureRecordCache = LRUCache<string, ReadRecord>;
+
+/** Record files a runtime keeps parsed (a few hundred bytes each). */
+const MAX_CACHED_RECORDS = 100_000;
+
+/**
+ * The capture index of one agent as this runtime opens it: one per call, sharing the
+ * runtime's parsed records, so a session's captures are read from disk once, not on
+ * every assemble (a 500-turn session holds a thousand of them).
+ */
+export function captureIndexOf(rt: LedgerRuntime, agentId: string): CaptureIndex {
+  const records = rt.owned<CaptureRecordCache>("capture:records", () => new LRUCache({ max: MAX_CACHED_RECORDS }));
+  return createCaptureIndex(rt.root, agentId, records);
+}
+
+/** Opens the capture index of one agent under the ledger root (`records`: parsed files kept between indexes). */
+export function createCaptureIndex(root: string, agentId: string, records?: CaptureRecordCache): CaptureIndex {
   const dir = path.join(agentRoot(root, agentId), "captures", "v2");
   const storeRoot = artifactRoot(root, agentId);
-  // Records are immutable once written (the file name holds the handle): memoise by path.
-  const memo = new Map<string, CaptureRecord | null>();
-  const readRecord = (file: string): CaptureRecord | undefined => {
-    if (!memo.has(file)) {
-      let rec: CaptureRecord | null = null;
-      try {
-        const parsed = JSON.parse(readFileSync(file, "utf8")) as CaptureRecord;
-        if (parsed.schema === "context-ledger.capture.v2" && typeof parsed.handle === "string") rec = parsed;
-      } catch {
-        // A capture being written or damaged resolves nothing; the host's own text stays.
-        rec = null;
-      }
-      memo.set(file, rec);
+  // Records are immutable once written (the file name holds the handle): memoise by path. A file that does not
+  // parse is remembered for this index only: it may be a capture still being written.
+  const memo = new Map<string, ReadRecord>();
+  const unreadable = new Set<string>();
+  const remember = (file: string, rec: CaptureRecord): ReadRecord => {
+    const read = { rec, matchesId: toolCallIdMatcher(rec.toolCallId) };
+    memo.set(file, read);
+    records?.set(file, read);
+    return read;
+  };
+  const readRecord = (file: string): ReadRecord | undefined => {
+    const known = records?.get(file) ?? memo.get(file);
+    if (known || unreadable.has(file)) return known;
+    try {
+      const parsed = JSON.parse(readFileSync(file, "utf8")) as CaptureRecord;
+      if (parsed.schema === "context-ledger.capture.v2" && typeof parsed.handle === "string")
+        return remember(file, parsed);
+    } catch {
+      // A capture being written or damaged resolves nothing; the host's own text stays.
     }
-    return memo.get(file) ?? undefined;
+    unreadable.add(file);
+    return undefined;
   };
   const sessionDirs = (s: CaptureSession): string[] =>
     [...new Set([s.sessionKey, s.sessionId].filter((v): v is string => Boolean(v)))].map((k) =>
@@ -141,9 +172,8 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
         }
         for (const name of names) {
           if (!name.endsWith(".json")) continue;
-          const rec = readRecord(path.join(d, name));
-          if (rec && sameSession(rec, query.session) && toolCallIdsMatch(rec.toolCallId, query.hostId))
-            candidates.push(rec);
+          const read = readRecord(path.join(d, name));
+          if (read && sameSession(read.rec, query.session) && read.matchesId(query.hostId)) candidates.push(read.rec);
         }
       }
       // Exact matches only: captured from this very message, or the host copy is this capture's own truncation.
@@ -182,8 +212,8 @@ export function createCaptureIndex(root: string, agentId: string): CaptureIndex 
         encodeSegment(scope),
         `${encodeSegment(rec.toolCallId)}.${rec.handle.slice(-16)}.json`,
       );
-      memo.set(file, full);
       await writeFileAtomic(file, `${JSON.stringify(full)}\n`);
+      remember(file, full);
     },
   };
 }

@@ -75,8 +75,18 @@ export function hostToolCallIdForms(rawId: string): Set<string> {
  * ids repeat, so a content check must confirm the link.
  */
 export function toolCallIdsMatch(rawId: string, hostId: string): boolean {
-  if (rawId === hostId) return true;
-  const a = normalizeToolCallId(rawId);
-  if (a.length > 0 && a === normalizeToolCallId(hostId)) return true;
-  return hostToolCallIdForms(rawId).has(hostId);
+  return toolCallIdMatcher(rawId)(hostId);
+}
+
+/**
+ * {@link toolCallIdsMatch} for one raw id against many host ids: the rewrite forms (about
+ * forty SHA-256 digests) are computed once, on the first id that needs them.
+ */
+export function toolCallIdMatcher(rawId: string): (hostId: string) => boolean {
+  const key = normalizeToolCallId(rawId);
+  let forms: Set<string> | undefined;
+  return (hostId) =>
+    rawId === hostId ||
+    (key.length > 0 && key === normalizeToolCallId(hostId)) ||
+    (forms ??= hostToolCallIdForms(rawId)).has(hostId);
 }

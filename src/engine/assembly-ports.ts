@@ -1,6 +1,6 @@
 import type { AssemblyPorts } from "../assembly/ports.js";
 import { settleCaptures } from "../capture/capture-hook.js";
-import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
+import { captureIndexOf, captureSessionOf } from "../capture/capture-index.js";
 import { readDebt, recordDebt } from "../host/raw-tally.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { recordViewSnapshot } from "./view-snapshot.js";
@@ -14,7 +14,7 @@ export function createAssemblyPorts(rt: LedgerRuntime): AssemblyPorts {
   return {
     settleCaptures: (identity) => settleCaptures(rt, identity),
     capturedOriginals(identity) {
-      const captures = createCaptureIndex(rt.root, identity.agentId);
+      const captures = captureIndexOf(rt, identity.agentId);
       const session = captureSessionOf(identity);
       return (hostId, hostText) => {
         const rec = captures.resolve({ hostId, hostText, session });

@@ -1,6 +1,6 @@
 import { EXEC_RETENTION_NOTE } from "../results/host-copy.js";
 import type { AgentSettings } from "../config/schema.js";
-import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
+import { captureIndexOf, captureSessionOf, type CaptureIndex } from "../capture/capture-index.js";
 import { settleCaptures } from "../capture/capture-hook.js";
 import { LedgerError } from "../errors.js";
 import {
@@ -103,7 +103,7 @@ export async function payDownDebt(
   const target = Math.floor(budget * PAYDOWN_TARGET_SHARE);
   const candidates = pickCandidates(entries, settings, input.stubAnswers);
   const store = rt.store(identity.agentId);
-  const captures = createCaptureIndex(rt.root, identity.agentId);
+  const captures = captureIndexOf(rt, identity.agentId);
   const replacements: { entryId: string; message: Record<string, unknown> }[] = [];
   let freedChars = 0;
   for (const entry of candidates) {
@@ -194,7 +194,7 @@ function showsOutput(text: string, output: string): boolean {
 interface StubEntryContext {
   settings: AgentSettings;
   store: ReturnType<LedgerRuntime["store"]>;
-  captures: ReturnType<typeof createCaptureIndex>;
+  captures: CaptureIndex;
   identity: SessionIdentity;
   redact: (text: string) => string;
 }

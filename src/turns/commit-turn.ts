@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { captureTurnOutputs } from "../capture/capture-turn.js";
-import { captureSessionOf, createCaptureIndex } from "../capture/capture-index.js";
+import { captureIndexOf, captureSessionOf } from "../capture/capture-index.js";
 import { takeTeedOutput } from "../capture/full-exec/take-teed.js";
 import { settleCaptures } from "../capture/capture-hook.js";
 import { describeValue, isLedgerError, LedgerError } from "../errors.js";
@@ -77,7 +77,7 @@ export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInp
             messages: turn,
             settings,
             store: rt.store(identity.agentId),
-            captures: createCaptureIndex(rt.root, identity.agentId),
+            captures: captureIndexOf(rt, identity.agentId),
             origin: { agentId: identity.agentId, sessionKey: identity.sessionKey, sessionId: identity.sessionId },
             teedOutput: (toolCallId, toolName) =>
               takeTeedOutput(rt, {

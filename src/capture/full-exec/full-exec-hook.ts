@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { execPolicyVerdict } from "../../host/exec-policy.js";
 import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
 import { agentOfCall, capturesAfterToolCall, pendingCapturesOf, type ToolCallContext } from "../capture-hook.js";
-import { captureSessionOf, createCaptureIndex } from "../capture-index.js";
+import { captureIndexOf, captureSessionOf } from "../capture-index.js";
 import { recordTeedOutput } from "../capture-turn.js";
 import { discardTeedOutput, takeTeedOutput } from "./take-teed.js";
 import { createTeeFile, sweepTeeFiles, teeDirOf } from "./tee-files.js";
@@ -136,7 +136,7 @@ export async function storeTeedCall(
     if (!agentId || typeof toolCallId !== "string" || typeof toolName !== "string") return;
     const session = captureSessionOf(ctx);
     if (event.result === undefined) return await discardTeedOutput(rt, toolCallId, session);
-    const index = createCaptureIndex(rt.root, agentId);
+    const index = captureIndexOf(rt, agentId);
     await takeTeedOutput(rt, { agentId, session, toolCallId, toolName }, (full) =>
       recordTeedOutput(index, { toolCallId, toolName, session }, full),
     );
