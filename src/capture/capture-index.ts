@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { LRUCache } from "lru-cache";
 import path from "node:path";
 import { sha256Hex } from "../artifacts/handle.js";
+import { LedgerError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
 import { readArtifactTextSync } from "./read-sync.js";
@@ -206,7 +207,10 @@ export function createCaptureIndex(root: string, agentId: string, records?: Capt
       const full: CaptureRecord = { schema: "context-ledger.capture.v2", ...rec };
       const scope = rec.sessionKey ?? rec.sessionId;
       if (!scope)
-        throw new Error(`Expected a session key or id for the capture of call ${rec.toolCallId}, got neither`);
+        throw new LedgerError(
+          "input_invalid",
+          `Expected a session key or id for the capture of call ${rec.toolCallId}, got neither`,
+        );
       const file = path.join(
         dir,
         encodeSegment(scope),

@@ -28,23 +28,28 @@ export async function replaceKeepingAppends(
   let temp: string | undefined;
   try {
     let carried = readBytes;
-    const copyNew = async (into: fsp.FileHandle | string): Promise<boolean> => {
+    // "shrank": the original was rewritten under us, not appended to.
+    const copyNew = async (into: fsp.FileHandle | string): Promise<"copied" | "none" | "shrank"> => {
       const size = (await source.stat()).size;
-      if (size < carried) throw new Error("shrank");
-      if (size === carried) return false;
+      if (size < carried) return "shrank";
+      if (size === carried) return "none";
       const chunk = Buffer.alloc(size - carried);
       const { bytesRead } = await source.read(chunk, 0, chunk.length, carried);
       const bytes = chunk.subarray(0, bytesRead);
       if (typeof into === "string") await fsp.appendFile(into, bytes);
       else await into.write(bytes);
       carried += bytesRead;
-      return true;
+      return "copied";
     };
     temp = await writeSyncedTemp(file, replacement);
     const out = await fsp.open(temp, "a");
     let still = false;
     try {
-      for (let round = 0; round < MAX_CATCH_UP_ROUNDS && !still; round++) still = !(await copyNew(out));
+      for (let round = 0; round < MAX_CATCH_UP_ROUNDS && !still; round++) {
+        const copied = await copyNew(out);
+        if (copied === "shrank") return undefined;
+        still = copied === "none";
+      }
       if (!still) return undefined;
       await out.chmod((await source.stat()).mode & 0o777);
       await fsp.rename(temp, file);
@@ -54,7 +59,9 @@ export async function replaceKeepingAppends(
       // the old inode is watched until it has been quiet for LATE_QUIET_MS.
       let quietSince = Date.now();
       for (let late = 0; late < MAX_CATCH_UP_ROUNDS && Date.now() - quietSince < LATE_QUIET_MS; late++) {
-        if (await copyNew(file)) quietSince = Date.now();
+        const copied = await copyNew(file);
+        if (copied === "shrank") return undefined;
+        if (copied === "copied") quietSince = Date.now();
         else await new Promise((resolve) => setTimeout(resolve, LATE_POLL_MS));
       }
       await out.sync();
@@ -62,9 +69,6 @@ export async function replaceKeepingAppends(
       await out.close();
     }
     return carried - readBytes;
-  } catch (err) {
-    if ((err as Error).message === "shrank") return undefined;
-    throw err;
   } finally {
     await source.close();
     if (temp) await fsp.rm(temp, { force: true }).catch(() => undefined);
