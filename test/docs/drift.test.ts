@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { readBlock } from "../../src/config/doc-block.js";
 import { buildManifest } from "../../src/config/manifest.js";
 import { runCli } from "../../src/cli/run-cli.js";
-import { linesWithTranscriptStore } from "../../src/host/host-lines.js";
+import { debtAdvice } from "../../src/cli/status.js";
+import { HOST_LINE_IDS, HOST_LINES, linesWithTranscriptStore } from "../../src/host/host-lines.js";
 import { runWith } from "../cli/cli-fixtures.js";
 import { renderConfigReference } from "../../src/config/reference.js";
 import { PLUGIN_VERSION } from "../../src/version.js";
@@ -45,5 +46,27 @@ describe("generated artifacts stay in step with the code", () => {
     const guide = read("docs/operator-guide.md").replace(/ – /g, "-");
     expect(guide).toContain(`JSONL host (${jsonl})`);
     expect(guide).toContain(`SQLite host (${sqlite})`);
+  });
+
+  it("which SQLite lines maintain() pays down: README, operator guide and status's advice say what the table says", () => {
+    const sqlite = HOST_LINE_IDS.filter((l) => HOST_LINES[l].transcriptStore === "sqlite");
+    const rewritten = sqlite.filter((l) => HOST_LINES[l].sqliteRewrite);
+    expect([rewritten, sqlite.filter((l) => !rewritten.includes(l))]).toEqual([["2026.9"], ["2026.8"]]);
+    const flat = (file: string) => read(file).replace(/\s+/g, " ");
+    expect(flat("README.md")).toContain(
+      "On 2026.9.x `maintain()` pays tool outputs down in the host's SQLite transcript; on 2026.8.x it does not",
+    );
+    const guide = flat("docs/operator-guide.md");
+    expect(guide).toContain("On 2026.9.x the engine's `maintain()` pays oversized tool outputs down there");
+    expect(guide).toContain("On 2026.8.x it does not rewrite");
+    expect(debtAdvice(true)).toContain("maintain() pays tool outputs down on 2026.9.x (not on 2026.8.x)");
+    // No sentence may group 9.x with the line paydown leaves alone.
+    for (const file of ["README.md", "docs/operator-guide.md", "docs/design.md", "docs/host-lines.md"])
+      expect(
+        flat(file)
+          .split(/(?<=\.) /)
+          .filter((x) => /8\.x-9\.x.*(not rewritten|cannot rewrite)/.test(x)),
+        file,
+      ).toEqual([]);
   });
 });
