@@ -39,16 +39,16 @@ const HOST_CAPTURE_PREFIX = "openclaw-plugin-build-";
  * How to run this CLI without the host: the standalone entry of this package. It works when `openclaw.json` is
  * invalid (the host then refuses to start any command, `openclaw context-ledger ...` included). Inside 2026.9.x
  * this module may run from the host's scratch copy of the plugin, gone after the command: then the entry is taken
- * from the folders `plugins.load.paths` names, and no path is printed when none holds it.
+ * from `pluginDirs` (the folders the host loads the plugin from), and no path is printed when none holds it.
  */
 export async function standaloneCommandFinding(
-  loadPaths: readonly string[] = [],
+  pluginDirs: readonly string[] = [],
   self = fileURLToPath(new URL("./main.js", import.meta.url)),
 ): Promise<DoctorFinding> {
   const scratch = self.split(path.sep).some((part) => part.startsWith(HOST_CAPTURE_PREFIX));
   const candidates = [
     ...(scratch ? [] : [self]),
-    ...loadPaths.map((dir) => path.resolve(dir, "dist", "src", "cli", "main.js")),
+    ...pluginDirs.map((dir) => path.resolve(dir, "dist", "src", "cli", "main.js")),
   ];
   let main: string | undefined;
   for (const candidate of candidates) {

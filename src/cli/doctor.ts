@@ -1,3 +1,4 @@
+import path from "node:path";
 import { COMMON_OPTIONS, stringFlag } from "./args.js";
 import { runCommand } from "./command.js";
 import { checkEngineContract, standaloneCommandFinding } from "./doctor-engine.js";
@@ -6,7 +7,7 @@ import { checkArtifactsAndState, checkPermissionsAndTemp } from "./doctor-store.
 import { checkStubsWhileOff } from "./doctor-stubs.js";
 import type { DoctorFinding } from "./doctor-types.js";
 import { progName, writeJson, type CliIo } from "./io.js";
-import { loadOperatorContext } from "./operator-context.js";
+import { loadOperatorContext, PLUGIN_ID } from "./operator-context.js";
 import { createProgress } from "./progress.js";
 
 /** Schema tag of `doctor --json`. */
@@ -74,7 +75,10 @@ export async function runDoctorCommand(argv: string[], io: CliIo): Promise<numbe
       ...(await checkPermissionsAndTemp({ root: ctx.ledgerRoot, fix, progress })),
       ...(await checkArtifactsAndState({ root: ctx.ledgerRoot, fix, progress, prog: progName(io) })),
       ...(await checkStubsWhileOff(ctx, progName(io))),
-      await standaloneCommandFinding(loadPaths(ctx.hostConfig)),
+      await standaloneCommandFinding([
+        ...loadPaths(ctx.hostConfig),
+        path.join(ctx.openclawState, "extensions", PLUGIN_ID),
+      ]),
     ];
     progress.end();
     const open = findings.filter((f) => f.level === "error" && !f.fixed);
@@ -119,7 +123,7 @@ export function renderDoctor(report: DoctorReport, prog = "context-ledger"): str
   return `${prog} doctor (${report.root})\n${lines.join("\n")}\n\n${report.ok ? "OK" : "PROBLEMS"}: ${s.errors} error(s), ${s.warnings} warning(s), ${s.fixed} fixed.${hint}\n`;
 }
 
-/** `plugins.load.paths` of a host config: where a linked plugin lives. */
+/** `plugins.load.paths` of a host config: where a linked plugin lives (an installed one: `<state>/extensions/<id>`). */
 function loadPaths(hostConfig: Record<string, unknown> | undefined): string[] {
   const load = (hostConfig?.plugins as { load?: { paths?: unknown } } | undefined)?.load;
   return Array.isArray(load?.paths) ? load.paths.filter((p): p is string => typeof p === "string") : [];
