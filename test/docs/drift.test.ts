@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readBlock } from "../../src/config/doc-block.js";
 import { buildManifest } from "../../src/config/manifest.js";
-import { runCli } from "../../src/cli/run-cli.js";
+import { runCli, usage } from "../../src/cli/run-cli.js";
 import { debtAdvice } from "../../src/cli/status.js";
 import { HOST_LINE_IDS, HOST_LINES, linesWithTranscriptStore } from "../../src/host/host-lines.js";
 import { runWith } from "../cli/cli-fixtures.js";
@@ -68,5 +68,20 @@ describe("generated artifacts stay in step with the code", () => {
           .filter((x) => /8\.x-9\.x.*(not rewritten|cannot rewrite)/.test(x)),
         file,
       ).toEqual([]);
+  });
+
+  it("every command `context-ledger --help` lists is in the README's command block and has a guide section", () => {
+    const commands = [...usage().matchAll(/^ {2}context-ledger (\S+)/gm)].map((m) => m[1]);
+    expect(commands).toHaveLength(8);
+    const block = /## Command line[\s\S]*?```\n([\s\S]*?)```/.exec(read("README.md"))?.[1] ?? "";
+    const guide = read("docs/operator-guide.md");
+    for (const command of commands) {
+      expect(block, command).toMatch(new RegExp(`^context-ledger ${command}\\b`, "m"));
+      expect(guide, command).toContain(`### \`context-ledger ${command}`);
+    }
+    // And the block names no command the CLI does not have.
+    expect(
+      [...block.matchAll(/^context-ledger (\S+)/gm)].map((m) => m[1]).filter((c) => !commands.includes(c)),
+    ).toEqual([]);
   });
 });
