@@ -8,6 +8,7 @@ import { HOST_LINE_IDS, HOST_LINES, linesWithTranscriptStore } from "../../src/h
 import { runWith } from "../cli/cli-fixtures.js";
 import { renderConfigReference } from "../../src/config/reference.js";
 import { PLUGIN_VERSION } from "../../src/version.js";
+import { parseDemoArgs } from "../../scripts/demo-cli.js";
 
 const root = new URL("../../", import.meta.url);
 const read = (file: string) => readFileSync(new URL(file, root), "utf8");
@@ -83,5 +84,17 @@ describe("generated artifacts stay in step with the code", () => {
     expect(
       [...block.matchAll(/^context-ledger (\S+)/gm)].map((m) => m[1]).filter((c) => !commands.includes(c)),
     ).toEqual([]);
+  });
+
+  it("every `npm run demo -- …` line of the README and the guides is one the demo accepts", () => {
+    const lines = ["README.md", "docs/operator-guide.md", "docs/benchmarks.md"]
+      .filter((file) => existsSync(new URL(file, root)))
+      .flatMap((file) => [...read(file).matchAll(/npm run demo -- ([^#`\n]+)/g)].map((m) => (m[1] ?? "").trim()));
+    expect(lines.length).toBeGreaterThanOrEqual(6);
+    // Placeholders (URL, ID, FILE.json paths) stand for any value; the flags must exist and take what is given.
+    for (const line of lines) {
+      const argv = line.replace(/\bURL\b/g, "http://127.0.0.1:8000/v1").split(/\s+/);
+      expect(parseDemoArgs(argv), line).not.toMatchObject({ kind: "error" });
+    }
   });
 });
