@@ -17,6 +17,7 @@ export type LedgerErrorCode =
   | "input_invalid"
   | "io_failed"
   | "tokenizer_unavailable"
+  | "node_unsupported"
   | "aborted";
 
 /** Options accepted by {@link LedgerError}. */

@@ -9,6 +9,7 @@ import { errorMessage } from "../errors.js";
 import { formatBytes, formatCount, plural } from "../cli/format.js";
 import { viewHeadline } from "../cli/view-render.js";
 import { debtTrend } from "../cli/status-debt-trend.js";
+import { closestWord } from "../cli/nearest.js";
 
 /** The command name: `/ledger ...` in any chat. */
 export const CHAT_COMMAND_NAME = LEDGER_COMMAND;
@@ -24,6 +25,8 @@ export interface ChatCommandContext {
 export interface ChatCommandReply {
   text: string;
 }
+
+const CHAT_SUBCOMMANDS = ["status", "view", "fetch"] as const;
 
 const HELP = [
   "context-ledger in chat:",
@@ -44,11 +47,16 @@ export async function runChatCommand(rt: LedgerRuntime, ctx: ChatCommandContext)
   const agentId = ctx.agentId || agentIdFromSessionKey(ctx.sessionKey);
   try {
     if (!sub || sub === "help") return { text: HELP };
+    if (!(CHAT_SUBCOMMANDS as readonly string[]).includes(sub)) {
+      const near = closestWord(sub, CHAT_SUBCOMMANDS);
+      return {
+        text: `Unknown /ledger command \`${sub}\`; expected status, view or fetch.${near ? ` Did you mean \`/ledger ${near}\`?` : ""}\n${HELP}`,
+      };
+    }
     if (!agentId) return { text: `/ledger ${sub}: this chat names no agent (no agent id, no agent:<id>: session key)` };
     if (sub === "status") return { text: await statusText(rt, agentId, ctx.sessionKey) };
     if (sub === "view") return { text: await viewText(rt, agentId, ctx.sessionKey) };
-    if (sub === "fetch") return { text: await fetchText(rt, agentId, ctx.sessionKey, rest) };
-    return { text: `Unknown /ledger command \`${sub}\`; expected status, view or fetch.\n${HELP}` };
+    return { text: await fetchText(rt, agentId, ctx.sessionKey, rest) };
   } catch (err) {
     return { text: `/ledger ${sub}: ${errorMessage(err)}` };
   }
@@ -57,6 +65,8 @@ export async function runChatCommand(rt: LedgerRuntime, ctx: ChatCommandContext)
 async function statusText(rt: LedgerRuntime, agentId: string, sessionKey: string | undefined): Promise<string> {
   const stats = await rt.store(agentId).stats();
   const head = `context-ledger · agent ${agentId}: ${plural(stats.count, "stored output")}, ${formatBytes(stats.bytes)} original, ${formatBytes(stats.storedBytes)} on disk`;
+  if (!rt.settings(agentId).enabled)
+    return `${head}\ncontext-ledger is disabled for agent ${agentId} (plugin config: \`enabled: false\` for it or for all agents): its turns pass through unchanged and nothing new is recorded.`;
   if (!sessionKey) return `${head}\n(no session in this context)`;
   const s = await rt.sessions.read(agentId, sessionKey);
   const d = s.lastDebt;

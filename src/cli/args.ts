@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { describeValue, LedgerError } from "../errors.js";
+import { closestWord } from "./nearest.js";
 
 /** One option a command accepts. */
 export interface ArgOption {
@@ -52,8 +53,12 @@ export function parseArgv(argv: readonly string[], spec: ArgSpec, command = "con
     }
     const name = t.rawName.startsWith("--") ? t.name : (byShort.get(t.name) ?? t.name);
     const option = spec[name];
-    if (!option)
-      throw usageError(`Unknown option \`${t.rawName}\` for \`${command}\`; expected one of ${known || "no options"}`);
+    if (!option) {
+      const near = t.rawName.startsWith("--") ? closestWord(t.name, Object.keys(spec)) : undefined;
+      throw usageError(
+        `Unknown option \`${t.rawName}\` for \`${command}\`; expected one of ${known || "no options"}${near ? `. Did you mean \`--${near}\`?` : ""}`,
+      );
+    }
     if (option.type === "boolean") {
       if (t.value !== undefined)
         throw usageError(`Option \`--${name}\` of \`${command}\` takes no value, got ${describeValue(t.value)}`);

@@ -1,6 +1,7 @@
 import { parseArgv, wantsHelp, wantsJson, type ArgSpec, type ParsedArgs } from "./args.js";
 import { CliFailure, EXIT, reportFailure } from "./fail.js";
 import { progName, type CliIo } from "./io.js";
+import { closestWord } from "./nearest.js";
 
 /** One leaf command: its words, options and help text. */
 export interface CommandSpec {
@@ -59,37 +60,23 @@ export async function runGroup(
   return run(rest, io);
 }
 
-/** The failure for a command word that is not one of `known`, with the nearest one suggested when it is close. */
-export function unknownCommand(word: string, known: readonly string[], prefix: string): CliFailure {
-  const near = closest(word, known);
+/**
+ * The failure for a command word that is not one of `known`, with the nearest one suggested when it is close.
+ * `nested` maps words of subcommands to their full command (`gc` to `artifact gc`), suggested when no
+ * word of `known` is close: an operator who types `gcc` means `artifact gc`.
+ */
+export function unknownCommand(
+  word: string,
+  known: readonly string[],
+  prefix: string,
+  nested: Readonly<Record<string, string>> = {},
+): CliFailure {
+  const leaf = closestWord(word, Object.keys(nested));
+  const near = closestWord(word, known) ?? (leaf === undefined ? undefined : nested[leaf]);
   return new CliFailure(
     "input_invalid",
     `unknown command \`${word}\`; expected one of ${known.join(", ")}${near ? `. Did you mean \`${near}\`?` : ""}`,
     EXIT.usage,
     near ? `run \`${prefix} ${near}\`` : `run \`${prefix} --help\``,
   );
-}
-
-/** The known word within two edits of `word` (the first of the nearest), if any. */
-function closest(word: string, known: readonly string[]): string | undefined {
-  let best: { word: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const distance = editDistance(word.toLowerCase(), candidate);
-    if (distance <= 2 && (!best || distance < best.distance)) best = { word: candidate, distance };
-  }
-  return best?.word;
-}
-
-/** Levenshtein distance, two rows (command words are short). */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      row.push(Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, substitution));
-    }
-    previous = row;
-  }
-  return previous[b.length] as number;
 }

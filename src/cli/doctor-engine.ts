@@ -1,6 +1,11 @@
+import { promises as fsp } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ENGINE_INFO } from "../host/engine-info.js";
 import type { DoctorFinding } from "./doctor-types.js";
+
+/** The npm package name, as its `package.json` says. */
+const PACKAGE_NAME = "openclaw-context-ledger";
 
 /** The host doctor's line this check explains (2026.9.x `openclaw doctor`). */
 export const HOST_DOCTOR_READ_ONLY_WARNING =
@@ -27,16 +32,51 @@ export function checkEngineContract(): DoctorFinding {
   };
 }
 
+/** The folder name prefix of 2026.9.x's scratch copy of a plugin's source, removed once the plugin is loaded. */
+const HOST_CAPTURE_PREFIX = "openclaw-plugin-build-";
+
 /**
- * How to run this CLI without the host: the standalone entry beside this
- * file. It works when `openclaw.json` is invalid (the host then refuses to
- * start any command, `openclaw context-ledger ...` included).
+ * How to run this CLI without the host: the standalone entry of this package. It works when `openclaw.json` is
+ * invalid (the host then refuses to start any command, `openclaw context-ledger ...` included). Inside 2026.9.x
+ * this module may run from the host's scratch copy of the plugin, gone after the command: then the entry is taken
+ * from `pluginDirs` (the folders the host loads the plugin from), and no path is printed when none holds it.
  */
-export function standaloneCommandFinding(): DoctorFinding {
-  const main = fileURLToPath(new URL("./main.js", import.meta.url));
+export async function standaloneCommandFinding(
+  pluginDirs: readonly string[] = [],
+  self = fileURLToPath(new URL("./main.js", import.meta.url)),
+): Promise<DoctorFinding> {
+  const scratch = self.split(path.sep).some((part) => part.startsWith(HOST_CAPTURE_PREFIX));
+  const candidates = [
+    ...(scratch ? [] : [self]),
+    ...pluginDirs.map((dir) => path.resolve(dir, "dist", "src", "cli", "main.js")),
+  ];
+  let main: string | undefined;
+  for (const candidate of candidates) {
+    if (await isOurEntry(candidate)) {
+      main = candidate;
+      break;
+    }
+  }
+  const how = main
+    ? `\`node ${main} <command>\` (or put it on PATH: \`ln -s ${main} ~/.local/bin/context-ledger\`)`
+    : "`node <plugin folder>/dist/src/cli/main.js <command>` (the `context-ledger` bin of the folder the host loads the plugin from)";
   return {
     check: "command",
     level: "info",
-    message: `standalone: \`node ${main} <command>\` (or put it on PATH: \`ln -s ${main} ~/.local/bin/context-ledger\`); it runs even when openclaw.json is invalid, which \`openclaw context-ledger\` cannot`,
+    message: `standalone: ${how}; it runs even when openclaw.json is invalid, which \`openclaw context-ledger\` cannot`,
   };
+}
+
+/** True when `file` exists inside a package named like this one. */
+async function isOurEntry(file: string): Promise<boolean> {
+  const exists = await fsp.stat(file).then(
+    (st) => st.isFile(),
+    () => false,
+  );
+  if (!exists) return false;
+  const pkg = await fsp.readFile(path.resolve(path.dirname(file), "..", "..", "..", "package.json"), "utf8").then(
+    (text) => JSON.parse(text) as { name?: unknown },
+    () => undefined,
+  );
+  return pkg?.name === PACKAGE_NAME;
 }

@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { promises as fsp } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -61,7 +62,7 @@ export async function checkHostConfig(ctx: OperatorContext): Promise<DoctorFindi
     out.push({
       check: "config",
       level: "ok",
-      message: `plugins.entries["${PLUGIN_ID}"].config is valid against the schema`,
+      message: `plugins.entries["${PLUGIN_ID}"].config is valid against the schema (the rest of openclaw.json is the host's to check: \`openclaw config validate\`)`,
       path: where,
     });
 
@@ -76,13 +77,26 @@ export async function checkHostConfig(ctx: OperatorContext): Promise<DoctorFindi
     });
   }
 
+  if (ctx.configError) {
+    // The host refuses the whole openclaw.json then: no agent runs context-ledger, whatever the defaults would enable.
+    out.push({
+      check: "agents",
+      level: "warn",
+      message:
+        "enabled for: none while the plugin config is invalid: the host refuses such an openclaw.json (a gateway does not start; a running one keeps its previous config)",
+    });
+    return out;
+  }
   const on: string[] = [];
   const off: string[] = [];
   for (const id of await knownAgentIds(ctx)) (resolveAgentSettings(ctx.config, id).enabled ? on : off).push(id);
+  const hostOff = pluginOffReason(ctx);
   out.push({
     check: "agents",
-    level: on.length === 0 ? "warn" : "info",
-    message: `enabled for: ${on.join(", ") || "none"}${off.length ? `; disabled (pass-through) for: ${off.join(", ")}` : ""}${ctx.config.enabled ? "" : " (config `enabled: false` turns every agent off)"}`,
+    level: on.length === 0 || hostOff ? "warn" : "info",
+    message: hostOff
+      ? `enabled for: none while ${hostOff} (the plugin config would enable: ${on.join(", ") || "none"})`
+      : `enabled for: ${on.join(", ") || "none"}${off.length ? `; disabled (pass-through) for: ${off.join(", ")}` : ""}${ctx.config.enabled ? "" : " (config `enabled: false` turns every agent off)"}`,
   });
   return out;
 }
@@ -142,7 +156,7 @@ export interface FoundHost {
  * `--openclaw-bin` when given (a wrong one is an error of its own), else the
  * host this command runs inside, else `openclaw` on PATH, else the working folder.
  */
-export async function checkHostVersion(options: HostVersionOptions): Promise<DoctorFinding> {
+export async function checkHostVersion(options: HostVersionOptions): Promise<DoctorFinding & { found?: FoundHost }> {
   if (options.openclawBin) {
     const given = options.openclawBin;
     const exists = await fsp.stat(given).then(
@@ -158,7 +172,8 @@ export async function checkHostVersion(options: HostVersionOptions): Promise<Doc
         path: given,
       };
     }
-    return verdict({ ...found, via: "--openclaw-bin" });
+    const host: FoundHost = { ...found, via: "--openclaw-bin" };
+    return { ...verdict(host), found: host };
   }
   const found = await findHostPackage(options);
   if (!found) {
@@ -168,7 +183,7 @@ export async function checkHostVersion(options: HostVersionOptions): Promise<Doc
       message: `no openclaw found (not running inside the host, no \`openclaw\` on PATH, none under the working folder); pass --openclaw-bin PATH to check the host version. Supported: ${SUPPORTED_RANGE}`,
     };
   }
-  return verdict(found);
+  return { ...verdict(found), found };
 }
 
 function verdict(found: FoundHost): DoctorFinding {
@@ -231,4 +246,78 @@ async function packageAbove(start: string): Promise<{ file: string; version: str
     if (pkg?.name === "openclaw" && typeof pkg.version === "string") return { file, version: pkg.version };
     if (path.dirname(dir) === dir) return undefined;
   }
+}
+
+/** How long the host's `config validate` may take (it starts the whole host CLI: ~2 s here). */
+const VALIDATE_TIMEOUT_MS = 60_000;
+
+/**
+ * Asks the host itself whether it accepts `openclaw.json` (`openclaw config validate --json`): the plugin checks
+ * only its own entry, and the host rejects the whole file for any unknown key. Only for a host found on PATH or by
+ * `--openclaw-bin`: inside the host the file was already accepted, and a copy under the working folder may not be
+ * the host that reads it. Runs the host's entry with this process's Node; one that is too old says so.
+ */
+export async function checkHostAcceptsConfig(
+  found: FoundHost | undefined,
+  ctx: Pick<OperatorContext, "configPath" | "openclawState" | "hostConfig">,
+  env: NodeJS.ProcessEnv,
+): Promise<DoctorFinding | undefined> {
+  if (!found || !ctx.hostConfig || (found.via !== "PATH" && found.via !== "--openclaw-bin")) return undefined;
+  const pkg = JSON.parse(await fsp.readFile(found.file, "utf8")) as { bin?: unknown };
+  const bin = typeof pkg.bin === "string" ? pkg.bin : (pkg.bin as Record<string, unknown> | undefined)?.openclaw;
+  const entry = path.join(path.dirname(found.file), typeof bin === "string" ? bin : "openclaw.mjs");
+  const run = await new Promise<{ stdout: string; stderr: string; error?: Error }>((resolve) => {
+    execFile(
+      process.execPath,
+      [entry, "config", "validate", "--json"],
+      {
+        env: { ...env, OPENCLAW_STATE_DIR: ctx.openclawState, OPENCLAW_CONFIG_PATH: ctx.configPath },
+        timeout: VALIDATE_TIMEOUT_MS,
+        maxBuffer: 4 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => resolve({ stdout, stderr, ...(error ? { error } : {}) }),
+    );
+  });
+  const verdict = parseValidation(run.stdout);
+  if (!verdict) {
+    const why = (run.stderr.trim().split("\n")[0] ?? "") || run.error?.message || "no JSON answer";
+    return {
+      check: "host-config",
+      level: "info",
+      message: `could not ask openclaw ${found.version} whether it accepts openclaw.json (${why.slice(0, 200)}); run \`openclaw config validate\``,
+      path: ctx.configPath,
+    };
+  }
+  if (verdict.valid)
+    return {
+      check: "host-config",
+      level: "ok",
+      message: `openclaw ${found.version} accepts openclaw.json`,
+      path: ctx.configPath,
+    };
+  const issues = verdict.issues.map((i) => `${i.path}: ${i.message}`);
+  return {
+    check: "host-config",
+    level: "error",
+    message: `openclaw ${found.version} rejects openclaw.json, so neither the gateway nor \`openclaw context-ledger\` starts: ${issues.slice(0, 5).join("; ")}${issues.length > 5 ? `; … (${issues.length} in all)` : ""}`,
+    path: ctx.configPath,
+  };
+}
+
+/** The `config validate --json` answer: `{ valid, issues: [{ path, message }] }`, or undefined when it is not one. */
+function parseValidation(stdout: string): { valid: boolean; issues: { path: string; message: string }[] } | undefined {
+  const start = stdout.indexOf("{");
+  if (start < 0) return undefined;
+  let doc: { valid?: unknown; issues?: unknown };
+  try {
+    doc = JSON.parse(stdout.slice(start)) as typeof doc;
+  } catch {
+    return undefined;
+  }
+  if (typeof doc.valid !== "boolean") return undefined;
+  const issues = (Array.isArray(doc.issues) ? doc.issues : []).map((i: { path?: unknown; message?: unknown }) => ({
+    path: typeof i?.path === "string" && i.path ? i.path : "(root)",
+    message: typeof i?.message === "string" ? i.message : JSON.stringify(i),
+  }));
+  return { valid: doc.valid, issues };
 }

@@ -1,8 +1,8 @@
 /** One doctor finding. */
 export interface DoctorFinding {
   /**
-   * Which check produced it: `config`, `slot`, `agents`, `host`, `engine`, `command`, `permissions`, `temp`, `orphans`,
-   * `artifacts`, `state`, `stubs`.
+   * Which check produced it: `config`, `slot`, `agents`, `host`, `host-config`, `engine`, `command`,
+   * `permissions`, `temp`, `orphans`, `artifacts`, `state`, `stubs`.
    */
   check: string;
   level: "ok" | "info" | "warn" | "error";

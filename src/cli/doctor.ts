@@ -1,12 +1,13 @@
+import path from "node:path";
 import { COMMON_OPTIONS, stringFlag } from "./args.js";
 import { runCommand } from "./command.js";
 import { checkEngineContract, standaloneCommandFinding } from "./doctor-engine.js";
-import { checkHostConfig, checkHostVersion } from "./doctor-host.js";
+import { checkHostAcceptsConfig, checkHostConfig, checkHostVersion } from "./doctor-host.js";
 import { checkArtifactsAndState, checkPermissionsAndTemp } from "./doctor-store.js";
 import { checkStubsWhileOff } from "./doctor-stubs.js";
 import type { DoctorFinding } from "./doctor-types.js";
 import { progName, writeJson, type CliIo } from "./io.js";
-import { loadOperatorContext } from "./operator-context.js";
+import { loadOperatorContext, PLUGIN_ID } from "./operator-context.js";
 import { createProgress } from "./progress.js";
 
 /** Schema tag of `doctor --json`. */
@@ -26,10 +27,11 @@ export interface DoctorReport {
 
 const SPEC = { ...COMMON_OPTIONS, fix: { type: "boolean" }, "openclaw-bin": { type: "string" } } as const;
 const USAGE = `Usage: {prog} doctor [--fix] [--json] [--openclaw-state DIR] [--state-dir DIR] [--openclaw-bin PATH]
-Checks the host config and slot, per-agent enablement, the host version (the host it runs in, else openclaw
-on PATH, else --openclaw-bin), the engine contract the host needs, store permissions, temp files, orphans,
-every artifact's hash, and sessions that still cite offloaded outputs where context-ledger is off (each
-named with the \`export\` that keeps their outputs). --fix only chmods, removes stale temp files and
+Checks the host config and slot, per-agent enablement, the host version (--openclaw-bin, else the host it runs
+in, else openclaw on PATH) and whether that host accepts openclaw.json (\`openclaw config validate\`, run when
+the host is found on PATH or by --openclaw-bin), the engine contract the host needs, store permissions, temp
+files, orphans, every artifact's hash, and sessions that still cite offloaded outputs where context-ledger is
+off (each named with the \`export\` that keeps their outputs). --fix only chmods, removes stale temp files and
 orphaned metadata.
 Exit codes: 0 no error left, 1 usage error, 3 corrupt data left, 5 other problems left.
 `;
@@ -51,18 +53,32 @@ export async function runDoctorCommand(argv: string[], io: CliIo): Promise<numbe
     });
     const progress = createProgress(io.stderr);
     const bin = stringFlag(args, "openclaw-bin");
+    const { found, ...host } = await checkHostVersion({
+      ...(bin ? { openclawBin: bin } : {}),
+      ...(io.hostEntry ? { hostEntry: io.hostEntry } : {}),
+      env: io.env,
+    });
+    const accepted = await checkHostAcceptsConfig(found, ctx, io.env);
     const findings: DoctorFinding[] = [
-      ...(await checkHostConfig(ctx)),
-      await checkHostVersion({
-        ...(bin ? { openclawBin: bin } : {}),
-        ...(io.hostEntry ? { hostEntry: io.hostEntry } : {}),
-        env: io.env,
-      }),
+      ...(await checkHostConfig(ctx)).map((f) =>
+        f.check === "agents" && accepted?.level === "error"
+          ? {
+              ...f,
+              level: "warn" as const,
+              message: "enabled for: none while the host rejects openclaw.json (see host-config)",
+            }
+          : f,
+      ),
+      host,
+      ...(accepted ? [accepted] : []),
       checkEngineContract(),
       ...(await checkPermissionsAndTemp({ root: ctx.ledgerRoot, fix, progress })),
       ...(await checkArtifactsAndState({ root: ctx.ledgerRoot, fix, progress, prog: progName(io) })),
       ...(await checkStubsWhileOff(ctx, progName(io))),
-      standaloneCommandFinding(),
+      await standaloneCommandFinding([
+        ...loadPaths(ctx.hostConfig),
+        path.join(ctx.openclawState, "extensions", PLUGIN_ID),
+      ]),
     ];
     progress.end();
     const open = findings.filter((f) => f.level === "error" && !f.fixed);
@@ -105,4 +121,10 @@ export function renderDoctor(report: DoctorReport, prog = "context-ledger"): str
       ? " Run with --fix for the safe repairs."
       : "";
   return `${prog} doctor (${report.root})\n${lines.join("\n")}\n\n${report.ok ? "OK" : "PROBLEMS"}: ${s.errors} error(s), ${s.warnings} warning(s), ${s.fixed} fixed.${hint}\n`;
+}
+
+/** `plugins.load.paths` of a host config: where a linked plugin lives (an installed one: `<state>/extensions/<id>`). */
+function loadPaths(hostConfig: Record<string, unknown> | undefined): string[] {
+  const load = (hostConfig?.plugins as { load?: { paths?: unknown } } | undefined)?.load;
+  return Array.isArray(load?.paths) ? load.paths.filter((p): p is string => typeof p === "string") : [];
 }

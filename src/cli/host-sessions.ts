@@ -9,6 +9,7 @@ import path from "node:path";
 import { tryParseJson } from "../json.js";
 import { collectUnreadable, scanFileHandles, scanSqliteHandles } from "../state/reference-scan.js";
 import { listLedgerSessions } from "./ledger-scan.js";
+import { sqliteDatabaseClass } from "../fs/sqlite.js";
 
 /** One session's transcript in the host's state dir. */
 export interface HostTranscript {
@@ -121,7 +122,7 @@ function sqliteSessions(
 ): { sessionId: string; sessionKey: string | undefined }[] {
   let db: import("node:sqlite").DatabaseSync | undefined;
   try {
-    const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite");
+    const DatabaseSync = sqliteDatabaseClass();
     db = new DatabaseSync(file, { readOnly: true });
     const keys = new Map<string, string>();
     const hasWindows = db

@@ -10,7 +10,8 @@ export type { CliIo } from "./io.js";
 type GroupRunner = (argv: string[], io: CliIo) => Promise<number>;
 
 // Groups load lazily so `context-ledger --help` stays instant.
-const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner> }> = {
+// `commands` lists a group's subcommands so a mistyped one at the top (`gcc`) can be pointed to it.
+const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>; commands?: readonly string[] }> = {
   status: {
     summary: "[--agent ID] [--session KEY] [--all] [--json]   budget, debt and artifacts per session",
     load: async () => (await import("./status.js")).runStatusCommand,
@@ -27,14 +28,17 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>
   artifact: {
     summary: "stash | fetch | peek | list | rm | gc   the content-addressed artifact store",
     load: async () => (await import("./artifact.js")).runArtifactCommand,
+    commands: ["stash", "fetch", "peek", "list", "rm", "gc"],
   },
   session: {
     summary: "clean [--dry-run] ...   pay down bloated JSONL session files losslessly",
     load: async () => (await import("./session.js")).runSessionCommand,
+    commands: ["clean", "backups"],
   },
   checkpoint: {
     summary: "list | show   checkpoint packs sealed by compaction",
     load: async () => (await import("./checkpoint.js")).runCheckpointCommand,
+    commands: ["list", "show"],
   },
   export: {
     summary:
@@ -58,6 +62,13 @@ export function usage(io: Pick<CliIo, "prog"> = {}): string {
   );
 }
 
+/** Every group's subcommand by its last word (the first group wins a shared word): `gc` → `artifact gc`. */
+export function nestedCommands(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, g] of Object.entries(GROUPS)) for (const sub of g.commands ?? []) out[sub] ??= `${name} ${sub}`;
+  return out;
+}
+
 /**
  * Runs one CLI invocation and returns its exit code (0 ok, 1 usage error,
  * 2 not found, 3 corrupt, 4 invalid handle or selector, 5 other failure).
@@ -74,7 +85,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const entry = GROUPS[group];
   if (!entry) {
-    const err = unknownCommand(group, Object.keys(GROUPS), io.prog ?? "context-ledger");
+    const err = unknownCommand(group, Object.keys(GROUPS), io.prog ?? "context-ledger", nestedCommands());
     return reportFailure(io, err, { command: "", json: wantsJson(rest) });
   }
   try {

@@ -30,6 +30,8 @@ export interface SessionStatus {
 /** One agent in the status report. */
 export interface AgentStatus {
   agentId: string;
+  /** False when the plugin config turns context-ledger off for this agent: its turns pass through unrecorded. */
+  enabled: boolean;
   artifacts: { count: number; bytes: number; storedBytes: number; maxStoreBytes: number; usedRatio: number };
   sessions: SessionStatus[];
 }

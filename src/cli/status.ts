@@ -114,12 +114,22 @@ export async function buildStatusReport(
 ): Promise<StatusReport> {
   const { agent: agentFilter, session: sessionFilter } = options;
   const report: StatusReport = { schema: STATUS_SCHEMA, root, agents: [], warnings: [], hiddenInternalSessions: 0 };
-  for (const agentId of await listLedgerAgents(root)) {
+  const agentIds = await listLedgerAgents(root);
+  // A disabled agent has no state of its own to list; asked for by name, it is shown as disabled, not unknown.
+  if (
+    agentFilter !== undefined &&
+    !agentIds.includes(agentFilter) &&
+    !resolveAgentSettings(config, agentFilter).enabled
+  )
+    agentIds.push(agentFilter);
+  for (const agentId of agentIds) {
     if (agentFilter !== undefined && agentId !== agentFilter) continue;
-    const limit = resolveAgentSettings(config, agentId).limits.maxStoreBytes;
+    const settings = resolveAgentSettings(config, agentId);
+    const limit = settings.limits.maxStoreBytes;
     const stats = await createArtifactStore({ root: artifactRoot(root, agentId) }).stats();
     const agent: AgentStatus = {
       agentId,
+      enabled: settings.enabled,
       artifacts: { ...stats, maxStoreBytes: limit, usedRatio: limit > 0 ? stats.storedBytes / limit : 0 },
       sessions: [],
     };
@@ -195,6 +205,8 @@ export function renderStatus(report: StatusReport, prog = "context-ledger"): str
   for (const agent of report.agents) {
     const a = agent.artifacts;
     out += `\nAgent ${agent.agentId}: ${formatCount(a.count)} artifacts, ${formatBytes(a.bytes)} original, ${formatBytes(a.storedBytes)} stored (${(a.usedRatio * 100).toFixed(1)}% of ${formatBytes(a.maxStoreBytes)} limit)\n`;
+    if (!agent.enabled)
+      out += `  disabled: the plugin config turns context-ledger off for ${agent.agentId}; its turns pass through unchanged and nothing new is recorded\n`;
     if (agent.sessions.length === 0) {
       out += "  no sessions\n";
       continue;

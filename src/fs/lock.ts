@@ -1,8 +1,9 @@
 import { promises as fsp } from "node:fs";
-import lockfile from "proper-lockfile";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type ProperLockfile from "proper-lockfile";
 import { LedgerError } from "../errors.js";
 import { ensureDir, FILE_MODE } from "./atomic-write.js";
-import path from "node:path";
 
 /** Options for {@link withFileLock}. */
 export interface WithFileLockOptions {
@@ -18,8 +19,25 @@ export interface WithFileLockOptions {
   timeoutMs?: number;
 }
 
-// Process-wide on purpose: two runtimes of one process (two configs) writing the same file must queue too.
-const inProcess = new Map<string, Promise<unknown>>();
+interface SharedLocks {
+  lockfile: typeof ProperLockfile;
+  /** The queue per file: two runtimes of one process (two configs, two module copies) must queue too. */
+  inProcess: Map<string, Promise<unknown>>;
+}
+
+// Process-wide, across copies of this module: the host evaluates the plugin afresh on each hot reload (2026.9.6:
+// two copies per reload, dependencies included), and every evaluation of proper-lockfile adds signal-exit's
+// handlers to the process, one per signal, until Node warns MaxListenersExceeded.
+const SHARED = Symbol.for("context-ledger.file-locks");
+
+function sharedLocks(): SharedLocks {
+  const g = globalThis as { [SHARED]?: SharedLocks };
+  g[SHARED] ??= {
+    lockfile: createRequire(import.meta.url)("proper-lockfile") as typeof ProperLockfile,
+    inProcess: new Map(),
+  };
+  return g[SHARED];
+}
 
 /**
  * Runs `fn` while holding an exclusive lock on `file`: serialized within this
@@ -32,6 +50,7 @@ export async function withFileLock<T>(
   options: WithFileLockOptions = {},
 ): Promise<T> {
   const key = path.resolve(file);
+  const { inProcess } = sharedLocks();
   const previous = inProcess.get(key) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(() => lockAndRun(key, fn, options));
   const tail = run.catch(() => undefined);
@@ -54,7 +73,11 @@ async function lockAndRun<T>(file: string, fn: () => Promise<T>, options: WithFi
   let delay = 5;
   for (;;) {
     try {
-      release = await lockfile.lock(file, { stale: staleMs, realpath: false, update: Math.max(1000, staleMs / 2) });
+      release = await sharedLocks().lockfile.lock(file, {
+        stale: staleMs,
+        realpath: false,
+        update: Math.max(1000, staleMs / 2),
+      });
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw err;

@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { zstdDecompressor } from "../fs/zstd.js";
 import type { TranscriptEntry } from "./transcript-jsonl.js";
+import { sqliteDatabaseClass } from "../fs/sqlite.js";
 
 /** Where a session's SQLite transcript is. */
 export interface SqliteTranscriptLocator {
@@ -57,7 +58,7 @@ export const SQLITE_BUSY_WAIT_MS = 50;
 
 /** The agent database, read-only beside the host's writer (WAL), with a short busy wait. */
 async function openReadOnly(locator: SqliteTranscriptLocator): Promise<import("node:sqlite").DatabaseSync> {
-  const { DatabaseSync } = (await import("node:sqlite")) as typeof import("node:sqlite");
+  const DatabaseSync = sqliteDatabaseClass();
   const db = new DatabaseSync(locator.file, { readOnly: true });
   try {
     // Reads are synchronous: a long busy wait behind the host's write lock stalls the whole gateway.

@@ -2,10 +2,11 @@ import { createReadStream, promises as fsp } from "node:fs";
 import path from "node:path";
 import { createArtifactStore } from "../artifacts/store.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
-import { LedgerError } from "../errors.js";
+import { isLedgerError, LedgerError } from "../errors.js";
 import { zstdDecompressor } from "../fs/zstd.js";
 import { decodeSegment, LEDGER_DIR_NAME } from "./paths.js";
 import { readReferenceIndex, REFERENCE_INDEX_FILE } from "./reference-index.js";
+import { sqliteDatabaseClass } from "../fs/sqlite.js";
 
 const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
 const HANDLE_CHARS = "ledger:v1:sha256:".length + 64;
@@ -90,9 +91,16 @@ export async function collectReferences(agentDir: string): Promise<ReferenceScan
   return { handles: found, unreadable, transcriptsScanned: transcripts.size };
 }
 
-/** A `fail` callback of the scans below that records each source in `list`, with the errno code or the message. */
+/**
+ * A `fail` callback of the scans below that records each source in `list`: with the errno code, or the message
+ * (a {@link LedgerError}'s message says what to do, e.g. which Node reads SQLite).
+ */
 export function collectUnreadable(list: ReferenceScan["unreadable"]): (source: string, err: unknown) => void {
-  return (source, err) => list.push({ source, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
+  return (source, err) =>
+    list.push({
+      source,
+      reason: isLedgerError(err) ? err.message : ((err as NodeJS.ErrnoException).code ?? (err as Error).message),
+    });
 }
 
 /**
@@ -193,8 +201,7 @@ export function scanSqliteHandles(
 ): void {
   let db: import("node:sqlite").DatabaseSync | undefined;
   try {
-    // Loaded lazily: node:sqlite exists from Node 22.5 and warns as experimental on some lines.
-    const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite");
+    const DatabaseSync = sqliteDatabaseClass();
     db = new DatabaseSync(file, { readOnly: true });
     const rows =
       sessionIds === undefined

@@ -1,6 +1,6 @@
 import { promises as fsp } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/run-cli.js";
+import { nestedCommands, runCli } from "../../src/cli/run-cli.js";
 import { bloatedSession, makeTempState, runWith, writeHostSession } from "./cli-fixtures.js";
 
 describe("context-ledger <group> dispatch to the operator commands", () => {
@@ -24,7 +24,7 @@ describe("context-ledger <group> dispatch to the operator commands", () => {
     await fsp.rm(dir, { recursive: true, force: true });
   });
 
-  it("a mistyped command is refused with the nearest one suggested; a far one only lists them", async () => {
+  it("a mistyped command or option is refused with the nearest one suggested; a far one only lists them", async () => {
     const { env, dir } = await makeTempState("typo");
     const gc = await runWith(runCli, ["artifact", "gcc"], env);
     expect(gc.code).toBe(1);
@@ -37,6 +37,25 @@ describe("context-ledger <group> dispatch to the operator commands", () => {
     });
     const far = await runWith(runCli, ["artifact", "zzzzzz"], env);
     expect(far.stderr).not.toContain("Did you mean");
+    // A subcommand typed at the top, or mistyped there, is pointed to its group.
+    const top = await runWith(runCli, ["gcc"], env);
+    expect(top.stderr).toContain("Did you mean `artifact gc`?");
+    expect(top.stderr).toContain("next: run `context-ledger artifact gc`");
+    expect((await runWith(runCli, ["cleen"], env)).stderr).toContain("Did you mean `session clean`?");
+    const option = await runWith(runCli, ["artifact", "gc", "--dryrun", "--json"], env);
+    expect(option.code).toBe(1);
+    expect(JSON.parse(option.stdout).error.message).toMatch(
+      /Unknown option `--dryrun` .*\. Did you mean `--dry-run`\?$/,
+    );
+    expect((await runWith(runCli, ["artifact", "gc", "--zzzzzz"], env)).stderr).not.toContain("Did you mean");
+    await fsp.rm(dir, { recursive: true, force: true });
+  });
+
+  it("every subcommand the top level suggests runs in its group", async () => {
+    const { env, dir } = await makeTempState("nested");
+    for (const full of Object.values(nestedCommands()))
+      expect((await runWith(runCli, [...full.split(" "), "--help"], env)).code, full).toBe(0);
+    expect(Object.keys(nestedCommands())).toHaveLength(9);
     await fsp.rm(dir, { recursive: true, force: true });
   });
 });

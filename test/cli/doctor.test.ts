@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { artifactPaths } from "../../src/artifacts/blob-path.js";
 import { createArtifactStore } from "../../src/artifacts/store.js";
 import { DOCTOR_SCHEMA, runDoctorCommand, type DoctorReport } from "../../src/cli/doctor.js";
+import { standaloneCommandFinding } from "../../src/cli/doctor-engine.js";
 import { isSupportedHostVersion } from "../../src/cli/doctor-host.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import { makeTempState, runWith } from "./cli-fixtures.js";
@@ -154,6 +155,8 @@ describe("doctor", () => {
     expect(find(r, "config", "error")[0]!.message).toContain('offload.maxChars: expected number, got `"big"` (string)');
     expect(find(r, "slot", "error")[0]!.message).toContain("plugins.slots.contextEngine is unset");
     expect(find(r, "host", "error")[0]!.message).toContain("openclaw 2026.3.1 is NOT supported");
+    // The host refuses an openclaw.json whose plugin config is invalid: no agent runs context-ledger.
+    expect(find(r, "agents")[0]!.message).toMatch(/^enabled for: none while the plugin config is invalid/);
     expect((await runWith(runDoctorCommand, ["--openclaw-bin", hostBin], env)).code).toBe(5);
   });
 
@@ -172,5 +175,59 @@ describe("doctor", () => {
       false,
       false,
     ]);
+  });
+
+  it("asks the host whether it accepts openclaw.json and names what it rejects", async () => {
+    const answer = (valid: boolean) =>
+      `console.log(JSON.stringify(${JSON.stringify({ valid, issues: valid ? [] : [{ path: "gateway", message: 'Unrecognized key: "notARealKey"' }] })}));`;
+    await fsp.writeFile(hostBin, answer(false));
+    const r = JSON.parse(
+      (await runWith(runDoctorCommand, ["--json", "--openclaw-bin", hostBin], env)).stdout,
+    ) as DoctorReport;
+    expect(find(r, "host-config", "error")[0]!.message).toBe(
+      'openclaw 2026.4.24 rejects openclaw.json, so neither the gateway nor `openclaw context-ledger` starts: gateway: Unrecognized key: "notARealKey"',
+    );
+    expect(find(r, "agents")[0]).toMatchObject({
+      level: "warn",
+      message: "enabled for: none while the host rejects openclaw.json (see host-config)",
+    });
+    expect(r.ok).toBe(false);
+    await fsp.writeFile(hostBin, answer(true));
+    const ok = JSON.parse(
+      (await runWith(runDoctorCommand, ["--json", "--openclaw-bin", hostBin], env)).stdout,
+    ) as DoctorReport;
+    expect(find(ok, "host-config")[0]).toMatchObject({
+      level: "ok",
+      message: "openclaw 2026.4.24 accepts openclaw.json",
+    });
+    expect(find(ok, "agents")[0]!.message).toBe("enabled for: main; disabled (pass-through) for: ops");
+    // A host that cannot answer (here: no output) leaves the verdict to the operator, not an error.
+    await fsp.writeFile(hostBin, "");
+    const silent = JSON.parse(
+      (await runWith(runDoctorCommand, ["--json", "--openclaw-bin", hostBin], env)).stdout,
+    ) as DoctorReport;
+    expect(find(silent, "host-config")[0]!.message).toMatch(
+      /^could not ask openclaw 2026\.4\.24 whether it accepts openclaw\.json \(no JSON answer\); run `openclaw config validate`$/,
+    );
+  });
+
+  it("names the standalone command from plugins.load.paths when it runs from the host's scratch copy", async () => {
+    const plugin = path.join(dir, "plugin");
+    await fsp.mkdir(path.join(plugin, "dist", "src", "cli"), { recursive: true });
+    await fsp.writeFile(path.join(plugin, "package.json"), JSON.stringify({ name: "openclaw-context-ledger" }));
+    await fsp.writeFile(path.join(plugin, "dist", "src", "cli", "main.js"), "");
+    const scratch = path.join(dir, "openclaw-plugin-build-x1", "dist", "src", "cli", "main.js");
+    const found = await standaloneCommandFinding([path.join(dir, "elsewhere"), plugin], scratch);
+    expect(found.message).toMatch(/^standalone: `node \S+\/plugin\/dist\/src\/cli\/main\.js <command>`/);
+    expect(found.message).not.toContain("openclaw-plugin-build-");
+    // An installed plugin lives in <state>/extensions/context-ledger, which doctor looks in too.
+    const installed = path.join(state, "extensions", "context-ledger");
+    await fsp.cp(plugin, installed, { recursive: true });
+    const r = JSON.parse((await runWith(runDoctorCommand, ["--json"], env)).stdout) as DoctorReport;
+    expect(find(r, "command")[0]!.message).toContain(
+      `\`node ${path.join(installed, "dist", "src", "cli", "main.js")} <command>\``,
+    );
+    const none = await standaloneCommandFinding([], scratch);
+    expect(none.message).toMatch(/^standalone: `node <plugin folder>\/dist\/src\/cli\/main\.js <command>`/);
   });
 });

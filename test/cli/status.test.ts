@@ -156,4 +156,27 @@ describe("status", () => {
     );
     expect(w.message).not.toContain("run `context-ledger session clean");
   });
+
+  it("marks an agent context-ledger is off for, and shows one without state as disabled, not unknown", async () => {
+    await fsp.writeFile(
+      path.join(path.dirname(root), "openclaw.json"),
+      JSON.stringify({
+        plugins: {
+          entries: { "context-ledger": { config: { agents: { ops: { enabled: false }, qa: { enabled: false } } } } },
+        },
+      }),
+    );
+    const all = await runWith(runStatusCommand, [], env);
+    expect(all.stdout).toMatch(/^Agent ops: .*\n {2}disabled: the plugin config turns context-ledger off for ops;/m);
+    expect(all.stdout).not.toMatch(/disabled: .* for main;/);
+    const report = JSON.parse((await runWith(runStatusCommand, ["--json"], env)).stdout) as StatusReport;
+    expect(report.agents.map((a) => [a.agentId, a.enabled])).toEqual([
+      ["main", true],
+      ["ops", false],
+    ]);
+    const qa = await runWith(runStatusCommand, ["--agent", "qa"], env);
+    expect(qa.code).toBe(0);
+    expect(qa.stdout).toContain("disabled: the plugin config turns context-ledger off for qa");
+    expect((await runWith(runStatusCommand, ["--agent", "nobody"], env)).code).toBe(2);
+  });
 });

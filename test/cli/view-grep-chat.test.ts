@@ -116,6 +116,14 @@ describe("view, grep and /ledger through a real assemble", () => {
       args: `fetch ${handle}`,
     });
     expect(other.text).toMatch(/No output of this chat's session has that handle/);
+    const typo = await runChatCommand(rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: "stauts" });
+    expect(typo.text).toMatch(
+      /^Unknown \/ledger command `stauts`; expected status, view or fetch\. Did you mean `\/ledger status`\?\n/,
+    );
+    expect(typo.text).toContain("/ledger fetch HANDLE lines A-B");
+    // A typo is answered as one even in a chat that names no agent.
+    expect((await runChatCommand(rt, { args: "veiw" })).text).toContain("Did you mean `/ledger view`?");
+    expect((await runChatCommand(rt, { args: "zzzzzz" })).text).not.toContain("Did you mean");
     const registered: unknown[] = [];
     const api = { registerCommand: (c: unknown) => registered.push(c) } as never;
     registerChatCommand(api, rt);
@@ -172,6 +180,19 @@ describe("view records keep what the model was shown", () => {
     const env = { HOME: path.join(t.dir, "home"), PATH: "" };
     const r = await runWith(runCli, ["view", "--session", S.sessionKey, "--json", "--state-dir", t.dir], env);
     expect(JSON.parse(r.stdout).view.plan.total).toBe(messages.length);
+    await t.cleanup();
+  });
+});
+
+describe("/ledger status for an agent context-ledger is off for", () => {
+  it("says the agent is disabled instead of showing an empty session", async () => {
+    const t = await createTestEngine({ agents: { ops: { enabled: false } } });
+    const text = (await runChatCommand(t.rt, { agentId: "ops", sessionKey: "agent:ops:main", args: "status" })).text;
+    expect(text).toMatch(/^context-ledger · agent ops: 0 stored outputs/);
+    expect(text).toContain("context-ledger is disabled for agent ops");
+    expect(text).not.toContain("no turn assembled");
+    const main = (await runChatCommand(t.rt, { agentId: "main", sessionKey: "agent:main:main", args: "status" })).text;
+    expect(main).not.toContain("disabled");
     await t.cleanup();
   });
 });

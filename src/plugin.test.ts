@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { useTempDir } from "../test/support/temp-dir.js";
+import plugin from "./plugin.js";
+
+const dir = useTempDir("ledger-register-");
+
+/** Listener counts of every event of the process and its output streams. */
+function listenerCounts(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const [name, emitter] of [
+    ["process", process],
+    ["stdout", process.stdout],
+    ["stderr", process.stderr],
+  ] as const)
+    for (const event of emitter.eventNames()) counts[`${name}:${String(event)}`] = emitter.listenerCount(event);
+  return counts;
+}
+
+/** A host API as 2026.9.x passes it: engine, tools, hooks, CLI and chat command. */
+function hostApi(stateDir: string, engines: ((ctx?: unknown) => unknown)[]) {
+  const program = {
+    command: () => program,
+    description: () => program,
+    allowUnknownOption: () => program,
+    helpOption: () => program,
+    argument: () => program,
+    action: () => program,
+    addHelpText: () => program,
+  };
+  return {
+    pluginConfig: { stateDir },
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    runtime: { version: "2026.9.6" },
+    registerContextEngine: (_id: string, factory: (ctx?: unknown) => unknown) => engines.push(factory),
+    registerTool() {},
+    registerCommand() {},
+    on() {},
+    registerCli: (register: (ctx: { program: typeof program }) => void) => register({ program }),
+  };
+}
+
+describe("plugin registration", () => {
+  it("registering a dozen times (agent contexts, hot reloads) adds no listener to the process or its streams", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    const before = listenerCounts();
+    const engines: ((ctx?: unknown) => unknown)[] = [];
+    for (let i = 0; i < 12; i++) plugin.register(hostApi(dir(), engines) as never);
+    for (const factory of engines) {
+      const engine = (await factory({ agentDir: `${dir()}/agents/main/agent` })) as { dispose?: () => Promise<void> };
+      await engine.dispose?.();
+    }
+    const after = listenerCounts();
+    process.off("warning", onWarning);
+    expect(engines).toHaveLength(12);
+    expect(after).toEqual(before);
+    expect(warnings).not.toContain("MaxListenersExceededWarning");
+  });
+});
