@@ -3,7 +3,10 @@
  * stores, counters and settings), never in a module: a second runtime of the process (a
  * second config or state dir) must not read the first one's caches, and a test's runtime
  * must not leak into the next. The few module-level values that must be process-wide are
- * listed here with the reason; a new one fails this test until it is moved or listed.
+ * listed here with the reason; a new one fails this test until it is moved or listed. State
+ * shared across module copies (the host evaluates the plugin again on each hot reload) sits on
+ * `globalThis` under a `Symbol.for` key instead: the file locks' queue and lock library
+ * (`fs/lock.ts`) and the copies' registry (`plugin.ts`).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -14,7 +17,6 @@ const SRC = path.resolve(import.meta.dirname, "../../src");
 /** `file: name` → why it is process-wide. */
 const PROCESS_WIDE: Record<string, string> = {
   "plugin.ts: runtimes": "the registry of runtime objects itself (one per config and state dir)",
-  "fs/lock.ts: inProcess": "the in-process half of a file lock: two runtimes writing one file must queue",
   "chat/register-chat-command.ts: registered": "the host's api objects already given the chat command",
   "tokens/encoder.ts: tables": "BPE rank tables, immutable once loaded (~170 MB, ~0.7 s each)",
   "tokens/count-text.ts: prepared": "derived from those immutable tables, dropped with them",
