@@ -21,13 +21,21 @@ import { stopAllGroups } from "./processes.js";
 import { describeSeenTurn, sendTurnAsSeen } from "./turn-as-seen.js";
 import { turnMessage } from "./workloads.js";
 
-/** Legacy turns before the adoption per line: 20 where the loss was seen (2026.9.6). */
+/**
+ * Legacy turns before the adoption per line: 20 where the loss was seen (2026.9.6). `npm test` runs 2026.9.6;
+ * `CONTEXT_LEDGER_ADOPTION_LINES=all` adds 2026.8.2 (no transcript rewrite for the race to hit) and 2026.4.24,
+ * 65-235 s each. 2026.4.24 answered 3/3 alone and 2 of 2 runs on a loaded machine (2026-11-26), but lost the third
+ * turn after adoption once in a loaded clean-clone run (run ok, no model request, the message not in chat.history):
+ * not reproduced since, not understood.
+ */
 const LINES: readonly { version: HostVersion; before: number }[] = [
   { version: "2026.9.6", before: 20 },
-  // 2026.8.2 answered 3/3 (10 legacy turns); it has no transcript rewrite for the race to hit, so its 65 s stay
-  // out of npm test. 2026.4.24 answered 3/3 when run alone, but lost the third turn after adoption once in a
-  // loaded clean-clone run (run ok, no model request, the message not in chat.history): an open finding, kept
-  // out of npm test until it is understood.
+  ...(process.env.CONTEXT_LEDGER_ADOPTION_LINES === "all"
+    ? [
+        { version: "2026.8.2" as const, before: 10 },
+        { version: "2026.4.24" as const, before: 10 },
+      ]
+    : []),
 ];
 /** Turns after the adoption. */
 const AFTER = 3;
