@@ -5,7 +5,7 @@ import { createTokenCounter, type TokenCounter } from "../../src/tokens/count-me
 import { encodingForModel } from "../../src/tokens/encoder.js";
 import { createHostileGenerator } from "../support/hostile-gen.js";
 import { createTestEngine } from "../support/engine-harness.js";
-import { useTempDir } from "../support/temp-dir.js";
+import { memoryTmpRoot, useTempDir } from "../support/temp-dir.js";
 
 const CALLS = Number(process.env.HOSTILE_CALLS ?? 10_000);
 const METHODS = [
@@ -29,7 +29,11 @@ const ERROR_LINE = /^error \[context-ledger\] (\w+) (failed .*: \S.*|fallback fa
 describe("hostile input: 10,000 malformed or extreme lifecycle calls", () => {
   const tmp = useTempDir("ledger-hostile-");
   it("never throws, honours every sane budget exactly (or flags overBudget), and names each problem in the error log", async () => {
-    const t = await createTestEngine({ offload: { maxChars: 2_000, structuredMaxChars: 1_000 } });
+    // The state dir takes about 500 MB of fsynced writes, and this run tests input handling (crash.test.ts kills
+    // writers on the real disk): in memory when the machine has room, where fsync is free.
+    const t = await createTestEngine({ offload: { maxChars: 2_000, structuredMaxChars: 1_000 } }, "2026.9", {
+      tmpRoot: memoryTmpRoot(),
+    });
     const gen = createHostileGenerator(20261122);
     const counters = new Map<string, TokenCounter>();
     const recount = (model: unknown, out: { messages: unknown[] }) => {

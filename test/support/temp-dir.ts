@@ -1,3 +1,4 @@
+import { accessSync, constants, statfsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -53,8 +54,12 @@ afterAll(async () => {
  * `remove` when that test ends, or when the test file ends for one made outside a test; the helper may
  * remove it sooner. Folders of tests that fail or forget their cleanup are removed too.
  */
-export async function makeTempDir(prefix: string, remove: (dir: string) => Promise<void> = removeDir): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+export async function makeTempDir(
+  prefix: string,
+  remove: (dir: string) => Promise<void> = removeDir,
+  root: string = os.tmpdir(),
+): Promise<string> {
+  const dir = await mkdtemp(path.join(root, prefix));
   let removed: Promise<void> | undefined;
   const once = () => (removed ??= remove(dir));
   try {
@@ -68,4 +73,25 @@ export async function makeTempDir(prefix: string, remove: (dir: string) => Promi
 
 function removeDir(dir: string): Promise<void> {
   return rm(dir, { recursive: true, force: true });
+}
+
+const TMPFS_MAGIC = 0x01021994;
+
+/**
+ * Where a run that writes thousands of small files and tests no durability keeps them: Linux's `/dev/shm` when it
+ * is a writable tmpfs with `minFreeBytes` free (there fsync costs nothing), else `os.tmpdir()`. Crash and
+ * durability tests stay on the real disk.
+ */
+export function memoryTmpRoot(minFreeBytes = 1024 ** 3): string {
+  const shm = "/dev/shm";
+  try {
+    const fs = statfsSync(shm);
+    if (fs.type === TMPFS_MAGIC && fs.bavail * fs.bsize >= minFreeBytes) {
+      accessSync(shm, constants.W_OK);
+      return shm;
+    }
+  } catch {
+    // No /dev/shm (macOS, Windows): the usual temp folder.
+  }
+  return os.tmpdir();
 }
