@@ -64,19 +64,15 @@ describe("tool-call ids as the hosts rewrite them", () => {
       "c5",
       ...[1, 7, 8, 9, 10, 23, 24, 30, 31, 32, 33, 39, 40, 41, 64].flatMap((n) => [alnum(n), `call_${alnum(n)}`]),
     ];
-    const formsOf = new Map(raws.map((raw) => [raw, hostToolCallIdForms(raw)]));
-    const everyForm = [...new Set([...formsOf.values()].flatMap((f) => [...f]))];
+    // toolCallIdsMatch asks for the forms only when the filter lets an id through: one that kept out a form
+    // would change its answer.
+    const ruledOut: string[] = [];
     for (const raw of raws) {
       const a = normalizeToolCallId(raw);
-      const forms = formsOf.get(raw) as Set<string>;
-      for (const form of forms)
-        if (form !== raw) expect(mayBeRewrittenForm(raw, a, form), `${raw} → ${form}`).toBe(true);
-      // The filter changes no answer: the same as comparing with every form.
-      for (const hostId of everyForm) {
-        const reference = raw === hostId || (a.length > 0 && a === normalizeToolCallId(hostId)) || forms.has(hostId);
-        expect(toolCallIdsMatch(raw, hostId), `${raw} vs ${hostId}`).toBe(reference);
-      }
+      for (const form of hostToolCallIdForms(raw))
+        if (form !== raw && !mayBeRewrittenForm(raw, a, form)) ruledOut.push(`${raw} → ${form}`);
     }
+    expect(ruledOut.slice(0, 5)).toEqual([]);
     // What a session's other captures look like to a lookup: ruled out before any hash.
     expect(mayBeRewrittenForm("t-1", "t1", "c5")).toBe(false);
     expect(mayBeRewrittenForm("call_t1_r1", "callt1r1", "callt2r1")).toBe(false);
