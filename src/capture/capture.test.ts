@@ -10,6 +10,7 @@ import { matchHostCopy, MIDDLE_OMISSION_MARKER, parseHostCopy } from "../results
 import { readHostSpillFile } from "./spill-file.js";
 import {
   hostToolCallIdForms,
+  mayBeRewrittenForm,
   normalizeToolCallId,
   strict9ToolCallId,
   strictToolCallId,
@@ -46,6 +47,43 @@ describe("tool-call ids as the hosts rewrite them", () => {
     expect(toolCallIdsMatch("toolu_01ABC", "toolu_01ABC")).toBe(true);
     expect(toolCallIdsMatch("call_t1_r1", "callt1r2")).toBe(false);
     expect(toolCallIdsMatch("call_1", "call_2")).toBe(false);
+  });
+
+  it("rules out an unrelated id without hashing, and never one of the host's forms", () => {
+    const alnum = (n: number) => "aB3".repeat(20).slice(0, n);
+    const raws = [
+      ...PROVIDER_IDS,
+      "functions.read:0",
+      "functions.read",
+      "functions.a-b_c:12",
+      "",
+      "__-",
+      "\ud800",
+      "../../etc/passwd",
+      "t-1",
+      "c5",
+      ...[1, 7, 8, 9, 10, 23, 24, 30, 31, 32, 33, 39, 40, 41, 64].flatMap((n) => [alnum(n), `call_${alnum(n)}`]),
+    ];
+    // toolCallIdsMatch asks for the forms only when the filter lets an id through: one that kept out a form
+    // would change its answer.
+    const ruledOut: string[] = [];
+    for (const raw of raws) {
+      const a = normalizeToolCallId(raw);
+      for (const form of hostToolCallIdForms(raw))
+        if (form !== raw && !mayBeRewrittenForm(raw, a, form)) ruledOut.push(`${raw} → ${form}`);
+    }
+    expect(ruledOut.slice(0, 5)).toEqual([]);
+    // What a session's other captures look like to a lookup: ruled out before any hash.
+    expect(mayBeRewrittenForm("t-1", "t1", "c5")).toBe(false);
+    expect(mayBeRewrittenForm("call_t1_r1", "callt1r1", "callt2r1")).toBe(false);
+    expect(
+      mayBeRewrittenForm(
+        "toolu_01A09q90qw90lq917835lq9",
+        "toolu01A09q90qw90lq917835lq9",
+        "toolu01XFDUDYJgAACzvnptvVoYEL30",
+      ),
+    ).toBe(false);
+    expect(mayBeRewrittenForm("call_AbC_12-x", "callAbC12x", "x".repeat(41))).toBe(false);
   });
 
   const hosts = installedHostDists();

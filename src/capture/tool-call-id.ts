@@ -79,8 +79,10 @@ export function toolCallIdsMatch(rawId: string, hostId: string): boolean {
 }
 
 /**
- * {@link toolCallIdsMatch} for one raw id against many host ids: the rewrite forms (about
- * forty SHA-256 digests) are computed once, on the first id that needs them.
+ * {@link toolCallIdsMatch} for one raw id against many host ids (a capture index compares
+ * every capture of a session with each result): a host id that cannot be a rewrite form is
+ * ruled out without hashing, and the forms (about forty SHA-256 digests) are computed once,
+ * on the first id that needs them.
  */
 export function toolCallIdMatcher(rawId: string): (hostId: string) => boolean {
   const key = normalizeToolCallId(rawId);
@@ -88,5 +90,25 @@ export function toolCallIdMatcher(rawId: string): (hostId: string) => boolean {
   return (hostId) =>
     rawId === hostId ||
     (key.length > 0 && key === normalizeToolCallId(hostId)) ||
-    (forms ??= hostToolCallIdForms(rawId)).has(hostId);
+    (mayBeRewrittenForm(rawId, key, hostId) && (forms ??= hostToolCallIdForms(rawId)).has(hostId));
+}
+
+// The host's duplicate-style `openai` repeats.
+const OPENAI_REPEAT = /^call_[0-9a-f]{24}$/;
+// A strict9 form made of a hash (an id with fewer than 9 letters and digits) and the hashed strict9 repeats.
+const HEX9 = /^[0-9a-f]{9}$/;
+// Every strict form (a repeat's hash appended or not) starts with its base cut to this many chars.
+const STRICT_HASHED_BASE = STRICT_MAX - 8;
+
+/**
+ * False when `hostId` is none of {@link hostToolCallIdForms}`(rawId)` (`a`: its letters and digits), decided
+ * without hashing. Every form but the raw id is at most 40 chars and is a strict9 form (9 chars), an `openai`
+ * repeat, or starts with the first 32 chars of its strict base, which are those of the id's letters and digits
+ * (or of the Kimi id itself, kept whole).
+ */
+export function mayBeRewrittenForm(rawId: string, a: string, hostId: string): boolean {
+  if (hostId.length > STRICT_MAX) return false;
+  if (hostId.length === STRICT9 && (HEX9.test(hostId) || hostId.startsWith(a.slice(0, STRICT9)))) return true;
+  if (OPENAI_REPEAT.test(hostId)) return true;
+  return hostId.startsWith(a.slice(0, STRICT_HASHED_BASE)) || hostId.startsWith(rawId.slice(0, STRICT_HASHED_BASE));
 }

@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostPromptBudget } from "../../src/host/host-budget.js";
@@ -8,15 +7,17 @@ import { readActiveBranch } from "../../src/maintenance/transcript-jsonl.js";
 import { OFF_RAMP_LINE, parseStubHandle } from "../../src/results/stub.js";
 import { bloatedSession } from "../cli/cli-fixtures.js";
 import { createTestEngine } from "../support/engine-harness.js";
+import { useSharedTempDir, useTempDir } from "../support/temp-dir.js";
 
 describe("maintain(): debt paydown through the host's rewrite", () => {
   let t: Awaited<ReturnType<typeof createTestEngine>>;
   let file: string;
   const session = bloatedSession({ turns: 6, outputChars: 150_000, answerChars: 12_000 });
+  const jsonlDir = useSharedTempDir("ledger-jsonl-");
+  const tmp = useTempDir("ledger-jsonl-pending-");
   beforeAll(async () => {
     t = await createTestEngine({}, "2026.4"); // 2026.4.24: factory without argument
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-jsonl-"));
-    file = path.join(dir, `${session.sessionId}.jsonl`);
+    file = path.join(jsonlDir(), `${session.sessionId}.jsonl`);
     await writeFile(file, session.text);
   });
   afterAll(async () => t.cleanup());
@@ -117,8 +118,7 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
   });
 
   it("before a turn the host has just stored (its user message unanswered) it waits: the rewrite would race the turn", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-jsonl-"));
-    const pending = path.join(dir, `${session.sessionId}.jsonl`);
+    const pending = path.join(tmp(), `${session.sessionId}.jsonl`);
     const last = (await readActiveBranch(file)).at(-1);
     const message = { role: "user", content: [{ type: "text", text: "and now the tests?" }], timestamp: 1 };
     const line = {

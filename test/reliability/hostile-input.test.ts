@@ -5,6 +5,7 @@ import { createTokenCounter, type TokenCounter } from "../../src/tokens/count-me
 import { encodingForModel } from "../../src/tokens/encoder.js";
 import { createHostileGenerator } from "../support/hostile-gen.js";
 import { createTestEngine } from "../support/engine-harness.js";
+import { memoryTmpRoot, useTempDir } from "../support/temp-dir.js";
 
 const CALLS = Number(process.env.HOSTILE_CALLS ?? 10_000);
 const METHODS = [
@@ -26,8 +27,13 @@ type Method = (typeof METHODS)[number][0];
 const ERROR_LINE = /^error \[context-ledger\] (\w+) (failed .*: \S.*|fallback failed: \S.*)$/s;
 
 describe("hostile input: 10,000 malformed or extreme lifecycle calls", () => {
+  const tmp = useTempDir("ledger-hostile-");
   it("never throws, honours every sane budget exactly (or flags overBudget), and names each problem in the error log", async () => {
-    const t = await createTestEngine({ offload: { maxChars: 2_000, structuredMaxChars: 1_000 } });
+    // The state dir takes about 500 MB of fsynced writes, and this run tests input handling (crash.test.ts kills
+    // writers on the real disk): in memory when the machine has room, where fsync is free.
+    const t = await createTestEngine({ offload: { maxChars: 2_000, structuredMaxChars: 1_000 } }, "2026.9", {
+      tmpRoot: memoryTmpRoot(),
+    });
     const gen = createHostileGenerator(20261122);
     const counters = new Map<string, TokenCounter>();
     const recount = (model: unknown, out: { messages: unknown[] }) => {
@@ -36,7 +42,8 @@ describe("hostile input: 10,000 malformed or extreme lifecycle calls", () => {
       if (!c) counters.set(encoding, (c = createTokenCounter({ encoding })));
       return c.countMessages(out.messages);
     };
-    const transcript = path.join(t.dir, "..", `${path.basename(t.dir)}-transcript.jsonl`);
+    // A host transcript outside the state dir.
+    const transcript = path.join(tmp(), "transcript.jsonl");
     await fsp.writeFile(
       transcript,
       `not json\n{"type":"message","message":{"role":"toolResult","content":[{"type":"text","text":"${"z".repeat(9000)}"}]}}\n{"broken":\n`,
@@ -190,6 +197,5 @@ describe("hostile input: 10,000 malformed or extreme lifecycle calls", () => {
     expect(unnamed.slice(0, 5)).toEqual([]);
     expect(saneAssembles).toBeGreaterThan(CALLS / 10);
     await t.cleanup();
-    await fsp.rm(transcript, { force: true });
   }, 400_000);
 });

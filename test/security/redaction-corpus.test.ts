@@ -1,6 +1,5 @@
 import { promises as fsp, readFileSync } from "node:fs";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPreview } from "../../src/results/preview.js";
@@ -14,6 +13,7 @@ import { extendSummary } from "../../src/summary/extend-summary.js";
 import { INHERITED_SUMMARY_FILE } from "../../src/subagents/subagent-context.js";
 import { assistant, call, createTestEngine, result, user } from "../support/engine-harness.js";
 import { summaryOf } from "../support/view-summary.js";
+import { useTempDir } from "../support/temp-dir.js";
 
 interface Corpus {
   entries: Array<{ name: string; text: string; secrets: string[] }>;
@@ -41,6 +41,7 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
   let t: Awaited<ReturnType<typeof createTestEngine>>;
   const s = { sessionId: "s-red", sessionKey: "agent:main:red" };
   const messages: unknown[] = [];
+  const tmp = useTempDir("ledger-red-");
   beforeAll(async () => {
     t = await createTestEngine({ offload: { maxChars: 2_000, structuredMaxChars: 1_000 } });
     for (const [i, out] of outputs.entries()) {
@@ -134,8 +135,7 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
 
   it("paydown stubs written into the host transcript", async () => {
     const t4 = await createTestEngine({}, "2026.4");
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-red-"));
-    const file = path.join(dir, "s-red.jsonl");
+    const file = path.join(tmp(), "s-red.jsonl");
     const lines: unknown[] = [
       { type: "session", version: 3, id: "s-red", timestamp: "2026-04-25T10:00:00.000Z", cwd: "/work" },
     ];

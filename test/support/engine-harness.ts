@@ -1,10 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
+import { rm } from "node:fs/promises";
 import { parseConfig } from "../../src/config/parse-config.js";
 import type { LedgerConfigInput } from "../../src/config/schema.js";
 import { createEngine, type LedgerEngine } from "../../src/engine/create-engine.js";
 import { createLedgerRuntime, type LedgerRuntime } from "../../src/runtime/ledger-runtime.js";
+import { makeTempDir } from "./temp-dir.js";
 
 /** A quiet logger that keeps lines for assertions. */
 export function createMemoryLogger() {
@@ -15,11 +14,24 @@ export function createMemoryLogger() {
 
 /**
  * An engine over a temp state dir; `restart()` makes a new runtime on the same dir (a process restart).
- * `host: "2026.4"` calls the factory with no argument, as 2026.4.24 does.
+ * `host: "2026.4"` calls the factory with no argument, as 2026.4.24 does. `tmpRoot`: where the dir is made
+ * (`os.tmpdir()`; see `memoryTmpRoot()`).
+ * `cleanup()` disposes it and removes the dir; it also runs by itself when the test that made the engine
+ * ends (or its file, for one made in a `beforeAll`), so a failing test leaves nothing behind.
  */
-export async function createTestEngine(config: LedgerConfigInput = {}, host: "2026.4" | "2026.9" = "2026.9") {
+export async function createTestEngine(
+  config: LedgerConfigInput = {},
+  host: "2026.4" | "2026.9" = "2026.9",
+  options: { tmpRoot?: string } = {},
+) {
   const factoryContext = host === "2026.4" ? undefined : { agentDir: "/tmp/state/agents/main/agent" };
-  const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-engine-"));
+  let cleaned: Promise<void> | undefined;
+  const cleanup = (): Promise<void> =>
+    (cleaned ??= (async () => {
+      await current.engine.dispose();
+      await rm(dir, { recursive: true, force: true });
+    })());
+  const dir = await makeTempDir("ledger-engine-", cleanup, options.tmpRoot);
   const mem = createMemoryLogger();
   const make = (): { rt: LedgerRuntime; engine: LedgerEngine } => {
     const rt = createLedgerRuntime({ config: parseConfig({ ...config, stateDir: dir }), hostLogger: mem.logger });
@@ -39,10 +51,7 @@ export async function createTestEngine(config: LedgerConfigInput = {}, host: "20
       current = make();
       return current.engine;
     },
-    async cleanup() {
-      await current.engine.dispose();
-      await rm(dir, { recursive: true, force: true });
-    },
+    cleanup,
   };
 }
 

@@ -1,7 +1,8 @@
+import { accessSync, constants, statfsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, onTestFinished } from "vitest";
 
 /**
  * A fresh temporary folder for each test of the calling file, removed after it.
@@ -20,4 +21,77 @@ export function useTempDir(prefix: string): () => string {
     if (!dir) throw new Error("useTempDir: the folder exists only while a test runs");
     return dir;
   };
+}
+
+/**
+ * One temporary folder shared by the tests of the calling `describe` (or file), made before the first
+ * and removed after the last. Call at the top level of the `describe`, before the hooks that use it.
+ */
+export function useSharedTempDir(prefix: string): () => string {
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+  return () => {
+    if (!dir) throw new Error("useSharedTempDir: the folder exists only while its tests run");
+    return dir;
+  };
+}
+
+// Removals asked for outside a test (a `beforeAll`): run when the test file ends. Registered when a test
+// file imports this module (vitest evaluates it again for each file).
+const atFileEnd: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const remove of atFileEnd.splice(0)) await remove();
+});
+
+/**
+ * A temporary folder made wherever a helper is called (a test, a `beforeEach` or a `beforeAll`), removed by
+ * `remove` when that test ends, or when the test file ends for one made outside a test; the helper may
+ * remove it sooner. Folders of tests that fail or forget their cleanup are removed too.
+ */
+export async function makeTempDir(
+  prefix: string,
+  remove: (dir: string) => Promise<void> = removeDir,
+  root: string = os.tmpdir(),
+): Promise<string> {
+  const dir = await mkdtemp(path.join(root, prefix));
+  let removed: Promise<void> | undefined;
+  const once = () => (removed ??= remove(dir));
+  try {
+    onTestFinished(once);
+  } catch {
+    // Not inside a test: a beforeAll, or a hook that may not add test hooks.
+    atFileEnd.push(once);
+  }
+  return dir;
+}
+
+function removeDir(dir: string): Promise<void> {
+  return rm(dir, { recursive: true, force: true });
+}
+
+const TMPFS_MAGIC = 0x01021994;
+
+/**
+ * Where a run that writes thousands of small files and tests no durability keeps them: Linux's `/dev/shm` when it
+ * is a writable tmpfs with `minFreeBytes` free (there fsync costs nothing), else `os.tmpdir()`. Crash and
+ * durability tests stay on the real disk.
+ */
+export function memoryTmpRoot(minFreeBytes = 1024 ** 3): string {
+  const shm = "/dev/shm";
+  try {
+    const fs = statfsSync(shm);
+    if (fs.type === TMPFS_MAGIC && fs.bavail * fs.bsize >= minFreeBytes) {
+      accessSync(shm, constants.W_OK);
+      return shm;
+    }
+  } catch {
+    // No /dev/shm (macOS, Windows): the usual temp folder.
+  }
+  return os.tmpdir();
 }
