@@ -4,8 +4,9 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // Three projects: `unit` (fast, in-process), `soak` (long or multi-process runs: the
 // 10,000-call hostile-input fuzz, the SIGKILL crash test, `*.soak.test.ts`) and `host`
 // (real OpenClaw processes: one file per host line, `test/host/line-<version>.test.ts`,
-// each starting one gateway per engine that serves every scenario of the line, plus the
-// install path and tests that load a host's own modules, `*.host.test.ts`). `npm test`
+// each starting one gateway per engine that serves every scenario of the line, a scenario
+// with its own model window or plugin settings on an agent of its own, plus the install
+// path and tests that load a host's own modules, `*.host.test.ts`). `npm test`
 // runs all three, unit and soak together, then host (`sequence.groupOrder`);
 // `npm run test:unit` the first only. Two workers: the machine has 2 cores.
 // The wall-time reporter prints each project's and each host file's wall time at the end.

@@ -64,6 +64,31 @@ describe("mock model", () => {
     ]);
   });
 
+  it("strict: judges a model of `windows` at its own window, with a prefix cache of its own", async () => {
+    mock = await startMockModel({ strict: { contextWindow: 4_000, windows: { "mock-model-wide": 16_000 } } });
+    const long = { role: "user", content: "alpha beta ".repeat(800) };
+    const ask = async (model: string, messages: unknown[]) => {
+      const res = await fetch(`${mock?.baseUrl}/chat/completions`, {
+        method: "POST",
+        body: JSON.stringify({ model, messages, max_tokens: 3_000 }),
+      });
+      return { status: res.status, body: (await res.json()) as { model?: string } };
+    };
+    expect((await ask("mock-model", [long])).status).toBe(400);
+    const wide = await ask("mock-model-wide", [long]);
+    expect(wide.status).toBe(200);
+    expect(wide.body.model).toBe("mock-model-wide");
+    await ask("mock-model-wide", [long, { role: "user", content: "and?" }]);
+    // The default model's endpoint never saw the prefix: nothing cached there.
+    await ask("mock-model", [{ role: "user", content: "alpha beta ".repeat(200) }]);
+    expect(mock.requests.map((r) => [r.rejected ?? "ok", (r.usage?.cachedTokens ?? 0) > 0])).toEqual([
+      ["context_length_exceeded", false],
+      ["ok", false],
+      ["ok", true],
+      ["ok", false],
+    ]);
+  });
+
   it("streams a tool call, then answers once the tool result follows, counting turns by user message", async () => {
     mock = await startMockModel({ script: execTurnScript({ outputChars: 10, answerChars: 50 }) });
     const user = { role: "user", content: "Turn 1: go" };

@@ -6,7 +6,7 @@ import { HOST_LOG_WORDING, assertWorded, wordingsOn, type HostLogSignal } from "
 import { countHostLogSignals, HOST_LOG_PATTERNS } from "../host/logs.js";
 import { startMockModel, type MockModel } from "../host/mock-model.js";
 import { allScenarios, plansFor, planKey } from "../host/scenarios/registry.js";
-import type { HostScenario } from "../host/scenarios/scenario.js";
+import { agentIdOf, type HostScenario } from "../host/scenarios/scenario.js";
 import { scenarioOfText, taggedMessage } from "../host/scenarios/shared-rig.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -62,7 +62,7 @@ describe("scenario registry", () => {
     }
   });
 
-  it("a scenario with its own model shape gets a gateway of its own, after the default shape's", () => {
+  it("a scenario with its own model shape runs on an agent of its own on its engine's gateway, last", () => {
     const run = async (): Promise<void> => undefined;
     const plain: HostScenario = { name: "plain", lines: ["2026.9.6"], engines: ["legacy", "context-ledger"], run };
     const wide: HostScenario = {
@@ -75,13 +75,14 @@ describe("scenario registry", () => {
     const plans = plansFor("2026.9.6", [wide, plain]);
     expect(plans.map((p) => [planKey(p), p.scenarios.map((s) => s.name)])).toEqual([
       ["legacy", ["plain"]],
-      ["context-ledger", ["plain"]],
-      ["context-ledger@65536/4096", ["wide"]],
+      ["context-ledger", ["plain", "wide"]],
     ]);
-    expect(plans[2]?.model).toEqual({ contextWindow: 65_536, maxTokens: 4_096 });
+    expect(plans[0]?.agents).toEqual([]);
+    expect(plans[1]?.agents).toEqual([{ id: "wide", model: { contextWindow: 65_536, maxTokens: 4_096 } }]);
+    expect([agentIdOf(plain), agentIdOf(wide)]).toEqual(["main", "wide"]);
   });
 
-  it("a scenario with its own plugin config gets a gateway of its own, after the defaults'", () => {
+  it("a scenario with its own plugin settings runs on an agent of its own, with them as its section", () => {
     const run = async (): Promise<void> => undefined;
     const plain: HostScenario = { name: "plain", lines: ["2026.9.6"], engines: ["context-ledger"], run };
     const off: HostScenario = {
@@ -93,10 +94,19 @@ describe("scenario registry", () => {
     };
     const plans = plansFor("2026.9.6", [off, plain]);
     expect(plans.map((p) => [planKey(p), p.scenarios.map((s) => s.name)])).toEqual([
-      ["context-ledger", ["plain"]],
-      ['context-ledger {"maintenance":{"enabled":false}}', ["off"]],
+      ["context-ledger", ["plain", "off"]],
     ]);
-    expect(plans[1]?.ledgerConfig).toEqual({ maintenance: { enabled: false } });
+    expect(plans[0]?.agents).toEqual([{ id: "off", ledgerConfig: { maintenance: { enabled: false } } }]);
+  });
+
+  it("the 2026.9.6 line starts one gateway per engine; its 48k and 64k sessions run on agents of their own", () => {
+    const plans = plansFor("2026.9.6");
+    expect(plans.map(planKey)).toEqual(["legacy", "context-ledger"]);
+    expect(plans[1]?.agents.map((a) => [a.id, a.model?.contextWindow, a.ledgerConfig])).toEqual([
+      ["long-session-48k", 49_152, undefined],
+      ["long-session-64k", 65_536, undefined],
+      ["host-cut-64k", 65_536, { maintenance: { enabled: false } }],
+    ]);
   });
 
   it("index.ts lists one module per line, sorted, so parallel additions merge", () => {

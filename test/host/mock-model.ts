@@ -77,9 +77,16 @@ export interface MockModelOptions {
    * over the window or with unpaired tool messages gets OpenAI's 400 error (and `rejected`), and usage reports
    * real BPE prompt tokens and prefix-cached tokens; with `enforce: false` it answers every request and only
    * names the rule one broke (`violation`). Each wire has its provider's rules (`wires.ts`); `wires` limits
-   * strictness to some of them. @default lenient: any request is answered, bytes/4 usage
+   * strictness to some of them. `windows` gives other models' windows by the model id a request names
+   * (`body.model`); each such model has endpoints of its own (its own prefix cache, as a provider caches
+   * per model). @default lenient: any request is answered, bytes/4 usage
    */
-  strict?: { contextWindow: number; enforce?: boolean; wires?: readonly WireName[] };
+  strict?: {
+    contextWindow: number;
+    windows?: Readonly<Record<string, number>>;
+    enforce?: boolean;
+    wires?: readonly WireName[];
+  };
 }
 
 /** A running mock model. */
@@ -114,28 +121,33 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
   let script: MockScript = options.script ?? (() => ({ text: "OK." }));
   const strict = options.strict;
   const counter = strict ? await loadTokenCounter() : undefined;
-  const endpoints = new Map<WireName, WireEndpoint>(
-    WIRES.map((wire) => [
+  const endpointOf = (wire: WireName, contextWindow: number): WireEndpoint =>
+    createWireEndpoint(
       wire,
-      createWireEndpoint(
-        wire,
-        strict && counter && (strict.wires ?? WIRES).includes(wire)
-          ? { contextWindow: strict.contextWindow, enforce: strict.enforce, counter }
-          : undefined,
-      ),
-    ]),
+      strict && counter && (strict.wires ?? WIRES).includes(wire)
+        ? { contextWindow, enforce: strict.enforce, counter }
+        : undefined,
+    );
+  const endpoints = new Map<WireName, WireEndpoint>(
+    WIRES.map((wire) => [wire, endpointOf(wire, strict?.contextWindow ?? 0)]),
   );
+  // The endpoints of the models of `strict.windows`, by model id and wire, made on first use.
+  const modelEndpoints = new Map<string, WireEndpoint>();
+  const endpointFor = (wire: WireName, body: Record<string, unknown>): WireEndpoint => {
+    const model = typeof body.model === "string" ? body.model : undefined;
+    const window = model === undefined ? undefined : strict?.windows?.[model];
+    if (model === undefined || window === undefined) return endpoints.get(wire) as WireEndpoint;
+    const key = `${wire}\u0000${model}`;
+    let endpoint = modelEndpoints.get(key);
+    if (!endpoint) modelEndpoints.set(key, (endpoint = endpointOf(wire, window)));
+    return endpoint;
+  };
   const requests: MockRequest[] = [];
   // Per partition: turn of each distinct user text, and requests so far in each turn.
   const turnOf = new Map<string, Map<string, number>>();
   const countInTurn = new Map<string, Map<number, number>>();
 
-  const handleRequest = (
-    endpoint: WireEndpoint,
-    req: http.IncomingMessage,
-    raw: Buffer,
-    res: http.ServerResponse,
-  ): void => {
+  const handleRequest = (wire: WireName, req: http.IncomingMessage, raw: Buffer, res: http.ServerResponse): void => {
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(raw.toString("utf8")) as Record<string, unknown>;
@@ -143,6 +155,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       res.writeHead(400, { "content-type": "application/json" }).end('{"error":{"message":"bad json"}}');
       return;
     }
+    const endpoint = endpointFor(wire, body);
     const { messages, toolNames } = endpoint.view(body);
     const userText = newestGenuineUserText(messages);
     const partition = options.partition?.(userText) ?? "";
@@ -193,7 +206,8 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       }
     }
     endpoint.write(res, reply, {
-      model: modelId,
+      // The model the request named (an agent's own model on a shared gateway), as a provider answers.
+      model: typeof body.model === "string" ? body.model : modelId,
       requestIndex: request.index,
       body,
       ...(judgement ? { judgement } : {}),
@@ -207,12 +221,11 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     req.on("end", () => {
       const url = req.url ?? "";
       const wire = req.method === "POST" ? wireOfPath(url) : undefined;
-      const endpoint = wire && endpoints.get(wire);
       if (req.method === "GET" && url.endsWith("/models")) {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({ object: "list", data: [{ id: modelId, object: "model", owned_by: "mock" }] }));
-      } else if (endpoint) {
-        handleRequest(endpoint, req, Buffer.concat(chunks), res);
+      } else if (wire) {
+        handleRequest(wire, req, Buffer.concat(chunks), res);
       } else {
         res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"not found"}}');
       }

@@ -25,6 +25,26 @@ export interface WireModelShape {
   maxTokens: number;
 }
 
+/** A provider (`models.providers.<id>`) at the mock's `baseUrl`, speaking `wire`, with one model of that shape. */
+export function mockProvider(baseUrl: string, wire: WireName, modelId: string, model: WireModelShape) {
+  return {
+    baseUrl,
+    apiKey: "mock-key",
+    api: wire,
+    models: [
+      {
+        id: modelId,
+        name: modelId,
+        reasoning: false,
+        input: ["text"],
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        contextWindow: model.contextWindow,
+        maxTokens: model.maxTokens,
+      },
+    ],
+  };
+}
+
 /**
  * The providers (the mock at its base URL, with the wire as `api`) and the `agents.list` entries of
  * {@link WIRE_AGENTS}. The Anthropic provider gets the server root: the host appends `/v1/messages`.
@@ -32,22 +52,8 @@ export interface WireModelShape {
 export function wireAgentsConfig(mock: Pick<MockModel, "baseUrl" | "modelId">, model: WireModelShape) {
   const providers: Record<string, unknown> = {};
   for (const { wire, providerId } of WIRE_AGENTS) {
-    providers[providerId] = {
-      baseUrl: wire === "anthropic-messages" ? mock.baseUrl.replace(/\/v1$/, "") : mock.baseUrl,
-      apiKey: "mock-key",
-      api: wire,
-      models: [
-        {
-          id: mock.modelId,
-          name: mock.modelId,
-          reasoning: false,
-          input: ["text"],
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-          contextWindow: model.contextWindow,
-          maxTokens: model.maxTokens,
-        },
-      ],
-    };
+    const baseUrl = wire === "anthropic-messages" ? mock.baseUrl.replace(/\/v1$/, "") : mock.baseUrl;
+    providers[providerId] = mockProvider(baseUrl, wire, mock.modelId, model);
   }
   return {
     providers,

@@ -3,16 +3,17 @@ import { ensureHost, type HostVersion } from "../host-install.js";
 import { HOST_LOG_WORDING, missingLiterals, readHostDist, wordingsOn, type HostLogSignal } from "../log-wording.js";
 import { HOST_LOG_PATTERNS } from "../logs.js";
 import { planKey, plansFor, type RigPlan } from "./registry.js";
+import { agentIdOf } from "./scenario.js";
 import { startSharedRig, type SharedRig } from "./shared-rig.js";
 
 const HOST_TEST_TIMEOUT_MS = 900_000;
 
 /**
- * Defines the tests of one host line: per engine (and model shape) its scenarios need,
- * one gateway (started once, in `beforeAll`) and one `it` per scenario, run one after
- * another on it. Prints the gateway's start time and each scenario's wall time. A
- * gateway that died during a scenario is started again for the next one (the failure
- * stays).
+ * Defines the tests of one host line: per engine its scenarios need, one gateway (started
+ * once, in `beforeAll`) and one `it` per scenario, run one after another on it. A scenario
+ * with its own model shape or plugin settings runs on an agent of its own on that gateway
+ * (`registry.ts`). Prints the gateway's start time and each scenario's wall time. A gateway
+ * that died during a scenario is started again for the next one (the failure stays).
  */
 export function defineLineSuite(version: HostVersion): void {
   const plans = plansFor(version);
@@ -44,8 +45,7 @@ function definePlan(plan: RigPlan): void {
       const rig = await startSharedRig({
         version: plan.version,
         engine: plan.engine,
-        model: plan.model,
-        ...(plan.ledgerConfig ? { ledgerConfig: { ...plan.ledgerConfig } } : {}),
+        agents: plan.agents,
         // With CONTEXT_LEDGER_STRICT_MOCK=1 context-ledger's requests go to a strict endpoint (a request the provider
         // would refuse fails the scenario that sent it) and legacy's are counted as it would bill them; its usage
         // reports real token counts, which the host's memory flush reads (docs/host-lines.md). By default the mock
@@ -82,7 +82,7 @@ function definePlan(plan: RigPlan): void {
           if (!shared) throw new Error(`Expected the ${plan.version} gateway (${planKey(plan)}) to be running`);
           const t0 = Date.now();
           try {
-            await scenario.run(await shared.open(scenario.name, scenario.agentId));
+            await scenario.run(await shared.open(scenario.name, agentIdOf(scenario)));
           } finally {
             const s = `${scenario.name} ${((Date.now() - t0) / 1000).toFixed(1)}s`;
             times.push(s);

@@ -4,7 +4,8 @@
  * threshold (49,152 − 12,288 − 4,000 = 32,864 provider tokens) history first outgrows the
  * room at about turn 16, so the re-plans that follow must keep the newest 3 turns, and at least 90% of main
  * requests must extend the previous one (measured 2026-11-23, three runs: 18 of 19, worst fill 0.604-0.606; below
- * 100k budgets the fill gives way to the cost model of docs/design.md).
+ * 100k budgets the fill gives way to the cost model of docs/design.md). On an agent of its own (2026-11-26; its
+ * system prompt lacks the host's custodian skills, see `ScenarioAgent`): 18 of 19, worst fill 0.599.
  * At 32k the room holds only about 6 turns and the cache figure cannot hold
  * (docs/host-lines.md); at 64k history never outgrows it in 20 turns.
  */

@@ -238,8 +238,9 @@ export function expectNoHostRuns(figures: LongSessionFigures): void {
 }
 
 /**
- * A context-ledger long session on 2026.9.6 in a gateway of the given model shape and plugin config:
- * every turn answered in full, no host-started run, then the scenario's own figures (`check`).
+ * A context-ledger long session on 2026.9.6 with the given model shape and plugin settings (on an agent of its
+ * own on the line's context-ledger gateway): every turn answered in full, no host-started run, then the
+ * scenario's own figures (`check`).
  */
 export function ledgerLongSession(
   spec: Pick<HostScenario, "name" | "model" | "ledgerConfig">,

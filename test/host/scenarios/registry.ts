@@ -1,7 +1,8 @@
+import { agentOverrideSchema } from "../../../src/config/schema.js";
 import type { EngineChoice } from "../host-env.js";
 import type { HostVersion } from "../host-install.js";
 import * as modules from "./index.js";
-import type { HostScenario, ScenarioModel } from "./scenario.js";
+import { ownAgentOf, type HostScenario, type ScenarioAgent } from "./scenario.js";
 
 /** True for a value shaped like a {@link HostScenario}. */
 export function isHostScenario(value: unknown): value is HostScenario {
@@ -18,7 +19,9 @@ export function isHostScenario(value: unknown): value is HostScenario {
 
 /**
  * Every scenario the registry (`index.ts`) exports, checked: names unique and kebab-case
- * (a name is also a session key and the mock's routing tag), at least one line and engine.
+ * (a name is also a session key, the mock's routing tag, and the id of a scenario's own agent),
+ * at least one line and engine; a scenario with its own model shape or plugin settings names no
+ * other agent, and its settings are ones an agent can have.
  */
 export function allScenarios(): HostScenario[] {
   const found: HostScenario[] = [];
@@ -34,6 +37,13 @@ export function allScenarios(): HostScenario[] {
     if (seen.has(s.name)) throw new Error(`Expected unique scenario names, got "${s.name}" twice`);
     if (s.lines.length === 0 || s.engines.length === 0)
       throw new Error(`Expected scenario "${s.name}" to list at least one host line and one engine`);
+    if (ownAgentOf(s) && s.agentId !== undefined)
+      throw new Error(`Expected scenario "${s.name}" with its own model or ledgerConfig to name no agentId`);
+    const settings = s.ledgerConfig === undefined ? undefined : agentOverrideSchema.safeParse(s.ledgerConfig);
+    if (settings && !settings.success)
+      throw new Error(
+        `Expected scenario "${s.name}"'s ledgerConfig to be per-agent settings: ${settings.error.message}`,
+      );
     seen.add(s.name);
   }
   return found;
@@ -44,54 +54,46 @@ export function engineKey(engine: EngineChoice): string {
   return typeof engine === "string" ? engine : `test-${engine.testEngine}`;
 }
 
-/** One gateway's worth of scenarios: a host line, an engine, a model shape, and the scenarios that run on them. */
+/**
+ * One gateway's worth of scenarios: a host line, an engine (the context-engine slot is one per
+ * gateway), the agents of their own that some of them run on, and the scenarios, in order.
+ */
 export interface RigPlan {
   version: HostVersion;
   engine: EngineChoice;
-  /** The model shape of its scenarios, when not the default `SCENARIO_MODEL`. */
-  model?: ScenarioModel;
-  /** context-ledger's plugin config of its scenarios, when not the defaults. */
-  ledgerConfig?: Readonly<Record<string, unknown>>;
+  /** The agents with a model shape or plugin settings of their own ({@link ownAgentOf}), one per such scenario. */
+  agents: ScenarioAgent[];
   scenarios: HostScenario[];
 }
 
-/**
- * A stable key per gateway of a line: the engine, the window and maxTokens when not the default
- * (`context-ledger@65536/4096`), and the plugin config when not the defaults
- * (`context-ledger@65536/4096 {"maintenance":{"enabled":false}}`).
- */
-export function planKey(plan: Pick<RigPlan, "engine" | "model" | "ledgerConfig">): string {
-  const shape = plan.model
-    ? `${engineKey(plan.engine)}@${plan.model.contextWindow}/${plan.model.maxTokens}`
-    : engineKey(plan.engine);
-  return plan.ledgerConfig ? `${shape} ${JSON.stringify(plan.ledgerConfig)}` : shape;
+/** A stable key per gateway of a line: its engine. */
+export function planKey(plan: Pick<RigPlan, "engine">): string {
+  return engineKey(plan.engine);
 }
 
 /**
- * The gateways a host line needs (one per engine, model shape and plugin config; legacy first, defaults first) and what
- * each serves.
+ * The gateways a host line needs (one per engine; legacy first, then context-ledger) and what each serves.
+ * A scenario with its own model shape or plugin settings runs on an agent of its own on its engine's
+ * gateway, after the scenarios of the default shape.
  */
 export function plansFor(version: HostVersion, scenarios: readonly HostScenario[] = allScenarios()): RigPlan[] {
   const plans = new Map<string, RigPlan>();
   for (const s of scenarios) {
     if (!s.lines.includes(version)) continue;
     for (const engine of s.engines) {
-      const key = planKey({ engine, model: s.model, ledgerConfig: s.ledgerConfig });
-      const plan = plans.get(key) ?? {
-        version,
-        engine,
-        ...(s.model ? { model: s.model } : {}),
-        ...(s.ledgerConfig ? { ledgerConfig: s.ledgerConfig } : {}),
-        scenarios: [],
-      };
+      const key = planKey({ engine });
+      const plan = plans.get(key) ?? { version, engine, agents: [], scenarios: [] };
+      const own = ownAgentOf(s);
+      if (own) plan.agents.push(own);
       plan.scenarios.push(s);
       plans.set(key, plan);
     }
   }
   // Legacy first: context-ledger's scenarios compare their figures with legacy's run of the same line.
   const order = (p: RigPlan): number =>
-    (engineKey(p.engine) === "legacy" ? 0 : engineKey(p.engine) === "context-ledger" ? 1 : 2) * 4 +
-    (p.model ? 1 : 0) +
-    (p.ledgerConfig ? 2 : 0);
-  return [...plans.values()].sort((a, b) => order(a) - order(b));
+    engineKey(p.engine) === "legacy" ? 0 : engineKey(p.engine) === "context-ledger" ? 1 : 2;
+  const ownLast = (s: HostScenario): number => (ownAgentOf(s) ? 1 : 0);
+  return [...plans.values()]
+    .sort((a, b) => order(a) - order(b))
+    .map((p) => ({ ...p, scenarios: [...p.scenarios].sort((a, b) => ownLast(a) - ownLast(b)) }));
 }

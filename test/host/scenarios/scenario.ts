@@ -15,11 +15,11 @@ export interface ScenarioSession {
   version: HostVersion;
   /** Engine in the context-engine slot (`context-ledger`, `legacy`, or a test engine id). */
   engineId: string;
-  /** The gateway session key this scenario owns (e.g. `agent:main:fetch-back`). */
+  /** The gateway session key this scenario owns (`agent:<agent>:<name>`, e.g. `agent:main:fetch-back`). */
   sessionKey: string;
   /** The host env of the gateway (state dir, logs, plugin events). Shared with other scenarios. */
   env: HostEnv;
-  /** The model shape the gateway advertises (the scenario's {@link HostScenario.model}). */
+  /** The model shape of the session's agent: the scenario's {@link HostScenario.model}, else {@link SCENARIO_MODEL}. */
   model: ScenarioModel;
   /** Replaces this scenario's mock script; it sees only this scenario's requests. */
   setScript(script: MockScript): void;
@@ -57,18 +57,21 @@ export interface HostScenario {
   /** Engines it runs with (legacy runs are controls and comparisons). */
   engines: readonly EngineChoice[];
   /**
-   * The model shape it needs, when not {@link SCENARIO_MODEL}. Such a scenario gets a
-   * gateway of its own (the window is a host config setting, fixed per gateway).
+   * The model shape it needs, when not {@link SCENARIO_MODEL}. Such a scenario runs on an agent of
+   * its own on the engine's gateway ({@link ownAgentOf}): the host sizes a run (its window, output
+   * clamp, memory-flush threshold, transcript load cap) by the run's model, which is the agent's.
    */
   model?: ScenarioModel;
   /**
-   * context-ledger's plugin config it needs (`plugins.entries["context-ledger"].config`), when
-   * not the defaults. Such a scenario gets a gateway of its own, as for {@link model}.
+   * context-ledger's settings it needs, when not the defaults: per-agent sections of the plugin
+   * config (`plugins.entries["context-ledger"].config.agents.<id>`, see `agentOverrideSchema`),
+   * written for an agent of its own, as for {@link model}.
    */
   ledgerConfig?: Readonly<Record<string, unknown>>;
   /**
    * The agent whose session it opens. @default "main". {@link FULL_EXEC_AGENT} shares the gateway
-   * with its own plugin settings ({@link SHARED_LEDGER_CONFIG}).
+   * with its own plugin settings ({@link SHARED_LEDGER_CONFIG}). Not with {@link model} or
+   * {@link ledgerConfig}: those get an agent of their own, named after the scenario.
    */
   agentId?: string;
   /** Runs the scenario and asserts with vitest's `expect`; throws on failure. */
@@ -85,13 +88,42 @@ export interface ScenarioModel {
 export const FULL_EXEC_AGENT = "full";
 
 /**
- * context-ledger's config on a shared gateway (a scenario naming its own gets a gateway of its own):
- * the defaults, and {@link FULL_EXEC_AGENT} with the opt-in, so the opt-in runs beside the defaults
- * without a gateway more per line.
+ * context-ledger's config on a shared gateway: the defaults, and {@link FULL_EXEC_AGENT} with the
+ * opt-in, so the opt-in runs beside the defaults without a gateway more per line. A scenario naming
+ * its own settings adds its agent's section ({@link ownAgentOf}).
  */
 export const SHARED_LEDGER_CONFIG: Readonly<Record<string, unknown>> = {
   agents: { [FULL_EXEC_AGENT]: { offload: { fullExecOutput: true } } },
 };
 
-/** The model shape of every scenario that names none (one shared mock agent per gateway). */
+/** The model shape of every scenario that names none (the gateway's default model). */
 export const SCENARIO_MODEL = { contextWindow: 32_000, maxTokens: 4_096 } as const satisfies ScenarioModel;
+
+/**
+ * An agent of a shared gateway that serves one scenario with its own model shape or context-ledger
+ * settings: its own provider and model entry (same mock), its own host state (`agents/<id>/`:
+ * sessions, transcripts; workspace `workspace/<id>`) and its own ledger state and settings
+ * (`agents.<id>`). Its system prompt is the default agent's at that window but for the host's
+ * custodian skills, which 2026.9.6 lists to its owner agent (`main`) only: 4 skills, about 1,060
+ * chars fewer (measured 2026-11-26 at 64k: 24,407 chars against 25,524 on a gateway of its own).
+ */
+export interface ScenarioAgent {
+  id: string;
+  model?: ScenarioModel;
+  ledgerConfig?: Readonly<Record<string, unknown>>;
+}
+
+/** The agent of its own a scenario with a model shape or plugin settings runs on (id: its name); else undefined. */
+export function ownAgentOf(scenario: Pick<HostScenario, "name" | "model" | "ledgerConfig">): ScenarioAgent | undefined {
+  if (!scenario.model && !scenario.ledgerConfig) return undefined;
+  return {
+    id: scenario.name,
+    ...(scenario.model ? { model: scenario.model } : {}),
+    ...(scenario.ledgerConfig ? { ledgerConfig: scenario.ledgerConfig } : {}),
+  };
+}
+
+/** The agent whose session `scenario` opens: its own ({@link ownAgentOf}), its `agentId`, or "main". */
+export function agentIdOf(scenario: Pick<HostScenario, "name" | "model" | "ledgerConfig" | "agentId">): string {
+  return ownAgentOf(scenario)?.id ?? scenario.agentId ?? "main";
+}

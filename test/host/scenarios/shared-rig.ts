@@ -1,9 +1,10 @@
 /**
  * One gateway per (host line, engine) serving every scenario of the suite, each in its
- * own session `agent:main:<name>`. One mock model sits behind it and routes each
- * request to the scenario it belongs to by a tag that every user message sent through
- * that scenario's `chatSend` carries (`[scenario <name>]`; the newest genuine user
- * message is always in a request), and numbers `turn`/`indexInTurn` per scenario.
+ * own session `agent:<agent>:<name>` (agent `main` unless the scenario names one or has an
+ * agent of its own for its model shape or plugin settings). One mock model sits behind it
+ * and routes each request to the scenario it belongs to by a tag that every user message
+ * sent through that scenario's `chatSend` carries (`[scenario <name>]`; the newest genuine
+ * user message is always in a request), and numbers `turn`/`indexInTurn` per scenario.
  */
 import type { ChatTurn } from "../gateway.js";
 import { startHostRig, type HostRig } from "../gateway-session.js";
@@ -11,12 +12,13 @@ import type { EngineChoice } from "../host-env.js";
 import type { HostVersion } from "../host-install.js";
 import { markLogs, readHostLog, readPluginEvents } from "../logs.js";
 import type { MockScript } from "../mock-model.js";
-import { WIRE_AGENTS, wireAgentsConfig } from "../wire-agents.js";
+import { mockProvider, WIRE_AGENTS, wireAgentsConfig } from "../wire-agents.js";
 import { WIRES } from "../wires.js";
 import {
   FULL_EXEC_AGENT,
   SCENARIO_MODEL,
   SHARED_LEDGER_CONFIG,
+  type ScenarioAgent,
   type ScenarioModel,
   type ScenarioSession,
 } from "./scenario.js";
@@ -25,10 +27,13 @@ import {
 export interface SharedRigOptions {
   version: HostVersion;
   engine: EngineChoice;
-  /** `plugins.entries["context-ledger"].config`. */
+  /**
+   * `plugins.entries["context-ledger"].config`, instead of {@link SHARED_LEDGER_CONFIG} (then without
+   * {@link FULL_EXEC_AGENT}). The {@link agents}' sections are added to it.
+   */
   ledgerConfig?: Record<string, unknown>;
-  /** The model shape it advertises. @default SCENARIO_MODEL */
-  model?: ScenarioModel;
+  /** Agents with a model shape or context-ledger settings of their own, besides the default model's agents. */
+  agents?: readonly ScenarioAgent[];
   /**
    * The mock answers as a strict OpenAI endpoint of the model's window (see `openai-rules.ts`): `enforce` refuses
    * what the provider would, `observe` answers everything and counts provider usage, naming broken rules.
@@ -41,8 +46,10 @@ export interface SharedRigOptions {
 /** A running gateway that hands out scenario sessions. */
 export interface SharedRig {
   rig: HostRig;
-  /** Opens the session of scenario `name` (its tag, its script, its requests). */
-  /** Opens scenario `name`'s session `agent:<agentId>:<name>` (agent "main" by default). */
+  /**
+   * Opens scenario `name`'s session `agent:<agentId>:<name>` (agent "main" by default): its tag, its
+   * script, its requests, and its agent's model shape.
+   */
   open(name: string, agentId?: string): Promise<ScenarioSession>;
   close(): Promise<void>;
 }
@@ -68,33 +75,81 @@ export function taggedMessage(name: string, message: string): string {
   return message.trimStart().startsWith("/") ? message : `${message}\n\n${scenarioTag(name)}`;
 }
 
+/** The provider and model id of an agent's own model: its own entry, at the same mock. */
+export function ownModelRef(
+  agent: Pick<ScenarioAgent, "id">,
+  mockModelId: string,
+): { provider: string; model: string } {
+  return { provider: `mock-${agent.id}`, model: `${mockModelId}-${agent.id}` };
+}
+
 /**
- * Starts the mock model and one gateway for `version` and `engine` (with the given
- * model shape, by default {@link SCENARIO_MODEL}). Requests without a tag (none seen so
- * far; the host's own summaries keep the user's message) go to the scenario that sent last.
+ * Starts the mock model and one gateway for `version` and `engine`, its default model of
+ * {@link SCENARIO_MODEL}'s shape, and each of `agents` with its own model entry (its shape,
+ * its own model id, so that no host cache keyed by model id mixes two windows) and its own
+ * section of context-ledger's config. Requests without a tag (none seen so far; the host's
+ * own summaries keep the user's message) go to the scenario that sent last.
  */
 export async function startSharedRig(options: SharedRigOptions): Promise<SharedRig> {
   const scripts = new Map<string, MockScript>();
   let active = "";
-  const model = options.model ?? SCENARIO_MODEL;
+  const model = SCENARIO_MODEL;
   const fallback: MockScript = () => ({ text: "OK." });
+  const agents = options.agents ?? [];
+  const ids = new Set(agents.map((a) => a.id));
+  if (
+    ids.size !== agents.length ||
+    ["main", FULL_EXEC_AGENT, ...WIRE_AGENTS.map((a) => a.agentId)].some((id) => ids.has(id))
+  )
+    throw new Error(`Expected agent ids of their own, unique, got ${agents.map((a) => a.id).join(", ")}`);
+  const shapeOf = (agentId: string): ScenarioModel => agents.find((a) => a.id === agentId)?.model ?? model;
   const sharedAgents = options.engine === "context-ledger" && options.ledgerConfig === undefined;
+  const ownSections = Object.fromEntries(
+    agents.flatMap((a) => (a.ledgerConfig ? [[a.id, { ...a.ledgerConfig }]] : [])),
+  );
+  const base = sharedAgents ? SHARED_LEDGER_CONFIG : (options.ledgerConfig ?? {});
+  const ledgerConfig =
+    options.engine !== "context-ledger"
+      ? options.ledgerConfig
+      : {
+          ...base,
+          agents: { ...((base.agents as Record<string, unknown> | undefined) ?? {}), ...ownSections },
+        };
+  const mockModelId = "mock-model";
+  // The strict mock judges each agent's own model at its window, with a prefix cache of its own.
+  const ownWindows = Object.fromEntries(
+    agents.flatMap((a) => (a.model ? [[ownModelRef(a, mockModelId).model, a.model.contextWindow]] : [])),
+  );
   const rig = await startHostRig({
     version: options.version,
     engine: options.engine,
     contextWindow: model.contextWindow,
     maxTokens: model.maxTokens,
-    ledgerConfig: sharedAgents ? { ...SHARED_LEDGER_CONFIG } : options.ledgerConfig,
+    ledgerConfig,
     extraConfig: (mock) => {
       const wires = wireAgentsConfig(mock, model);
+      const providers: Record<string, unknown> = { ...wires.providers };
+      const own = agents.map((a) => {
+        if (!a.model) return { id: a.id };
+        const ref = ownModelRef(a, mockModelId);
+        providers[ref.provider] = mockProvider(mock.baseUrl, "openai-completions", ref.model, a.model);
+        return { id: a.id, model: `${ref.provider}/${ref.model}` };
+      });
       // The host answers a session of an agent it does not list with "Agent ... no longer exists".
-      const list = [{ id: "main", default: true }, ...(sharedAgents ? [{ id: FULL_EXEC_AGENT }] : []), ...wires.agents];
-      return { models: { providers: wires.providers }, agents: { list } };
+      const list = [
+        { id: "main", default: true },
+        ...(sharedAgents ? [{ id: FULL_EXEC_AGENT }] : []),
+        ...wires.agents,
+        ...own,
+      ];
+      return { models: { providers }, agents: { list } };
     },
     mock: {
+      modelId: mockModelId,
       maxRequestsTotal: 100_000,
       strict: {
         contextWindow: model.contextWindow,
+        windows: ownWindows,
         enforce: options.strict ? options.strict === "enforce" : options.engine === "context-ledger",
         wires: options.strict ? WIRES : WIRE_AGENTS.map((a) => a.wire),
       },
@@ -117,7 +172,7 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
         engineId: rig.env.engineId,
         sessionKey,
         env: rig.env,
-        model,
+        model: shapeOf(agentId),
         setScript(script) {
           scripts.set(name, script);
         },

@@ -51,13 +51,20 @@ export interface TranscriptSize {
   activeBytes?: number;
 }
 
+/** The host's state folder of the session's agent (`agents/<id>` of `agent:<id>:<name>`). */
+function agentDirOf(session: Pick<ScenarioSession, "env" | "sessionKey">): string {
+  const agentId = /^agent:([^:]+):/.exec(session.sessionKey)?.[1];
+  if (!agentId) throw new Error(`Expected a session key agent:<id>:<name>, got "${session.sessionKey}"`);
+  return path.join(session.env.stateDir, "agents", agentId);
+}
+
 /**
- * Size of the session's current transcript. JSONL: the file named by the host's
- * `sessions.json` for the key. SQLite: the uncompressed size of the session's
+ * Size of the session's current transcript (in its agent's store). JSONL: the file named by the
+ * host's `sessions.json` for the key. SQLite: the uncompressed size of the session's
  * `transcript_events` rows (`event_utf8_bytes`, else `length(event_json)`).
  */
 export async function transcriptSize(session: Pick<ScenarioSession, "env" | "sessionKey">): Promise<TranscriptSize> {
-  const agentDir = path.join(session.env.stateDir, "agents", "main");
+  const agentDir = agentDirOf(session);
   const dbs = await walk(agentDir, (n) => n.endsWith(".sqlite"));
   for (const db of dbs) {
     const size = await sqliteTranscriptSize(db, session.sessionKey);
@@ -74,7 +81,7 @@ export async function transcriptSize(session: Pick<ScenarioSession, "env" | "ses
 
 /** The session's JSONL transcript (2026.4.x-2026.7.x), from the host's `sessions.json`; undefined on SQLite lines. */
 async function jsonlSessionFile(session: Pick<ScenarioSession, "env" | "sessionKey">): Promise<string | undefined> {
-  const agentDir = path.join(session.env.stateDir, "agents", "main");
+  const agentDir = agentDirOf(session);
   try {
     const store = JSON.parse(await fsp.readFile(path.join(agentDir, "sessions", "sessions.json"), "utf8")) as Record<
       string,
