@@ -55,6 +55,11 @@ export interface SeenTurnSession {
   call(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<unknown>;
   /** The engine plugin's events for this session so far. */
   pluginEvents(): Promise<PluginEvent[]>;
+  /**
+   * The stored original behind a handle of the session's agent: an answer 2026.4.24's post-turn paydown
+   * stubbed before the history was read is the model's answer, shown as a stub that says how to read it.
+   */
+  readOriginal?(handle: string): Promise<string | undefined>;
 }
 
 /**
@@ -179,6 +184,23 @@ async function readTurnTexts(
   return { ...read, ...(caughtUp ? { historyCatchUpMs: Date.now() - t0 } : {}) };
 }
 
+// An answer the engine moved to its store: `[context-ledger artifact ledger:v1:sha256:<hex> …`.
+const STUBBED_ANSWER = /^\[context-ledger artifact (ledger:v1:sha256:[0-9a-f]{64})\b/;
+
+/**
+ * The shown texts with each answer stub replaced by the answer it stores (read back by handle). The
+ * read races the engine's post-turn work on 2026.4.24, whose paydown may stub the newest answer too.
+ */
+async function withStubbedAnswersRead(session: SeenTurnSession, texts: readonly string[]): Promise<string[]> {
+  return Promise.all(
+    texts.map(async (text) => {
+      const handle = STUBBED_ANSWER.exec(text)?.[1];
+      const original = handle && session.readOriginal ? await session.readOriginal(handle) : undefined;
+      return original?.startsWith(ANSWER_PREFIX) ? original : text;
+    }),
+  );
+}
+
 /**
  * Sends one message, reads what the client shows when the run ends (before
  * post-turn maintenance may stub it in the transcript), then waits for the engine's
@@ -218,12 +240,13 @@ export async function sendTurnAsSeen(
     await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, {
       timeoutMs: 30_000,
     });
-  const shown = read.texts.find((t) => t.startsWith(ANSWER_PREFIX)) ?? read.texts.at(-1) ?? "";
+  const texts = await withStubbedAnswersRead(session, read.texts);
+  const shown = texts.find((t) => t.startsWith(ANSWER_PREFIX)) ?? texts.at(-1) ?? "";
   return {
     result,
     requests,
     shown,
-    answered: finalAnswerAsked && answeredByModel(read.texts),
+    answered: finalAnswerAsked && answeredByModel(texts),
     finalAnswerAsked,
     ...read,
   };

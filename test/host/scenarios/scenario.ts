@@ -46,6 +46,8 @@ export interface ScenarioSession {
   hostLog(): Promise<string>;
   /** The engine plugin's events written since this scenario's session opened. */
   pluginEvents(): Promise<PluginEvent[]>;
+  /** The stored original behind a handle of the session's agent (undefined when the store has none). */
+  readOriginal(handle: string): Promise<string | undefined>;
 }
 
 /** A user-visible behaviour, checked in a real host. */
