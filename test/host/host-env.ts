@@ -3,6 +3,7 @@ import { existsSync, promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { writeTestEnginePlugin, TEST_ENGINE_ID, type TestEngineMode } from "./fixtures-plugin.js";
+import { mockProvider } from "./wire-agents.js";
 import {
   bundledPluginIds,
   ensureHost,
@@ -107,22 +108,10 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
   let config: Record<string, unknown> = {
     models: {
       providers: {
-        mock: {
-          baseUrl: options.baseUrl,
-          apiKey: "mock-key",
-          api: "openai-completions",
-          models: [
-            {
-              id: modelId,
-              name: modelId,
-              reasoning: false,
-              input: ["text"],
-              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-              contextWindow: options.contextWindow ?? 128_000,
-              maxTokens: options.maxTokens ?? 4096,
-            },
-          ],
-        },
+        mock: mockProvider(options.baseUrl, "openai-completions", modelId, {
+          contextWindow: options.contextWindow ?? 128_000,
+          maxTokens: options.maxTokens ?? 4096,
+        }),
       },
     },
     agents: {
