@@ -9,18 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, onTestFinished } from "vite
  * Call at the top level of a test file; the returned function gives the current folder.
  */
 export function useTempDir(prefix: string): () => string {
-  let dir: string | undefined;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  });
-  afterEach(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
-  return () => {
-    if (!dir) throw new Error("useTempDir: the folder exists only while a test runs");
-    return dir;
-  };
+  return tempDirBetween(prefix, beforeEach, afterEach, "useTempDir: the folder exists only while a test runs");
 }
 
 /**
@@ -28,16 +17,26 @@ export function useTempDir(prefix: string): () => string {
  * and removed after the last. Call at the top level of the `describe`, before the hooks that use it.
  */
 export function useSharedTempDir(prefix: string): () => string {
+  return tempDirBetween(prefix, beforeAll, afterAll, "useSharedTempDir: the folder exists only while its tests run");
+}
+
+/** A folder made by the `make` hook and removed by the `remove` hook; the getter throws `outside` between them. */
+function tempDirBetween(
+  prefix: string,
+  make: (fn: () => Promise<void>) => void,
+  remove: (fn: () => Promise<void>) => void,
+  outside: string,
+): () => string {
   let dir: string | undefined;
-  beforeAll(async () => {
+  make(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), prefix));
   });
-  afterAll(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
+  remove(async () => {
+    if (dir) await removeDir(dir);
     dir = undefined;
   });
   return () => {
-    if (!dir) throw new Error("useSharedTempDir: the folder exists only while its tests run");
+    if (!dir) throw new Error(outside);
     return dir;
   };
 }
