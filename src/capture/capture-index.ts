@@ -129,16 +129,15 @@ export function createCaptureIndex(root: string, agentId: string, records?: Capt
   const storeRoot = artifactRoot(root, agentId);
   // Records are immutable once written (the file name holds the handle): memoise by path. A file that does not
   // parse is remembered for this index only: it may be a capture still being written.
-  const memo = new Map<string, ReadRecord>();
+  const read: Pick<CaptureRecordCache, "get" | "set"> = records ?? new LRUCache({ max: MAX_CACHED_RECORDS });
   const unreadable = new Set<string>();
   const remember = (file: string, rec: CaptureRecord): ReadRecord => {
-    const read = { rec, matchesId: toolCallIdMatcher(rec.toolCallId) };
-    memo.set(file, read);
-    records?.set(file, read);
-    return read;
+    const entry = { rec, matchesId: toolCallIdMatcher(rec.toolCallId) };
+    read.set(file, entry);
+    return entry;
   };
   const readRecord = (file: string): ReadRecord | undefined => {
-    const known = records?.get(file) ?? memo.get(file);
+    const known = read.get(file);
     if (known || unreadable.has(file)) return known;
     try {
       const parsed = JSON.parse(readFileSync(file, "utf8")) as CaptureRecord;
@@ -173,8 +172,9 @@ export function createCaptureIndex(root: string, agentId: string, records?: Capt
         }
         for (const name of names) {
           if (!name.endsWith(".json")) continue;
-          const read = readRecord(path.join(d, name));
-          if (read && sameSession(read.rec, query.session) && read.matchesId(query.hostId)) candidates.push(read.rec);
+          const entry = readRecord(path.join(d, name));
+          if (entry && sameSession(entry.rec, query.session) && entry.matchesId(query.hostId))
+            candidates.push(entry.rec);
         }
       }
       // Exact matches only: captured from this very message, or the host copy is this capture's own truncation.
