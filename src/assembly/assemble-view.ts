@@ -188,6 +188,8 @@ export async function assembleView(
   const hostEstimate = resolved.hostEstimate(out);
   const estimatedTokens = Math.max(exactTokens, hostPlan.host.rule === "none" ? 0 : hostEstimate);
 
+  // The handles the kept messages cite: their originals stay fetchable (compact(), the view record).
+  const handles = new Set([...shaper.handles(), ...clearing.handles()]);
   rememberView(rt, identity, {
     messages: view,
     sessionId: identity.sessionId,
@@ -197,7 +199,7 @@ export async function assembleView(
     messageBudget,
     tokens: exactTokens,
     start: keptIdx[0] ?? plan.start,
-    handles: new Set([...shaper.handles(), ...clearing.handles()]),
+    handles,
   });
 
   const debt = ports.measureDebt(identity, {
@@ -225,7 +227,7 @@ export async function assembleView(
     },
     summary: { text: summaryMsg ? textOf(summaryMsg) : undefined, tokens: summaryTokens },
     debt,
-    handles: new Set([...shaper.handles(), ...clearing.handles()]),
+    handles,
   });
   const anchors = recordWindow(windows.anchors, windows.previous, {
     plan,

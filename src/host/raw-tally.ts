@@ -81,21 +81,15 @@ export function reducibleChars(message: unknown, minChars: number, stubChars = 1
  * prefix are visited, unless the prefix no longer matches (rewind, rewrite,
  * reset), in which case it recounts from the start.
  */
-export function advanceTally(
-  tally: RawTally,
-  messages: readonly unknown[],
-  minReducibleChars: number,
-): { tally: RawTally; recounted: boolean } {
+function advanceTally(tally: RawTally, messages: readonly unknown[], minReducibleChars: number): RawTally {
   let from = tally.count;
   let next: RawTally = { ...tally };
-  let recounted = false;
   const prefixHolds =
     tally.count <= messages.length &&
     (tally.count === 0 || fingerprintMessage(messages[tally.count - 1]) === tally.lastFingerprint);
   if (!prefixHolds) {
     next = { count: 0, lastFingerprint: null, tokens: 0, reducibleChars: 0 };
     from = 0;
-    recounted = true;
   }
   for (let i = from; i < messages.length; i++) {
     next.tokens += estimateRawTokens(messages[i]);
@@ -105,7 +99,7 @@ export function advanceTally(
     next.count = messages.length;
     next.lastFingerprint = fingerprintMessage(messages[messages.length - 1]);
   }
-  return { tally: next, recounted };
+  return next;
 }
 
 /** Appends a debt reading to the bounded history. */
@@ -135,7 +129,7 @@ export interface DebtInput {
 
 /** Brings the tally up to date and reads the maintenance debt from it. */
 export function readDebt(input: DebtInput): { tally: RawTally; debt: DebtReading } {
-  const { tally } = advanceTally(input.raw, input.history, input.minEntryChars);
+  const tally = advanceTally(input.raw, input.history, input.minEntryChars);
   return {
     tally,
     debt: {

@@ -15,7 +15,7 @@ export interface MessageForms {
   carried(index: number, cleared: boolean): unknown;
   /** Exact tokens of one carried message (framing included). */
   tokens(message: unknown): number;
-  /** Weighted chars of a message as the host stores and sizes it. */
+  /** Weighted chars of a message as the host stores and sizes it (the owner keeps them per message object). */
   hostChars(message: unknown): number;
   /** What the planner is charged for a carried message of `exactTokens`: the larger of the budget's two units. */
   charge(exactTokens: number, message: unknown): number;
@@ -57,7 +57,6 @@ export function createMessageTable(messages: readonly unknown[], forms: MessageF
   scanUntilUsers(1);
   const newestUser = users[0] ?? -1;
 
-  const hostChars = new Map<number, number>();
   const fingerprints = new Map<number, string>();
   // One cell per message and form: as shaped, and cleared (only a message before a clearing boundary has that form).
   type Cell = { message: unknown; tokens: number; cost?: number };
@@ -77,11 +76,7 @@ export function createMessageTable(messages: readonly unknown[], forms: MessageF
     messages,
     newestUser,
     pinned: (index) => index === newestUser || (index === 0 && roleOf(messages[0]) === "compactionSummary"),
-    hostChars(index) {
-      let chars = hostChars.get(index);
-      if (chars === undefined) hostChars.set(index, (chars = forms.hostChars(messages[index])));
-      return chars;
-    },
+    hostChars: (index) => forms.hostChars(messages[index]),
     fingerprint(index) {
       let f = fingerprints.get(index);
       if (f === undefined) fingerprints.set(index, (f = fingerprintMessage(messages[index])));
