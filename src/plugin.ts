@@ -11,7 +11,6 @@ import { registerRequestOverheadProbe } from "./host/request-overhead.js";
 import { registerHostCli } from "./cli/host-cli.js";
 import { createLedgerRuntime, type LedgerRuntime } from "./runtime/ledger-runtime.js";
 import { createLedgerToolFactory } from "./retrieval/tools.js";
-import { redactSecrets } from "./results/redact.js";
 import { listAgentIds } from "./state/agent-list.js";
 import { PLUGIN_VERSION } from "./version.js";
 
@@ -55,8 +54,7 @@ function register(api: OpenClawPluginApi): void {
         grepTimeoutMs: rt.config.retrieval.grepTimeoutMs,
         // `"*"` needs the list of agents; peek answers pass through the configured redaction.
         listAgents: () => listAgentIds(rt.root),
-        redact: (text: string) =>
-          rt.config.redaction.enabled ? redactSecrets(text, rt.redactPatterns(rt.config)) : text,
+        redact: (text: string) => rt.redact(rt.config, text),
       }),
       { names: ["ledger_fetch", "ledger_peek", "ledger_search"] },
     );

@@ -62,7 +62,7 @@ export interface LedgerRuntime {
   /** The token counter for a model id under the agent's tokenizer setting. */
   counter(settings: AgentSettings, modelId?: string): TokenCounter;
   /** Redacts secrets per the agent's rules (previews, summaries, logs). */
-  redact(settings: AgentSettings, text: string): string;
+  redact(settings: Pick<AgentSettings, "redaction">, text: string): string;
   /** The agent's extra redaction patterns, compiled once per settings object. */
   redactPatterns(settings: Pick<AgentSettings, "redaction">): RedactPatterns;
   /**
@@ -100,14 +100,6 @@ export const STORE_FULL_KEEP_NEWER_MS = 10 * 60_000;
 export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntime {
   const { config } = options;
   const root = resolveLedgerRoot({ stateDir: config.stateDir, env: options.env });
-  const linePatterns = compileRedactPatterns(config.redaction.patterns);
-  const redactLine = config.redaction.enabled ? (t: string) => redactSecrets(t, linePatterns) : undefined;
-  const logger = createLedgerLogger(options.hostLogger, { level: config.logLevel, redact: redactLine });
-  const events = createEventLog(eventLogPath(root), { redact: redactLine });
-  const stores = new Map<string, ArtifactStore>();
-  const counters = new Map<string, TokenCounter>();
-  const settingsCache = new Map<string, AgentSettings>();
-  const ownedState = new Map<string, unknown>();
   // Per settings object: parsed once per config, so its patterns array is stable.
   const compiledPatterns = new WeakMap<readonly string[], RedactPatterns>();
   const patternsOf = (settings: Pick<AgentSettings, "redaction">): RedactPatterns => {
@@ -116,6 +108,15 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
     if (!patterns) compiledPatterns.set(sources, (patterns = compileRedactPatterns(sources)));
     return patterns;
   };
+  const redactWith = (settings: Pick<AgentSettings, "redaction">, text: string): string =>
+    settings.redaction.enabled ? redactSecrets(text, patternsOf(settings)) : text;
+  const redactLine = config.redaction.enabled ? (t: string) => redactWith(config, t) : undefined;
+  const logger = createLedgerLogger(options.hostLogger, { level: config.logLevel, redact: redactLine });
+  const events = createEventLog(eventLogPath(root), { redact: redactLine });
+  const stores = new Map<string, ArtifactStore>();
+  const counters = new Map<string, TokenCounter>();
+  const settingsCache = new Map<string, AgentSettings>();
+  const ownedState = new Map<string, unknown>();
   return {
     config,
     root,
@@ -179,9 +180,7 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
       }
       return counter;
     },
-    redact(settings, text) {
-      return settings.redaction.enabled ? redactSecrets(text, patternsOf(settings)) : text;
-    },
+    redact: redactWith,
     redactPatterns: patternsOf,
     owned<T>(name: string, create: () => T): T {
       if (!ownedState.has(name)) ownedState.set(name, create());
