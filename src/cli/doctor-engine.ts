@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ENGINE_INFO } from "../host/engine-info.js";
 import type { DoctorFinding } from "./doctor-types.js";
+import { readPackageJson } from "./package-json.js";
 
 /** The npm package name, as its `package.json` says. */
 const PACKAGE_NAME = "openclaw-context-ledger";
@@ -74,9 +75,6 @@ async function isOurEntry(file: string): Promise<boolean> {
     () => false,
   );
   if (!exists) return false;
-  const pkg = await fsp.readFile(path.resolve(path.dirname(file), "..", "..", "..", "package.json"), "utf8").then(
-    (text) => JSON.parse(text) as { name?: unknown },
-    () => undefined,
-  );
+  const pkg = await readPackageJson(path.resolve(path.dirname(file), "..", "..", "..", "package.json"));
   return pkg?.name === PACKAGE_NAME;
 }

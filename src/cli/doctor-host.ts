@@ -3,7 +3,9 @@ import { promises as fsp } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { resolveAgentSettings } from "../config/parse-config.js";
+import { tryParseJson } from "../json.js";
 import type { DoctorFinding } from "./doctor-types.js";
+import { readPackageJson } from "./package-json.js";
 import { PLUGIN_ID, pluginEntry, selectedContextEngine, type OperatorContext } from "./operator-context.js";
 
 /** Oldest host release supported. */
@@ -239,10 +241,7 @@ async function findHostPackage(options: HostVersionOptions): Promise<FoundHost |
 async function packageAbove(start: string): Promise<{ file: string; version: string } | undefined> {
   for (let dir = start; ; dir = path.dirname(dir)) {
     const file = path.basename(dir) === "package.json" ? dir : path.join(dir, "package.json");
-    const pkg = await fsp.readFile(file, "utf8").then(
-      (t) => JSON.parse(t) as { name?: unknown; version?: unknown },
-      () => undefined,
-    );
+    const pkg = await readPackageJson(file);
     if (pkg?.name === "openclaw" && typeof pkg.version === "string") return { file, version: pkg.version };
     if (path.dirname(dir) === dir) return undefined;
   }
@@ -308,13 +307,8 @@ export async function checkHostAcceptsConfig(
 function parseValidation(stdout: string): { valid: boolean; issues: { path: string; message: string }[] } | undefined {
   const start = stdout.indexOf("{");
   if (start < 0) return undefined;
-  let doc: { valid?: unknown; issues?: unknown };
-  try {
-    doc = JSON.parse(stdout.slice(start)) as typeof doc;
-  } catch {
-    return undefined;
-  }
-  if (typeof doc.valid !== "boolean") return undefined;
+  const doc = tryParseJson(stdout.slice(start)) as { valid?: unknown; issues?: unknown } | undefined;
+  if (typeof doc?.valid !== "boolean") return undefined;
   const issues = (Array.isArray(doc.issues) ? doc.issues : []).map((i: { path?: unknown; message?: unknown }) => ({
     path: typeof i?.path === "string" && i.path ? i.path : "(root)",
     message: typeof i?.message === "string" ? i.message : JSON.stringify(i),
