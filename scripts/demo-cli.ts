@@ -70,7 +70,7 @@ side) and writes an HTML report that leads with that verdict (charts + table) an
 
 Options:
   --turns N          turns per engine (default ${DEMO_DEFAULTS.turns}; on 2026.4.24 legacy's session was reset
-                     within 6 turns in our runs, at turns 3 and 6 or at turn 5: the verdict says
+                     within 6 turns in our runs, at turns 3 and 6, at turn 4 or at turn 5: the verdict says
                      what yours showed)
   --host VERSION     OpenClaw release: ${DEMO_HOSTS.join(", ")}
                      (default ${DEMO_DEFAULTS.host}, the release whose overflow precheck resets sessions;
