@@ -65,8 +65,16 @@ export interface AssembledView {
     };
     offloaded: number;
     summaryInjected: boolean;
+    /**
+     * Wall time spent awaiting, per step (ms). The rest of the call is the engine's own work: with other sessions
+     * running in the process, an await also waits for theirs.
+     */
+    waits: AssemblyWaits;
   };
 }
+
+/** The steps of an assemble that await: pending captures, session state, the user-turn reduction, stores, summary. */
+export type AssemblyWaits = Partial<Record<"captures" | "state" | "reduce" | "store" | "summary", number>>;
 
 /**
  * Plans the prompt under the budget: shape tool results (offload), keep the
@@ -99,10 +107,19 @@ export async function assembleView(
     hostCharsMemo: rt.owned("host:chars", () => new WeakMap<object, number>()),
   });
   const { budget, messageBudget, hostPlan, rawHostUnits, hostUnits, shaping } = resolved;
+  const waits: AssemblyWaits = {};
+  const waited = async <T>(step: keyof AssemblyWaits, work: Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await work;
+    } finally {
+      waits[step] = (waits[step] ?? 0) + performance.now() - started;
+    }
+  };
 
   // A tool result the after_tool_call hook is still storing: its stub cites the capture, not the host's cut copy.
-  await ports.settleCaptures(identity);
-  const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
+  await waited("captures", ports.settleCaptures(identity));
+  const state = await waited("state", rt.sessions.read(identity.agentId, identity.sessionKey));
   let view = messages;
   const findCaptured = ports.capturedOriginals(identity);
   const tableOf = (carried: (index: number, cleared: boolean) => unknown): MessageTable =>
@@ -118,7 +135,10 @@ export async function assembleView(
   const { newestUser } = table;
   // An oversized newest user message is reduced (losslessly) before the one plan, not after a failed one.
   if (newestUser >= 0 && table.tokens(newestUser, -1) > messageBudget) {
-    view = await reduceNewestUserTurn({ rt, settings, identity, counter }, view, newestUser, messageBudget);
+    view = await waited(
+      "reduce",
+      reduceNewestUserTurn({ rt, settings, identity, counter }, view, newestUser, messageBudget),
+    );
     shaper = createShaper(rt, shaping, { identity, messages: view, findCaptured });
     clearing = createClearingShaper(rt, shaping, view, shaper);
     table = tableOf(clearing.carried);
@@ -131,7 +151,7 @@ export async function assembleView(
   let kept = keptIdx.map((i) => table.carried(i, clearBefore));
   let storedBytes = 0;
   try {
-    storedBytes = await shaper.flush(settings.limits.maxSessionBytes - (state.artifactBytes ?? 0));
+    storedBytes = await waited("store", shaper.flush(settings.limits.maxSessionBytes - (state.artifactBytes ?? 0)));
   } catch (err) {
     if (!isLedgerError(err, "store_full")) throw err;
     // No handle may reach the prompt unless its original is stored: keep outputs inline this turn, re-planned.
@@ -172,14 +192,17 @@ export async function assembleView(
   const summaryMsg =
     carried !== undefined
       ? fitting(carried, resolved.summaryRoom(keptTokens), counter)
-      : await freshSummary(ports, settings, identity, {
-          messages: view,
-          windowStart: plan.start,
-          windowTokens: plan.tokens,
-          // The summary travels as a message: its framing comes out of the room too.
-          budgetLeft: resolved.summaryRoom(keptTokens) - counter.countMessage(summaryMessage("")),
-          counter,
-        });
+      : await waited(
+          "summary",
+          freshSummary(ports, settings, identity, {
+            messages: view,
+            windowStart: plan.start,
+            windowTokens: plan.tokens,
+            // The summary travels as a message: its framing comes out of the room too.
+            budgetLeft: resolved.summaryRoom(keptTokens) - counter.countMessage(summaryMessage("")),
+            counter,
+          }),
+        );
   const out = summaryMsg ? withSummaryAfterHostSummary(kept, summaryMsg) : kept;
   // Exact count of the returned list (framing, reply priming once), and what the host will count:
   // the larger is reported, so the host's own estimate never exceeds what the engine said.
@@ -271,6 +294,7 @@ export async function assembleView(
       },
       offloaded: shaper.offloaded(),
       summaryInjected: summaryMsg !== undefined,
+      waits,
     },
   };
 }

@@ -263,7 +263,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
             messagesIn: arr(p.messages).length,
             messagesOut: view.messages.length,
             estimatedTokens: view.estimatedTokens,
-            ms: Math.round((performance.now() - started) * 100) / 100,
+            ms: roundMs(performance.now() - started),
             ...(view.ledger
               ? {
                   debt: view.ledger.debt,
@@ -271,6 +271,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
                   hostBudget: view.ledger.host,
                   offloaded: view.ledger.offloaded,
                   summary: view.ledger.summaryInjected,
+                  waits: roundedMs(view.ledger.waits),
                 }
               : {}),
           });
@@ -371,3 +372,14 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
 
 /** The engine object's type. */
 export type LedgerEngine = ReturnType<typeof createEngine>;
+
+/** Milliseconds to two places, as the event log records them. */
+function roundMs(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+
+function roundedMs<K extends string>(times: Partial<Record<K, number>>): Partial<Record<K, number>> {
+  return Object.fromEntries(Object.entries<number | undefined>(times).map(([k, v]) => [k, roundMs(v ?? 0)])) as Partial<
+    Record<K, number>
+  >;
+}
