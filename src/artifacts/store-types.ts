@@ -101,9 +101,9 @@ export interface ArtifactStore {
   readonly root: string;
   /**
    * The store's gc epoch: it changes whenever a gc (in any process) removed artifacts, so a caller that remembers
-   * which handles it stored knows when to forget them.
+   * which handles it stored knows when to forget them. Synchronous: read once per assemble.
    */
-  gcEpoch(): Promise<number>;
+  gcEpoch(): number;
   /** Stores `content` (strings as UTF-8); idempotent, deduplicated by SHA-256. */
   stash(content: string | Uint8Array, info?: StashInfo): Promise<StashResult>;
   /**

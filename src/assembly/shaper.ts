@@ -166,7 +166,7 @@ export function createShaper(rt: LedgerRuntime, settings: AgentSettings, view: S
     async flush(maxNewBytes = Number.POSITIVE_INFINITY) {
       const store = rt.store(identity.agentId);
       // A gc (any process) removed artifacts since this process last looked: forget what it believed stored.
-      const epoch = await store.gcEpoch();
+      const epoch = store.gcEpoch();
       if (gcEpochs.get(store.root) !== epoch) {
         gcEpochs.set(store.root, epoch);
         for (const key of [...stashed.keys()]) if (key.startsWith(`${store.root}\u0000`)) stashed.delete(key);

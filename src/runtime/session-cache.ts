@@ -1,4 +1,4 @@
-import { promises as fsp } from "node:fs";
+import { mtimeOrMissing } from "../fs/mtime.js";
 import { sessionRoot } from "../state/paths.js";
 import { errorMessage, isLedgerError } from "../errors.js";
 import {
@@ -52,11 +52,6 @@ export function createSessionCache(root: string, report: StateProblemReporter = 
   const inflight = new Set<Promise<void>>();
   const dirOf = (agentId: string, sessionKey: string) => sessionRoot(root, agentId, sessionKey);
   const fileOf = (agentId: string, sessionKey: string) => sessionStatePath(dirOf(agentId, sessionKey));
-  const statMtime = (file: string) =>
-    fsp.stat(file).then(
-      (s) => s.mtimeMs,
-      () => -1,
-    );
   const entryOf = (agentId: string, sessionKey: string): Entry => {
     const file = fileOf(agentId, sessionKey);
     let entry = entries.get(file);
@@ -95,7 +90,7 @@ export function createSessionCache(root: string, report: StateProblemReporter = 
     const cached = entries.get(file);
     // While our own writes are queued the cached state is the newest there is.
     if (cached && (cached.tail || cached.pending.length > 0)) return cached.state;
-    const mtimeMs = await statMtime(file);
+    const mtimeMs = mtimeOrMissing(file);
     if (cached && cached.mtimeMs === mtimeMs) return cached.state;
     let state: SessionState | undefined;
     let problem: { code: string; message: string } | undefined;
@@ -139,7 +134,7 @@ export function createSessionCache(root: string, report: StateProblemReporter = 
         report({ code, file, message: `state write failed: ${errorMessage(err)}` });
         countProblem(entry.state, { code, message: `state write failed: ${errorMessage(err)}` });
       });
-      entry.mtimeMs = await statMtime(file);
+      entry.mtimeMs = mtimeOrMissing(file);
     });
   };
 
@@ -164,7 +159,7 @@ export function createSessionCache(root: string, report: StateProblemReporter = 
           },
           report,
         );
-        entry.mtimeMs = await statMtime(file);
+        entry.mtimeMs = mtimeOrMissing(file);
         return value;
       });
     },

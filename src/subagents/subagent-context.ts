@@ -1,6 +1,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { mtimeOrMissing } from "../fs/mtime.js";
 import { createVersionedCache } from "../fs/versioned-cache.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
@@ -70,7 +71,7 @@ async function newestSummaryText(
   redact: (text: string) => string,
   maxChars: number,
 ): Promise<string | undefined> {
-  const newest = await newestSidecar(dir);
+  const newest = newestSidecar(dir);
   const state = newest ? await tryLoadSummary(newest.file) : undefined;
   return state ? renderSummary(state, { maxChars, redact }) : undefined;
 }
@@ -90,10 +91,7 @@ export async function readInheritedSummary(
 ): Promise<string | undefined> {
   if (!sessionKey.includes(":subagent:")) return undefined;
   const file = path.join(rt.sessions.dir(agentId, sessionKey), INHERITED_SUMMARY_FILE);
-  const mtimeMs = await fsp.stat(file).then(
-    (st) => st.mtimeMs,
-    () => -1,
-  );
+  const mtimeMs = mtimeOrMissing(file);
   if (mtimeMs < 0) return undefined;
   const inheritedTexts = rt.owned("subagents:inherited", () => createVersionedCache<string>(MAX_INHERITED_TEXTS));
   return inheritedTexts(file, mtimeMs, () => fsp.readFile(file, "utf8").catch(() => undefined));

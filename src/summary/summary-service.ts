@@ -9,8 +9,9 @@ import { fingerprintMessage } from "../host/messages.js";
 import { restoreFromCheckpointPack } from "./checkpoint.js";
 import { extendSummary } from "./extend-summary.js";
 import { opensAfterCoverage, reconcileSummary } from "./reconcile.js";
-import { readdir, stat } from "node:fs/promises";
+import { readdirSync } from "node:fs";
 import path from "node:path";
+import { mtimeOrMissing } from "../fs/mtime.js";
 import type { VersionedCache } from "../fs/versioned-cache.js";
 import { loadSummary, saveSummary, tryLoadSummary } from "./sidecar.js";
 import { conversationEpoch, summaryPath } from "./summary-epoch.js";
@@ -102,10 +103,10 @@ export async function findEpochSidecar(
   const candidate = {
     epoch,
     file: summaryPath(sessionDir, epoch),
-    mtimeMs: await mtimeOf(summaryPath(sessionDir, epoch)),
+    mtimeMs: mtimeOrMissing(summaryPath(sessionDir, epoch)),
   };
   if (epoch === "empty" || candidate.mtimeMs >= 0) return candidate;
-  const newest = await newestSidecar(sessionDir);
+  const newest = newestSidecar(sessionDir);
   // An unreadable sidecar continues nothing: the candidate epoch starts afresh, and its own open reports problems.
   const record =
     newest && newest.mtimeMs >= 0
@@ -119,20 +120,19 @@ export async function findEpochSidecar(
   return continues ? { epoch: record.epoch, ...newest } : candidate;
 }
 
-const mtimeOf = (file: string): Promise<number> =>
-  stat(file).then(
-    (st) => st.mtimeMs,
-    () => -1,
-  );
-
-/** The session folder's most recently written summary sidecar, if any. */
-export async function newestSidecar(sessionDir: string): Promise<{ file: string; mtimeMs: number } | undefined> {
-  const names = await readdir(sessionDir).catch(() => [] as string[]);
+/** The session folder's most recently written summary sidecar, if any (a listing and a stat per sidecar). */
+export function newestSidecar(sessionDir: string): { file: string; mtimeMs: number } | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(sessionDir);
+  } catch {
+    return undefined;
+  }
   let best: { file: string; mtimeMs: number } | undefined;
   for (const name of names) {
     if (!/^summary-[0-9a-z]+\.json$/.test(name)) continue;
     const file = path.join(sessionDir, name);
-    const mtimeMs = await mtimeOf(file);
+    const mtimeMs = mtimeOrMissing(file);
     if (!best || mtimeMs > best.mtimeMs) best = { file, mtimeMs };
   }
   return best;
