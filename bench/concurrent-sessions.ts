@@ -29,6 +29,8 @@ import { check, percentile, round } from "./lib/stats.mjs";
 const MODEL = { contextWindow: 32_000, maxTokens: 4_096 } as const;
 const HANDLE = /ledger:v1:sha256:[0-9a-f]{64}/;
 const MARK = /MARK-S(\d+)-T(\d+)/g;
+/** The host's tool result for an `exec` it sent to the background (2026.9.6). */
+const BACKGROUNDED = /^Command still running \(session /m;
 
 /** Options of {@link runConcurrentSessionsBench}. */
 export interface ConcurrentSessionsOptions {
@@ -82,6 +84,14 @@ interface SessionFigures {
   crossed: { turn: number; sessions: number[]; where: "view" | "search" | "store" }[];
   /** Turns whose output the model saw neither inline nor through a handle that holds it. */
   lostCaptures: number[];
+  /**
+   * Turns whose `exec` the host sent to the background (it ran past `tools.exec.backgroundMs`, 10 s, under load): the
+   * tool result is the host's "Command still running" note, and the output comes later in a run the host starts.
+   * No output reached a tool result, so there was nothing to capture.
+   */
+  backgrounded: number[];
+  /** The head of each lost turn's tool results, as the model saw them. */
+  lostSeen: { turn: number; seen: string }[];
   /** Outputs the store holds under this session (verified on read). */
   captured: number;
   /** Turns whose tool result, as the model saw it in that turn, named a handle. */
@@ -90,6 +100,10 @@ interface SessionFigures {
   hostCutWithoutHandle: number[];
   searchFoundOwn: boolean;
   engineMs: number[];
+  /** Each assemble's own work: its wall time less what it spent awaiting (its `waits`). */
+  engineOwnMs: number[];
+  /** What each assemble awaited, per step. */
+  engineWaits: Record<string, number>[];
   promptBytes: number[];
   turnMs: number[];
 }
@@ -120,6 +134,8 @@ async function checkSession(rig: TeamRig, run: SessionRun, events: readonly Plug
   const requests = rig.mock.requests.filter((r) => r.partition === String(session));
   const crossed: SessionFigures["crossed"] = [];
   const lostCaptures: number[] = [];
+  const backgrounded: number[] = [];
+  const lostSeen: { turn: number; seen: string }[] = [];
   const hostCutWithoutHandle: number[] = [];
   let captured = 0;
   let shownWithHandle = 0;
@@ -149,16 +165,23 @@ async function checkSession(rig: TeamRig, run: SessionRun, events: readonly Plug
     const holders = (await rig.storedMarkers()).get(marker(session, n));
     const inline = results.includes(marker(session, n));
     if (holders?.has(sessionKeyOf(session))) captured++;
-    else if (!inline) lostCaptures.push(n);
+    else if (!inline && BACKGROUNDED.test(results)) backgrounded.push(n);
+    else if (!inline) {
+      lostCaptures.push(n);
+      lostSeen.push({ turn: n, seen: results.slice(0, 400) });
+    }
     const strangers = [...(holders ?? [])].filter((k) => k !== sessionKeyOf(session));
     if (strangers.length)
       crossed.push({ turn: n, sessions: strangers.map((k) => Number(k.split("-").at(-1))), where: "store" });
     if (HANDLE.test(results)) shownWithHandle++;
     else if (!inline && parseHostCopy(results).omitted !== undefined) hostCutWithoutHandle.push(n);
   }
-  const engineMs = events
-    .filter((e) => e.op === "assemble" && e.sessionKey === sessionKeyOf(session))
-    .map((e) => Number(e.ms ?? 0));
+  const assembles = events.filter((e) => e.op === "assemble" && e.sessionKey === sessionKeyOf(session));
+  const engineMs = assembles.map((e) => Number(e.ms ?? 0));
+  const engineWaits = assembles.map((e) => (e.waits ?? {}) as Record<string, number>);
+  const engineOwnMs = assembles.map(
+    (e, i) => engineMs[i]! - Object.values(engineWaits[i]!).reduce((sum, ms) => sum + Number(ms), 0),
+  );
   const notAnswered = [...run.answered].filter(([, ok]) => !ok).map(([n]) => n);
   return {
     session,
@@ -166,14 +189,34 @@ async function checkSession(rig: TeamRig, run: SessionRun, events: readonly Plug
     notAnswered,
     crossed,
     lostCaptures,
+    backgrounded,
+    lostSeen,
     captured,
     shownWithHandle,
     hostCutWithoutHandle,
     searchFoundOwn,
     engineMs,
+    engineOwnMs,
+    engineWaits,
     promptBytes,
     turnMs: run.turnMs,
   };
+}
+
+/** The p50 of each awaited step's time, over the assembles that awaited it (0 where a step never ran). */
+function waitsP50(waits: readonly Record<string, number>[]): Record<string, number> {
+  const steps = new Set(waits.flatMap((w) => Object.keys(w)));
+  return Object.fromEntries(
+    [...steps].map((step) => [
+      step,
+      round(
+        percentile(
+          waits.map((w) => Number(w[step] ?? 0)),
+          50,
+        ),
+      ),
+    ]),
+  );
 }
 
 /** Every marker in the store's outputs, with the session keys of the outputs that hold it. */
@@ -263,11 +306,15 @@ export async function runConcurrentSessionsBench(options: ConcurrentSessionsOpti
       answered: fs.reduce((n, f) => n + f.answered, 0),
       crossed: fs.flatMap((f) => f.crossed.map((c) => ({ session: f.session, ...c }))),
       lostCaptures: fs.flatMap((f) => f.lostCaptures.map((turn) => ({ session: f.session, turn }))),
+      lostSeen: fs.flatMap((f) => f.lostSeen.map((l) => ({ session: f.session, ...l }))),
+      backgrounded: fs.reduce((n, f) => n + f.backgrounded.length, 0),
       captured: fs.reduce((n, f) => n + f.captured, 0),
       shownWithHandle: fs.reduce((n, f) => n + f.shownWithHandle, 0),
       hostCutWithoutHandle: fs.reduce((n, f) => n + f.hostCutWithoutHandle.length, 0),
       searchFoundOwn: fs.filter((f) => f.searchFoundOwn).length,
       engineMsP50: p50(fs.flatMap((f) => f.engineMs)),
+      engineOwnMsP50: p50(fs.flatMap((f) => f.engineOwnMs)),
+      engineWaitsP50: waitsP50(fs.flatMap((f) => f.engineWaits)),
       promptBytesP50: p50(fs.flatMap((f) => f.promptBytes)),
       turnMsP50: p50(fs.flatMap((f) => f.turnMs)),
     });
@@ -284,9 +331,11 @@ export async function runConcurrentSessionsBench(options: ConcurrentSessionsOpti
       rssMb: groupRssMb(gateway.pid),
       pluginStateBytes: plugin.state,
       storeBytes: plugin.store,
-      perSession: teamFigures.map(({ engineMs, promptBytes, turnMs, ...f }) => ({
+      perSession: teamFigures.map(({ engineMs, engineOwnMs, engineWaits, promptBytes, turnMs, ...f }) => ({
         ...f,
         engineMsP50: p50(engineMs),
+        engineOwnMsP50: p50(engineOwnMs),
+        engineWaitsP50: waitsP50(engineWaits),
         promptBytesP50: p50(promptBytes),
         turnMsP50: p50(turnMs),
       })),
@@ -302,6 +351,7 @@ export async function runConcurrentSessionsBench(options: ConcurrentSessionsOpti
         lostCaptures: check(many.lostCaptures.length + one.lostCaptures.length, "<=", 0, "turns"),
         searchFindsOwn: check(many.searchFoundOwn, ">=", sessions, "sessions"),
         engineTimeVsAlone: check(ratio(many.engineMsP50, one.engineMsP50), "<=", 2, "x"),
+        engineOwnTimeVsAlone: check(ratio(many.engineOwnMsP50, one.engineOwnMsP50), "<=", 2, "x"),
         promptBytesVsAlone: check(ratio(many.promptBytesP50, one.promptBytesP50), "<=", 2, "x"),
       },
     };
