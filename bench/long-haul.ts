@@ -15,6 +15,7 @@ import { startGateway, type Gateway } from "../test/host/gateway.js";
 import { createHostEnv, type HostEnv } from "../test/host/host-env.js";
 import type { HostVersion } from "../test/host/host-install.js";
 import { readPluginEvents } from "../test/host/logs.js";
+import { liveHeap, type LiveHeap } from "./lib/live-heap.js";
 import { startMockModel, type MockReply, type MockRequest } from "../test/host/mock-model.js";
 import {
   hasToolResultInCurrentTurn,
@@ -37,6 +38,8 @@ export interface LongHaulOptions {
   turns?: number;
   versions?: HostVersion[];
   engines?: ("context-ledger" | "legacy")[];
+  /** Exactly these runs, in this order (instead of every version with every engine). */
+  runs?: { version: HostVersion; engine: "context-ledger" | "legacy" }[];
   log?: (line: string) => void;
 }
 
@@ -202,6 +205,8 @@ async function runOne(
           requests: seen.requests.length,
           engineMs: round(ms),
           rssMb: groupRssMb(live.pid),
+          // A forced full collection costs a pause of about a second: every 50 turns, and at turn 1 and the end.
+          ...(n % 50 === 0 || n === 1 || n === turns ? { liveHeap: (await liveHeap(live.pid)) ?? null } : {}),
           transcriptStore: transcript.store,
           transcriptBytes: transcript.bytes,
           activeBytes: transcript.activeBytes ?? null,
@@ -236,6 +241,11 @@ async function runOne(
       },
       engineMs: { p50Turns11to30: round(percentile(early, 50)), p50Last20: round(percentile(late, 50)) },
       rssMb: { atTurn50: Number(at(Math.min(50, turns / 10))?.rssMb ?? 0), atEnd: Number(last.rssMb) },
+      // What the gateway holds after a full collection, at turn 50 and at the end: retained memory, not lazy heap.
+      liveHeap: {
+        atTurn50: (at(Math.min(50, turns / 10))?.liveHeap ?? null) as LiveHeap | null,
+        atEnd: (last.liveHeap ?? null) as unknown as LiveHeap | null,
+      },
       transcript: { store: String(last.transcriptStore), bytes: last.transcriptBytes, activeBytes: last.activeBytes },
       pluginStateBytes: last.pluginStateBytes,
       storeBytes: last.storeBytes,
@@ -261,9 +271,12 @@ export async function runLongHaulBench(options: LongHaulOptions = {}) {
   const turns = options.turns ?? 500;
   const log = options.log ?? (() => {});
   const runs = [];
-  for (const version of options.versions ?? (["2026.9.6", "2026.4.24"] as HostVersion[]))
-    for (const engine of options.engines ?? (["context-ledger", "legacy"] as const))
-      runs.push(await runOne(version, engine, turns, log));
+  const plan =
+    options.runs ??
+    (options.versions ?? (["2026.9.6", "2026.4.24"] as HostVersion[])).flatMap((version) =>
+      (options.engines ?? (["context-ledger", "legacy"] as const)).map((engine) => ({ version, engine })),
+    );
+  for (const { version, engine } of plan) runs.push(await runOne(version, engine, turns, log));
   const targets: Record<string, unknown> = {};
   for (const r of runs.filter((x) => x.engine === "context-ledger")) {
     const k = r.version.replace(/\./g, "_");
@@ -277,6 +290,14 @@ export async function runLongHaulBench(options: LongHaulOptions = {}) {
       "x",
     );
     targets[`rssGrowth_${k}`] = check(round(r.rssMb.atEnd - r.rssMb.atTurn50), "<=", 50, "MB");
+    // The same bound on what the gateway retains: its heap right after a forced full collection.
+    if (r.liveHeap.atTurn50 && r.liveHeap.atEnd)
+      targets[`liveHeapGrowth_${k}`] = check(
+        round(r.liveHeap.atEnd.heapUsedMb - r.liveHeap.atTurn50.heapUsedMb),
+        "<=",
+        50,
+        "MB",
+      );
     targets[`pluginState_${k}`] = check(round(Number(r.pluginStateBytes) / MB), "<=", 5, "MB");
     // Only the JSONL lines keep superseded branches in the file the host parses; SQLite lines are sized apart.
     if (r.transcript.store === "jsonl" && r.transcript.activeBytes)

@@ -64,7 +64,7 @@ const steps = [
   [
     "long-haul",
     "9 long haul (real gateways; about an hour, so only when named in --only)",
-    (quick) => runLongHaulBench({ turns: quick ? 100 : 500, log: log("long-haul") }),
+    (quick) => runLongHaulBench({ turns: quick ? 100 : 500, ...longHaulRuns(), log: log("long-haul") }),
     { optIn: true },
   ],
   [
@@ -87,6 +87,8 @@ Options:
                       its results go to <date>-quick.json and are never written into the docs
   --write-docs        also rewrite docs/benchmarks.md and docs/bench/*.svg from this run and copy
                       the results JSON to bench/results/<date>.json (the file the page links to)
+  --long-haul-runs R  the long haul's runs only, as LINE:ENGINE pairs (e.g. 2026.4.24:context-ledger); they
+                      replace the same runs in the day's saved long haul and the others are kept
   --report-only FILE  rewrite docs/benchmarks.md and docs/bench/*.svg from saved results; runs nothing
   --out DIR           where the results JSON goes (default .bench/results)
   -h, --help          print this help and exit`;
@@ -102,6 +104,7 @@ try {
       quick: { type: "boolean" },
       "write-docs": { type: "boolean" },
       "report-only": { type: "string" },
+      "long-haul-runs": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -132,6 +135,27 @@ if (only && (only.size === 0 || unknown.length)) {
     `bench: --only: expected a comma-separated subset of ${keys.join(", ")}, got "${opts.only}" (see npm run bench -- --help)`,
   );
   process.exit(2);
+}
+const runPairs = (opts["long-haul-runs"] ?? "")
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean)
+  .map((pair) => pair.split(":"));
+if (
+  runPairs.some(
+    ([line, engine, rest]) =>
+      !/^\d{4}\.\d+\.\d+$/.test(line ?? "") || !["context-ledger", "legacy"].includes(engine) || rest !== undefined,
+  )
+) {
+  console.error(
+    `bench: --long-haul-runs: expected LINE:ENGINE pairs such as 2026.4.24:context-ledger (engine context-ledger or legacy), got "${opts["long-haul-runs"]}" (see npm run bench -- --help)`,
+  );
+  process.exit(2);
+}
+/** The long haul's lines and engines when --long-haul-runs names some (each pair once: a line's runs go together). */
+function longHaulRuns() {
+  if (runPairs.length === 0) return {};
+  return { runs: runPairs.map(([version, engine]) => ({ version, engine })) };
 }
 const quick = opts.quick === true;
 const writeDocs = opts["write-docs"] === true;
@@ -200,6 +224,14 @@ if (only) {
   if (saved) {
     for (const key of Object.keys(saved))
       if (!(key in results) || (keys.includes(key) && !wanted(key))) results[key] = saved[key];
+    // Rerun long-haul runs replace their own rows; the saved runs of other lines and engines stay.
+    const lh = results["long-haul"];
+    if (runPairs.length && lh?.runs && saved["long-haul"]?.runs) {
+      const rerun = new Set(lh.runs.map((r) => `${r.version}:${r.engine}`));
+      lh.runs = [...saved["long-haul"].runs.filter((r) => !rerun.has(`${r.version}:${r.engine}`)), ...lh.runs];
+      lh.targets = { ...saved["long-haul"].targets, ...lh.targets };
+      lh.rerunRuns = [...rerun];
+    }
     results.durationMs = saved.durationMs;
     results.partialRerun = [...only];
     results.carriedFrom = saved.carriedFrom ?? saved.date;

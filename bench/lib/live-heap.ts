@@ -1,0 +1,111 @@
+/**
+ * What a running gateway really holds: its memory right after a full garbage collection, read through the V8
+ * inspector. RSS alone cannot tell retained memory from heap that V8 has not collected or returned yet; a forced
+ * collection before reading `process.memoryUsage()` can. The inspector is opened on the gateway with SIGUSR1 (Node's
+ * own switch, on 127.0.0.1:9229); the reply is checked to come from that process.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { round } from "./stats.mjs";
+
+const PORT = 9229;
+const MB = 1_048_576;
+
+/** The gateway's memory after a full collection, in MB; undefined when its inspector cannot be reached. */
+export interface LiveHeap {
+  /** Live JavaScript objects. */
+  heapUsedMb: number;
+  /** What V8 holds for the heap, live or not. */
+  heapTotalMb: number;
+  /** Buffers and other memory outside the heap that JavaScript objects hold. */
+  externalMb: number;
+  /** The process's resident memory, after the collection. */
+  rssMb: number;
+}
+
+interface InspectorTarget {
+  webSocketDebuggerUrl?: string;
+}
+
+/** Forces a full collection in process `pid` (a Node process) and reads its memory; undefined if that fails. */
+export async function liveHeap(pid: number, timeoutMs = 60_000): Promise<LiveHeap | undefined> {
+  try {
+    process.kill(pid, "SIGUSR1");
+    const url = await inspectorUrl(timeoutMs);
+    if (!url) return undefined;
+    const session = await connect(url, timeoutMs);
+    try {
+      const owner = await session.evaluate("process.pid");
+      if (owner !== pid) return undefined;
+      await session.send("HeapProfiler.enable");
+      await session.send("HeapProfiler.collectGarbage");
+      const usage = JSON.parse(String(await session.evaluate("JSON.stringify(process.memoryUsage())"))) as Record<
+        string,
+        number
+      >;
+      const mb = (key: string): number => round((usage[key] ?? 0) / MB);
+      return { heapUsedMb: mb("heapUsed"), heapTotalMb: mb("heapTotal"), externalMb: mb("external"), rssMb: mb("rss") };
+    } finally {
+      session.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+async function inspectorUrl(timeoutMs: number): Promise<string | undefined> {
+  const deadline = Date.now() + Math.min(timeoutMs, 5_000);
+  while (Date.now() < deadline) {
+    const targets = (await fetch(`http://127.0.0.1:${PORT}/json/list`)
+      .then((r) => r.json())
+      .catch(() => undefined)) as InspectorTarget[] | undefined;
+    const url = targets?.find((t) => t.webSocketDebuggerUrl)?.webSocketDebuggerUrl;
+    if (url) return url;
+    await sleep(100);
+  }
+  return undefined;
+}
+
+interface CdpSession {
+  send(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  evaluate(expression: string): Promise<unknown>;
+  close(): void;
+}
+
+async function connect(url: string, timeoutMs: number): Promise<CdpSession> {
+  const socket = new WebSocket(url);
+  await new Promise<void>((resolve, reject) => {
+    socket.addEventListener("open", () => resolve(), { once: true });
+    socket.addEventListener("error", () => reject(new Error(`inspector ${url} refused the connection`)), {
+      once: true,
+    });
+  });
+  let next = 1;
+  const waiting = new Map<number, { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  socket.addEventListener("message", (event) => {
+    const reply = JSON.parse(String(event.data)) as { id?: number; result?: Record<string, unknown>; error?: unknown };
+    const entry = reply.id === undefined ? undefined : waiting.get(reply.id);
+    if (!entry) return;
+    waiting.delete(reply.id as number);
+    if (reply.error) entry.reject(new Error(JSON.stringify(reply.error)));
+    else entry.resolve(reply.result ?? {});
+  });
+  const send = (method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
+    const id = next++;
+    const answer = new Promise<Record<string, unknown>>((resolve, reject) => waiting.set(id, { resolve, reject }));
+    socket.send(JSON.stringify({ id, method, params }));
+    return Promise.race([
+      answer,
+      sleep(timeoutMs, undefined, { ref: false }).then(() =>
+        Promise.reject(new Error(`inspector: no answer to ${method} in ${timeoutMs} ms`)),
+      ),
+    ]);
+  };
+  return {
+    send,
+    async evaluate(expression) {
+      const result = await send("Runtime.evaluate", { expression, returnByValue: true });
+      return (result.result as { value?: unknown } | undefined)?.value;
+    },
+    close: () => socket.close(),
+  };
+}
