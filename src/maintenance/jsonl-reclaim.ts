@@ -147,14 +147,11 @@ async function reclaimUnderLock(file: string, deps: ReclaimDeps): Promise<Reclai
     // Write-ahead: gc keeps what the transcript cites as long as the transcript exists, the blob's parts with it.
     await recordTranscriptReferences(deps.agentDir, file, [handle, ...parts]);
     // Read back after recording: a gc between the stash and the record may have taken a part, and this read sees it.
-    const readBack = await readReclaimedLines(deps.store, handle).catch((err: unknown) => {
-      throw new LedgerError(
-        "artifact_corrupt",
-        `Expected the stored branches ${handle} to read back, got ${errorMessage(err)}`,
-        {
-          cause: err,
-        },
-      );
+    const readBack = await readReclaimedLines(deps.store, handle).catch((cause: unknown) => {
+      const why = errorMessage(cause);
+      throw new LedgerError("artifact_corrupt", `Expected the stored branches ${handle} to read back, got ${why}`, {
+        cause,
+      });
     });
     if (!readBack.equals(blob))
       throw new LedgerError(
