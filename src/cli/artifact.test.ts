@@ -5,6 +5,8 @@ import { PassThrough, Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { handleForBytes, HANDLE_PREFIX } from "../artifacts/handle.js";
 import { artifactPaths } from "../artifacts/blob-path.js";
+import { createArtifactStore } from "../artifacts/store.js";
+import { stashReclaimedLines } from "../maintenance/reclaimed-lines.js";
 import { artifactRoot } from "../state/paths.js";
 import { runArtifactCommand } from "./artifact.js";
 import { parseArgv, parseDuration, parseSize } from "./args.js";
@@ -88,6 +90,25 @@ describe("context-ledger artifact", () => {
     const peek = JSON.parse((await run(["peek", handle, "--json"])).out);
     expect(peek).toMatchObject({ schema: "context-ledger.artifact.peek.v1", handle, meta: { lines: 500 } });
     expect(peek.preview.length).toBeLessThan(700);
+  });
+
+  it("fetch --unpack prints the lines a transcript reclaim stored, as written; other artifacts are refused", async () => {
+    const store = createArtifactStore({ root: artifactRoot(state, "main") });
+    const lines = [
+      JSON.stringify({ type: "message", id: "m1", message: { role: "toolResult", content: LOG } }),
+      JSON.stringify({ type: "message", id: "m2", message: { role: "assistant", content: "done" } }),
+    ];
+    const { handle, parts } = await stashReclaimedLines(
+      store,
+      lines.map((l) => Buffer.from(l)),
+      {},
+    );
+    expect(parts).toEqual([handleForBytes(LOG)]);
+    expect((await run(["fetch", handle, "--raw"])).out).not.toContain(LOG);
+    expect(await run(["fetch", handle, "--unpack"])).toMatchObject({ code: 0, out: `${lines.join("\n")}\n` });
+    const other = await run(["fetch", parts[0] as string, "--unpack"]);
+    expect(other.code).toBe(1);
+    expect(other.err).toMatch(/Expected reclaimed transcript lines/);
   });
 
   it("maps failures to exit codes 1, 2, 3 and 4", async () => {

@@ -6,6 +6,7 @@ import { formatHandle, parseHandle } from "../artifacts/handle.js";
 import { parseSelector, type Selector } from "../artifacts/selectors.js";
 import { createArtifactStore } from "../artifacts/store.js";
 import { isLedgerError, LedgerError } from "../errors.js";
+import { readReclaimedLines } from "../maintenance/reclaimed-lines.js";
 import { detectFormat, type OutputFormat } from "../results/detect-format.js";
 import { buildPreview } from "../results/preview.js";
 import { redactSecrets } from "../results/redact.js";
@@ -49,8 +50,9 @@ const LEAVES: Record<string, { options: ArgSpec; usage: string; run: (c: Artifac
         path: { type: "string" },
         "max-chars": { type: "string" },
         raw: { type: "boolean" },
+        unpack: { type: "boolean" },
       },
-      usage: `Usage: {prog} artifact fetch HANDLE [--lines A-B] [--selector KIND|JSON] [--lines N] [--pattern RE --flags i --context N]\n         [--start N --end N] [--path JSONPATH] [--max-chars N] [--raw]\nPrints a bounded slice (the notice goes to stderr); --lines 1200-1210 prints those lines (1-based, inclusive);\n--raw prints the whole original bytes. An option the selector does not use is an error.\n${TAIL}`,
+      usage: `Usage: {prog} artifact fetch HANDLE [--lines A-B] [--selector KIND|JSON] [--lines N] [--pattern RE --flags i --context N]\n         [--start N --end N] [--path JSONPATH] [--max-chars N] [--raw | --unpack]\nPrints a bounded slice (the notice goes to stderr); --lines 1200-1210 prints those lines (1-based, inclusive);\n--raw prints the whole original bytes; --unpack the lines a transcript reclaim stored, as written (parts put back).\nAn option the selector does not use is an error.\n${TAIL}`,
       run: fetch,
     },
     peek: {
@@ -164,6 +166,10 @@ async function stash(c: ArtifactCommandContext): Promise<number> {
 
 async function fetch(c: ArtifactCommandContext): Promise<number> {
   const handle = formatHandle(parseHandle(requireOne(c.args)));
+  if (c.args.flags.unpack) {
+    c.io.stdout.write(await readReclaimedLines(c.store, handle));
+    return 0;
+  }
   if (c.args.flags.raw) {
     c.io.stdout.write(await c.store.read(handle));
     return 0;

@@ -4,9 +4,11 @@
  * A 500-turn long haul on 2026.4.24 reached 32 MB for an active branch of 0.5 MB by turn 380, and the host's
  * `chat.history` lists every message line of the file, so a rewritten message shows twice. When superseded lines
  * hold a message (2026.4.x), or the file outgrows its active branch {@link RECLAIM_RATIO} times, the entries on no
- * branch the host loads move into the artifact store (one blob of those lines as written, read back and compared
- * before anything changes) and the file is replaced by what the host loads, under the host's lock, carrying over
- * every line appended meanwhile.
+ * branch the host loads move into the artifact store and the file is replaced by what the host loads, under the host's
+ * lock, carrying over every line appended meanwhile. The store gets one blob of those lines, packed: every string of
+ * 2,048 characters or more in them is stored once, on its own (each rewrite re-appends the same tool output, see
+ * `reclaimed-lines.ts`); before anything changes the blob is unpacked and compared with the lines as written, byte
+ * for byte.
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
@@ -24,6 +26,7 @@ import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { agentRoot } from "../state/paths.js";
 import { recordTranscriptReferences } from "../state/reference-index.js";
 import { joinByteLines, splitByteLines } from "../fs/byte-lines.js";
+import { readReclaimedLines, stashReclaimedLines } from "./reclaimed-lines.js";
 
 /** The file may hold this many times the bytes of what the host loads before superseded branches leave it. */
 export const RECLAIM_RATIO = 3;
@@ -41,7 +44,7 @@ export interface ReclaimResult {
   bytesBefore: number;
   bytesAfter?: number;
   linesDropped?: number;
-  /** The stored blob of the dropped lines (`ledger_fetch` / `context-ledger artifact fetch` read it back). */
+  /** The stored blob of the dropped lines (`context-ledger artifact fetch HANDLE --unpack` gives them as written). */
   handle?: string;
 }
 
@@ -136,15 +139,25 @@ async function reclaimUnderLock(file: string, deps: ReclaimDeps): Promise<Reclai
     if (dropped.length === 0 || !(shownTwice || outgrown))
       return { reclaimed: false, reason: "within_ratio", bytesBefore: original.length };
     const blob = joinLines(dropped);
-    const { handle } = await deps.store.stash(blob, {
-      kind: "transcript-branches",
-      format: "jsonl",
-      origin: deps.origin,
+    const { handle, parts } = await stashReclaimedLines(
+      deps.store,
+      dropped.map((l) => l.bytes),
+      deps.origin,
+    );
+    // Write-ahead: gc keeps what the transcript cites as long as the transcript exists, the blob's parts with it.
+    await recordTranscriptReferences(deps.agentDir, file, [handle, ...parts]);
+    // Read back after recording: a gc between the stash and the record may have taken a part, and this read sees it.
+    const readBack = await readReclaimedLines(deps.store, handle).catch((cause: unknown) => {
+      const why = errorMessage(cause);
+      throw new LedgerError("artifact_corrupt", `Expected the stored branches ${handle} to read back, got ${why}`, {
+        cause,
+      });
     });
-    if (!(await deps.store.read(handle)).equals(blob))
-      throw new LedgerError("artifact_corrupt", `Expected the stored branches ${handle} to read back as written`);
-    // Write-ahead: gc keeps what the transcript cites as long as the transcript exists.
-    await recordTranscriptReferences(deps.agentDir, file, [handle]);
+    if (!readBack.equals(blob))
+      throw new LedgerError(
+        "artifact_corrupt",
+        `Expected the stored branches ${handle} to read back as the ${blob.length} bytes written, got ${readBack.length} bytes that differ`,
+      );
     const appended = await replaceKeepingAppends(file, link, kept, original.length);
     if (appended === undefined) return { reclaimed: false, reason: "file_changing", bytesBefore: original.length };
     return {

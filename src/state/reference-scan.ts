@@ -12,9 +12,9 @@ const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
 const HANDLE_CHARS = "ledger:v1:sha256:".length + 64;
 /**
  * Artifact kinds whose content may cite other artifacts (packs name `previous` and `artifacts`; stripped parts hold
- * pointers).
+ * pointers; packed transcript branches name the parts they are read back with, so a kept blob stays readable).
  */
-const CITING_KINDS: ReadonlySet<string> = new Set(["checkpoint", "schema", "field"]);
+const CITING_KINDS: ReadonlySet<string> = new Set(["checkpoint", "schema", "field", "transcript-branches-packed"]);
 
 /** What {@link collectReferences} found. */
 export interface ReferenceScan {
@@ -31,7 +31,7 @@ export interface ReferenceScan {
  * the reference index with each recorded host transcript re-scanned, the
  * host's own transcripts of the agent (JSONL on 2026.4, the SQLite
  * `transcript_events` on 2026.9, rows zstd-compressed or not), and,
- * transitively, what checkpoint packs and stripped parts cite. Files of any
+ * transitively, what checkpoint packs, stripped parts and packed transcript branches cite. Files of any
  * size are scanned (streamed). Sources that cannot be read are listed.
  */
 export async function collectReferences(agentDir: string): Promise<ReferenceScan> {

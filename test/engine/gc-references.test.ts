@@ -10,11 +10,15 @@ import { cleanSessionFile } from "../../src/cli/session-clean/clean-session-file
 import { parseConfig } from "../../src/config/parse-config.js";
 import { resolveAgentSettings } from "../../src/config/parse-config.js";
 import { isLedgerError } from "../../src/errors.js";
+import { reclaimJsonlBranches } from "../../src/maintenance/jsonl-reclaim.js";
+import { readReclaimedLines } from "../../src/maintenance/reclaimed-lines.js";
 import { parseStubHandle } from "../../src/results/stub.js";
 import { agentRoot } from "../../src/state/paths.js";
+import { readReferenceIndex } from "../../src/state/reference-index.js";
 import { saveSummary } from "../../src/summary/sidecar.js";
 import { bloatedSession } from "../cli/cli-fixtures.js";
 import { sealCheckpointChain } from "../support/checkpoint-chain.js";
+import { jsonlOf, rewrittenSession } from "../support/rewritten-session.js";
 import { call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -85,6 +89,38 @@ describe("gc keeps every artifact something still cites", () => {
     expect(cited.length).toBeGreaterThan(0);
     await gcAll(agentRoot(t.dir, "main"));
     for (const h of cited) expect(await t.rt.store("main").has(h), h).toBe(true);
+  });
+
+  it("after a transcript reclaim: the packed branches keep their parts, cited by the transcript or elsewhere", async () => {
+    const root = await tempDir("ledger-gc-reclaim-");
+    const agentDir = agentRoot(root, "main");
+    const store = createArtifactStore({ root: path.join(agentDir, "artifacts") });
+    const file = path.join(await tempDir("transcripts-"), "s5.jsonl");
+    await writeFile(file, jsonlOf(rewrittenSession(16).lines));
+    const r = await reclaimJsonlBranches(file, { store, agentDir, origin: { agentId: "main" } });
+    expect(r.reclaimed).toBe(true);
+    const blob = r.handle as string;
+    const lines = await readReclaimedLines(store, blob);
+    // The parts are named only inside the packed blob: the transcript does not cite them. 14 outputs: the other two
+    // are on the chain of the entry the label names, and stay in the file.
+    const parts = handlesOf(await store.readText(blob));
+    expect(parts).toHaveLength(14);
+    expect(handlesOf(await fsp.readFile(file, "utf8")).filter((h) => parts.includes(h) || h === blob)).toEqual([]);
+    // Recorded with the blob, before the file changed.
+    expect((await readReferenceIndex(agentDir)).map((x) => x.handles)).toEqual([[blob, ...parts].sort()]);
+    const uncited = (await store.stash("cited nowhere", { kind: "tool-output" })).handle;
+    expect((await gcAll(agentDir)).removed.map((x) => x.handle)).toEqual([uncited]);
+    expect((await readReclaimedLines(store, blob)).equals(lines)).toBe(true);
+    // The transcript gone, a ledger file that cites the blob still keeps its parts.
+    await fsp.rm(file);
+    const note = path.join(agentDir, "note.txt");
+    await writeFile(note, `reclaimed: ${blob}\n`);
+    expect((await gcAll(agentDir)).removed).toEqual([]);
+    expect((await readReclaimedLines(store, blob)).equals(lines)).toBe(true);
+    // Cited by nothing, the blob and its parts go together.
+    await fsp.rm(note);
+    const removed = (await gcAll(agentDir)).removed.map((x) => x.handle);
+    expect(removed.sort()).toEqual([blob, ...parts].sort());
   });
 
   it("after 80 compactions: every pack of the chain survives (the sidecar names only the newest 64)", async () => {
