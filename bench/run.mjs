@@ -227,8 +227,14 @@ if (only) {
     // Rerun long-haul runs replace their own rows; the saved runs of other lines and engines stay.
     const lh = results["long-haul"];
     if (runPairs.length && lh?.runs && saved["long-haul"]?.runs) {
-      const rerun = new Set(lh.runs.map((r) => `${r.version}:${r.engine}`));
-      lh.runs = [...saved["long-haul"].runs.filter((r) => !rerun.has(`${r.version}:${r.engine}`)), ...lh.runs];
+      const key = (r) => `${r.version}:${r.engine}`;
+      const fresh = new Map(lh.runs.map((r) => [key(r), r]));
+      const rerun = new Set(fresh.keys());
+      // In the saved order (the report's rows), new lines and engines after them.
+      lh.runs = [
+        ...saved["long-haul"].runs.map((r) => fresh.get(key(r)) ?? r),
+        ...lh.runs.filter((r) => !saved["long-haul"].runs.some((s) => key(s) === key(r))),
+      ];
       lh.targets = { ...saved["long-haul"].targets, ...lh.targets };
       lh.rerunRuns = [...rerun];
     }
