@@ -4,6 +4,7 @@
  * collection before reading `process.memoryUsage()` can. The inspector is opened on the gateway with SIGUSR1 (Node's
  * own switch, on 127.0.0.1:9229); the reply is checked to come from that process.
  */
+import { execFileSync } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { round } from "./stats.mjs";
 
@@ -26,9 +27,15 @@ interface InspectorTarget {
   webSocketDebuggerUrl?: string;
 }
 
-/** Forces a full collection in process `pid` (a Node process) and reads its memory; undefined if that fails. */
-export async function liveHeap(pid: number, timeoutMs = 60_000): Promise<LiveHeap | undefined> {
+/**
+ * Forces a full collection in the gateway started as `leader` and reads its memory; undefined if that fails. The
+ * gateway is the largest process of the leader's session: 2026.4.24's `openclaw` bin is a small launcher whose child
+ * serves, 2026.9.6's is the gateway itself.
+ */
+export async function liveHeap(leader: number, timeoutMs = 60_000): Promise<LiveHeap | undefined> {
   try {
+    const pid = largestInSession(leader);
+    if (pid === undefined) return undefined;
     process.kill(pid, "SIGUSR1");
     const url = await inspectorUrl(timeoutMs);
     if (!url) return undefined;
@@ -50,6 +57,15 @@ export async function liveHeap(pid: number, timeoutMs = 60_000): Promise<LiveHea
   } catch {
     return undefined;
   }
+}
+
+/** The process of `leader`'s session with the most resident memory. */
+function largestInSession(leader: number): number | undefined {
+  const rows = execFileSync("ps", ["-o", "pid=,rss=", "-g", String(leader)], { encoding: "utf8" })
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/).map(Number))
+    .filter(([pid, rss]) => Number.isInteger(pid) && Number.isFinite(rss)) as [number, number][];
+  return rows.sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
 async function inspectorUrl(timeoutMs: number): Promise<string | undefined> {
