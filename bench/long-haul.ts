@@ -108,6 +108,9 @@ function longHaulScript(facts: readonly Fact[], html: string | undefined) {
   };
 }
 
+/** The gateway opens Node's inspector on a port of its own: the bench reads its heap after a full collection. */
+const GATEWAY_OPTIONS = { nodeArgs: ["--inspect=127.0.0.1:0"] } as const;
+
 /** One engine on one host line for `turns` turns. */
 async function runOne(
   version: HostVersion,
@@ -127,7 +130,7 @@ async function runOne(
   let gateway: Gateway | undefined;
   try {
     env = await createHostEnv({ version, baseUrl: mock.baseUrl, modelId: mock.modelId, engine, ...MODEL });
-    gateway = await startGateway(env);
+    gateway = await startGateway(env, GATEWAY_OPTIONS);
     const hostEnv = env;
     let live: Gateway = gateway;
     const session: SeenTurnSession = {
@@ -158,7 +161,7 @@ async function runOne(
       }
       if (n === Math.floor(turns / 2) + 1) {
         await live.stop();
-        gateway = live = await startGateway(hostEnv);
+        gateway = live = await startGateway(hostEnv, GATEWAY_OPTIONS);
         log(`${version} ${engine}: gateway restarted before turn ${n}`);
       }
       if (n === Math.round(turns * 0.6)) await live.chatSend(SESSION_KEY, "/compact").catch(() => undefined);
@@ -206,7 +209,7 @@ async function runOne(
           engineMs: round(ms),
           rssMb: groupRssMb(live.pid),
           // A forced full collection costs a pause of about a second: every 50 turns, and at turn 1 and the end.
-          ...(n % 50 === 0 || n === 1 || n === turns ? { liveHeap: (await liveHeap(live.pid)) ?? null } : {}),
+          ...(n % 50 === 0 || n === 1 || n === turns ? { liveHeap: (await liveHeap(live.pid, live.outputPath)) ?? null } : {}),
           transcriptStore: transcript.store,
           transcriptBytes: transcript.bytes,
           activeBytes: transcript.activeBytes ?? null,

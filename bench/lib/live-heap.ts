@@ -1,14 +1,14 @@
 /**
  * What a running gateway really holds: its memory right after a full garbage collection, read through the V8
  * inspector. RSS alone cannot tell retained memory from heap that V8 has not collected or returned yet; a forced
- * collection before reading `process.memoryUsage()` can. The inspector is opened on the gateway with SIGUSR1 (Node's
- * own switch, on 127.0.0.1:9229); the reply is checked to come from that process.
+ * collection before reading `process.memoryUsage()` can. The gateway must run with `--inspect=127.0.0.1:0` (a port of
+ * its own; Node prints it). Not SIGUSR1, Node's other switch: an OpenClaw gateway takes SIGUSR1 as "restart".
  */
 import { execFileSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { round } from "./stats.mjs";
 
-const PORT = 9229;
 const MB = 1_048_576;
 
 /** The gateway's memory after a full collection, in MB; undefined when its inspector cannot be reached. */
@@ -23,39 +23,38 @@ export interface LiveHeap {
   rssMb: number;
 }
 
-interface InspectorTarget {
-  webSocketDebuggerUrl?: string;
+/**
+ * Forces a full collection in the gateway started as `leader`, whose output (with Node's "Debugger listening on ws://…"
+ * lines) is in `outputPath`, and reads its memory; undefined if that fails. The gateway is the largest process of the
+ * leader's session: 2026.4.24's `openclaw` bin is a small launcher whose child serves, 2026.9.6's is the gateway.
+ */
+export async function liveHeap(leader: number, outputPath: string, timeoutMs = 60_000): Promise<LiveHeap | undefined> {
+  const pid = largestInSession(leader);
+  if (pid === undefined) return undefined;
+  const output = await readFile(outputPath, "utf8").catch(() => "");
+  // Newest first: a restarted gateway appends to the same file.
+  const urls = [...output.matchAll(/Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/[0-9a-f-]+)/g)].map((m) => m[1]!);
+  for (const url of urls.reverse()) {
+    const heap = await readHeap(url, pid, timeoutMs).catch(() => undefined);
+    if (heap) return heap;
+  }
+  return undefined;
 }
 
-/**
- * Forces a full collection in the gateway started as `leader` and reads its memory; undefined if that fails. The
- * gateway is the largest process of the leader's session: 2026.4.24's `openclaw` bin is a small launcher whose child
- * serves, 2026.9.6's is the gateway itself.
- */
-export async function liveHeap(leader: number, timeoutMs = 60_000): Promise<LiveHeap | undefined> {
+async function readHeap(url: string, pid: number, timeoutMs: number): Promise<LiveHeap | undefined> {
+  const session = await connect(url, timeoutMs);
   try {
-    const pid = largestInSession(leader);
-    if (pid === undefined) return undefined;
-    process.kill(pid, "SIGUSR1");
-    const url = await inspectorUrl(timeoutMs);
-    if (!url) return undefined;
-    const session = await connect(url, timeoutMs);
-    try {
-      const owner = await session.evaluate("process.pid");
-      if (owner !== pid) return undefined;
-      await session.send("HeapProfiler.enable");
-      await session.send("HeapProfiler.collectGarbage");
-      const usage = JSON.parse(String(await session.evaluate("JSON.stringify(process.memoryUsage())"))) as Record<
-        string,
-        number
-      >;
-      const mb = (key: string): number => round((usage[key] ?? 0) / MB);
-      return { heapUsedMb: mb("heapUsed"), heapTotalMb: mb("heapTotal"), externalMb: mb("external"), rssMb: mb("rss") };
-    } finally {
-      session.close();
-    }
-  } catch {
-    return undefined;
+    if ((await session.evaluate("process.pid")) !== pid) return undefined;
+    await session.send("HeapProfiler.enable");
+    await session.send("HeapProfiler.collectGarbage");
+    const usage = JSON.parse(String(await session.evaluate("JSON.stringify(process.memoryUsage())"))) as Record<
+      string,
+      number
+    >;
+    const mb = (key: string): number => round((usage[key] ?? 0) / MB);
+    return { heapUsedMb: mb("heapUsed"), heapTotalMb: mb("heapTotal"), externalMb: mb("external"), rssMb: mb("rss") };
+  } finally {
+    session.close();
   }
 }
 
@@ -66,19 +65,6 @@ function largestInSession(leader: number): number | undefined {
     .map((line) => line.trim().split(/\s+/).map(Number))
     .filter(([pid, rss]) => Number.isInteger(pid) && Number.isFinite(rss)) as [number, number][];
   return rows.sort((a, b) => b[1] - a[1])[0]?.[0];
-}
-
-async function inspectorUrl(timeoutMs: number): Promise<string | undefined> {
-  const deadline = Date.now() + Math.min(timeoutMs, 5_000);
-  while (Date.now() < deadline) {
-    const targets = (await fetch(`http://127.0.0.1:${PORT}/json/list`)
-      .then((r) => r.json())
-      .catch(() => undefined)) as InspectorTarget[] | undefined;
-    const url = targets?.find((t) => t.webSocketDebuggerUrl)?.webSocketDebuggerUrl;
-    if (url) return url;
-    await sleep(100);
-  }
-  return undefined;
 }
 
 interface CdpSession {

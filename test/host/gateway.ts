@@ -13,6 +13,8 @@ import { spawnGroup, stopGroup } from "./processes.js";
 export interface StartGatewayOptions {
   /** Give up waiting for the gateway to answer `health` after this long. @default 300000 */
   readyTimeoutMs?: number;
+  /** Options for Node itself, before the host's entry (the long haul's `--inspect=127.0.0.1:0`). */
+  nodeArgs?: readonly string[];
 }
 
 /** Outcome of one `chat.send` turn. */
@@ -106,6 +108,7 @@ async function startGatewayOnce(env: HostEnv, options: StartGatewayOptions): Pro
   await fsp.mkdir(path.dirname(outputPath), { recursive: true });
   const out = createWriteStream(outputPath, { flags: "a", mode: 0o600 });
   const args = [
+    ...(options.nodeArgs ?? []),
     env.host.entry,
     "gateway",
     "run",
