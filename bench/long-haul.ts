@@ -15,7 +15,7 @@ import { startGateway, type Gateway } from "../test/host/gateway.js";
 import { createHostEnv, type HostEnv } from "../test/host/host-env.js";
 import type { HostVersion } from "../test/host/host-install.js";
 import { readPluginEvents } from "../test/host/logs.js";
-import { liveHeap, type LiveHeap } from "./lib/live-heap.js";
+import { liveHeap, sampleLiveAllocations, type HeapAttribution, type LiveHeap } from "./lib/live-heap.js";
 import { startMockModel, type MockReply, type MockRequest } from "../test/host/mock-model.js";
 import {
   hasToolResultInCurrentTurn,
@@ -149,6 +149,12 @@ async function runOne(
     const resets: number[] = [];
     let eventsSeen = 0;
     const started = Date.now();
+    // A diagnosis on demand: which code allocated what the gateway still holds, sampled from a turn to the restart
+    // (or the end). CONTEXT_LEDGER_HEAP_SAMPLE_FROM=<turn>.
+    const sampleFrom = Number(process.env.CONTEXT_LEDGER_HEAP_SAMPLE_FROM ?? 0);
+    const sampleTo = sampleFrom <= Math.floor(turns / 2) ? Math.floor(turns / 2) : turns;
+    let sampling: Awaited<ReturnType<typeof sampleLiveAllocations>>;
+    let heapAttribution: (HeapAttribution & { fromTurn: number; toTurn: number }) | undefined;
     let gatewayDied: { beforeTurn: number; cause: string } | undefined;
     for (let n = 1; n <= turns; n++) {
       // A gateway that died (2026.4.24 ran out of heap parsing a transcript file of tens of MB) ends the run: the
@@ -158,6 +164,14 @@ async function runOne(
         for (let m = n; m <= turns; m++) notAnswered.push(m);
         log(`${version} ${engine}: the gateway died before turn ${n} (${gatewayDied.cause}); run ended`);
         break;
+      }
+      if (sampleFrom > 0 && n === sampleFrom + 1) sampling = await sampleLiveAllocations(live.pid, live.outputPath);
+      if (sampling && n === sampleTo + 1) {
+        heapAttribution = { ...(await sampling.stop()), fromTurn: sampleFrom, toTurn: sampleTo };
+        sampling = undefined;
+        log(
+          `${version} ${engine}: live allocations by code, turns ${sampleFrom}-${sampleTo}: ${JSON.stringify(heapAttribution)}`,
+        );
       }
       if (n === Math.floor(turns / 2) + 1) {
         await live.stop();
@@ -209,7 +223,9 @@ async function runOne(
           engineMs: round(ms),
           rssMb: groupRssMb(live.pid),
           // A forced full collection costs a pause of about a second: every 50 turns, and at turn 1 and the end.
-          ...(n % 50 === 0 || n === 1 || n === turns ? { liveHeap: (await liveHeap(live.pid, live.outputPath)) ?? null } : {}),
+          ...(n % 50 === 0 || n === 1 || n === turns
+            ? { liveHeap: (await liveHeap(live.pid, live.outputPath)) ?? null }
+            : {}),
           transcriptStore: transcript.store,
           transcriptBytes: transcript.bytes,
           activeBytes: transcript.activeBytes ?? null,
@@ -220,6 +236,12 @@ async function runOne(
         });
         log(`${version} ${engine} turn ${n}/${turns}: ${JSON.stringify(perTurn.at(-1))}`);
       }
+    }
+    if (sampling && live.running()) {
+      heapAttribution = { ...(await sampling.stop()), fromTurn: sampleFrom, toTurn: turns };
+      log(
+        `${version} ${engine}: live allocations by code, turns ${sampleFrom}-${turns}: ${JSON.stringify(heapAttribution)}`,
+      );
     }
     const at = (turn: number) => perTurn.find((r) => Number(r.turn) >= turn);
     const last = perTurn.at(-1) as Record<string, number>;
@@ -253,6 +275,7 @@ async function runOne(
       pluginStateBytes: last.pluginStateBytes,
       storeBytes: last.storeBytes,
       perTurn,
+      ...(heapAttribution ? { heapAttribution } : {}),
     };
   } finally {
     await gateway?.stop().catch(() => undefined);

@@ -29,33 +29,121 @@ export interface LiveHeap {
  * leader's session: 2026.4.24's `openclaw` bin is a small launcher whose child serves, 2026.9.6's is the gateway.
  */
 export async function liveHeap(leader: number, outputPath: string, timeoutMs = 60_000): Promise<LiveHeap | undefined> {
+  const session = await gatewaySession(leader, outputPath, timeoutMs);
+  if (!session) return undefined;
+  try {
+    return await readHeap(session);
+  } finally {
+    session.close();
+  }
+}
+
+/** Where the live memory was allocated: the sampled allocations still alive, by code. */
+export interface HeapAttribution {
+  /** Live sampled bytes (MB) by whose code allocated them: the plugin, the host, Node or a dependency. */
+  byOwner: Record<string, number>;
+  /** The allocation sites holding the most, `function url:line` with MB. */
+  top: { site: string; mb: number }[];
+}
+
+/**
+ * Starts V8's sampling heap profiler in the gateway; `stop()` forces a full collection and attributes what is still
+ * alive of the sampled allocations to the code that made them (the first frame from the allocation up that is not
+ * Node's own). Undefined when the inspector cannot be reached.
+ */
+export async function sampleLiveAllocations(
+  leader: number,
+  outputPath: string,
+  timeoutMs = 60_000,
+): Promise<{ stop(): Promise<HeapAttribution> } | undefined> {
+  const session = await gatewaySession(leader, outputPath, timeoutMs);
+  if (!session) return undefined;
+  await session.send("HeapProfiler.enable");
+  await session.send("HeapProfiler.startSampling", { samplingInterval: 32_768 });
+  return {
+    async stop() {
+      try {
+        await session.send("HeapProfiler.collectGarbage");
+        const { profile } = (await session.send("HeapProfiler.stopSampling")) as { profile: { head: ProfileNode } };
+        return attribute(profile.head);
+      } finally {
+        session.close();
+      }
+    },
+  };
+}
+
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: ProfileNode[];
+}
+
+function attribute(head: ProfileNode): HeapAttribution {
+  const byOwner = new Map<string, number>();
+  const bySite = new Map<string, number>();
+  const walk = (node: ProfileNode, owner: string | undefined, site: string | undefined): void => {
+    const { url, functionName, lineNumber } = node.callFrame;
+    const own = ownerOf(url);
+    // The innermost frame that is not Node's own names the site and its owner.
+    const here = own && own !== "node" ? own : owner;
+    const at =
+      own && own !== "node"
+        ? `${functionName || "(anonymous)"} ${url.replace(/^.*node_modules\//, "")}:${lineNumber + 1}`
+        : site;
+    if (node.selfSize > 0) {
+      const key = here ?? "node";
+      byOwner.set(key, (byOwner.get(key) ?? 0) + node.selfSize);
+      const s = at ?? `${functionName || "(root)"}`;
+      bySite.set(s, (bySite.get(s) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children) walk(child, here, at);
+  };
+  walk(head, undefined, undefined);
+  const mb = (bytes: number): number => round(bytes / MB);
+  return {
+    byOwner: Object.fromEntries([...byOwner].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, mb(v)])),
+    top: [...bySite]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 15)
+      .map(([site, bytes]) => ({ site, mb: mb(bytes) })),
+  };
+}
+
+/** Whose code a script URL is: the plugin's, the host's, a dependency's, or Node's own (no URL, `node:`). */
+function ownerOf(url: string): string | undefined {
+  if (!url || url.startsWith("node:")) return url ? "node" : undefined;
+  if (/context-ledger|\/work\/main\/dist\//.test(url)) return "context-ledger";
+  if (/node_modules\/openclaw\//.test(url)) return "openclaw";
+  const dep = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  return dep ? `dependency ${dep[1]}` : "other";
+}
+
+/** An inspector session on the gateway started as `leader` (see {@link liveHeap}). */
+async function gatewaySession(leader: number, outputPath: string, timeoutMs: number): Promise<CdpSession | undefined> {
   const pid = largestInSession(leader);
   if (pid === undefined) return undefined;
   const output = await readFile(outputPath, "utf8").catch(() => "");
   // Newest first: a restarted gateway appends to the same file.
   const urls = [...output.matchAll(/Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/[0-9a-f-]+)/g)].map((m) => m[1]!);
   for (const url of urls.reverse()) {
-    const heap = await readHeap(url, pid, timeoutMs).catch(() => undefined);
-    if (heap) return heap;
+    const session = await connect(url, timeoutMs).catch(() => undefined);
+    if (!session) continue;
+    if ((await session.evaluate("process.pid").catch(() => undefined)) === pid) return session;
+    session.close();
   }
   return undefined;
 }
 
-async function readHeap(url: string, pid: number, timeoutMs: number): Promise<LiveHeap | undefined> {
-  const session = await connect(url, timeoutMs);
-  try {
-    if ((await session.evaluate("process.pid")) !== pid) return undefined;
-    await session.send("HeapProfiler.enable");
-    await session.send("HeapProfiler.collectGarbage");
-    const usage = JSON.parse(String(await session.evaluate("JSON.stringify(process.memoryUsage())"))) as Record<
-      string,
-      number
-    >;
-    const mb = (key: string): number => round((usage[key] ?? 0) / MB);
-    return { heapUsedMb: mb("heapUsed"), heapTotalMb: mb("heapTotal"), externalMb: mb("external"), rssMb: mb("rss") };
-  } finally {
-    session.close();
-  }
+async function readHeap(session: CdpSession): Promise<LiveHeap> {
+  await session.send("HeapProfiler.enable");
+  await session.send("HeapProfiler.collectGarbage");
+  const usage = JSON.parse(String(await session.evaluate("JSON.stringify(process.memoryUsage())"))) as Record<
+    string,
+    number
+  >;
+  const mb = (key: string): number => round((usage[key] ?? 0) / MB);
+  return { heapUsedMb: mb("heapUsed"), heapTotalMb: mb("heapTotal"), externalMb: mb("external"), rssMb: mb("rss") };
 }
 
 /** The process of `leader`'s session with the most resident memory. */
