@@ -124,6 +124,8 @@ async function ownSummary(
         }),
     });
     state = sealed.state;
+    // Rendered before the seal: without the pack's handle in the record line.
+    renders.clear();
   }
   const stateKey = summaryKey(state);
   // A sidecar that could not be read is never overwritten: this turn's summary lives in memory only.

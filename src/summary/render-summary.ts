@@ -48,8 +48,23 @@ export interface SummaryRender {
   omittedItems: number;
   /** The handle named as the full record, if any. */
   recordHandle: string | undefined;
-  /** True when something was condensed but no sealed checkpoint exists to name: seal one and render again. */
+  /**
+   * True when the render condenses turns that no sealed checkpoint holds (none sealed yet, or the newest holds fewer
+   * turns than are condensed now): seal one and render again.
+   */
   needsCheckpoint: boolean;
+}
+
+/**
+ * Condensed turns past the newest pack that may wait for the next one (a seal changes the block: a prompt-cache miss).
+ * Their text stays in the record and in the host's transcript meanwhile.
+ */
+export const SEAL_LAG_TURNS = 8;
+
+/** Whether `condensed` turns (the oldest of the record) reach past what the newest pack holds, by more than the lag. */
+function unsealed(state: SummaryState, condensed: number): boolean {
+  const latest = state.checkpoints.at(-1);
+  return latest === undefined || condensed > latest.turns + SEAL_LAG_TURNS;
 }
 
 /**
@@ -138,7 +153,11 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
     condensedTurns: digest.turns,
     omittedItems: block.omitted,
     recordHandle: handle,
-    needsCheckpoint: handle === undefined && digest.turns > 0,
+    // The newest pack holds the record's first `turns` turns; condensed turns past them are in no pack yet. A long
+    // session on 2026.9.6 kept condensing after its first pack (sealed at turn 12): 480 turns reachable by no handle,
+    // and a record that grew to 493 entries, re-read on every assemble.
+    needsCheckpoint:
+      digest.turns > 0 && (options.checkpointHandle === undefined ? unsealed(state, digest.turns) : false),
   });
 
   function finish(bodyLines: string[], report: Omit<SummaryRender, "text">): SummaryRender {
