@@ -281,7 +281,9 @@ async function runOne(
     await gateway?.stop().catch(() => undefined);
     await stopAllGroups();
     await mock.close();
-    await env?.cleanup();
+    // CONTEXT_LEDGER_KEEP_ENV=1 leaves the host's and the plugin's state for a look afterwards.
+    if (process.env.CONTEXT_LEDGER_KEEP_ENV === "1" && env) log(`${version} ${engine}: state kept in ${env.root}`);
+    else await env?.cleanup();
   }
 }
 
