@@ -1,6 +1,6 @@
+import { mtimeOrMissing } from "../fs/mtime.js";
 import { createVersionedCache } from "../fs/versioned-cache.js";
 import { LRUCache } from "lru-cache";
-import { stat } from "node:fs/promises";
 import type { SummaryRequest, ViewSummary } from "../assembly/ports.js";
 import type { AgentSettings } from "../config/schema.js";
 import { fingerprintMessage } from "../host/messages.js";
@@ -132,13 +132,7 @@ async function ownSummary(
   if (stateKey !== before) await saveOpenedSummary(opened, state);
   const entry: CachedSummary = {
     state,
-    mtimeMs:
-      stateKey !== before
-        ? await stat(file).then(
-            (st) => st.mtimeMs,
-            () => -1,
-          )
-        : mtimeMs,
+    mtimeMs: stateKey !== before ? mtimeOrMissing(file) : mtimeMs,
     // Rendered blocks survive across calls while the state is unchanged (warm turns re-render nothing).
     renders: cached && cached.stateKey === stateKey ? cached.renders : new Map(),
     stateKey,
