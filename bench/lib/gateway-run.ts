@@ -61,11 +61,19 @@ export async function pluginBytes(dir: string): Promise<{ state: number; store: 
 
 /** Resident memory of the gateway's process group, in MB. */
 export function groupRssMb(pid: number): number {
+  return round(sessionProcesses(pid).reduce((sum, p) => sum + p.rssKb, 0) / 1024);
+}
+
+/** The processes of `leader`'s session (the gateway and what it spawned), with resident KB; none if `ps` fails. */
+export function sessionProcesses(leader: number): { pid: number; rssKb: number }[] {
   try {
-    const text = execFileSync("ps", ["-o", "rss=", "-g", String(pid)], { encoding: "utf8" });
-    return round(text.split("\n").reduce((s, l) => s + (Number(l.trim()) || 0), 0) / 1024);
+    return execFileSync("ps", ["-o", "pid=,rss=", "-g", String(leader)], { encoding: "utf8" })
+      .split("\n")
+      .map((line) => line.trim().split(/\s+/).map(Number))
+      .filter(([pid, rss]) => Number.isInteger(pid) && Number.isFinite(rss))
+      .map(([pid, rssKb]) => ({ pid: pid!, rssKb: rssKb! }));
   } catch {
-    return 0;
+    return [];
   }
 }
 

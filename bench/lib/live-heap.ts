@@ -4,9 +4,9 @@
  * collection before reading `process.memoryUsage()` can. The gateway must run with `--inspect=127.0.0.1:0` (a port of
  * its own; Node prints it). Not SIGUSR1, Node's other switch: an OpenClaw gateway takes SIGUSR1 as "restart".
  */
-import { execFileSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { sessionProcesses } from "./gateway-run.js";
 import { round } from "./stats.mjs";
 
 const MB = 1_048_576;
@@ -148,11 +148,7 @@ async function readHeap(session: CdpSession): Promise<LiveHeap> {
 
 /** The process of `leader`'s session with the most resident memory. */
 function largestInSession(leader: number): number | undefined {
-  const rows = execFileSync("ps", ["-o", "pid=,rss=", "-g", String(leader)], { encoding: "utf8" })
-    .split("\n")
-    .map((line) => line.trim().split(/\s+/).map(Number))
-    .filter(([pid, rss]) => Number.isInteger(pid) && Number.isFinite(rss)) as [number, number][];
-  return rows.sort((a, b) => b[1] - a[1])[0]?.[0];
+  return sessionProcesses(leader).sort((a, b) => b.rssKb - a.rssKb)[0]?.pid;
 }
 
 interface CdpSession {
