@@ -28,14 +28,28 @@ describe("generated artifacts stay in step with the code", () => {
     expect(pkg.devDependencies.openclaw).toBe("2026.9.6");
   });
 
-  for (const file of ["README.md", "docs/operator-guide.md"]) {
-    it(`${file}: the config reference block matches the schema`, () => {
-      if (!existsSync(new URL(file, root))) return expect(file).toBe("docs/operator-guide.md");
-      const block = readBlock(read(file));
-      if (file === "README.md") expect(block).toBeDefined();
-      if (block !== undefined) expect(block).toBe(renderConfigReference());
-    });
-  }
+  it("docs/operator-guide.md: the config reference block matches the schema", () => {
+    expect(readBlock(read("docs/operator-guide.md"))).toBe(renderConfigReference());
+  });
+
+  it("README.md: every setting its short table names is a key of the schema, with the schema's default", () => {
+    const reference = renderConfigReference();
+    const rows = read("README.md")
+      .split("\n")
+      .map((line) => line.split("|").map((cell) => cell.trim()))
+      .filter((cells) => cells.length === 5 && /^`[a-z]/.test(cells[1] ?? "") && /^`/.test(cells[2] ?? ""));
+    expect(rows.length).toBeGreaterThanOrEqual(5);
+    for (const [, names = "", defaults = ""] of rows) {
+      const keys = names.split(/,\s*/).map((k) => k.replace(/`/g, ""));
+      const values = defaults.split(/,\s*/);
+      keys.forEach((key, i) => {
+        if (key.includes("<")) return;
+        const row = reference.split("\n").find((line) => line.startsWith(`| \`${key}\` |`));
+        expect(row, key).toBeDefined();
+        expect(row?.split(" | ")[2], key).toBe(values[i]);
+      });
+    }
+  });
 
   it("which lines keep JSONL or SQLite transcripts: session clean --help and the operator guide say what the table says", async () => {
     const jsonl = linesWithTranscriptStore("jsonl");
@@ -87,7 +101,7 @@ describe("generated artifacts stay in step with the code", () => {
   });
 
   it("every `npm run demo -- …` line of the README and the guides is one the demo accepts", () => {
-    const lines = ["README.md", "docs/operator-guide.md", "docs/benchmarks.md"]
+    const lines = ["README.md", "docs/operator-guide.md", "docs/benchmarks.md", "docs/testing.md"]
       .filter((file) => existsSync(new URL(file, root)))
       .flatMap((file) => [...read(file).matchAll(/npm run demo -- ([^#`\n]+)/g)].map((m) => (m[1] ?? "").trim()));
     expect(lines.length).toBeGreaterThanOrEqual(6);
@@ -95,6 +109,35 @@ describe("generated artifacts stay in step with the code", () => {
     for (const line of lines) {
       const argv = line.replace(/\bURL\b/g, "http://127.0.0.1:8000/v1").split(/\s+/);
       expect(parseDemoArgs(argv), line).not.toMatchObject({ kind: "error" });
+    }
+  });
+});
+
+describe("the README is a user's document", () => {
+  const readme = read("README.md");
+  const lines = readme.split("\n");
+
+  it("is at most 150 lines, with the install section within its first 40", () => {
+    expect(lines.length).toBeLessThanOrEqual(150);
+    expect(lines.findIndex((line) => /^## Install/.test(line))).toBeLessThan(40);
+  });
+
+  it("holds no dated run notes, load averages or test names, and links the glossary", () => {
+    expect(readme).not.toMatch(/\b20\d\d-\d\d-\d\d\b/);
+    expect(readme).not.toMatch(/load average/i);
+    const scenarioNames = [
+      ...read("test/host/scenarios/index.ts").matchAll(/"\.\/([a-z0-9]+(?:-[a-z0-9]+)+)\.js"/g),
+    ].map((m) => m[1] ?? "");
+    expect(scenarioNames.length).toBeGreaterThan(3);
+    for (const name of scenarioNames) expect(readme, name).not.toContain(name);
+    expect(readme).toContain("(docs/glossary.md)");
+  });
+
+  it("every relative link of the README and the glossary points at a file that exists", () => {
+    for (const file of ["README.md", "docs/glossary.md", "docs/testing.md"]) {
+      const base = new URL(file, root);
+      for (const [, target] of read(file).matchAll(/\]\(([^)#:]+)(?:#[^)]*)?\)/g))
+        expect(existsSync(new URL(target ?? "", base)), `${file} -> ${target}`).toBe(true);
     }
   });
 });
