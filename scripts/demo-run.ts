@@ -57,6 +57,8 @@ const clip = (text: string, max = 80) => {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
+/** Shown texts quoted in a failed turn's note (the rest are counted). */
+const SHOWN_IN_NOTE = 3;
 const signalDelta = (now: HostLogSignals, before: HostLogSignals, key: keyof HostLogSignals) => now[key] - before[key];
 
 /** Runs `options.turns` turns of the reset-loop workload with one engine and measures each. */
@@ -182,11 +184,15 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     signalsBefore = signals;
 
     const notes: string[] = [];
+    const quoted = shown.texts
+      .slice(0, SHOWN_IN_NOTE)
+      .map((t) => `"${clip(t)}" (${t.length.toLocaleString("en-US")} chars)`);
+    const more = shown.texts.length - quoted.length;
     if (shown.error) notes.push(`chat.history could not be read: ${clip(shown.error)}`);
     else if (!judged.answered && judged.status !== "cut off")
       notes.push(
-        shown.texts.length > 0
-          ? `chat.history showed: ${shown.texts.map((t) => `"${clip(t)}" (${t.length.toLocaleString("en-US")} chars)`).join(", ")}`
+        quoted.length > 0
+          ? `chat.history showed: ${quoted.join(", ")}${more > 0 ? ` and ${more} more assistant texts` : ""}`
           : "chat.history showed no reply",
       );
     if (resets > 0)
