@@ -8,7 +8,13 @@
 import { startGateway } from "../test/host/gateway.js";
 import { createHostEnv, type EngineChoice, type HostEnv } from "../test/host/host-env.js";
 import { NODE_BINARY, type HostVersion } from "../test/host/host-install.js";
-import { countHostLogSignals, readHostLog, readPluginEvents, type HostLogSignals } from "../test/host/logs.js";
+import {
+  countHostLogSignals,
+  readHostLog,
+  readPluginEvents,
+  type HostLogSignals,
+  type PluginEvent,
+} from "../test/host/logs.js";
 import { startMockModel, type MockModel, type MockReply, type MockRequest } from "../test/host/mock-model.js";
 import { execTurnScript, SILENT_REPLY } from "../test/host/mock-scripts.js";
 import { type TokenCounter } from "../test/host/token-count.js";
@@ -30,7 +36,7 @@ export interface EngineRun {
   rows: DemoRow[];
   cost: CostTotals;
   gatewayStartMs: number;
-  /** The prompt budget context-ledger read from the host (its last assemble), when known. */
+  /** The budget of the last turn's main prompt as context-ledger read it from the host, when known. */
   promptBudget: number | null;
 }
 
@@ -160,9 +166,7 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     const events = await readPluginEvents(env).catch(() => []);
     const fresh = events.slice(eventsSeen);
     eventsSeen = events.length;
-    for (const e of fresh)
-      if (e.op === "assemble" && typeof (e.debt as { promptBudget?: unknown } | undefined)?.promptBudget === "number")
-        promptBudget = (e.debt as { promptBudget: number }).promptBudget;
+    promptBudget = turnPromptBudget(fresh) ?? promptBudget;
     const transcript = await measureTranscript(env.stateDir, DEMO_SESSION, counter);
     const artifacts = await measureArtifacts(env.stateDir);
 
@@ -262,6 +266,20 @@ export function writtenAnswers(requests: readonly MockRequest[], replies: Readon
     if (typeof reply.text === "string" && reply.text !== SILENT_REPLY) out.push(reply.text);
   }
   return out;
+}
+
+/**
+ * The budget of a turn's main prompt: the largest budget among the turn's assembles. 2026.9.x also
+ * assembles inside the turn with small budgets (512, or 1 after a tool call); the last assemble's
+ * budget is one of those, not the prompt the turn was built for.
+ */
+export function turnPromptBudget(events: readonly PluginEvent[]): number | null {
+  let best: number | null = null;
+  for (const e of events) {
+    const budget = e.op === "assemble" ? (e.debt as { promptBudget?: unknown } | undefined)?.promptBudget : undefined;
+    if (typeof budget === "number" && (best === null || budget > best)) best = budget;
+  }
+  return best;
 }
 
 /** Fills each row's debt: raw transcript tokens over the prompt budget (the same rule for every engine). */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { assistantTextsAfterUser } from "../../scripts/demo-history.js";
 import { judgeTurn, turnAnswered, type TurnEvidence } from "../../scripts/demo-judge.js";
-import { writtenAnswers } from "../../scripts/demo-run.js";
+import { turnPromptBudget, writtenAnswers } from "../../scripts/demo-run.js";
 import type { MockReply, MockRequest } from "../host/mock-model.js";
 import { longText, SILENT_REPLY } from "../host/mock-scripts.js";
 
@@ -125,5 +125,17 @@ describe("what the mock wrote for a turn", () => {
       [3, { text: SILENT_REPLY }],
     ]);
     expect(writtenAnswers(requests, replies)).toEqual([answer]);
+  });
+});
+
+describe("the budget of a turn's main prompt", () => {
+  const assemble = (promptBudget: number) => ({ ts: "", op: "assemble", debt: { promptBudget } });
+
+  it("is the largest of the turn's assembles, not the last in-turn one", () => {
+    expect(turnPromptBudget([assemble(17_979), assemble(31_964), { ts: "", op: "commitTurn" }, assemble(512)])).toBe(
+      31_964,
+    );
+    expect(turnPromptBudget([{ ts: "", op: "paydown", debt: { promptBudget: 99_999 } }])).toBeNull();
+    expect(turnPromptBudget([])).toBeNull();
   });
 });
