@@ -1,9 +1,10 @@
 /**
  * One engine's half of the demo: a mock model, an isolated host state and one gateway,
- * driven turn by turn the way the host scenarios send a turn (`sendTurnAsSeen`: what the
- * client shows, then the engine's post-turn work); each turn is measured from outside the
- * host (requests as the model received them, the host's log and stored transcript,
- * context-ledger's artifact store) and reported as soon as it completes.
+ * driven turn by turn the way the host scenarios send a turn (`sendTurnAsSeen`: the run,
+ * then the engine's post-turn work); each turn is judged by the session's `chat.history`
+ * read after that work (`judgeTurn`), measured from outside the host (requests as the
+ * model received them, the host's log and stored transcript, context-ledger's artifact
+ * store) and reported as soon as it completes.
  */
 import { startGateway } from "../test/host/gateway.js";
 import { createHostEnv, type EngineChoice, type HostEnv } from "../test/host/host-env.js";
