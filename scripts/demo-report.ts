@@ -5,14 +5,17 @@
 import type { Prices } from "./demo-cli.js";
 import { chartMaxY, fmt, lineChart, type ChartMark, type LineChartOptions } from "./demo-chart.js";
 import type { CostTotals } from "./demo-cost.js";
+import { turnAnswered } from "./demo-judge.js";
 
 /** One turn of one engine in the demo. */
 export interface DemoRow {
   engine: string;
   turn: number;
   /**
-   * What the user saw (`seenStatus`): `answered` (the model's answer), `reset notice`,
-   * `host notice`, `not answered`, `no reply`, or the run's `error` / `timeout`.
+   * What the user saw in `chat.history` after the post-turn work (`judgeTurn`): `answered` (the model's
+   * answer once, byte-equal), `cut off` (shown, but a request's output allowance was clamped), `stub shown`,
+   * `answer altered`, `answer shown N×`, `reset notice`, `host notice`, `not answered`, `no reply`, or the
+   * run's `error` / `timeout`.
    */
   status: string;
   /** Largest prompt (exact tokens of the messages) the host sent to the model this turn. */
@@ -98,7 +101,7 @@ export function formatTable(rows: readonly DemoRow[]): string {
     .map((r) => [
       String(r.turn),
       r.engine,
-      r.status,
+      shownStatus(r),
       fmt(r.promptTokens),
       String(r.requests),
       String(r.clamped),
@@ -133,8 +136,8 @@ export function formatCost(engines: readonly EngineSummary[], prices: Prices): s
  */
 export function headline(input: Pick<DemoReportInput, "engines" | "contextWindow">): string[] {
   return input.engines.map((e) => {
-    const answered = e.rows.filter((r) => r.status === "answered").length;
-    const unanswered = e.rows.filter((r) => r.status !== "answered").map((r) => `${r.turn}: ${r.status}`);
+    const answered = e.rows.filter(turnAnswered).length;
+    const unanswered = e.rows.filter((r) => !turnAnswered(r)).map((r) => `${r.turn}: ${shownStatus(r)}`);
     const resets = e.rows.reduce((s, r) => s + r.resets, 0);
     const compactions = e.rows.reduce((s, r) => s + r.compactions, 0);
     const peak = Math.max(0, ...e.rows.map((r) => r.promptTokens));
@@ -143,33 +146,53 @@ export function headline(input: Pick<DemoReportInput, "engines" | "contextWindow
   });
 }
 
+/** A row's status as the verdict counts it: an `answered` row with a clamped request was cut off. */
+function shownStatus(row: DemoRow): string {
+  return row.status === "answered" && !turnAnswered(row) ? "cut off" : row.status;
+}
+
 /** One engine's run in the figures the verdict compares. */
 export interface EngineVerdict {
   engine: string;
   turns: number;
+  /** Turns whose answer the history showed once, whole, with no clamped request (`turnAnswered`). */
   answered: number;
+  /** The other turns, grouped by what the user saw, in turn order. */
+  failed: { status: string; turns: number[] }[];
   resets: number;
   resetTurns: number[];
   compactions: number;
-  /** Dollars over answered turns; null when no turn was answered or nothing was billed (a real endpoint). */
+  /** Dollars over the whole run; null when nothing was billed (a real endpoint). */
+  total: number | null;
+  /** Dollars over answered turns; null when no turn was answered or nothing was billed. */
   perAnswered: number | null;
   /** Share of prompt tokens the provider's prefix cache served; null when nothing was counted. */
   cachedShare: number | null;
   largestPrompt: number;
 }
 
-/** Each engine's figures: answered turns, resets, cost per answered turn (not per request), cached share. */
+/** Each engine's figures: answered and failed turns, resets, total spend and spend per answered turn, cached share. */
 export function engineVerdicts(engines: readonly EngineSummary[]): EngineVerdict[] {
   return engines.map((e) => {
-    const answered = e.rows.filter((r) => r.status === "answered").length;
+    const answered = e.rows.filter(turnAnswered).length;
+    const failed: EngineVerdict["failed"] = [];
+    for (const row of [...e.rows].sort((a, b) => a.turn - b.turn)) {
+      if (turnAnswered(row)) continue;
+      const status = shownStatus(row);
+      const group = failed.find((f) => f.status === status);
+      if (group) group.turns.push(row.turn);
+      else failed.push({ status, turns: [row.turn] });
+    }
     const billed = e.cost.promptTokens > 0;
     return {
       engine: e.engine,
       turns: e.rows.length,
       answered,
+      failed,
       resets: e.rows.reduce((s, r) => s + r.resets, 0),
       resetTurns: e.rows.filter((r) => r.resets > 0).map((r) => r.turn),
       compactions: e.rows.reduce((s, r) => s + r.compactions, 0),
+      total: billed ? e.cost.dollars : null,
       perAnswered: billed && answered > 0 ? e.cost.dollars / answered : null,
       cachedShare: billed ? e.cost.cachedTokens / e.cost.promptTokens : null,
       largestPrompt: Math.max(0, ...e.rows.map((r) => r.promptTokens)),
@@ -182,12 +205,22 @@ const perTurn = (d: number | null) => (d === null ? "–" : dollars(d));
 
 /** The engines side by side, one line each, as printed to the terminal. */
 export function formatVerdictTable(verdicts: readonly EngineVerdict[]): string {
-  const head = ["engine", "answered", "resets", "compactions", "cost per answered turn", "cached", "largest prompt"];
+  const head = [
+    "engine",
+    "answered",
+    "resets",
+    "compactions",
+    "total spend",
+    "per answered turn",
+    "cached",
+    "largest prompt",
+  ];
   const body = verdicts.map((v) => [
     v.engine,
     `${v.answered} of ${v.turns}`,
     String(v.resets),
     String(v.compactions),
+    perTurn(v.total),
     perTurn(v.perAnswered),
     percent(v.cachedShare),
     fmt(v.largestPrompt),
@@ -198,29 +231,60 @@ export function formatVerdictTable(verdicts: readonly EngineVerdict[]): string {
   return [line(head), ...body.map(line)].join("\n");
 }
 
+const STATUS_WORDS: Record<string, string> = { "cut off": "cut off (output allowance clamped)" };
+
+/** `4 of 6 (turn 3, 6: reset notice)`: answered turns and what the user saw on the others. */
+function answeredClause(v: EngineVerdict): string {
+  const failed = v.failed.map((f) => `turn ${f.turns.join(", ")}: ${STATUS_WORDS[f.status] ?? f.status}`);
+  return `${v.answered} of ${v.turns}${failed.length ? ` (${failed.join("; ")})` : ""}`;
+}
+
 /**
- * What the run showed, in one sentence: context-ledger against legacy on answered turns, resets, cost per
- * answered turn and cached share, from the figures alone (a run where legacy did not reset says so).
+ * `more in all ($0.2816 against $0.2440, 1.15× legacy's)`, from the two figures alone; a missing figure
+ * (no answered turn to divide by) is named, not compared.
+ */
+function spendClause(
+  what: string,
+  ours: EngineVerdict,
+  base: EngineVerdict,
+  pick: (v: EngineVerdict) => number | null,
+) {
+  const a = pick(ours);
+  const b = pick(base);
+  if (a === null || b === null) {
+    const none = [ours, base].filter((v) => pick(v) === null).map((v) => v.engine);
+    return `${what} ${perTurn(a)} against ${perTurn(b)} (${none.join(" and ")} answered no turn)`;
+  }
+  const word = a > b ? "more" : a < b ? "less" : "the same";
+  const ratio = b > 0 ? `, ${(a / b).toFixed(2)}× ${base.engine}'s` : "";
+  return `${word} ${what} (${dollars(a)} against ${dollars(b)}${ratio})`;
+}
+
+/**
+ * What the run showed, in one sentence built from the counts alone: which engine answered more turns as the
+ * history shows them (a turn with a clamped output allowance is a failed turn), both engines' total spend and
+ * spend per answered turn, session resets and the prefix cache's share.
  */
 export function verdictSentence(verdicts: readonly EngineVerdict[]): string {
-  const clause = (v: EngineVerdict) =>
-    `${v.engine} answered ${v.answered} of ${v.turns} turns with ${v.resets} session reset${v.resets === 1 ? "" : "s"}${v.resetTurns.length ? ` (turn ${v.resetTurns.join(", ")})` : ""}`;
   const ours = verdicts.find((v) => v.engine === "context-ledger");
   const base = verdicts.find((v) => v.engine === "legacy");
-  if (!ours || !base) return `Verdict: ${verdicts.map(clause).join("; ")}.`;
-  const parts = [`${clause(ours)}; ${clause(base)}`];
-  if (ours.perAnswered !== null && base.perAnswered !== null)
-    parts.push(
-      `per answered turn context-ledger cost ${dollars(ours.perAnswered)}, legacy ${dollars(base.perAnswered)} (${(ours.perAnswered / base.perAnswered).toFixed(2)}× legacy's)`,
-    );
-  else if (ours.cachedShare === null) parts.push("cost not measured (a real endpoint: see its bill)");
+  if (!ours || !base)
+    return `Verdict: ${verdicts.map((v) => `${v.engine} answered ${answeredClause(v)}, ${perTurn(v.total)} in all`).join("; ")}.`;
+  const lead =
+    ours.answered === base.answered
+      ? `both engines answered ${ours.answered} of ${ours.turns} turns`
+      : `${ours.answered > base.answered ? ours.engine : base.engine} answered more turns`;
+  const parts = [`${lead}: ${ours.engine} ${answeredClause(ours)}, ${base.engine} ${answeredClause(base)}`];
+  if (ours.total === null || base.total === null) parts.push("cost not measured (a real endpoint: see its bill)");
   else
     parts.push(
-      `cost per answered turn: context-ledger ${perTurn(ours.perAnswered)}, legacy ${perTurn(base.perAnswered)}`,
+      `${ours.engine} spent ${spendClause("in all", ours, base, (v) => v.total)} and ${spendClause("per answered turn", ours, base, (v) => v.perAnswered)}`,
     );
+  const resets = (v: EngineVerdict) => `${v.resets}${v.resetTurns.length ? ` (turn ${v.resetTurns.join(", ")})` : ""}`;
+  parts.push(`session resets: ${ours.engine} ${resets(ours)}, ${base.engine} ${resets(base)}`);
   if (ours.cachedShare !== null && base.cachedShare !== null)
     parts.push(
-      `the provider's prefix cache served ${percent(ours.cachedShare)} of context-ledger's prompt tokens and ${percent(base.cachedShare)} of legacy's`,
+      `the provider's prefix cache served ${percent(ours.cachedShare)} of ${ours.engine}'s prompt tokens and ${percent(base.cachedShare)} of ${base.engine}'s`,
     );
   return `Verdict: ${parts.join("; ")}.`;
 }
@@ -256,7 +320,7 @@ export function renderDemoReport(input: DemoReportInput): string {
   const tr = rows
     .map(
       (r) =>
-        `<tr><td>${r.turn}</td><td class="l">${esc(r.engine)}</td><td class="l">${esc(r.status)}</td><td>${fmt(r.promptTokens)}</td><td>${r.requests}</td><td>${r.clamped}</td><td>${kb(r.rawBytes)}</td><td>${r.rawTokens === null ? "–" : fmt(r.rawTokens)}</td><td>${r.debtTokens === null ? "–" : fmt(r.debtTokens)}</td><td>${fmt(r.artifacts)}</td><td>${r.resets}</td><td>${r.compactions}</td><td>${(r.ms / 1000).toFixed(1)}</td><td class="l">${esc(r.notes.join("; "))}</td></tr>`,
+        `<tr><td>${r.turn}</td><td class="l">${esc(r.engine)}</td><td class="l">${esc(shownStatus(r))}</td><td>${fmt(r.promptTokens)}</td><td>${r.requests}</td><td>${r.clamped}</td><td>${kb(r.rawBytes)}</td><td>${r.rawTokens === null ? "–" : fmt(r.rawTokens)}</td><td>${r.debtTokens === null ? "–" : fmt(r.debtTokens)}</td><td>${fmt(r.artifacts)}</td><td>${r.resets}</td><td>${r.compactions}</td><td>${(r.ms / 1000).toFixed(1)}</td><td class="l">${esc(r.notes.join("; "))}</td></tr>`,
     )
     .join("\n");
   const li = (s: string) => `<li>${esc(s)}</li>`;
@@ -264,8 +328,8 @@ export function renderDemoReport(input: DemoReportInput): string {
 <style>body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#222;line-height:1.4}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}td.l{text-align:left}th{background:#f4f4f4}code{background:#f4f4f4;padding:0 3px}</style></head><body>
 <h1>context-ledger vs legacy on OpenClaw ${esc(input.hostVersion)}</h1>
 <p><b>${esc(verdictSentence(verdicts))}</b></p>
-<table><tr><th class="l">engine</th><th>answered turns</th><th>session resets</th><th>compactions</th><th>cost per answered turn</th><th>prompt tokens served from the provider's cache</th><th>largest prompt (tokens)</th></tr>
-${verdicts.map((v) => `<tr><td class="l">${esc(v.engine)}</td><td>${v.answered} of ${v.turns}</td><td>${v.resets}</td><td>${v.compactions}</td><td>${perTurn(v.perAnswered)}</td><td>${percent(v.cachedShare)}</td><td>${fmt(v.largestPrompt)}</td></tr>`).join("\n")}
+<table><tr><th class="l">engine</th><th>answered turns</th><th>session resets</th><th>compactions</th><th>total spend</th><th>spend per answered turn</th><th>prompt tokens served from the provider's cache</th><th>largest prompt (tokens)</th></tr>
+${verdicts.map((v) => `<tr><td class="l">${esc(v.engine)}</td><td>${v.answered} of ${v.turns}</td><td>${v.resets}</td><td>${v.compactions}</td><td>${perTurn(v.total)}</td><td>${perTurn(v.perAnswered)}</td><td>${percent(v.cachedShare)}</td><td>${fmt(v.largestPrompt)}</td></tr>`).join("\n")}
 </table>
 <p>A real OpenClaw gateway, offline, with a scripted model. ${input.turns} turns per engine; each turn the model calls <code>exec</code>, which prints ${fmt(input.outputChars)} characters, then answers in ${fmt(input.answerChars)} characters. Context window ${fmt(input.contextWindow)} tokens, output allowance ${fmt(input.maxTokens)} tokens. The engines ran ${esc(input.schedule)}; wall time ${fmt(input.seconds)} s.</p>
 <ul>${headline(input).map(li).join("")}</ul>
@@ -280,7 +344,7 @@ ${transcript}
 <table><tr><th>turn</th><th>engine</th><th>status</th><th>largest prompt (tokens)</th><th>requests</th><th>clamped</th><th>transcript</th><th>raw tokens</th><th>debt (tokens)</th><th>artifacts</th><th>resets</th><th>compactions</th><th>seconds</th><th>what happened</th></tr>
 ${tr}
 </table>
-<p>Status: what the user's client showed for the turn (<code>chat.history</code>, read when the run ended; the next message is sent only after the engine's post-turn work): <b>answered</b> = the model's answer, <b>reset notice</b> = the host's "I've reset our conversation" instead of an answer, <b>host notice</b> = another notice of the host's giving up on the turn. Seconds: from sending the message until its run ended. Prompt tokens: the request as a provider counts it, tool schemas and every message, with o200k_base (+4 per message); cost and cached share are the requests replayed in order through a strict OpenAI endpoint's rules (prefix cache from 1,024 tokens, in 128-token steps). Transcript: the host's stored transcript of the active session (JSONL file on 2026.4.24, <code>transcript_events</code> in SQLite on 2026.9.x), its active branch (what the host loads; a rewrite leaves the replaced entries behind in the store, off the branch), bytes and exact tokens of its messages. Debt: raw tokens over the prompt budget (${fmt(input.promptBudget)} tokens), the same rule for both engines. Artifacts: outputs in context-ledger's store, each fetchable by handle with <code>ledger_fetch</code>.</p>
+<p>Status: what a user reopening the chat sees for the turn (<code>chat.history</code> at full length, read after the engine's post-turn work; the next message is sent only then): <b>answered</b> = the answer the model wrote, shown once and byte for byte, and no request of the turn had its output allowance clamped; <b>cut off</b> = the answer was shown but a request's output allowance was clamped below ${fmt(input.maxTokens)} tokens (the mock ignores it; a real model's answer would stop there), a failed turn; <b>stub shown</b> = a placeholder (an engine's <code>[context-ledger artifact …]</code> stub, the host's omitted-message marker) instead of the answer; <b>answer altered</b> = a text that begins like the answer but is not it; <b>reset notice</b> = the host's "I've reset our conversation" instead of an answer; <b>host notice</b> = another notice of the host's giving up on the turn. Only <b>answered</b> turns count as answered, in the verdict and in the spend per answered turn. Seconds: from sending the message until its run ended. Prompt tokens: the request as a provider counts it, tool schemas and every message, with o200k_base (+4 per message); cost and cached share are the requests replayed in order through a strict OpenAI endpoint's rules (prefix cache from 1,024 tokens, in 128-token steps). Transcript: the host's stored transcript of the active session (JSONL file on 2026.4.24, <code>transcript_events</code> in SQLite on 2026.9.x), its active branch (what the host loads; a rewrite leaves the replaced entries behind in the store, off the branch), bytes and exact tokens of its messages. Debt: raw tokens over the prompt budget (${fmt(input.promptBudget)} tokens), the same rule for both engines. Artifacts: outputs in context-ledger's store, each fetchable by handle with <code>ledger_fetch</code>.</p>
 </body></html>
 `;
 }

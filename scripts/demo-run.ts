@@ -1,21 +1,30 @@
 /**
  * One engine's half of the demo: a mock model, an isolated host state and one gateway,
- * driven turn by turn the way the host scenarios send a turn (`sendTurnAsSeen`: what the
- * client shows, then the engine's post-turn work); each turn is measured from outside the
- * host (requests as the model received them, the host's log and stored transcript,
- * context-ledger's artifact store) and reported as soon as it completes.
+ * driven turn by turn the way the host scenarios send a turn (`sendTurnAsSeen`: the run,
+ * then the engine's post-turn work); each turn is judged by the session's `chat.history`
+ * read after that work (`judgeTurn`), measured from outside the host (requests as the
+ * model received them, the host's log and stored transcript, context-ledger's artifact
+ * store) and reported as soon as it completes.
  */
 import { startGateway } from "../test/host/gateway.js";
 import { createHostEnv, type EngineChoice, type HostEnv } from "../test/host/host-env.js";
 import { NODE_BINARY, type HostVersion } from "../test/host/host-install.js";
-import { countHostLogSignals, readHostLog, readPluginEvents, type HostLogSignals } from "../test/host/logs.js";
-import { startMockModel, type MockModel, type MockReply } from "../test/host/mock-model.js";
-import { execTurnScript } from "../test/host/mock-scripts.js";
+import {
+  countHostLogSignals,
+  readHostLog,
+  readPluginEvents,
+  type HostLogSignals,
+  type PluginEvent,
+} from "../test/host/logs.js";
+import { startMockModel, type MockModel, type MockReply, type MockRequest } from "../test/host/mock-model.js";
+import { execTurnScript, SILENT_REPLY } from "../test/host/mock-scripts.js";
 import { type TokenCounter } from "../test/host/token-count.js";
-import { answeredByModel, seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
+import { isFinalAnswerRequest, sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
 import type { DemoOptions } from "./demo-cli.js";
 import { createOpenAIRules } from "../test/host/openai-rules.js";
 import { costTotals, memoCounter, requestCost, type CostTotals, type RequestCost } from "./demo-cost.js";
+import { assistantTextsAfterUser, readFullHistory } from "./demo-history.js";
+import { judgeTurn } from "./demo-judge.js";
 import type { DemoRow } from "./demo-report.js";
 import { measureArtifacts, measureTranscript } from "./demo-transcript.js";
 
@@ -28,7 +37,7 @@ export interface EngineRun {
   rows: DemoRow[];
   cost: CostTotals;
   gatewayStartMs: number;
-  /** The prompt budget context-ledger read from the host (its last assemble), when known. */
+  /** The budget of the last turn's main prompt as context-ledger read it from the host, when known. */
   promptBudget: number | null;
 }
 
@@ -55,6 +64,8 @@ const clip = (text: string, max = 80) => {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
+/** Shown texts quoted in a failed turn's note (the rest are counted). */
+const SHOWN_IN_NOTE = 3;
 const signalDelta = (now: HostLogSignals, before: HostLogSignals, key: keyof HostLogSignals) => now[key] - before[key];
 
 /** Runs `options.turns` turns of the reset-loop workload with one engine and measures each. */
@@ -126,28 +137,37 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
 
   for (let turn = 1; turn <= options.turns && !ctx.stopping(); turn++) {
     ctx.busy(`turn ${turn}`);
+    const message = `Turn ${turn}: run the nightly report command again and summarize what changed.`;
     // Measured after the engine's post-turn work, so the next message is a turn of its own, not a queued follow-up.
-    const seen = await sendTurnAsSeen(
-      session,
-      `Turn ${turn}: run the nightly report command again and summarize what changed.`,
-    );
+    const seen = await sendTurnAsSeen(session, message);
     const sent = seen.result;
     // Every request since the last turn settled, the host's post-turn ones included (none is left to the next turn).
     const requests = mock ? mock.requests.slice(counted) : [];
     counted = mock?.requests.length ?? 0;
-    // A real model's requests are not seen here: its turn counts as answered when the client shows a reply that is no
-    // host notice.
-    const answered = mock ? seen.answered : answeredByModel(seen.texts, "");
-    const status = seenStatus({ answered, texts: seen.texts, waitStatus: String(sent.wait.status ?? "unknown") });
     const turnCosts = requests.map((r) => requestCost(r, provider, replyTokens(replies.get(r.index))));
+    const allowances = turnCosts.map((c) => c.allowance).filter((a): a is number => a !== null);
+    const clamped = allowances.filter((a) => a < options.maxTokens);
+    // What the user sees on reopening the chat: the history read after the post-turn work (sendTurnAsSeen waited
+    // for it), never an answer read back from a stub's handle.
+    const shown = await readFullHistory(session.call, DEMO_SESSION)
+      .then((history) => ({ texts: assistantTextsAfterUser(history, message), error: undefined }))
+      .catch((error: unknown) => ({
+        texts: [] as string[],
+        error: error instanceof Error ? error.message : String(error),
+      }));
+    const judged = judgeTurn({
+      shown: shown.texts,
+      written: mock ? writtenAnswers(requests, replies) : null,
+      waitStatus: String(sent.wait.status ?? "unknown"),
+      clamped: clamped.length,
+    });
+    const { status } = judged;
     costs.push(...turnCosts);
     const signals = countHostLogSignals(await readHostLog(env));
     const events = await readPluginEvents(env).catch(() => []);
     const fresh = events.slice(eventsSeen);
     eventsSeen = events.length;
-    for (const e of fresh)
-      if (e.op === "assemble" && typeof (e.debt as { promptBudget?: unknown } | undefined)?.promptBudget === "number")
-        promptBudget = (e.debt as { promptBudget: number }).promptBudget;
+    promptBudget = turnPromptBudget(fresh) ?? promptBudget;
     const transcript = await measureTranscript(env.stateDir, DEMO_SESSION, counter);
     const artifacts = await measureArtifacts(env.stateDir);
 
@@ -166,12 +186,20 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
       for (const r of requests.filter((q) => q.toolNames.length === 0))
         ctx.say(`turn ${turn}: request without tools, last message: ${JSON.stringify(r.lastMessage).slice(0, 300)}`);
     }
-    const allowances = turnCosts.map((c) => c.allowance).filter((a): a is number => a !== null);
-    const clamped = allowances.filter((a) => a < options.maxTokens);
     signalsBefore = signals;
 
     const notes: string[] = [];
-    if (!answered) notes.push(seen.shown ? `the client showed: "${clip(seen.shown)}"` : "the client showed no reply");
+    const quoted = shown.texts
+      .slice(0, SHOWN_IN_NOTE)
+      .map((t) => `"${clip(t)}" (${t.length.toLocaleString("en-US")} chars)`);
+    const more = shown.texts.length - quoted.length;
+    if (shown.error) notes.push(`chat.history could not be read: ${clip(shown.error)}`);
+    else if (!judged.answered && judged.status !== "cut off")
+      notes.push(
+        quoted.length > 0
+          ? `chat.history showed: ${quoted.join(", ")}${more > 0 ? ` and ${more} more assistant texts` : ""}`
+          : "chat.history showed no reply",
+      );
     if (resets > 0)
       notes.push(
         `session reset ×${resets}${requests.length === 0 ? " (no model call: the reply was the host's reset notice)" : ""}`,
@@ -188,6 +216,12 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
       notes.push(
         `${clamped.length} request${clamped.length === 1 ? "" : "s"} clamped (min ${Math.min(...clamped).toLocaleString("en-US")} of ${options.maxTokens.toLocaleString("en-US")} output tokens)`,
       );
+    if (judged.status === "cut off" && mock) {
+      const least = Math.min(...clamped);
+      notes.push(
+        `the mock ignores the allowance and its answer was shown whole; a real model's would stop at ${least.toLocaleString("en-US")} output token${least === 1 ? "" : "s"}`,
+      );
+    }
     const row: DemoRow = {
       engine: label,
       turn,
@@ -218,6 +252,35 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     gatewayStartMs: gateway.startMs,
     promptBudget,
   };
+}
+
+/**
+ * The final answers the mock wrote in `requests`: replies to requests that offered tools and carried the
+ * turn's tool result, without the silent reply (the host's memory flush) or a tool call.
+ */
+export function writtenAnswers(requests: readonly MockRequest[], replies: ReadonlyMap<number, MockReply>): string[] {
+  const out: string[] = [];
+  for (const request of requests) {
+    const reply = replies.get(request.index);
+    if (!reply || request.toolNames.length === 0 || !isFinalAnswerRequest(request)) continue;
+    if ("toolCalls" in reply && reply.toolCalls.length > 0) continue;
+    if (typeof reply.text === "string" && reply.text !== SILENT_REPLY) out.push(reply.text);
+  }
+  return out;
+}
+
+/**
+ * The budget of a turn's main prompt: the largest budget among the turn's assembles. 2026.9.x also
+ * assembles inside the turn with small budgets (512, or 1 after a tool call); the last assemble's
+ * budget is one of those, not the prompt the turn was built for.
+ */
+export function turnPromptBudget(events: readonly PluginEvent[]): number | null {
+  let best: number | null = null;
+  for (const e of events) {
+    const budget = e.op === "assemble" ? (e.debt as { promptBudget?: unknown } | undefined)?.promptBudget : undefined;
+    if (typeof budget === "number" && (best === null || budget > best)) best = budget;
+  }
+  return best;
 }
 
 /** Fills each row's debt: raw transcript tokens over the prompt budget (the same rule for every engine). */

@@ -287,11 +287,13 @@ describe("demo report", () => {
     expect(html).not.toMatch(/>\d{5,}</);
     expect(html).toContain("<td>38,765</td>");
     expect(html).toMatch(/<td>3<\/td><td class="l">legacy<\/td><td class="l">reset notice<\/td><td>0<\/td>/);
-    expect(html).toContain("legacy: 2 of 3 turns answered (turn 3: reset notice)");
+    // A row saved as answered whose requests were clamped counts as cut off.
+    expect(html).toContain("legacy: 1 of 3 turns answered (turn 2: cut off, 3: reset notice)");
+    expect(html).toMatch(/<td>2<\/td><td class="l">legacy<\/td><td class="l">cut off<\/td>/);
     expect(html).toContain("1,234,567 prompt tokens");
   });
 
-  it("leads with a verdict: answered turns, resets, cost per answered turn and cached share side by side", () => {
+  it("leads with a verdict: answered and failed turns, total spend and spend per answered turn, resets, cached share", () => {
     const billed: EngineSummary = {
       ...ledger,
       cost: {
@@ -304,26 +306,105 @@ describe("demo report", () => {
       },
     };
     const verdicts = engineVerdicts([billed, legacy]);
-    expect(verdicts.map((v) => [v.engine, v.answered, v.resets, v.resetTurns, v.compactions])).toEqual([
-      ["context-ledger", 3, 0, [], 0],
-      ["legacy", 2, 1, [3], 4],
+    expect(verdicts.map((v) => [v.engine, v.answered, v.failed, v.resets, v.resetTurns, v.compactions])).toEqual([
+      ["context-ledger", 3, [], 0, [], 0],
+      [
+        "legacy",
+        1,
+        [
+          { status: "cut off", turns: [2] },
+          { status: "reset notice", turns: [3] },
+        ],
+        1,
+        [3],
+        4,
+      ],
     ]);
-    // Per answered turn, not per request: legacy's reset turn sent nothing and answered nothing.
+    // Per answered turn, not per request: legacy's clamped turn and its reset turn are not answered.
+    expect(verdicts[0]?.total).toBe(0.42);
     expect(verdicts[0]?.perAnswered).toBeCloseTo(0.42 / 3, 12);
-    expect(verdicts[1]?.perAnswered).toBeCloseTo(1.067 / 2, 12);
+    expect(verdicts[1]?.perAnswered).toBeCloseTo(1.067, 12);
     expect(verdicts[0]?.cachedShare).toBeCloseTo(0.75, 12);
     const sentence = verdictSentence(verdicts);
     expect(sentence).toBe(
-      "Verdict: context-ledger answered 3 of 3 turns with 0 session resets; legacy answered 2 of 3 turns with 1 session reset (turn 3); per answered turn context-ledger cost $0.1400, legacy $0.5335 (0.26× legacy's); the provider's prefix cache served 75% of context-ledger's prompt tokens and 81% of legacy's.",
+      "Verdict: context-ledger answered more turns: context-ledger 3 of 3, legacy 1 of 3 (turn 2: cut off (output allowance clamped); turn 3: reset notice); context-ledger spent less in all ($0.4200 against $1.07, 0.39× legacy's) and less per answered turn ($0.1400 against $1.07, 0.13× legacy's); session resets: context-ledger 0, legacy 1 (turn 3); the provider's prefix cache served 75% of context-ledger's prompt tokens and 81% of legacy's.",
     );
     const table = formatVerdictTable(verdicts).split("\n");
-    expect(table[0]).toMatch(/^engine +answered +resets +compactions +cost per answered turn +cached +largest prompt$/);
-    expect(table[2]).toMatch(/^legacy +2 of 3 +1 +4 +\$0\.5335 +81% +38,765$/);
+    expect(table[0]).toMatch(
+      /^engine +answered +resets +compactions +total spend +per answered turn +cached +largest prompt$/,
+    );
+    expect(table[2]).toMatch(/^legacy +1 of 3 +1 +4 +\$1\.07 +\$1\.07 +81% +38,765$/);
     // Nothing billed (a real endpoint): no cost claimed.
     expect(verdictSentence(engineVerdicts([ledger, { ...legacy, cost: ledger.cost }]))).toContain("cost not measured");
     const html = renderDemoReport({ ...input, engines: [billed, legacy] });
     expect(html.indexOf(sentence)).toBeGreaterThan(0);
     expect(html.indexOf(sentence)).toBeLessThan(html.indexOf("<svg"));
+    expect(html).toContain("<th>total spend</th><th>spend per answered turn</th>");
+  });
+
+  const run = (engine: string, dollars: number, rows: DemoRow[]): EngineSummary => ({
+    engine,
+    rows,
+    cost: {
+      requests: rows.length * 2,
+      promptTokens: 100_000,
+      cachedTokens: 50_000,
+      uncachedTokens: 50_000,
+      outputTokens: 6_000,
+      dollars,
+    },
+  });
+  const six = (engine: string, over: (turn: number) => Partial<DemoRow> = () => ({})) =>
+    [1, 2, 3, 4, 5, 6].map((t) => row(engine, t, over(t)));
+
+  it("states total spend and spend per answered turn both, when they point different ways", () => {
+    const resetTurns = new Set([3, 6]);
+    const sentence = verdictSentence(
+      engineVerdicts([
+        run("context-ledger", 0.2816, six("context-ledger")),
+        run(
+          "legacy",
+          0.244,
+          six("legacy", (t) => (resetTurns.has(t) ? { status: "reset notice", resets: 1, requests: 0 } : {})),
+        ),
+      ]),
+    );
+    expect(sentence).toContain(
+      "context-ledger answered more turns: context-ledger 6 of 6, legacy 4 of 6 (turn 3, 6: reset notice)",
+    );
+    expect(sentence).toContain(
+      "context-ledger spent more in all ($0.2816 against $0.2440, 1.15× legacy's) and less per answered turn ($0.0469 against $0.0610, 0.77× legacy's)",
+    );
+    expect(sentence).toContain("session resets: context-ledger 0, legacy 2 (turn 3, 6)");
+  });
+
+  it("counts clamped turns as failed: answers shown in full but clamped are no tie", () => {
+    const clamped = (t: number): Partial<DemoRow> => ({
+      status: "cut off",
+      clamped: 1,
+      notes: [`1 request clamped (min 1 of 4,096 output tokens) at turn ${t}`],
+    });
+    const verdicts = engineVerdicts([
+      run("context-ledger", 0.3, six("context-ledger")),
+      run("legacy", 0.2, six("legacy", clamped)),
+    ]);
+    expect(verdicts[1]).toMatchObject({ answered: 0, perAnswered: null, total: 0.2 });
+    const sentence = verdictSentence(verdicts);
+    expect(sentence).not.toContain("both engines");
+    expect(sentence).toContain(
+      "context-ledger answered more turns: context-ledger 6 of 6, legacy 0 of 6 (turn 1, 2, 3, 4, 5, 6: cut off (output allowance clamped))",
+    );
+    expect(sentence).toContain(
+      "context-ledger spent more in all ($0.3000 against $0.2000, 1.50× legacy's) and per answered turn $0.0500 against – (legacy answered no turn)",
+    );
+    // The same figures with no clamp are a tie on answers, and the verdict says so.
+    const tie = verdictSentence(
+      engineVerdicts([run("context-ledger", 0.3, six("context-ledger")), run("legacy", 0.2, six("legacy"))]),
+    );
+    expect(tie).toContain("both engines answered 6 of 6 turns: context-ledger 6 of 6, legacy 6 of 6;");
+    expect(tie).toContain(
+      "context-ledger spent more in all ($0.3000 against $0.2000, 1.50× legacy's) and more per answered turn",
+    );
   });
 
   it("draws both charts on one token scale", () => {
@@ -350,7 +431,7 @@ describe("demo report", () => {
     const lines = headline(input);
     expect(table).toMatch(/\n +3 \| legacy +\| reset notice \| +0 \| +0 \|/);
     expect(lines[1]).toMatch(
-      /^legacy: 2 of 3 turns answered \(turn 3: reset notice\), 1 session reset \(turn 3\), 4 compactions, largest prompt 38,765 tokens \(121% of the 32,000-token window\)/,
+      /^legacy: 1 of 3 turns answered \(turn 2: cut off, 3: reset notice\), 1 session reset \(turn 3\), 4 compactions, largest prompt 38,765 tokens \(121% of the 32,000-token window\)/,
     );
     expect(lines[0]).toMatch(/^context-ledger: 3 of 3 turns answered, 0 session resets, 0 compactions/);
     const cost = formatCost([legacy], input.prices);
