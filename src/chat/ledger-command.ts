@@ -8,7 +8,7 @@ import { readViewRecords, viewRecordPath, type ViewRecord } from "../state/view-
 import { errorMessage } from "../errors.js";
 import { formatBytes, formatCount, plural } from "../cli/format.js";
 import { viewHeadline } from "../cli/view-render.js";
-import { debtTrend } from "../cli/status-debt-trend.js";
+import { debtTrend, inTurnAssembles, trendLabel } from "../cli/status-debt-trend.js";
 import { closestWord } from "../cli/nearest.js";
 
 /** The command name: `/ledger ...` in any chat. */
@@ -72,11 +72,17 @@ async function statusText(rt: LedgerRuntime, agentId: string, sessionKey: string
   const d = s.lastDebt;
   if (!d) return `${head}\nSession ${sessionKey}: no turn assembled by context-ledger yet.`;
   const trend = debtTrend(s.debtHistory);
+  const inTurn = inTurnAssembles(d);
   return [
     head,
     `Session ${sessionKey}: ${plural(s.turns, "turn")}, ${formatCount(s.compactions)} compactions`,
     `Prompt ${formatCount(d.assembledTokens)} of ${formatCount(d.promptBudget)} budget tokens; raw history ${formatCount(d.rawHistoryTokens)} tokens`,
-    `Debt ${formatCount(d.debtTokens)} tokens (${trend.direction}); debt never enlarges the prompt`,
+    ...(inTurn
+      ? [
+          `(the turn's main prompt; the host assembled ${plural(inTurn.count, "more time")} within the turn, budgets down to ${formatCount(inTurn.smallestBudget)}, for its tool-loop requests)`,
+        ]
+      : []),
+    `Debt ${formatCount(d.debtTokens)} tokens (${trendLabel(trend)}); debt never enlarges the prompt`,
   ].join("\n");
 }
 
