@@ -184,6 +184,75 @@ describe("view records keep what the model was shown", () => {
   });
 });
 
+describe("figures of the turn's main prompt", () => {
+  it("status, /ledger status and view show the turn's largest-budget assembly and label the host's in-turn ones", async () => {
+    // 2026.9.6: one assemble before the turn, then the tool loop's, on the handed-back view, with the budget less
+    // what the turn appended: the first (the turn's first request) has the largest, the last one falls to 1.
+    const t = await createTestEngine({}, "2026.9");
+    const S = { sessionId: "s-loop", sessionKey: "agent:main:loop" };
+    const messages = [...conversation(3, 30_000)];
+    const before = (await t.engine.assemble({ ...S, messages, tokenBudget: 17_979, prompt: "next?" })) as {
+      messages: unknown[];
+    };
+    await t.engine.assemble({ ...S, messages: before.messages, tokenBudget: 31_964, prompt: "next?" });
+    await t.engine.assemble({ ...S, messages: before.messages, tokenBudget: 1, prompt: "next?" });
+    await t.engine.dispose();
+    const env = { HOME: path.join(t.dir, "home"), PATH: "" };
+    const cli = (argv: string[]) => runWith(runCli, [...argv, "--state-dir", t.dir], env);
+    const status = JSON.parse((await cli(["status", "--session", S.sessionKey, "--json"])).stdout);
+    const session = status.agents[0].sessions[0];
+    expect(session.promptBudget).toBe(31_964);
+    expect(session.assembledTokens).toBeGreaterThan(512);
+    expect(session.hostInTurnAssembles).toEqual({ count: 2, smallestBudget: 512 });
+    const chat = (await runChatCommand(t.rt, { agentId: "main", sessionKey: S.sessionKey, args: "status" })).text;
+    expect(chat).toMatch(/Prompt [\d,]+ of 31,964 budget tokens; raw history/);
+    expect(chat).toContain("the host assembled 2 more times within the turn, budgets down to 512");
+    const view = JSON.parse((await cli(["view", "--session", S.sessionKey, "--json"])).stdout).view;
+    expect(view.budget.tokens).toBe(31_964);
+    expect(view.debt.promptBudget).toBe(31_964);
+    const text = (await cli(["view", "--session", S.sessionKey])).stdout;
+    expect(text).toMatch(/Budget 31,964 tokens/);
+    expect(text).toContain("the host assembled 2 more times within the turn (budgets down to 512)");
+    await t.cleanup();
+  });
+});
+
+describe("view marks offloaded only what is offloaded", () => {
+  it("a user or assistant message that mentions a handle is shown with its text, a stubbed tool result as offloaded", async () => {
+    const t = await createTestEngine();
+    const S = { sessionId: "s-mention", sessionKey: "agent:main:mention" };
+    const original = logText(30_000, 3);
+    const { handle } = await t.rt.store("main").stash(original, { origin: { toolName: "exec" } } as never);
+    const messages = [
+      user("run the build"),
+      call("c1", "exec", { command: "make" }),
+      result("c1", "exec", buildStub({ handle, text: original, label: "exec" })),
+      assistant(`The log is stored as ${handle}.`),
+      user(`Show me lines 1-5 of ${handle} please`),
+    ];
+    await t.engine.assemble({ ...S, messages, tokenBudget: 8_000 });
+    await t.engine.dispose();
+    const env = { HOME: path.join(t.dir, "home"), PATH: "" };
+    const run = (argv: string[]) => runWith(runCli, [...argv, "--session", S.sessionKey, "--state-dir", t.dir], env);
+    const view = JSON.parse((await run(["view", "--json"])).stdout).view as {
+      messages: { role: string; offloaded?: boolean; handles?: string[] }[];
+    };
+    expect(view.messages.map((m) => [m.role, m.offloaded === true])).toEqual([
+      ["user", false],
+      ["assistant", false],
+      ["toolResult", true],
+      ["assistant", false],
+      ["user", false],
+    ]);
+    const rows = (await run(["view"])).stdout
+      .split("\n")
+      .filter((l) => /^\s+\d+\s+(user|assistant|toolResult)\s/.test(l));
+    expect(rows.map((l) => /offloaded ledger:v1:sha256:/.test(l))).toEqual([false, false, true, false, false]);
+    expect(rows[4]).toContain("Show me lines 1-5 of");
+    await t.cleanup();
+  });
+});
+
 describe("/ledger status for an agent context-ledger is off for", () => {
   it("says the agent is disabled instead of showing an empty session", async () => {
     const t = await createTestEngine({ agents: { ops: { enabled: false } } });
