@@ -253,6 +253,54 @@ describe("view marks offloaded only what is offloaded", () => {
   });
 });
 
+describe("handles a person can type in chat", () => {
+  it("a stub's chat hint, pasted into the chat, gives the output back; errors speak the chat's syntax", async () => {
+    const t = await createTestEngine();
+    const S = { sessionId: "s-typed", sessionKey: "agent:main:typed" };
+    const original = logText(30_000, 11);
+    const { handle } = await t.rt.store("main").stash(original, {
+      origin: { toolName: "exec", sessionKey: S.sessionKey },
+    } as never);
+    // The stub paydown and session clean write into the host's transcript.
+    const stub = buildStub({ handle, text: original, label: "exec", offRamp: true });
+    const hint = /In chat: `\/ledger (fetch [^`]+)`/.exec(stub)?.[1];
+    expect(hint).toMatch(/^fetch [0-9a-f]{12}$/);
+    const chat = (args: string, sessionKey = S.sessionKey) =>
+      runChatCommand(t.rt, { agentId: "main", sessionKey, args }).then((r) => r.text);
+    const fetched = await chat(`${hint} tail 3`);
+    expect(fetched.split("\n").slice(1).join("\n")).toBe(original.split("\n").slice(-3).join("\n"));
+    expect(fetched).toContain(`[context-ledger fetch ${handle}`);
+    // Another session of the agent does not see it, by prefix as by whole handle.
+    expect(await chat(`${hint}`, "agent:main:other")).toContain(
+      `Expected an output of this chat's session whose handle starts with \`${hint?.slice(6)}\`, got none`,
+    );
+    const backwards = await chat(`${hint} lines 5-2`);
+    expect(backwards).toContain("Expected `lines A-B` with 1 ≤ A ≤ B (e.g. lines 2-5), got `lines 5-2`");
+    expect(backwards).toContain("Usage: /ledger fetch HANDLE [lines A-B");
+    expect(backwards).not.toMatch(/"selector"|"handle"|"kind"/);
+    expect(await chat(`${hint} tail x`)).toContain("Expected `tail N` with N a number of lines from 1");
+    const refused = await chat(`${hint} grep (a+)+$`);
+    expect(refused).toMatch(/^\/ledger fetch: /);
+    expect(refused).not.toMatch(/"selector"|"handle"|Accepted:/);
+    expect(await chat("fetch 3f2a9c")).toContain("Expected at least 8 hex digits of a handle");
+    expect(await chat("fetch HANDLE")).toContain("got non-hex `H`");
+    await t.cleanup();
+  });
+
+  it("a prefix that starts several handles the chat may read is refused with the candidates listed", async () => {
+    const t = await createTestEngine();
+    const S = { sessionId: "s-twins", sessionKey: "agent:main:twins" };
+    const twins = ["3f2a9c0d11", "3f2a9c0d22"].map((hex) => `ledger:v1:sha256:${hex.padEnd(64, "0")}`);
+    await t.engine.assemble({ ...S, messages: [user(`compare ${twins[0]} with ${twins[1]}`)], tokenBudget: 8_000 });
+    await t.engine.dispose();
+    const text = (await runChatCommand(t.rt, { agentId: "main", sessionKey: S.sessionKey, args: "fetch 3f2a9c0d" }))
+      .text;
+    expect(text).toContain("Expected `3f2a9c0d` to start one handle of this chat's session, got 2:");
+    for (const h of twins) expect(text).toContain(h);
+    await t.cleanup();
+  });
+});
+
 describe("/ledger status for an agent context-ledger is off for", () => {
   it("says the agent is disabled instead of showing an empty session", async () => {
     const t = await createTestEngine({ agents: { ops: { enabled: false } } });
