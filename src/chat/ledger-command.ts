@@ -81,7 +81,7 @@ async function statusText(rt: LedgerRuntime, agentId: string, sessionKey: string
     `Prompt ${formatCount(d.assembledTokens)} of ${formatCount(d.promptBudget)} budget tokens; raw history ${formatCount(d.rawHistoryTokens)} tokens`,
     ...(inTurn
       ? [
-          `(the turn's main prompt; the host assembled ${plural(inTurn.count, "more time")} within the turn, budgets down to ${formatCount(inTurn.smallestBudget)}, for its tool-loop requests)`,
+          `(the turn's main prompt; the host's ${plural(inTurn.count, "other assemble")} for the turn had budgets down to ${formatCount(inTurn.smallestBudget)})`,
         ]
       : []),
     `Debt ${formatCount(d.debtTokens)} tokens (${trendLabel(trend)}); debt never enlarges the prompt`,

@@ -18,7 +18,7 @@ export function renderSessionDetail(s: SessionStatus, prog = "context-ledger"): 
     `  assembled        ${formatCount(s.assembledTokens)} tokens${pct}`,
     ...(s.hostInTurnAssembles
       ? [
-          `  in-turn          ${formatCount(s.hostInTurnAssembles.count)} more assemble(s) by the host within the turn (budgets down to ${formatCount(s.hostInTurnAssembles.smallestBudget)}): its tool-loop requests, not the turn's prompt`,
+          `  other assembles  ${formatCount(s.hostInTurnAssembles.count)} by the host for the turn (budgets down to ${formatCount(s.hostInTurnAssembles.smallestBudget)}), not the turn's prompt`,
         ]
       : []),
     `  raw history      ${formatCount(s.rawHistoryTokens)} tokens`,

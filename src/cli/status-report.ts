@@ -16,8 +16,9 @@ export interface SessionStatus {
   /** Exact tokens of that prompt. */
   assembledTokens: number | null;
   /**
-   * The host's other assemblies within that turn (2026.9.x's tool loop: budgets cut by what the turn appended, down
-   * to 1), not the turn's prompt; null when the turn had one.
+   * The host's other assemblies for that turn (2026.9.x: the one before the turn, budget after reserves, and the
+   * tool loop's later ones, budgets cut by what the turn appended, down to 1), not the turn's prompt; null when the
+   * turn had one.
    */
   hostInTurnAssembles: { count: number; smallestBudget: number } | null;
   rawHistoryTokens: number | null;

@@ -30,7 +30,7 @@ function inTurnLine(v: ViewRecord): string[] {
   const inTurn = inTurnAssembles(v.debt);
   return inTurn
     ? [
-        `The turn's main prompt; the host assembled ${plural(inTurn.count, "more time")} within the turn (budgets down to ${formatCount(inTurn.smallestBudget)}) for its tool-loop requests, not shown`,
+        `The turn's main prompt; the host's ${plural(inTurn.count, "other assemble")} for the turn (budgets down to ${formatCount(inTurn.smallestBudget)}) are not shown`,
       ]
     : [];
 }

@@ -219,7 +219,7 @@ describe("status", () => {
     const detail = (await runWith(runStatusCommand, ["--session", "agent:main:tool-loop"], env)).stdout;
     expect(detail).toContain("prompt budget    31,964 tokens (the last turn's main prompt)");
     expect(detail).toContain(
-      "in-turn          2 more assemble(s) by the host within the turn (budgets down to 512): its tool-loop requests, not the turn's prompt",
+      "other assembles  2 by the host for the turn (budgets down to 512), not the turn's prompt",
     );
   });
 

@@ -206,13 +206,15 @@ describe("figures of the turn's main prompt", () => {
     expect(session.hostInTurnAssembles).toEqual({ count: 2, smallestBudget: 512 });
     const chat = (await runChatCommand(t.rt, { agentId: "main", sessionKey: S.sessionKey, args: "status" })).text;
     expect(chat).toMatch(/Prompt [\d,]+ of 31,964 budget tokens; raw history/);
-    expect(chat).toContain("the host assembled 2 more times within the turn, budgets down to 512");
+    expect(chat).toContain(
+      "(the turn's main prompt; the host's 2 other assembles for the turn had budgets down to 512)",
+    );
     const view = JSON.parse((await cli(["view", "--session", S.sessionKey, "--json"])).stdout).view;
     expect(view.budget.tokens).toBe(31_964);
     expect(view.debt.promptBudget).toBe(31_964);
     const text = (await cli(["view", "--session", S.sessionKey])).stdout;
     expect(text).toMatch(/Budget 31,964 tokens/);
-    expect(text).toContain("the host assembled 2 more times within the turn (budgets down to 512)");
+    expect(text).toContain("the host's 2 other assembles for the turn (budgets down to 512) are not shown");
     await t.cleanup();
   });
 });
