@@ -44,6 +44,13 @@ describe("recordDebt", () => {
     expect(state.lastDebt).toMatchObject({ assembledTokens: 8_000, rawHistoryTokens: 9_000, debtTokens: 0 });
   });
 
+  it("an assembly of no history (a probe) is not the turn's prompt, whatever its budget", () => {
+    const state = { lastDebt: null as DebtReading | null, debtHistory: [] as DebtReading[] };
+    recordDebt(state, reading(3, 31_000, 9_000, 8_000));
+    recordDebt(state, reading(3, 32_000, 0, 3));
+    expect(state.lastDebt).toMatchObject({ promptBudget: 31_000, assembledTokens: 8_000, assembles: 2 });
+  });
+
   it("readings without a turn (recorded before turns were kept) are never merged", () => {
     const state = { lastDebt: null as DebtReading | null, debtHistory: [] as DebtReading[] };
     recordDebt(state, reading(undefined, 1_000, 2_000, 900));

@@ -120,7 +120,15 @@ function advanceTally(tally: RawTally, messages: readonly unknown[], minReducibl
  * assembled view, not the transcript), and the debt is taken between the two.
  */
 export function turnReading(earlier: DebtReading, later: DebtReading): DebtReading {
-  const main = later.promptBudget >= earlier.promptBudget ? later : earlier;
+  // An assembly of no history at all (a probe) is never the turn's prompt while another saw some.
+  const main =
+    later.rawHistoryTokens > 0 !== earlier.rawHistoryTokens > 0
+      ? later.rawHistoryTokens > 0
+        ? later
+        : earlier
+      : later.promptBudget >= earlier.promptBudget
+        ? later
+        : earlier;
   const raw = later.rawHistoryTokens >= earlier.rawHistoryTokens ? later : earlier;
   return {
     at: later.at,

@@ -73,6 +73,13 @@ describe("view records", () => {
     ]);
   });
 
+  it("an assembly of no history (a probe) is not the turn's view, whatever its budget", async () => {
+    await writer.save(root(), record(1, 9, "s-1", 31_000));
+    await writer.save(root(), record(1, 0, "s-1", 32_000));
+    const views = await readViewRecords(viewRecordPath(root(), AGENT, KEY));
+    expect(views.map((v) => [v.budget.tokens, v.plan.total])).toEqual([[31_000, 9]]);
+  });
+
   it("a save that arrives after the write started still lands, and only the newest turns are kept", async () => {
     const first = writer.save(root(), record(1, 10));
     const later = Array.from({ length: MAX_VIEW_RECORDS + 3 }, (_, i) => writer.save(root(), record(i + 2, 10)));

@@ -112,8 +112,15 @@ function newPendingWrite(): PendingWrite {
  */
 export function mainViewOfTurn(a: ViewRecord | undefined, b: ViewRecord): ViewRecord {
   if (!a) return b;
+  // An assembly of no history at all (a probe) is never the turn's prompt while another saw some.
   const main =
-    a.budget.tokens > b.budget.tokens || (a.budget.tokens === b.budget.tokens && a.plan.total > b.plan.total) ? a : b;
+    a.plan.total > 0 !== b.plan.total > 0
+      ? a.plan.total > 0
+        ? a
+        : b
+      : a.budget.tokens > b.budget.tokens || (a.budget.tokens === b.budget.tokens && a.plan.total > b.plan.total)
+        ? a
+        : b;
   return main === b ? b : { ...a, debt: b.debt };
 }
 
