@@ -99,6 +99,14 @@ export function firstHandle(text: string): string | undefined {
   return handlePattern().exec(text)?.[0];
 }
 
+/** Hex digits of the short handle stubs print for a person to type (`artifacts/handle-prefix.ts` resolves it). */
+export const SHORT_HANDLE_DIGITS = 12;
+
+/** The first {@link SHORT_HANDLE_DIGITS} hex digits of a handle; throws `handle_invalid` as {@link parseHandle}. */
+export function shortHandleOf(handle: string): string {
+  return parseHandle(handle).slice(0, SHORT_HANDLE_DIGITS);
+}
+
 function invalid(message: string): LedgerError {
   return new LedgerError("handle_invalid", message);
 }

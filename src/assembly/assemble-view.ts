@@ -231,6 +231,7 @@ export async function assembleView(
     minEntryChars: settings.maintenance.minEntryChars,
     assembledTokens: exactTokens,
     promptBudget: budget.tokens,
+    turn: state.turns + 1,
   });
   // What `context-ledger view` and `/ledger view` show: written in the background, flushed on dispose.
   ports.recordView(settings, identity, {

@@ -68,7 +68,9 @@ export interface AssemblyPorts {
   summary(settings: AgentSettings, identity: SessionIdentity, request: SummaryRequest): Promise<ViewSummary>;
   /**
    * Reads the maintenance debt of the raw history (what a raw-history precheck would size) and records it in the
-   * session's state in the background. Measured, never acted on in assembly.
+   * session's state in the background; returns the turn's reading so far (this assembly merged with the turn's
+   * earlier ones: the main prompt's budget and size, `host/raw-tally.ts` `turnReading`). Measured, never acted on in
+   * assembly.
    */
   measureDebt(identity: SessionIdentity, input: DebtInput): DebtReading;
   /** Records the view in the background (never throws; flushed on dispose). */

@@ -1,14 +1,15 @@
-import { parseLineRange } from "../retrieval/fetch-input.js";
+import { listedHandles, resolveHandleRef, shortHandleOf } from "../artifacts/handle-prefix.js";
+import { ACCEPTED_FETCH_FORMS, parseLineRange } from "../retrieval/fetch-input.js";
 import { createLedgerTools } from "../retrieval/tools.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import { LEDGER_COMMAND } from "../host/messages.js";
 import { redactSecrets } from "../results/redact.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { readViewRecords, viewRecordPath, type ViewRecord } from "../state/view-record.js";
-import { errorMessage } from "../errors.js";
+import { errorMessage, isLedgerError } from "../errors.js";
 import { formatBytes, formatCount, plural } from "../cli/format.js";
 import { viewHeadline } from "../cli/view-render.js";
-import { debtTrend } from "../cli/status-debt-trend.js";
+import { debtTrend, inTurnAssembles, trendLabel } from "../cli/status-debt-trend.js";
 import { closestWord } from "../cli/nearest.js";
 
 /** The command name: `/ledger ...` in any chat. */
@@ -32,7 +33,8 @@ const HELP = [
   "context-ledger in chat:",
   "  /ledger status                    budget, prompt, raw history and debt of this session",
   "  /ledger view                      what the model saw last: kept, offloaded, summary",
-  "  /ledger fetch HANDLE lines A-B    lines A to B of a stored output (also: head N, tail N, grep PATTERN)",
+  "  /ledger fetch HANDLE lines A-B    lines A to B of a stored output (also: head N, tail N, grep PATTERN);",
+  "                                    HANDLE may be its first 8+ hex digits, as stubs print them",
 ].join("\n");
 
 /**
@@ -72,11 +74,17 @@ async function statusText(rt: LedgerRuntime, agentId: string, sessionKey: string
   const d = s.lastDebt;
   if (!d) return `${head}\nSession ${sessionKey}: no turn assembled by context-ledger yet.`;
   const trend = debtTrend(s.debtHistory);
+  const inTurn = inTurnAssembles(d);
   return [
     head,
     `Session ${sessionKey}: ${plural(s.turns, "turn")}, ${formatCount(s.compactions)} compactions`,
     `Prompt ${formatCount(d.assembledTokens)} of ${formatCount(d.promptBudget)} budget tokens; raw history ${formatCount(d.rawHistoryTokens)} tokens`,
-    `Debt ${formatCount(d.debtTokens)} tokens (${trend.direction}); debt never enlarges the prompt`,
+    ...(inTurn
+      ? [
+          `(the turn's main prompt; the host's ${plural(inTurn.count, "other assemble")} for the turn had budgets down to ${formatCount(inTurn.smallestBudget)})`,
+        ]
+      : []),
+    `Debt ${formatCount(d.debtTokens)} tokens (${trendLabel(trend)}); debt never enlarges the prompt`,
   ].join("\n");
 }
 
@@ -93,9 +101,14 @@ async function viewText(rt: LedgerRuntime, agentId: string, sessionKey: string |
   for (const o of v.offloaded.slice(0, 8))
     lines.push(`  offloaded ${o.handle} · ${o.bytes === null ? "?" : formatBytes(o.bytes)} · ${o.toolName ?? "-"}`);
   if (v.offloaded.length > 8) lines.push(`  … ${v.offloaded.length - 8} more`);
-  if (v.offloaded.length > 0) lines.push("Fetch a slice: /ledger fetch HANDLE lines 1-40");
+  const first = v.offloaded[0];
+  if (first) lines.push(`Fetch a slice: /ledger fetch ${shortHandleOf(first.handle)} lines 1-40`);
   return lines.join("\n");
 }
+
+/** How `/ledger fetch` is typed: the chat's own syntax, named in every fetch error. */
+const FETCH_USAGE =
+  "Usage: /ledger fetch HANDLE [lines A-B | head N | tail N | grep PATTERN] (HANDLE: the whole handle or its first 8+ hex digits)";
 
 async function fetchText(
   rt: LedgerRuntime,
@@ -103,12 +116,23 @@ async function fetchText(
   sessionKey: string | undefined,
   words: string[],
 ): Promise<string> {
-  const [handle, kind, ...more] = words;
-  if (!handle) return "Usage: /ledger fetch HANDLE [lines A-B | head N | tail N | grep PATTERN]";
+  const [typed, kind, ...more] = words;
+  if (!typed) return FETCH_USAGE;
   const selector = selectorOf(kind, more.join(" "));
-  if (typeof selector === "string") return selector;
+  if (typeof selector === "string") return `${selector}\n${FETCH_USAGE}`;
   const settings = rt.settings(agentId);
-  if (!settings.retrieval.chatFetchAnySession) {
+  const anySession = settings.retrieval.chatFetchAnySession;
+  let handle: string;
+  try {
+    handle = await resolveHandleRef(typed, () => chatHandles(rt, agentId, sessionKey, anySession), {
+      where: anySession ? `in agent ${agentId}'s store` : "of this chat's session",
+    });
+  } catch (err) {
+    if (isLedgerError(err, "handle_invalid") || isLedgerError(err, "artifact_not_found"))
+      return `/ledger fetch: ${err.message}\n${FETCH_USAGE}`;
+    throw err;
+  }
+  if (!anySession) {
     const refusal = await outsideSession(rt, agentId, sessionKey, handle);
     if (refusal) return refusal;
   }
@@ -127,7 +151,31 @@ async function fetchText(
     handle,
     selector,
   });
+  const error = result.details.error as { message?: unknown } | undefined;
+  // The tool's errors name the model's JSON forms; a person in a chat types the chat's syntax.
+  if (error) {
+    const message = String(error.message).replace(`. ${ACCEPTED_FETCH_FORMS}`, "");
+    return `/ledger fetch: ${message}\n${FETCH_USAGE}`;
+  }
   return result.content.map((c) => c.text).join("\n");
+}
+
+/** Handles a chat may read: those its session's views show and its session stored (any of the agent's, if allowed). */
+async function* chatHandles(
+  rt: LedgerRuntime,
+  agentId: string,
+  sessionKey: string | undefined,
+  anySession: boolean,
+): AsyncIterable<string> {
+  if (sessionKey) {
+    const views = await readViewRecords(viewRecordPath(rt.root, agentId, sessionKey)).catch(() => []);
+    for (const v of views) {
+      for (const o of v.offloaded) yield o.handle;
+      for (const m of v.messages) yield* m.handles ?? [];
+    }
+  }
+  if (!sessionKey && !anySession) return;
+  yield* listedHandles(rt.store(agentId), (meta) => anySession || meta.origin.sessionKey === sessionKey);
 }
 
 /**
@@ -157,15 +205,23 @@ async function outsideSession(
   return shown ? undefined : refusal;
 }
 
-/** A selector from chat words, or a usage message. */
+/** A selector from chat words, or what was wrong with them (in the chat's syntax). */
 export function selectorOf(kind: string | undefined, arg: string): Record<string, unknown> | string {
   if (kind === undefined) return { kind: "headtail" };
   if (kind === "lines") {
     const range = parseLineRange(arg);
     if (!range) return `Expected \`lines A-B\` (1-based, e.g. lines 10-40), got \`lines ${arg}\``;
+    if (range.start < 1 || range.end < range.start)
+      return `Expected \`lines A-B\` with 1 ≤ A ≤ B (e.g. lines ${Math.max(1, Math.min(range.start, range.end))}-${Math.max(range.start, range.end, 1)}), got \`lines ${arg}\``;
     return { kind: "range", ...range };
   }
-  if (kind === "head" || kind === "tail") return { kind, lines: /^\d+$/.test(arg.trim()) ? Number(arg.trim()) : 20 };
+  if (kind === "head" || kind === "tail") {
+    const n = arg.trim();
+    if (n === "") return { kind, lines: 20 };
+    if (!/^\d+$/.test(n) || Number(n) < 1)
+      return `Expected \`${kind} N\` with N a number of lines from 1 (e.g. ${kind} 20), got \`${kind} ${arg}\``;
+    return { kind, lines: Number(n) };
+  }
   if (kind === "grep") return arg ? { kind: "grep", pattern: arg } : "Expected `grep PATTERN`";
   return `Expected lines A-B, head N, tail N or grep PATTERN after the handle, got \`${kind}\``;
 }

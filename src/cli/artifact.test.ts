@@ -118,7 +118,8 @@ describe("context-ledger artifact", () => {
     expect((await run(["fetch"])).code).toBe(1);
     expect((await run(["fetch", `${HANDLE_PREFIX}${"0".repeat(64)}`])).code).toBe(2);
     expect((await run(["rm", `${HANDLE_PREFIX}${"0".repeat(64)}`])).code).toBe(2);
-    expect((await run(["fetch", handle.toUpperCase()])).code).toBe(4);
+    expect((await run(["fetch", `${HANDLE_PREFIX}${"z".repeat(64)}`])).code).toBe(4);
+    expect((await run(["fetch", handle.slice(-64, -58)])).code).toBe(4);
     expect((await run(["fetch", handle, "--pattern", "(a+)+"])).code).toBe(4);
     expect((await run(["fetch", handle, "--selector", "{nope"])).code).toBe(4);
     await fsp.writeFile(artifactPaths(artifactRoot(state, "main"), handle.slice(-64)).blob, "hello c0rrupt world");
@@ -174,6 +175,21 @@ describe("context-ledger artifact: operator details", () => {
     expect(JSON.parse((await run(["list", "--since", "1h", "--json"])).out).count).toBe(2);
   });
 
+  it("fetch and peek take a handle's first hex digits (8 or more, either case) where they start one handle", async () => {
+    const handle = (await run(["stash"], LOG)).out.trim();
+    await run(["stash"], "another output");
+    const short = handle.slice(-64, -52);
+    expect((await run(["fetch", short, "--lines", "299-300"])).out).toBe("row 299\nrow 300 ERROR timeout\n");
+    expect((await run(["fetch", short.slice(0, 8).toUpperCase(), "--lines", "1"])).out).toBe("row 1\n");
+    expect(JSON.parse((await run(["peek", short, "--json"])).out)).toMatchObject({ handle, meta: { lines: 500 } });
+    const tooShort = await run(["fetch", short.slice(0, 7), "--json"]);
+    expect(tooShort.code).toBe(4);
+    expect(JSON.parse(tooShort.out).error.message).toContain("Expected at least 8 hex digits of a handle");
+    const none = await run(["fetch", "00000000"]);
+    expect(none.code).toBe(2);
+    expect(none.err).toContain("00000000 is not in agent `main`'s store");
+  });
+
   it("a handle in another agent's store is named, with the agent to use", async () => {
     const handle = (await run(["stash", "--agent", "ops"], "ops only")).out.trim();
     const miss = await run(["fetch", handle]);
@@ -182,6 +198,10 @@ describe("context-ledger artifact: operator details", () => {
       `${handle} is not in agent \`main\`'s store (${artifactRoot(state, "main")}); it is in agent \`ops\`'s store`,
     );
     expect(miss.err).toContain(`next: context-ledger artifact fetch ${handle} --agent ops`);
+    const short = handle.slice(-64, -52);
+    const missShort = await run(["fetch", short]);
+    expect(missShort.code).toBe(2);
+    expect(missShort.err).toContain(`next: context-ledger artifact fetch ${short} --agent ops`);
   });
 
   it("peek --unverified shows a corrupt artifact's bytes, labelled; without it the hint says how", async () => {

@@ -2,7 +2,7 @@ import { parseLineRange } from "../retrieval/fetch-input.js";
 import { promises as fsp } from "node:fs";
 import { artifactPaths } from "../artifacts/blob-path.js";
 import { decodeBlob } from "../artifacts/gzip-codec.js";
-import { formatHandle, parseHandle } from "../artifacts/handle.js";
+import { listedHandles, resolveHandleRef } from "../artifacts/handle-prefix.js";
 import { parseSelector, type Selector } from "../artifacts/selectors.js";
 import { createArtifactStore } from "../artifacts/store.js";
 import { isLedgerError, LedgerError } from "../errors.js";
@@ -165,7 +165,7 @@ async function stash(c: ArtifactCommandContext): Promise<number> {
 }
 
 async function fetch(c: ArtifactCommandContext): Promise<number> {
-  const handle = formatHandle(parseHandle(requireOne(c.args)));
+  const handle = await handleInStore(c);
   if (c.args.flags.unpack) {
     c.io.stdout.write(await readReclaimedLines(c.store, handle));
     return 0;
@@ -185,7 +185,7 @@ async function fetch(c: ArtifactCommandContext): Promise<number> {
 }
 
 async function peek(c: ArtifactCommandContext): Promise<number> {
-  const handle = formatHandle(parseHandle(requireOne(c.args)));
+  const handle = await handleInStore(c);
   const meta = await c.store.readMeta(handle);
   let text: string;
   let verified = true;
@@ -227,20 +227,29 @@ async function peek(c: ArtifactCommandContext): Promise<number> {
   return 0;
 }
 
+/** The one argument's handle: whole, or 8+ hex digits that start one handle in the agent's store. */
+function handleInStore(c: ArtifactCommandContext): Promise<string> {
+  return resolveHandleRef(requireOne(c.args), () => listedHandles(c.store), {
+    where: `in agent \`${c.agentId}\`'s store`,
+  });
+}
+
 /** A not-found error that names the agent and store looked in, and where the handle lives if elsewhere. */
 async function notFoundHere(c: ArtifactCommandContext, err: LedgerError, sub: string): Promise<CliFailure> {
-  const handle = c.args.positionals.find((p) => p.includes("sha256:")) ?? "";
+  // fetch and peek take one handle, whole or a prefix; rm takes whole ones.
+  const handle =
+    c.args.positionals.find((p) => p.includes("sha256:")) ??
+    (sub === "fetch" || sub === "peek" ? (c.args.positionals[0] ?? "") : "");
   const where = artifactRoot(c.ledgerRoot, c.agentId);
   const elsewhere: string[] = [];
   if (handle) {
     for (const agent of await listLedgerAgents(c.ledgerRoot)) {
-      if (
-        agent !== c.agentId &&
-        (await createArtifactStore({ root: artifactRoot(c.ledgerRoot, agent) })
-          .has(handle)
-          .catch(() => false))
-      )
-        elsewhere.push(agent);
+      if (agent === c.agentId) continue;
+      const store = createArtifactStore({ root: artifactRoot(c.ledgerRoot, agent) });
+      const held = await resolveHandleRef(handle, () => listedHandles(store))
+        .then((h) => store.has(h))
+        .catch(() => false);
+      if (held) elsewhere.push(agent);
     }
   }
   const prog = progName(c.io);

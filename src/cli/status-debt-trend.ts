@@ -4,6 +4,8 @@ import type { DebtReading } from "../state/session-state.js";
 export const TREND_WINDOW = 5;
 /** Consecutive growing readings that raise a warning. */
 export const GROWING_WARN_STREAK = 3;
+/** What status says of debt none of which a paydown or `session clean` could remove. */
+export const NOTHING_TO_RECLAIM = "nothing to reclaim";
 
 /** Direction and streak of a session's maintenance debt. */
 export interface DebtTrend {
@@ -13,7 +15,18 @@ export interface DebtTrend {
   growingStreak: number;
   /** Debt tokens of the readings looked at, oldest first. */
   recent: number[];
-  /** True when the debt grew for at least {@link GROWING_WARN_STREAK} readings in a row. */
+  /**
+   * Tokens of the newest debt a paydown or `session clean` could remove: tool output above the offload threshold
+   * (its chars / 4, the debt's own unit), at most the debt.
+   */
+  reclaimableTokens: number;
+  /**
+   * What to say of it: the direction while some of the debt is reclaimable; {@link NOTHING_TO_RECLAIM} when there
+   * is debt and none of it is (what remains is the conversation itself: only the host's compaction or a new
+   * session shortens it).
+   */
+  verdict: DebtTrend["direction"] | typeof NOTHING_TO_RECLAIM;
+  /** True when the debt grew {@link GROWING_WARN_STREAK} readings in a row or more and some of it is reclaimable. */
   warn: boolean;
 }
 
@@ -35,5 +48,28 @@ export function debtTrend(history: readonly DebtReading[], window = TREND_WINDOW
         : last < first
           ? "shrinking"
           : "flat";
-  return { direction, growingStreak, recent, warn: growingStreak >= GROWING_WARN_STREAK };
+  const newest = history.at(-1);
+  const reclaimableTokens = newest ? Math.min(newest.debtTokens, Math.ceil(newest.reducibleChars / 4)) : 0;
+  const verdict = newest && newest.debtTokens > 0 && reclaimableTokens === 0 ? NOTHING_TO_RECLAIM : direction;
+  return {
+    direction,
+    growingStreak,
+    recent,
+    reclaimableTokens,
+    verdict,
+    warn: growingStreak >= GROWING_WARN_STREAK && reclaimableTokens > 0,
+  };
+}
+
+/** The trend as one short phrase: `growing x4`, `flat`, `nothing to reclaim`. */
+export function trendLabel(trend: DebtTrend): string {
+  return trend.verdict === "growing" && trend.growingStreak > 0 ? `growing x${trend.growingStreak}` : trend.verdict;
+}
+
+/** The host's assemblies of a turn other than its main prompt, from the turn's debt reading. */
+export function inTurnAssembles(
+  reading: Pick<DebtReading, "assembles" | "minPromptBudget" | "promptBudget"> | null | undefined,
+): { count: number; smallestBudget: number } | null {
+  const count = (reading?.assembles ?? 1) - 1;
+  return reading && count > 0 ? { count, smallestBudget: reading.minPromptBudget ?? reading.promptBudget } : null;
 }

@@ -1,5 +1,6 @@
 import { formatCount, formatTable } from "./format.js";
 import type { SessionStatus } from "./status-report.js";
+import { trendLabel } from "./status-debt-trend.js";
 
 /** `status --session KEY`: every figure of one session, its recent turns and debt readings. */
 export function renderSessionDetail(s: SessionStatus, prog = "context-ledger"): string {
@@ -13,10 +14,15 @@ export function renderSessionDetail(s: SessionStatus, prog = "context-ledger"): 
     `  session id       ${s.sessionId ?? "-"}`,
     `  turns            ${formatCount(s.turns)}`,
     `  updated          ${s.updatedAt ?? "-"}`,
-    `  prompt budget    ${formatCount(s.promptBudget)} tokens`,
+    `  prompt budget    ${formatCount(s.promptBudget)} tokens (the last turn's main prompt)`,
     `  assembled        ${formatCount(s.assembledTokens)} tokens${pct}`,
+    ...(s.hostInTurnAssembles
+      ? [
+          `  other assembles  ${formatCount(s.hostInTurnAssembles.count)} by the host for the turn (budgets down to ${formatCount(s.hostInTurnAssembles.smallestBudget)}), not the turn's prompt`,
+        ]
+      : []),
     `  raw history      ${formatCount(s.rawHistoryTokens)} tokens`,
-    `  debt             ${formatCount(s.debtTokens)} tokens (trend ${s.debtTrend.direction}${s.debtTrend.growingStreak ? `, growing x${s.debtTrend.growingStreak}` : ""})`,
+    `  debt             ${formatCount(s.debtTokens)} tokens (trend ${trendLabel(s.debtTrend)})`,
     `  reducible        ${formatCount(s.reducibleChars)} chars of tool output`,
     `  compactions      ${formatCount(s.compactions)}`,
     `  last checkpoint  ${s.lastCheckpoint ? `${s.lastCheckpoint.handle} (${s.lastCheckpoint.at}, ${formatCount(s.lastCheckpoint.coveredCount)} messages)` : "-"}`,
@@ -43,9 +49,10 @@ export function renderSessionDetail(s: SessionStatus, prog = "context-ledger"): 
     out += "Debt readings:\n";
     out += indent(
       formatTable(
-        ["AT", "BUDGET", "ASSEMBLED", "RAW", "DEBT"],
+        ["AT", "TURN", "BUDGET", "ASSEMBLED", "RAW", "DEBT"],
         s.debtHistory.map((d) => [
           d.at,
+          d.turn === undefined ? "-" : String(d.turn),
           formatCount(d.promptBudget),
           formatCount(d.assembledTokens),
           formatCount(d.rawHistoryTokens),

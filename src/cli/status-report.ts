@@ -11,8 +11,16 @@ export interface SessionStatus {
   sessionId: string | null;
   turns: number;
   updatedAt: string | null;
+  /** The budget of the last turn's main prompt (the turn's largest-budget assembly). */
   promptBudget: number | null;
+  /** Exact tokens of that prompt. */
   assembledTokens: number | null;
+  /**
+   * The host's other assemblies for that turn (2026.9.x: the one before the turn, budget after reserves, and the
+   * tool loop's later ones, budgets cut by what the turn appended, down to 1), not the turn's prompt; null when the
+   * turn had one.
+   */
+  hostInTurnAssembles: { count: number; smallestBudget: number } | null;
   rawHistoryTokens: number | null;
   debtTokens: number | null;
   reducibleChars: number | null;

@@ -10,7 +10,7 @@ import { formatBytes, formatCount, formatTable, shortHandle } from "./format.js"
 import { progName, writeJson, type CliIo } from "./io.js";
 import { listLedgerAgents, listLedgerSessions } from "./ledger-scan.js";
 import { loadOperatorContext } from "./operator-context.js";
-import { debtTrend } from "./status-debt-trend.js";
+import { debtTrend, inTurnAssembles, trendLabel } from "./status-debt-trend.js";
 import { STATUS_SCHEMA, type AgentStatus, type StatusReport } from "./status-report.js";
 import { renderSessionDetail } from "./status-detail.js";
 
@@ -164,6 +164,7 @@ export async function buildStatusReport(
         updatedAt: st?.updatedAt ?? null,
         promptBudget: last?.promptBudget ?? null,
         assembledTokens: last?.assembledTokens ?? null,
+        hostInTurnAssembles: inTurnAssembles(last),
         rawHistoryTokens: last?.rawHistoryTokens ?? null,
         debtTokens: last?.debtTokens ?? null,
         reducibleChars: last?.reducibleChars ?? null,
@@ -188,7 +189,7 @@ export async function buildStatusReport(
           agentId,
           sessionKey: s.sessionKey,
           code: "debt_growing",
-          message: `maintenance debt grew for ${trend.growingStreak} readings in a row (now ${formatCount(last?.debtTokens)} tokens: raw ${formatCount(last?.rawHistoryTokens)} vs budget ${formatCount(last?.promptBudget)}); prompts are unaffected. ${debtAdvice(sqlite)}`,
+          message: `maintenance debt grew for ${trend.growingStreak} readings in a row (now ${formatCount(last?.debtTokens)} tokens: raw ${formatCount(last?.rawHistoryTokens)} vs budget ${formatCount(last?.promptBudget)}; about ${formatCount(trend.reclaimableTokens)} of it tool output that can be offloaded); prompts are unaffected. ${debtAdvice(sqlite)}`,
         });
       }
     }
@@ -218,9 +219,7 @@ export function renderStatus(report: StatusReport, prog = "context-ledger"): str
       formatCount(s.assembledTokens),
       formatCount(s.rawHistoryTokens),
       formatCount(s.debtTokens),
-      s.debtTrend.direction === "growing" && s.debtTrend.growingStreak > 0
-        ? `growing x${s.debtTrend.growingStreak}`
-        : s.debtTrend.direction,
+      trendLabel(s.debtTrend),
       s.lastCheckpoint ? shortHandle(s.lastCheckpoint.handle) : "-",
     ]);
     out += formatTable(["SESSION", "TURNS", "BUDGET", "ASSEMBLED", "RAW", "DEBT", "TREND", "LAST CHECKPOINT"], rows)

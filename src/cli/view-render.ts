@@ -1,4 +1,5 @@
-import type { ViewRecord } from "../state/view-record.js";
+import { isOffloadedMessage, type ViewRecord } from "../state/view-record.js";
+import { inTurnAssembles } from "./status-debt-trend.js";
 import { formatBytes, formatCount, formatTable, plural } from "./format.js";
 
 /** One line on whether the provider's prompt cache stays warm. */
@@ -18,9 +19,20 @@ export function viewHeadline(v: ViewRecord): string[] {
     v.plan.total === 0
       ? "No earlier history was passed: the host sends the current turn itself (2026.8+ hands engines the history before the current turn)"
       : `Kept ${formatCount(v.plan.kept)} of ${plural(v.plan.total, "message")} (from #${v.plan.start}: ${formatCount(v.plan.start)} older left out${v.plan.excluded ? `, ${formatCount(v.plan.excluded)} with broken tool pairing dropped` : ""}) · ${plural(v.offloaded.length, "output")} offloaded · summary ${v.summary ? `${formatCount(v.summary.tokens)} tokens` : "none"}`,
+    ...inTurnLine(v),
     `${cacheLine(v)}`,
     `Debt ${formatCount(v.debt.debtTokens)} tokens (raw history ${formatCount(v.debt.rawHistoryTokens)} vs budget ${formatCount(v.debt.promptBudget)}); debt never enlarges the prompt`,
   ];
+}
+
+/** The host's other assemblies of the turn, labelled as such (none when the turn had one). */
+function inTurnLine(v: ViewRecord): string[] {
+  const inTurn = inTurnAssembles(v.debt);
+  return inTurn
+    ? [
+        `The turn's main prompt; the host's ${plural(inTurn.count, "other assemble")} for the turn (budgets down to ${formatCount(inTurn.smallestBudget)}) are not shown`,
+      ]
+    : [];
 }
 
 /** `context-ledger view` as text. */
@@ -40,7 +52,7 @@ export function renderViewText(v: ViewRecord, turns: readonly number[], prog = "
         formatCount(m.chars),
         m.toolName ?? "",
         // A handle is shown whole (never cut with the preview), so it can be pasted into fetch.
-        m.handles ? `offloaded ${m.handles.join(", ")}` : m.preview.slice(0, 80),
+        isOffloadedMessage(m) ? `offloaded ${(m.handles ?? []).join(", ")}` : m.preview.slice(0, 80),
       ]),
     ),
   );
@@ -69,7 +81,7 @@ export function renderViewHtml(v: ViewRecord, turns: readonly number[]): string 
   const rows = v.messages
     .map(
       (m) =>
-        `<tr class="${m.handles ? "off" : ""}"><td>${m.index}</td><td>${esc(m.role)}</td><td class="n">${formatCount(m.tokens)}</td><td class="n">${formatCount(m.chars)}</td><td>${esc(m.toolName ?? "")}</td><td>${esc(m.preview)}${m.handles ? `<div class="h">${m.handles.map(esc).join("<br>")}</div>` : ""}</td></tr>`,
+        `<tr class="${isOffloadedMessage(m) ? "off" : ""}"><td>${m.index}</td><td>${esc(m.role)}</td><td class="n">${formatCount(m.tokens)}</td><td class="n">${formatCount(m.chars)}</td><td>${esc(m.toolName ?? "")}</td><td>${esc(m.preview)}${m.handles ? `<div class="h">${m.handles.map(esc).join("<br>")}</div>` : ""}</td></tr>`,
     )
     .join("\n");
   const off = v.offloaded

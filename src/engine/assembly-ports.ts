@@ -33,11 +33,13 @@ export function createAssemblyPorts(rt: LedgerRuntime): AssemblyPorts {
     summary: (settings, identity, request) => viewSummary(rt, settings, identity, request),
     measureDebt(identity, input) {
       const { tally, debt } = readDebt(input);
+      let ofTurn = debt;
+      // Applied to the cached state at once: the turn's reading so far is known when this returns.
       rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
         s.raw = tally;
-        recordDebt(s, debt);
+        ofTurn = recordDebt(s, debt);
       });
-      return debt;
+      return ofTurn;
     },
     recordView: (settings, identity, snapshot) => recordViewSnapshot(rt, settings, identity, snapshot),
   };

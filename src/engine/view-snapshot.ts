@@ -1,9 +1,10 @@
 import { PREVIEW_REDACT_WINDOW } from "../results/preview.js";
 import { LRUCache } from "lru-cache";
 import { findHandles } from "../artifacts/handle.js";
+import { parseStubHandle } from "../results/stub.js";
 import type { AgentSettings } from "../config/schema.js";
 import { errorMessage } from "../errors.js";
-import { blocksOf, roleOf, textOf, toolResultIdOf, type LooseMessage } from "../host/messages.js";
+import { blocksOf, LEDGER_MARKER, roleOf, textOf, toolResultIdOf, type LooseMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import type { ViewMessage, ViewOffload, ViewRecord } from "../state/view-record.js";
@@ -21,6 +22,11 @@ type Described = Omit<ViewMessage, "index" | "tokens">;
 // objects from call to call, and a content-addressed artifact's meta never changes: describe each once.
 type DescribedCache = WeakMap<object, { settings: AgentSettings; row: Described }>;
 type OffloadCache = LRUCache<string, Promise<ViewOffload>>;
+
+/** The engine's stand-in for an output: its stub, or the placeholder of a cleared one (a fetch answer is neither). */
+function isStandIn(text: string): boolean {
+  return parseStubHandle(text) !== undefined || text.trimStart().startsWith(`${LEDGER_MARKER} cleared]`);
+}
 
 function describe(rt: LedgerRuntime, m: unknown, settings: AgentSettings): Described {
   const described = rt.owned<DescribedCache>("view-snapshot:described", () => new WeakMap());
@@ -45,6 +51,7 @@ function describe(rt: LedgerRuntime, m: unknown, settings: AgentSettings): Descr
     ...(typeof toolName === "string" ? { toolName } : {}),
     ...(callId ? { toolCallId: callId } : {}),
     ...(handles.length ? { handles } : {}),
+    ...(handles.length && roleOf(m) === "toolResult" && isStandIn(text) ? { offloaded: true } : {}),
   };
   if (m && typeof m === "object") described.set(m, { settings, row });
   return row;
@@ -108,7 +115,7 @@ export function recordViewSnapshot(
     }
     // Outputs offloaded before this assembly (by an earlier one, or stubs paydown wrote into the host's
     // transcript) are offloaded too: the kept tool results that cite a handle name them.
-    const cited = messages.filter((m) => m.toolCallId !== undefined).flatMap((m) => m.handles ?? []);
+    const cited = messages.filter((m) => m.offloaded === true).flatMap((m) => m.handles ?? []);
     const offloaded = await offloadsOfView(rt, identity.agentId, new Set([...input.handles, ...cited]));
     const record: Omit<ViewRecord, "schema"> = {
       agentId: identity.agentId,

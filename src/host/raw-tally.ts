@@ -25,6 +25,15 @@ export interface DebtReading {
   debtTokens: number;
   /** Tool-result chars in the raw transcript that offload could remove. */
   reducibleChars: number;
+  /** The turn the assembly prepared (committed turns + 1); absent in readings recorded before turns were kept. */
+  turn?: number;
+  /**
+   * Assemblies of the turn this reading stands for (absent: 1). 2026.9.x assembles several times within a tool
+   * turn; the reading is the turn's main prompt (see {@link turnReading}).
+   */
+  assembles?: number;
+  /** Smallest budget among the turn's assemblies (the host's in-turn calls: down to 1, raised to the floor). */
+  minPromptBudget?: number;
 }
 
 /** Incremental raw-history tally: what has been counted so far. */
@@ -102,15 +111,58 @@ function advanceTally(tally: RawTally, messages: readonly unknown[], minReducibl
   return next;
 }
 
-/** Appends a debt reading to the bounded history. */
+/**
+ * One turn's reading from two assemblies of that turn (`earlier`, then `later`). The prompt figures are the turn's
+ * main prompt: the assembly with the largest budget (the later on a tie). 2026.9.6 assembles before the turn (budget
+ * after the output reserve and system prompt), then before every model request of the tool loop with the budget
+ * less what the turn has appended so far: the first loop call, which shapes the turn's first request, has the
+ * largest; the last ones fall to 1. The raw history is the fullest one seen (9.x hands its loop calls the
+ * assembled view, not the transcript), and the debt is taken between the two.
+ */
+export function turnReading(earlier: DebtReading, later: DebtReading): DebtReading {
+  // An assembly of no history at all (a probe) is never the turn's prompt while another saw some.
+  const main =
+    later.rawHistoryTokens > 0 !== earlier.rawHistoryTokens > 0
+      ? later.rawHistoryTokens > 0
+        ? later
+        : earlier
+      : later.promptBudget >= earlier.promptBudget
+        ? later
+        : earlier;
+  const raw = later.rawHistoryTokens >= earlier.rawHistoryTokens ? later : earlier;
+  return {
+    at: later.at,
+    rawHistoryTokens: raw.rawHistoryTokens,
+    assembledTokens: main.assembledTokens,
+    promptBudget: main.promptBudget,
+    debtTokens: Math.max(0, raw.rawHistoryTokens - main.promptBudget),
+    reducibleChars: raw.reducibleChars,
+    ...(later.turn !== undefined ? { turn: later.turn } : {}),
+    assembles: (earlier.assembles ?? 1) + (later.assembles ?? 1),
+    minPromptBudget: Math.min(
+      earlier.minPromptBudget ?? earlier.promptBudget,
+      later.minPromptBudget ?? later.promptBudget,
+    ),
+  };
+}
+
+/**
+ * Records a debt reading: one per turn in the bounded history, a reading of a turn already read merged into it
+ * ({@link turnReading}). Returns the turn's reading, which is also `state.lastDebt`.
+ */
 export function recordDebt(
   state: { lastDebt: DebtReading | null; debtHistory: DebtReading[] },
   reading: DebtReading,
-): void {
-  state.lastDebt = reading;
-  state.debtHistory.push(reading);
+): DebtReading {
+  const last = state.debtHistory.at(-1);
+  const sameTurn = last !== undefined && reading.turn !== undefined && last.turn === reading.turn;
+  const merged = sameTurn ? turnReading(last, reading) : reading;
+  if (sameTurn) state.debtHistory[state.debtHistory.length - 1] = merged;
+  else state.debtHistory.push(merged);
   if (state.debtHistory.length > MAX_DEBT_HISTORY)
     state.debtHistory.splice(0, state.debtHistory.length - MAX_DEBT_HISTORY);
+  state.lastDebt = merged;
+  return merged;
 }
 
 /** What a debt reading is taken against: the history as stored, the tally so far and the assembly's figures. */
@@ -125,6 +177,8 @@ export interface DebtInput {
   assembledTokens: number;
   /** The host's prompt budget of that assembly. */
   promptBudget: number;
+  /** The turn the assembly prepares (committed turns + 1). */
+  turn?: number;
 }
 
 /** Brings the tally up to date and reads the maintenance debt from it. */
@@ -139,6 +193,7 @@ export function readDebt(input: DebtInput): { tally: RawTally; debt: DebtReading
       promptBudget: input.promptBudget,
       debtTokens: Math.max(0, tally.tokens - input.promptBudget),
       reducibleChars: tally.reducibleChars,
+      ...(input.turn !== undefined ? { turn: input.turn } : {}),
     },
   };
 }

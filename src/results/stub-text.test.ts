@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HANDLE_PREFIX } from "../artifacts/handle.js";
 import { fetchSelector, normalizeFetchHandle } from "../retrieval/fetch-input.js";
-import { buildStub, coverageOfText, fetchCallExamples, parseStubHandle, promptStubText } from "./stub.js";
+import { buildStub, coverageOfText, fetchCallExamples, offRampLine, parseStubHandle, promptStubText } from "./stub.js";
 
 const HANDLE = `${HANDLE_PREFIX}${"c".repeat(64)}`;
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1} ${"z".repeat(50)}`).join("\n");
@@ -14,22 +14,32 @@ describe("stub text", () => {
       coverage: { chars: 10, lines: 1 },
       offRamp: true,
     });
-    expect(stub).toContain("`context-ledger artifact fetch <handle>`");
+    expect(stub).toContain("`context-ledger artifact fetch cccccccccccc`");
     expect(stub).toContain("`context-ledger export`");
     expect(stub.indexOf("context-ledger artifact fetch")).toBeGreaterThan(stub.indexOf(HANDLE));
     const prompt = buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 10, lines: 1 } });
     expect(prompt).not.toContain("context-ledger export");
     expect(promptStubText(stub)).toBe(prompt);
     expect(parseStubHandle(promptStubText(stub))).toBe(HANDLE);
-    // A person reading the chat is told how to read it there.
-    expect(stub).toContain("In chat: `/ledger fetch <handle>`.");
-    // Stubs written with the earlier wording leave the prompt without it too.
-    const older = stub.replace(
-      /\nIn chat: [^\n]*/,
-      "\nWithout context-ledger (no ledger tools): the operator gets it with `context-ledger artifact fetch <handle>` or `context-ledger export`.",
+    // A person reading the chat is told how to read it there, with a handle short enough to type.
+    expect(stub).toContain("In chat: `/ledger fetch cccccccccccc`.");
+    // Stubs written with the earlier wordings leave the prompt without them too.
+    for (const line of [
+      "Without context-ledger (no ledger tools): the operator gets it with `context-ledger artifact fetch <handle>` or `context-ledger export`.",
+      "In chat: `/ledger fetch <handle>`. Without context-ledger: `context-ledger artifact fetch <handle>` or `context-ledger export`.",
+    ]) {
+      const older = stub.replace(/\nIn chat: [^\n]*/, `\n${line}`);
+      expect(older).not.toBe(stub);
+      expect(promptStubText(older)).toBe(prompt);
+    }
+    // Deterministic (the transcript stub stays byte-stable) and no longer than the earliest wording.
+    expect(
+      buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 10, lines: 1 }, offRamp: true }),
+    ).toBe(stub);
+    expect(offRampLine(HANDLE).length).toBeLessThanOrEqual(
+      "Without context-ledger (no ledger tools): the operator gets it with `context-ledger artifact fetch <handle>` or `context-ledger export`."
+        .length,
     );
-    expect(older).not.toBe(stub);
-    expect(promptStubText(older)).toBe(prompt);
   });
 
   it("states the handle's true size and whether it is the whole output", () => {

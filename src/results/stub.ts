@@ -1,4 +1,4 @@
-import { HANDLE_PREFIX, isHandle } from "../artifacts/handle.js";
+import { HANDLE_PREFIX, isHandle, shortHandleOf } from "../artifacts/handle.js";
 import { countLines } from "../artifacts/meta.js";
 import { execRetention, parseHostCopy } from "./host-copy.js";
 import { LEDGER_MARKER } from "../host/messages.js";
@@ -43,7 +43,7 @@ export interface BuildStubOptions {
   /** What the handle holds compared with the tool's output (true size; whether it is all of it). */
   coverage?: StubCoverage;
   /**
-   * The stub goes into the host's transcript, where it outlives the plugin: add {@link OFF_RAMP_LINE}. The prompt
+   * The stub goes into the host's transcript, where it outlives the plugin: add {@link offRampLine}. The prompt
    * never carries it ({@link promptStubText}). @default false
    */
   offRamp?: boolean;
@@ -51,20 +51,26 @@ export interface BuildStubOptions {
 
 /**
  * How a transcript stub tells a person reading the chat (2026.4.24's chat history shows paid-down answers as stubs)
- * where the original is, with the plugin and once it and its tools are gone. No longer than its earlier wording:
- * 2026.4.24's precheck sizes every stub in the raw transcript.
+ * where the original is, with the plugin and once it and its tools are gone: the commands to paste, with the handle's
+ * short form ({@link shortHandleOf}; the stub's first line has it whole). Deterministic for a handle, so the stub
+ * stays byte-stable. No longer than its earliest wording: 2026.4.24's precheck sizes every stub in the raw transcript.
  */
-export const OFF_RAMP_LINE =
-  "In chat: `/ledger fetch <handle>`. Without context-ledger: `context-ledger artifact fetch <handle>` or `context-ledger export`.";
+export function offRampLine(handle: string): string {
+  const short = shortHandleOf(handle);
+  return `In chat: \`/ledger fetch ${short}\`. Without context-ledger: \`context-ledger artifact fetch ${short}\` or \`context-ledger export\`.`;
+}
 
-/** Earlier wordings of {@link OFF_RAMP_LINE}, still in transcripts written before: left out of prompts too. */
+/** The off-ramp line of any handle, and its wording with a `<handle>` placeholder, as stubs written before hold it. */
+const OFF_RAMP_PATTERN = /\nIn chat: `\/ledger fetch [^`\n]*`\. Without context-ledger: [^\n]*/;
+
+/** Earlier wordings of {@link offRampLine}, still in transcripts written before: left out of prompts too. */
 const OFF_RAMP_LINES_BEFORE = [
   "Without context-ledger (no ledger tools): the operator gets it with `context-ledger artifact fetch <handle>` or `context-ledger export`.",
 ];
 
 /** A stub as the prompt shows it: without the transcript's off-ramp line (tokens the model has no use for). */
 export function promptStubText(text: string): string {
-  return [OFF_RAMP_LINE, ...OFF_RAMP_LINES_BEFORE].reduce((t, line) => t.replace(`\n${line}`, ""), text);
+  return OFF_RAMP_LINES_BEFORE.reduce((t, line) => t.replace(`\n${line}`, ""), text.replace(OFF_RAMP_PATTERN, ""));
 }
 
 /** What a stub's handle holds, so the prompt never implies more (or less) than was kept. */
@@ -138,7 +144,7 @@ export function buildStub(options: BuildStubOptions): string {
   lines.push(
     coverage ? coverageLine(coverage) : "Full output stored losslessly under this handle.",
     `Read it: ${calls.direct} (or "selector":{"kind":"grep","pattern":"error"}; kinds headtail, head, tail, grep, range, json). If ledger_fetch is not in your tools, call ${calls.viaToolCall}. Metadata: ledger_peek.`,
-    ...(options.offRamp ? [OFF_RAMP_LINE] : []),
+    ...(options.offRamp ? [offRampLine(options.handle)] : []),
     STUB_CLOSE,
   );
   return lines.join("\n");

@@ -4,7 +4,7 @@ import { describeValue, LedgerError } from "../errors.js";
 
 /** The forms `ledger_fetch` accepts, named in every input error. */
 export const ACCEPTED_FETCH_FORMS =
-  'Accepted: {"handle":"ledger:v1:sha256:<64 hex>"} (the `ledger:` prefix may be left out) plus either "lines":"1200-1210" (or "1200", or a number) or "selector":{"kind":"range","start":1200,"end":1210} (kinds headtail, head, tail, grep, range, json; a JSON string of that object works too), not both.';
+  'Accepted: {"handle":"ledger:v1:sha256:<64 hex>"} (the `ledger:` prefix may be left out; its first 8+ hex digits do where unique) plus either "lines":"1200-1210" (or "1200", or a number) or "selector":{"kind":"range","start":1200,"end":1210} (kinds headtail, head, tail, grep, range, json; a JSON string of that object works too), not both.';
 
 /**
  * The handle as models send it: the full `ledger:v1:sha256:<hex>`, or without

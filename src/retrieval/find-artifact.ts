@@ -1,3 +1,4 @@
+import { listedHandles, resolveHandleRef } from "../artifacts/handle-prefix.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
 
 /** Who may read what: the stores an agent's fetch looks in, in order. */
@@ -30,6 +31,21 @@ export async function findArtifact(
     if (await store.has(handle)) return { agentId: candidate, store };
   }
   return undefined;
+}
+
+/**
+ * The handle `typed` stands for (whole, or a prefix of 8+ hex digits) among the artifacts of the
+ * stores `agentId` may read; throws as `resolveHandleRef`.
+ */
+export async function resolveInScope(scope: ArtifactScope, agentId: string, typed: unknown): Promise<string> {
+  const agents = await scopeAgents(scope, agentId);
+  return resolveHandleRef(
+    typed,
+    async function* () {
+      for (const agent of agents) yield* listedHandles(scope.openStore(agent));
+    },
+    { where: "readable by this agent" },
+  );
 }
 
 async function scopeAgents(scope: ArtifactScope, agentId: string): Promise<string[]> {

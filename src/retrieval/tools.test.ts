@@ -70,6 +70,27 @@ describe("ledger_fetch / ledger_peek", () => {
     expect(capped.details.truncated).toBe(true);
   });
 
+  it("takes a handle's first 8+ hex digits where they start one handle the agent may read", async () => {
+    const { handle } = await deps.openStore("main").stash(OUTPUT);
+    const { handle: theirs } = await deps.openStore("ops").stash("ops only");
+    const { fetch, peek } = tools("main");
+    const r = await fetch.execute("c", { handle: handle.slice(-64, -52), lines: "2501" });
+    expect(r.details).toMatchObject({ handle, agentId: "main" });
+    expect((await peek.execute("c", { handle: handle.slice(-64, -56) })).details).toMatchObject({ handle });
+    // Another agent's store is searched only when this agent may read it.
+    expect((await fetch.execute("c", { handle: theirs.slice(-64, -52) })).details.error).toMatchObject({
+      code: "artifact_not_found",
+    });
+    readable.main = ["ops"];
+    expect((await fetch.execute("c", { handle: theirs.slice(-64, -52) })).details).toMatchObject({
+      handle: theirs,
+      agentId: "ops",
+    });
+    expect((await fetch.execute("c", { handle: handle.slice(-64, -58) })).details.error).toMatchObject({
+      code: "handle_invalid",
+    });
+  });
+
   it("returns errors as text with details.error, never throws", async () => {
     const { fetch } = tools("main");
     const bad = await fetch.execute("c", { handle: `${HANDLE_PREFIX}${"A".repeat(64)}` });

@@ -1,3 +1,4 @@
+import { parseHandleRef, type HandleRef } from "../artifacts/handle-prefix.js";
 import { selectSlice } from "../artifacts/selectors.js";
 import { fmt } from "../artifacts/text-window.js";
 import { describeValue, isLedgerError, LedgerError } from "../errors.js";
@@ -6,7 +7,7 @@ import { buildPreview } from "../results/preview.js";
 import { redactSecrets } from "../results/redact.js";
 import { summarizeOutput } from "../results/summarize-output.js";
 import { ACCEPTED_FETCH_FORMS, fetchSelector, normalizeFetchHandle } from "./fetch-input.js";
-import { findArtifact, type ArtifactScope } from "./find-artifact.js";
+import { findArtifact, resolveInScope, type ArtifactScope } from "./find-artifact.js";
 import { renderSearch, SEARCH_DEFAULT_RESULTS, SEARCH_MAX_RESULTS, searchSession } from "./search.js";
 import { FETCH_PARAMETERS, PEEK_PARAMETERS, SEARCH_PARAMETERS } from "./tool-schemas.js";
 
@@ -67,7 +68,7 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
       execute: (_id, params, signal) =>
         guarded("fetch", signal, async () => {
           const p = objectParams(params);
-          const handle = normalizeFetchHandle(p.handle);
+          const handle = await typedHandle(deps, agentId, p.handle);
           const selector = fetchSelector(p);
           const maxChars = optionalInt(p.maxChars, "maxChars", 1, 20_000) ?? deps.defaultMaxChars ?? 8_000;
           const found = await findArtifact(deps, requireAgent(agentId), handle);
@@ -102,7 +103,7 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
       execute: (_id, params, signal) =>
         guarded("peek", signal, async () => {
           const p = objectParams(params);
-          const handle = normalizeFetchHandle(p.handle);
+          const handle = await typedHandle(deps, agentId, p.handle);
           const previewChars = Math.min(
             800,
             Math.max(300, optionalInt(p.previewChars, "previewChars", 1, 100_000) ?? 600),
@@ -228,6 +229,25 @@ function requireAgent(agentId: string | undefined): string {
       "Expected the tool context to name the calling agent (agentId or an agent:<id>:... sessionKey), got neither",
     );
   return agentId;
+}
+
+/**
+ * The handle of a call: any form {@link normalizeFetchHandle} takes, or the short form a person types (the first 8+
+ * hex digits) when it starts exactly one handle this agent may read.
+ */
+async function typedHandle(deps: LedgerToolDeps, agentId: string | undefined, value: unknown): Promise<string> {
+  try {
+    return normalizeFetchHandle(value);
+  } catch (err) {
+    let ref: HandleRef;
+    try {
+      ref = parseHandleRef(value);
+    } catch {
+      throw err;
+    }
+    if ("handle" in ref) throw err;
+    return resolveInScope(deps, requireAgent(agentId), value);
+  }
 }
 
 function notFound(handle: string): LedgerError {

@@ -13,7 +13,7 @@ import {
 const AGENT = "main";
 const KEY = "agent:main:views";
 
-function record(turn: number, total: number, sessionId = "s-1"): ViewRecord {
+function record(turn: number, total: number, sessionId = "s-1", budget = 32_000): ViewRecord {
   return {
     schema: VIEW_RECORD_SCHEMA,
     agentId: AGENT,
@@ -21,7 +21,7 @@ function record(turn: number, total: number, sessionId = "s-1"): ViewRecord {
     sessionId,
     turn,
     at: new Date(0).toISOString(),
-    budget: { tokens: 32_000, messageBudget: 28_000 },
+    budget: { tokens: budget, messageBudget: budget - 4_000 },
     estimatedTokens: total * 10,
     plan: { start: 0, reason: "stable", replanned: false, overBudget: false, total, kept: total, excluded: 0 },
     messages: [],
@@ -31,7 +31,7 @@ function record(turn: number, total: number, sessionId = "s-1"): ViewRecord {
       at: new Date(0).toISOString(),
       rawHistoryTokens: 0,
       assembledTokens: 0,
-      promptBudget: 32_000,
+      promptBudget: budget,
       debtTokens: 0,
       reducibleChars: 0,
     },
@@ -54,6 +54,30 @@ describe("view records", () => {
     await Promise.all(saves);
     const views = await readViewRecords(viewRecordPath(root(), AGENT, KEY));
     expect(views.map((v) => [v.turn, v.plan.total])).toEqual([1, 2, 3, 4, 5, 6].map((t) => [t, t * 10]));
+  });
+
+  it("keeps the turn's main assembly, not the host's in-turn ones with smaller budgets, and the turn's newest debt", async () => {
+    // 2026.9.6: before the turn (history, budget after reserves), then the tool loop's calls on the handed-back
+    // view: the first with the turn's largest budget, the later ones cut down to 1 (raised to the 512 floor).
+    const turnOf = (turn: number) => [
+      record(turn, 40, "s-1", 17_979),
+      record(turn, 12, "s-1", 31_964),
+      { ...record(turn, 12, "s-1", 512), debt: { ...record(turn, 12).debt, rawHistoryTokens: 33_000 + turn } },
+    ];
+    for (const r of turnOf(1)) await writer.save(root(), r);
+    await Promise.all(turnOf(2).map((r) => writer.save(root(), r)));
+    const views = await readViewRecords(viewRecordPath(root(), AGENT, KEY));
+    expect(views.map((v) => [v.turn, v.budget.tokens, v.plan.total, v.debt.rawHistoryTokens])).toEqual([
+      [1, 31_964, 12, 33_001],
+      [2, 31_964, 12, 33_002],
+    ]);
+  });
+
+  it("an assembly of no history (a probe) is not the turn's view, whatever its budget", async () => {
+    await writer.save(root(), record(1, 9, "s-1", 31_000));
+    await writer.save(root(), record(1, 0, "s-1", 32_000));
+    const views = await readViewRecords(viewRecordPath(root(), AGENT, KEY));
+    expect(views.map((v) => [v.budget.tokens, v.plan.total])).toEqual([[31_000, 9]]);
   });
 
   it("a save that arrives after the write started still lands, and only the newest turns are kept", async () => {

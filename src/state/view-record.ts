@@ -23,8 +23,19 @@ export interface ViewMessage {
   preview: string;
   toolName?: string;
   toolCallId?: string;
-  /** Handles of stored originals this message points at (offloaded output). */
+  /** Handles of stored originals this message cites (its stub's, or any its text mentions). */
   handles?: string[];
+  /**
+   * True when the message is offloaded: a tool result the engine replaced by its stub (or cleared placeholder) in
+   * this prompt, or found as a stub in the host's transcript. A message that merely mentions a handle is not.
+   * Absent in records written before: there, a tool result citing a handle.
+   */
+  offloaded?: boolean;
+}
+
+/** Whether a recorded message is offloaded ({@link ViewMessage.offloaded}; before: a tool result with a handle). */
+export function isOffloadedMessage(m: ViewMessage): boolean {
+  return m.offloaded ?? (m.toolCallId !== undefined && (m.handles?.length ?? 0) > 0);
 }
 
 /** An output moved off the prompt, with its stored size. */
@@ -92,20 +103,34 @@ function newPendingWrite(): PendingWrite {
   return { records: new Map(), done, settle };
 }
 
-/** The fuller of two assemblies of one turn: the one that saw more of the history. */
-function fuller(a: ViewRecord | undefined, b: ViewRecord): ViewRecord {
-  return a && a.plan.total > b.plan.total ? a : b;
+/**
+ * The view of a turn from two of its assemblies (`a` recorded before `b`): the turn's main prompt, the one with the
+ * largest budget (then the one that saw more of the history, then the later). 2026.9.x also assembles within a turn
+ * with budgets cut by what the turn has appended (down to 1), and partial or empty histories (retries, maintenance
+ * probes): neither is the prompt the turn was planned for. The debt is the later one's, which is already the turn's
+ * reading so far (`host/raw-tally.ts` `turnReading`).
+ */
+export function mainViewOfTurn(a: ViewRecord | undefined, b: ViewRecord): ViewRecord {
+  if (!a) return b;
+  // An assembly of no history at all (a probe) is never the turn's prompt while another saw some.
+  const main =
+    a.plan.total > 0 !== b.plan.total > 0
+      ? a.plan.total > 0
+        ? a
+        : b
+      : a.budget.tokens > b.budget.tokens || (a.budget.tokens === b.budget.tokens && a.plan.total > b.plan.total)
+        ? a
+        : b;
+  return main === b ? b : { ...a, debt: b.debt };
 }
 
 async function writeViews(file: string, records: readonly ViewRecord[]): Promise<void> {
   let views = await readViewRecords(file).catch(() => []);
   for (const record of records) {
-    // 2026.9.x also assembles partial or empty histories within a turn (retries, maintenance
-    // probes): the fullest assembly of a turn is what the model was shown, keep that one.
     const same = views.find((v) => v.turn === record.turn && v.sessionId === record.sessionId);
-    if (fuller(same, record) !== record) continue;
+    const main = mainViewOfTurn(same, record);
     views = views.filter((v) => v.turn !== record.turn && v.sessionId === record.sessionId);
-    views.push(record);
+    views.push(main);
   }
   views.sort((a, b) => a.turn - b.turn);
   await writeFileAtomic(file, JSON.stringify({ schema: VIEW_RECORD_SCHEMA, views: views.slice(-MAX_VIEW_RECORDS) }));
@@ -139,11 +164,11 @@ export async function readViewRecords(file: string): Promise<ViewRecord[]> {
 /** The views writer of one runtime: batched writes per file, and the background jobs to wait for. */
 export interface ViewWriter {
   /**
-   * Adds `record` to the session's views (replacing an earlier assembly of the
-   * same turn unless that one saw more messages; at most {@link MAX_VIEW_RECORDS}
-   * turns kept). Each write is atomic; one file has one write in flight, and the
-   * records that arrive meanwhile are written together after it, so a burst of
-   * assemblies costs a few writes rather than one read and write each.
+   * Adds `record` to the session's views (one per turn: the turn's main assembly,
+   * {@link mainViewOfTurn}; at most {@link MAX_VIEW_RECORDS} turns kept). Each
+   * write is atomic; one file has one write in flight, and the records that
+   * arrive meanwhile are written together after it, so a burst of assemblies
+   * costs a few writes rather than one read and write each.
    */
   save(root: string, record: Omit<ViewRecord, "schema">): Promise<void>;
   /** Registers a background view write so {@link ViewWriter.flush} can wait for it. */
@@ -183,7 +208,7 @@ export function createViewWriter(): ViewWriter {
       let next = pending.get(file);
       if (!next) pending.set(file, (next = newPendingWrite()));
       const key = `${record.sessionId ?? ""}\u0000${record.turn}`;
-      next.records.set(key, fuller(next.records.get(key), record));
+      next.records.set(key, mainViewOfTurn(next.records.get(key), record));
       if (!draining.has(file)) void drain(file);
       return next.done;
     },

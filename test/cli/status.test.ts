@@ -88,8 +88,11 @@ describe("status", () => {
       direction: "growing",
       growingStreak: 4,
       recent: [0, 1_000, 5_000, 9_000, 20_000],
+      reclaimableTokens: 20_000,
+      verdict: "growing",
       warn: true,
     });
+    expect(growing.hostInTurnAssembles).toBeNull();
     expect(growing.lastCheckpoint).toEqual({ handle: cp, at: "2026-04-25T10:05:00.000Z", coveredCount: 17 });
     const paid = main.sessions.find((s) => s.sessionKey === "agent:main:paid")!;
     expect(paid.debtTrend).toMatchObject({ direction: "shrinking", growingStreak: 0, warn: false });
@@ -136,7 +139,7 @@ describe("status", () => {
     expect((await runWith(runStatusCommand, ["--all"], env)).stdout).toContain("internal-session-effects");
     const detail = await runWith(runStatusCommand, ["--session", "agent:main:growing"], env);
     expect(detail.stdout).toMatch(/^Session agent:main:growing\n/);
-    expect(detail.stdout).toContain("debt             20,000 tokens (trend growing, growing x4)");
+    expect(detail.stdout).toContain("debt             20,000 tokens (trend growing x4)");
     expect(detail.stdout).toContain("Debt readings:");
     const unknown = await runWith(runStatusCommand, ["--session", "agent:main:grwoing", "--json"], env);
     expect(unknown.code).toBe(2);
@@ -178,5 +181,68 @@ describe("status", () => {
     expect(qa.code).toBe(0);
     expect(qa.stdout).toContain("disabled: the plugin config turns context-ledger off for qa");
     expect((await runWith(runStatusCommand, ["--agent", "nobody"], env)).code).toBe(2);
+  });
+
+  it("shows the turn's main prompt, not the host's smaller in-turn assembles, and labels those", async () => {
+    const s = createSessionState("main", "agent:main:tool-loop");
+    s.turns = 2;
+    // 2026.9.6, one tool turn per committed turn: before the turn, the loop's first call (the turn's first
+    // request), then the loop's call after the tool result with a budget cut to 1 (raised to the 512 floor).
+    for (const turn of [1, 2])
+      for (const [promptBudget, assembledTokens, raw] of [
+        [17_979, 15_100, 36_000],
+        [31_964, 15_300, 14_000],
+        [512, 413, 14_000],
+      ] as const)
+        recordDebt(s, {
+          at: new Date(Date.UTC(2026, 10, 27, 10, turn)).toISOString(),
+          rawHistoryTokens: raw + turn,
+          assembledTokens,
+          promptBudget,
+          debtTokens: Math.max(0, raw + turn - promptBudget),
+          reducibleChars: 0,
+          turn,
+        });
+    await writeSessionState(sessionStatePath(sessionRoot(root, "main", "agent:main:tool-loop")), s);
+    const report = JSON.parse(
+      (await runWith(runStatusCommand, ["--session", "agent:main:tool-loop", "--json"], env)).stdout,
+    ) as StatusReport;
+    expect(report.agents[0]?.sessions[0]).toMatchObject({
+      promptBudget: 31_964,
+      assembledTokens: 15_300,
+      rawHistoryTokens: 36_002,
+      debtTokens: 36_002 - 31_964,
+      hostInTurnAssembles: { count: 2, smallestBudget: 512 },
+    });
+    // One reading per turn: the trend compares turns, not a turn's own assembles.
+    expect(report.agents[0]?.sessions[0]?.debtHistory.map((d) => d.promptBudget)).toEqual([31_964, 31_964]);
+    const detail = (await runWith(runStatusCommand, ["--session", "agent:main:tool-loop"], env)).stdout;
+    expect(detail).toContain("prompt budget    31,964 tokens (the last turn's main prompt)");
+    expect(detail).toContain(
+      "other assembles  2 by the host for the turn (budgets down to 512), not the turn's prompt",
+    );
+  });
+
+  it("says nothing to reclaim, and gives no advice, for debt that is no tool output a clean could free", async () => {
+    const s = createSessionState("main", "agent:main:answers");
+    s.turns = 4;
+    [10_000, 20_000, 30_000, 32_532].forEach((debt, i) =>
+      recordDebt(s, {
+        at: new Date(Date.UTC(2026, 3, 25, 11, i)).toISOString(),
+        rawHistoryTokens: BUDGET + debt,
+        assembledTokens: 11_000,
+        promptBudget: BUDGET,
+        debtTokens: debt,
+        reducibleChars: 0,
+        turn: i + 1,
+      }),
+    );
+    await writeSessionState(sessionStatePath(sessionRoot(root, "main", "agent:main:answers")), s);
+    const run = await runWith(runStatusCommand, ["--agent", "main"], env);
+    const row = run.stdout.split("\n").find((l) => l.includes("agent:main:answers"))!;
+    expect(row).toMatch(/32,532\s+nothing to reclaim\s+-/);
+    expect(row).not.toContain("growing");
+    const report = JSON.parse((await runWith(runStatusCommand, ["--json"], env)).stdout) as StatusReport;
+    expect(report.warnings.filter((w) => w.sessionKey === "agent:main:answers")).toEqual([]);
   });
 });

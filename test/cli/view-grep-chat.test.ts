@@ -184,6 +184,125 @@ describe("view records keep what the model was shown", () => {
   });
 });
 
+describe("figures of the turn's main prompt", () => {
+  it("status, /ledger status and view show the turn's largest-budget assembly and label the host's in-turn ones", async () => {
+    // 2026.9.6: one assemble before the turn, then the tool loop's, on the handed-back view, with the budget less
+    // what the turn appended: the first (the turn's first request) has the largest, the last one falls to 1.
+    const t = await createTestEngine({}, "2026.9");
+    const S = { sessionId: "s-loop", sessionKey: "agent:main:loop" };
+    const messages = [...conversation(3, 30_000)];
+    const before = (await t.engine.assemble({ ...S, messages, tokenBudget: 17_979, prompt: "next?" })) as {
+      messages: unknown[];
+    };
+    await t.engine.assemble({ ...S, messages: before.messages, tokenBudget: 31_964, prompt: "next?" });
+    await t.engine.assemble({ ...S, messages: before.messages, tokenBudget: 1, prompt: "next?" });
+    await t.engine.dispose();
+    const env = { HOME: path.join(t.dir, "home"), PATH: "" };
+    const cli = (argv: string[]) => runWith(runCli, [...argv, "--state-dir", t.dir], env);
+    const status = JSON.parse((await cli(["status", "--session", S.sessionKey, "--json"])).stdout);
+    const session = status.agents[0].sessions[0];
+    expect(session.promptBudget).toBe(31_964);
+    expect(session.assembledTokens).toBeGreaterThan(512);
+    expect(session.hostInTurnAssembles).toEqual({ count: 2, smallestBudget: 512 });
+    const chat = (await runChatCommand(t.rt, { agentId: "main", sessionKey: S.sessionKey, args: "status" })).text;
+    expect(chat).toMatch(/Prompt [\d,]+ of 31,964 budget tokens; raw history/);
+    expect(chat).toContain(
+      "(the turn's main prompt; the host's 2 other assembles for the turn had budgets down to 512)",
+    );
+    const view = JSON.parse((await cli(["view", "--session", S.sessionKey, "--json"])).stdout).view;
+    expect(view.budget.tokens).toBe(31_964);
+    expect(view.debt.promptBudget).toBe(31_964);
+    const text = (await cli(["view", "--session", S.sessionKey])).stdout;
+    expect(text).toMatch(/Budget 31,964 tokens/);
+    expect(text).toContain("the host's 2 other assembles for the turn (budgets down to 512) are not shown");
+    await t.cleanup();
+  });
+});
+
+describe("view marks offloaded only what is offloaded", () => {
+  it("a user or assistant message that mentions a handle is shown with its text, a stubbed tool result as offloaded", async () => {
+    const t = await createTestEngine();
+    const S = { sessionId: "s-mention", sessionKey: "agent:main:mention" };
+    const original = logText(30_000, 3);
+    const { handle } = await t.rt.store("main").stash(original, { origin: { toolName: "exec" } } as never);
+    const messages = [
+      user("run the build"),
+      call("c1", "exec", { command: "make" }),
+      result("c1", "exec", buildStub({ handle, text: original, label: "exec" })),
+      assistant(`The log is stored as ${handle}.`),
+      user(`Show me lines 1-5 of ${handle} please`),
+    ];
+    await t.engine.assemble({ ...S, messages, tokenBudget: 8_000 });
+    await t.engine.dispose();
+    const env = { HOME: path.join(t.dir, "home"), PATH: "" };
+    const run = (argv: string[]) => runWith(runCli, [...argv, "--session", S.sessionKey, "--state-dir", t.dir], env);
+    const view = JSON.parse((await run(["view", "--json"])).stdout).view as {
+      messages: { role: string; offloaded?: boolean; handles?: string[] }[];
+    };
+    expect(view.messages.map((m) => [m.role, m.offloaded === true])).toEqual([
+      ["user", false],
+      ["assistant", false],
+      ["toolResult", true],
+      ["assistant", false],
+      ["user", false],
+    ]);
+    const rows = (await run(["view"])).stdout
+      .split("\n")
+      .filter((l) => /^\s+\d+\s+(user|assistant|toolResult)\s/.test(l));
+    expect(rows.map((l) => /offloaded ledger:v1:sha256:/.test(l))).toEqual([false, false, true, false, false]);
+    expect(rows[4]).toContain("Show me lines 1-5 of");
+    await t.cleanup();
+  });
+});
+
+describe("handles a person can type in chat", () => {
+  it("a stub's chat hint, pasted into the chat, gives the output back; errors speak the chat's syntax", async () => {
+    const t = await createTestEngine();
+    const S = { sessionId: "s-typed", sessionKey: "agent:main:typed" };
+    const original = logText(30_000, 11);
+    const { handle } = await t.rt.store("main").stash(original, {
+      origin: { toolName: "exec", sessionKey: S.sessionKey },
+    } as never);
+    // The stub paydown and session clean write into the host's transcript.
+    const stub = buildStub({ handle, text: original, label: "exec", offRamp: true });
+    const hint = /In chat: `\/ledger (fetch [^`]+)`/.exec(stub)?.[1];
+    expect(hint).toMatch(/^fetch [0-9a-f]{12}$/);
+    const chat = (args: string, sessionKey = S.sessionKey) =>
+      runChatCommand(t.rt, { agentId: "main", sessionKey, args }).then((r) => r.text);
+    const fetched = await chat(`${hint} tail 3`);
+    expect(fetched.split("\n").slice(1).join("\n")).toBe(original.split("\n").slice(-3).join("\n"));
+    expect(fetched).toContain(`[context-ledger fetch ${handle}`);
+    // Another session of the agent does not see it, by prefix as by whole handle.
+    expect(await chat(`${hint}`, "agent:main:other")).toContain(
+      `Expected an output of this chat's session whose handle starts with \`${hint?.slice(6)}\`, got none`,
+    );
+    const backwards = await chat(`${hint} lines 5-2`);
+    expect(backwards).toContain("Expected `lines A-B` with 1 ≤ A ≤ B (e.g. lines 2-5), got `lines 5-2`");
+    expect(backwards).toContain("Usage: /ledger fetch HANDLE [lines A-B");
+    expect(backwards).not.toMatch(/"selector"|"handle"|"kind"/);
+    expect(await chat(`${hint} tail x`)).toContain("Expected `tail N` with N a number of lines from 1");
+    const refused = await chat(`${hint} grep (a+)+$`);
+    expect(refused).toMatch(/^\/ledger fetch: /);
+    expect(refused).not.toMatch(/"selector"|"handle"|Accepted:/);
+    expect(await chat("fetch 3f2a9c")).toContain("Expected at least 8 hex digits of a handle");
+    expect(await chat("fetch HANDLE")).toContain("got non-hex `H`");
+    await t.cleanup();
+  });
+
+  it("a prefix that starts several handles the chat may read is refused with the candidates listed", async () => {
+    const t = await createTestEngine();
+    const S = { sessionId: "s-twins", sessionKey: "agent:main:twins" };
+    const twins = ["3f2a9c0d11", "3f2a9c0d22"].map((hex) => `ledger:v1:sha256:${hex.padEnd(64, "0")}`);
+    await t.engine.assemble({ ...S, messages: [user(`compare ${twins[0]} with ${twins[1]}`)], tokenBudget: 8_000 });
+    await t.engine.dispose();
+    const text = (await runChatCommand(t.rt, { agentId: "main", sessionKey: S.sessionKey, args: "fetch 3f2a9c0d" }))
+      .text;
+    expect(text).toContain("Expected `3f2a9c0d` to start one handle of this chat's session, got 2:");
+    for (const h of twins) expect(text).toContain(h);
+    await t.cleanup();
+  });
+});
+
 describe("/ledger status for an agent context-ledger is off for", () => {
   it("says the agent is disabled instead of showing an empty session", async () => {
     const t = await createTestEngine({ agents: { ops: { enabled: false } } });

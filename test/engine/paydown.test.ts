@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostPromptBudget } from "../../src/host/host-budget.js";
 import { estimateRawTokens } from "../../src/host/raw-tally.js";
 import { readActiveBranch } from "../../src/maintenance/transcript-jsonl.js";
-import { OFF_RAMP_LINE, parseStubHandle } from "../../src/results/stub.js";
+import { offRampLine, parseStubHandle } from "../../src/results/stub.js";
 import { bloatedSession } from "../cli/cli-fixtures.js";
 import { createTestEngine } from "../support/engine-harness.js";
 import { useSharedTempDir, useTempDir } from "../support/temp-dir.js";
@@ -83,7 +83,7 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
       expect(stub.details?.aggregated).toBeUndefined();
       expect(stub.details?.exitCode).toBe(0);
       // It outlives the plugin: it says how to get the output back without the ledger tools.
-      expect(stub.content[0]?.text).toContain(OFF_RAMP_LINE);
+      expect(stub.content[0]?.text).toContain(offRampLine(handle as string));
     }
   });
 

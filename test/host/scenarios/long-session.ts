@@ -16,6 +16,9 @@ import { turnMessage } from "../workloads.js";
 import { describeSeenTurn, sendTurnAsSeen } from "../turn-as-seen.js";
 import type { HostVersion } from "../host-install.js";
 import type { HostScenario, ScenarioModel, ScenarioSession } from "./scenario.js";
+import { extractJson, runOpenclaw } from "../openclaw-cli.js";
+import type { StatusReport } from "../../../src/cli/status-report.js";
+import type { ViewRecord } from "../../../src/state/view-record.js";
 import { grantCliScopes } from "./cli-scopes.js";
 import { requestOverhead } from "./reset-loop.js";
 import { outputAllowance, readFigures, recordFigures, transcriptSize, type TranscriptSize } from "./turn-figures.js";
@@ -259,6 +262,31 @@ export function ledgerLongSession(
   };
 }
 
+/**
+ * What an operator reads after the session, as they run it (`openclaw context-ledger status --json`, `view --json`):
+ * the last turn's main prompt (its budget at a 32k window is about 31,900), not the host's in-turn assembles (budgets
+ * down to 1, raised to the 512 floor), which are labelled as such.
+ */
+async function expectTurnFiguresInCli(session: ScenarioSession): Promise<void> {
+  const cli = async (args: string[]) => {
+    const res = await runOpenclaw(session.env, ["context-ledger", ...args, "--session", session.sessionKey, "--json"], {
+      timeoutMs: 180_000,
+    });
+    expect(res.code, res.stderr.slice(-1000)).toBe(0);
+    return extractJson(res.stdout);
+  };
+  const status = (await cli(["status"])) as StatusReport;
+  const row = status.agents.flatMap((a) => a.sessions).find((x) => x.sessionKey === session.sessionKey);
+  const view = ((await cli(["view"])) as { view: ViewRecord }).view;
+  console.log(
+    `[long-session] status: budget ${row?.promptBudget} assembled ${row?.assembledTokens} raw ${row?.rawHistoryTokens} debt ${row?.debtTokens} (${row?.debtTrend.verdict}) in-turn ${JSON.stringify(row?.hostInTurnAssembles)}; view: turn ${view.turn} budget ${view.budget.tokens} prompt ${view.estimatedTokens} kept ${view.plan.kept}/${view.plan.total}`,
+  );
+  expect(row?.promptBudget).toBeGreaterThanOrEqual(20_000);
+  expect(row?.assembledTokens).toBeGreaterThan(512);
+  expect(view.budget.tokens).toBeGreaterThanOrEqual(20_000);
+  expect(view.debt.promptBudget).toBe(view.budget.tokens);
+}
+
 export const longSessionScenario: HostScenario = {
   name: "long-session",
   lines: ["2026.9.6"],
@@ -268,6 +296,7 @@ export const longSessionScenario: HostScenario = {
     if (session.engineId !== "context-ledger") return;
     expectEveryTurnAnsweredInFull(figures);
     expectNoHostRuns(figures);
+    await expectTurnFiguresInCli(session);
     // Below the host's memory-flush threshold (20,000 provider tokens at 32k) the room holds about 6 turns of this
     // session. A re-plan cuts as deep as the cost model says (budget.cachePriceRatio), never past the newest 3 turns,
     // so a window lasts about 4 turns (measured 2026-11-25: 15 of 19 main requests extend the previous one).

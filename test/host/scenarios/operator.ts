@@ -51,6 +51,10 @@ export const operatorScenario: HostScenario = {
     const fetched = await command(s, `/ledger fetch ${handle} lines 2-4`);
     expect(fetched, fetched).toContain(`[context-ledger fetch ${handle}`);
     expect(fetched).toContain(printedChars(OUTPUT_CHARS).split("\n").slice(1, 4).join("\n"));
+    // The short handle the stubs print, typed as a person would.
+    const typed = await command(s, `/ledger fetch ${handle.slice(-64, -52)} tail 3`);
+    expect(typed, typed).toContain(`[context-ledger fetch ${handle}`);
+    expect(typed).toContain(printedChars(OUTPUT_CHARS).trimEnd().split("\n").slice(-3).join("\n"));
     // Commands are answered by the plugin: no model request carries them. (Counting all requests raced the
     // host's own late runs after turn 2 under load: 6 seen where 4 were the turns'.)
     const forCommands = s
