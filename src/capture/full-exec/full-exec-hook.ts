@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { execPolicyVerdict } from "../../host/exec-policy.js";
+import { loadHostApprovalsReader, type HostApprovalsReader } from "../../host/host-exec-approvals.js";
 import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
 import { agentOfCall, capturesAfterToolCall, pendingCapturesOf, type ToolCallContext } from "../capture-hook.js";
 import { captureIndexOf, captureSessionOf } from "../capture-index.js";
@@ -45,6 +46,8 @@ export interface FullExecHost {
   config: unknown;
   /** True where `after_tool_call` stores the output (engine calls then wait for it). */
   trackPending: boolean;
+  /** The host's exec-approvals store for an agent (absent: a host without one, as a test host). */
+  approvals?: () => Promise<HostApprovalsReader>;
 }
 
 interface HookApi {
@@ -74,6 +77,7 @@ export async function wrapForFullCapture(
       params: event.params,
       config: options.config,
       agentId,
+      ...(options.approvals ? { approvals: (await options.approvals())(agentId) } : {}),
     });
     if (!verdict.wrap) {
       void rt.events.write({ op: "full-exec:passed", toolCallId, reason: verdict.reason });
@@ -152,7 +156,12 @@ export async function storeTeedCall(
 export function registerFullExec(api: unknown, rt: LedgerRuntime, hostVersion?: string): void {
   const hookApi = (api ?? {}) as HookApi;
   if (typeof hookApi.on !== "function" || !fullExecWanted(rt)) return;
-  const host: FullExecHost = { config: hookApi.config, trackPending: capturesAfterToolCall(hostVersion) };
+  let approvals: Promise<HostApprovalsReader> | undefined;
+  const host: FullExecHost = {
+    config: hookApi.config,
+    trackPending: capturesAfterToolCall(hostVersion),
+    approvals: () => (approvals ??= loadHostApprovalsReader()),
+  };
   try {
     hookApi.on("before_tool_call", (event, ctx) =>
       wrapForFullCapture(
