@@ -14,9 +14,9 @@ import { agentOfCall, capturesAfterToolCall, pendingCapturesOf, type ToolCallCon
 import { captureIndexOf, captureSessionOf } from "../capture-index.js";
 import { recordTeedOutput } from "../capture-turn.js";
 import { discardTeedOutput, takeTeedOutput } from "./take-teed.js";
-import { createTeeFile, sweepTeeFiles, teeDirOf } from "./tee-files.js";
+import { createTeeFile, removeTeeFile, sweepTeeFiles, teeDirOf } from "./tee-files.js";
 import { TEE_MAX_AGE_MS, teeRegistryOf } from "./tee-registry.js";
-import { wrapCommand } from "./wrap-command.js";
+import { fitsOneArgument, MAX_SHELL_ARG_BYTES, wrapCommand } from "./wrap-command.js";
 
 /** The filter script beside this module: built JavaScript, or the TypeScript source under test. */
 function teeFilterPath(): string {
@@ -86,6 +86,20 @@ export async function wrapForFullCapture(
     const registry = teeRegistryOf(rt);
     const dir = teeDirOf(rt.root);
     const file = await createTeeFile(dir);
+    const command = wrapCommand({
+      command: verdict.command,
+      teeFile: file,
+      nodePath: process.execPath,
+      filterPath: teeFilterPath(),
+      capBytes: settings.offload.maxCaptureBytes,
+    });
+    if (!fitsOneArgument(command)) {
+      await removeTeeFile(file);
+      const reason = `the wrapped command would pass the ${MAX_SHELL_ARG_BYTES}-byte limit of one argument`;
+      rt.logger.info(`full exec capture: call ${toolCallId} runs unwrapped: ${reason}`);
+      void rt.events.write({ op: "full-exec:passed", toolCallId, reason });
+      return undefined;
+    }
     const stored = registry.add({
       file,
       toolCallId,
@@ -103,13 +117,6 @@ export async function wrapForFullCapture(
       sweep.last = Date.now();
       void sweepTeeFiles(dir, registry.files(), TEE_MAX_AGE_MS);
     }
-    const command = wrapCommand({
-      command: verdict.command,
-      teeFile: file,
-      nodePath: process.execPath,
-      filterPath: teeFilterPath(),
-      capBytes: settings.offload.maxCaptureBytes,
-    });
     void rt.events.write({
       op: "full-exec:wrapped",
       toolCallId,

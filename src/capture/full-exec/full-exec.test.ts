@@ -202,6 +202,28 @@ describe("storing a tee file", () => {
   });
 });
 
+describe("sweeping the tee folder", () => {
+  it("removes a trailer written after its tee file was taken, and every other companion left alone", async () => {
+    const orphans = ["a", "b", "c"].map((c) => path.join(dir, `${c.repeat(8)}-0000-4000-8000-000000000000.out`));
+    await fsp.writeFile(`${orphans[0]}.json`, "{}");
+    await fsp.writeFile(`${orphans[1]}.fifo`, "");
+    await fsp.writeFile(`${orphans[2]}.json.tmp`, "{}");
+    await fsp.writeFile(path.join(dir, "unrelated.txt"), "not ours");
+    const past = new Date(Date.now() - 7 * 3600 * 1000);
+    for (const f of await fsp.readdir(dir)) await fsp.utimes(path.join(dir, f), past, past);
+    expect(await sweepTeeFiles(dir, new Set(), 6 * 3600 * 1000)).toBe(3);
+    expect(await fsp.readdir(dir)).toEqual(["unrelated.txt"]);
+  });
+  it("keeps a call's files while its newest file is young, whichever it is", async () => {
+    const file = await createTeeFile(dir);
+    const past = new Date(Date.now() - 7 * 3600 * 1000);
+    await fsp.utimes(file, past, past);
+    await fsp.writeFile(`${file}.json`, "{}");
+    expect(await sweepTeeFiles(dir, new Set(), 6 * 3600 * 1000)).toBe(0);
+    expect((await fsp.readdir(dir)).sort()).toEqual([path.basename(file), `${path.basename(file)}.json`].sort());
+  });
+});
+
 describe("which exec calls are wrapped", () => {
   const base = { toolName: "exec", params: { command: "ls" }, config: {}, agentId: "main", platform: "linux" as const };
   it("wraps a plain gateway call with the hosts' defaults", () => {
@@ -249,7 +271,8 @@ describe("the before_tool_call wrapper and the capture, together", () => {
         ctx,
       );
       expect(hooked?.params.timeout).toBe(30);
-      expect(String(hooked?.params.command).split("\n")[1]).toBe(command);
+      // The user's command comes last, verbatim, after one line's worth of plumbing.
+      expect(String(hooked?.params.command).endsWith(`; fi; ${command}`)).toBe(true);
       const via = await run("bash", String(hooked?.params.command));
       // Engine calls of the session wait for the stored output from the moment the call was wrapped.
       const scope = { sessionKey: ctx.sessionKey, sessionId: ctx.sessionId };
@@ -299,6 +322,27 @@ describe("the before_tool_call wrapper and the capture, together", () => {
       expect(hooked).toBeDefined();
       expect(await fsp.readdir(path.join(t.rt.root, "exec-tee"))).toHaveLength(1);
       await storeTeedCall(t.rt, { toolCallId: "call_c1", toolName: "exec" }, ctx);
+      expect(await fsp.readdir(path.join(t.rt.root, "exec-tee"))).toEqual([]);
+      expect(await pendingCapturesOf(t.rt).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("runs a command too long to wrap unwrapped, says why, and leaves no file behind", async () => {
+    const t = await createTestEngine({ offload: { fullExecOutput: true } });
+    try {
+      const ctx = { agentId: "main", sessionKey: "agent:main:s3", toolCallId: "call_long" };
+      // 130,600 chars run plain; wrapped they passed Linux's 131,072-byte limit of one argument (E2BIG).
+      const command = `echo ${"x".repeat(130_595)}`;
+      const hooked = await wrapForFullCapture(
+        t.rt,
+        { config: {}, trackPending: true },
+        { toolName: "exec", toolCallId: "call_long", params: { command } },
+        ctx,
+      );
+      expect(hooked).toBeUndefined();
+      expect(t.logs.some((l) => l.includes("call_long runs unwrapped") && l.includes("131072-byte"))).toBe(true);
       expect(await fsp.readdir(path.join(t.rt.root, "exec-tee"))).toEqual([]);
       expect(await pendingCapturesOf(t.rt).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
     } finally {
