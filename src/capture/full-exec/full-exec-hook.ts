@@ -26,6 +26,28 @@ function teeFilterPath(): string {
 
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
+/** The hosts' default `exec` timeout (`tools.exec.timeoutSec`), in seconds. */
+const DEFAULT_EXEC_TIMEOUT_SEC = 1800;
+/** How long past its timeout a command sent to the background is still waited for, at most. */
+const FOLLOW_GRACE_MS = 60_000;
+
+/** How long a command is followed: its timeout, and as long again up to {@link FOLLOW_GRACE_MS}. */
+function followMs(timeoutMs: number): number {
+  return timeoutMs + Math.min(FOLLOW_GRACE_MS, timeoutMs);
+}
+
+/**
+ * The call's timeout: `timeoutSeconds` (2026.9.6), `timeout` (earlier lines), else the config's, else
+ * the hosts' default.
+ */
+function execTimeoutMs(params: unknown, config: unknown): number {
+  const p = (params ?? {}) as Record<string, unknown>;
+  const tools = ((config ?? {}) as { tools?: { exec?: { timeoutSec?: unknown } } }).tools;
+  for (const v of [p.timeoutSeconds, p.timeout, tools?.exec?.timeoutSec])
+    if (typeof v === "number" && Number.isFinite(v) && v > 0) return v * 1000;
+  return DEFAULT_EXEC_TIMEOUT_SEC * 1000;
+}
+
 /** True when any agent has the opt-in on. */
 export function fullExecWanted(rt: LedgerRuntime): boolean {
   return (
@@ -107,6 +129,7 @@ export async function wrapForFullCapture(
       ...(ctx.sessionKey ? { sessionKey: ctx.sessionKey } : {}),
       ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
       startedAt: Date.now(),
+      followUntil: Date.now() + followMs(execTimeoutMs(event.params, options.config)),
     });
     // The host fires after_tool_call late (after the turn's own afterTurn, on 2026.9.6): engine calls of this
     // session wait for the stored output from now on, bounded, as for any capture.

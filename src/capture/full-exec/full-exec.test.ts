@@ -350,6 +350,115 @@ describe("the before_tool_call wrapper and the capture, together", () => {
     }
   });
 
+  /** Starts a wrapped command in a process group of its own, as the host runs exec; its output drained. */
+  function startGroup(command: string): { done: Promise<Ran>; pid: number } {
+    const child = spawn("bash", ["-c", command], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (c: Buffer) => chunks.push(c));
+    child.stderr.on("data", (c: Buffer) => chunks.push(c));
+    const done = new Promise<Ran>((resolve) =>
+      child.on("close", (status, signal) => resolve({ status, signal, out: Buffer.concat(chunks) })),
+    );
+    return { done, pid: child.pid as number };
+  }
+
+  /** The capture records of one call, however many the index holds. */
+  async function recordsOf(root: string, toolCallId: string): Promise<Array<{ handle: string; source: string }>> {
+    const found: Array<{ handle: string; source: string }> = [];
+    const walk = async (d: string): Promise<void> => {
+      for (const e of await fsp.readdir(d, { withFileTypes: true }).catch(() => [])) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) await walk(p);
+        else if (e.name.startsWith(`${toolCallId}.`) && p.includes(`${path.sep}captures${path.sep}`))
+          found.push(JSON.parse(await fsp.readFile(p, "utf8")) as { handle: string; source: string });
+      }
+    };
+    await walk(root);
+    return found;
+  }
+
+  async function until<T>(what: () => Promise<T | undefined>, ms: number): Promise<T | undefined> {
+    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+      const got = await what();
+      if (got !== undefined) return got;
+    }
+    return undefined;
+  }
+
+  it("stores the whole output of a call the host sent to the background, once its command ends", async () => {
+    const t = await createTestEngine({ offload: { fullExecOutput: true } });
+    try {
+      const ctx = { agentId: "main", sessionKey: "agent:main:bg1", toolCallId: "call_bg1" };
+      // About 5 MB over about 3 s: the host's copy at backgrounding time is a "still running" note.
+      const command = `for i in $(seq 1 30); do head -c 174763 /dev/zero | tr '\\000' 'a'; echo " $i"; sleep 0.1; done`;
+      const hooked = await wrapForFullCapture(
+        t.rt,
+        { config: {}, trackPending: true },
+        { toolName: "exec", toolCallId: "call_bg1", params: { command } },
+        ctx,
+      );
+      const running = startGroup(String(hooked?.params.command));
+      await new Promise((r) => setTimeout(r, 500));
+      const result = { content: [{ type: "text", text: "Command still running (session abc12345, pid 1)." }] };
+      await storeTeedCall(t.rt, { toolCallId: "call_bg1", toolName: "exec", result }, ctx);
+      const teeDir = path.join(t.rt.root, "exec-tee");
+      expect((await fsp.readdir(teeDir)).length, "the file stays while the command runs").toBeGreaterThan(0);
+      // The engine does not wait on a command the host sent to the background.
+      expect(await pendingCapturesOf(t.rt).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
+      const ran = await running.done;
+      expect(ran.out.length).toBeGreaterThan(5_000_000);
+      const records = await until(async () => {
+        const r = await recordsOf(t.rt.root, "call_bg1");
+        return r.length > 0 ? r : undefined;
+      }, 30_000);
+      expect(records?.map((r) => r.source)).toEqual(["exec-tee"]);
+      expect((await t.rt.store("main").read(records?.[0]?.handle ?? "")).equals(ran.out)).toBe(true);
+      expect(await until(async () => ((await fsp.readdir(teeDir)).length === 0 ? true : undefined), 5_000)).toBe(true);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("leaves no file behind of background calls killed by the host, after the sweep", async () => {
+    const t = await createTestEngine({ offload: { fullExecOutput: true } });
+    try {
+      const teeDir = path.join(t.rt.root, "exec-tee");
+      const calls = ["SIGTERM", "SIGKILL", "SIGTERM", "SIGKILL"].map((signal, i) => ({
+        signal: signal as NodeJS.Signals,
+        ctx: { agentId: "main", sessionKey: "agent:main:bg2", toolCallId: `call_kill${i}` },
+      }));
+      const started = await Promise.all(
+        calls.map(async ({ ctx }) => {
+          const hooked = await wrapForFullCapture(
+            t.rt,
+            { config: {}, trackPending: true },
+            // A 1 s timeout: a command whose end never comes is given up 2 s after it started.
+            {
+              toolName: "exec",
+              toolCallId: ctx.toolCallId,
+              params: { command: "echo started; sleep 30; echo never", timeout: 1 },
+            },
+            ctx,
+          );
+          return startGroup(String(hooked?.params.command));
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 400));
+      const result = { content: [{ type: "text", text: "Command still running." }] };
+      for (const { ctx } of calls)
+        await storeTeedCall(t.rt, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
+      for (const [i, { signal }] of calls.entries()) process.kill(-(started[i] as { pid: number }).pid, signal);
+      await Promise.all(started.map((s) => s.done));
+      // Killed by SIGTERM: the stream ends and the filter writes its trailer; by SIGKILL: the filter dies with
+      // the command, no trailer, and the file goes when the call's time is up.
+      await until(async () => ((await fsp.readdir(teeDir)).length === 0 ? true : undefined), 10_000);
+      await sweepTeeFiles(teeDir, teeRegistryOf(t.rt).files(), 0);
+      expect(await fsp.readdir(teeDir)).toEqual([]);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   it("leaves every call alone when the opt-in is off", async () => {
     const t = await createTestEngine();
     try {
