@@ -20,11 +20,10 @@ export const FOLLOW_POLL_MS = 250;
 /** Stores the tee file of an ended command, writes the capture event; removes the file either way. */
 async function storeEnded(
   rt: LedgerRuntime,
-  call: TeedCall,
-  file: string,
+  call: TeedCall & { file: string; background: boolean },
   keep: ((full: TeeCapture) => Promise<void>) | undefined,
-  background: boolean,
 ): Promise<TeeCapture | undefined> {
+  const { file, background } = call;
   const settings = rt.settings(call.agentId);
   const full = await stashTeeOutput(file, {
     store: rt.store(call.agentId),
@@ -89,7 +88,7 @@ function followTeedOutput(
       }
       followed.release();
       if (state.kind === "ended") {
-        await storeEnded(rt, call, entry.file, record, true);
+        await storeEnded(rt, { ...call, file: entry.file, background: true }, record);
         return;
       }
       await removeTeeFile(entry.file);
@@ -130,7 +129,7 @@ export async function takeTeedOutput(
       followTeedOutput(rt, call, taken.entry, keep);
       return undefined;
     }
-    return await storeEnded(rt, call, taken.entry.file, keep, false);
+    return await storeEnded(rt, { ...call, file: taken.entry.file, background: false }, keep);
   } finally {
     taken.finish();
   }
