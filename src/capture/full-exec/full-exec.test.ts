@@ -8,7 +8,9 @@ import { createTestEngine } from "../../../test/support/engine-harness.js";
 import { countLines } from "../../artifacts/meta.js";
 import { execPolicyVerdict } from "../../host/exec-policy.js";
 import { captureToolCall, pendingCapturesOf } from "../capture-hook.js";
-import { createCaptureIndex } from "../capture-index.js";
+import { captureSessionOf, createCaptureIndex } from "../capture-index.js";
+import { createLedgerTools } from "../../retrieval/tools.js";
+import { storedOutputOfCall } from "./call-output.js";
 import { storeTeedCall, wrapForFullCapture } from "./full-exec-hook.js";
 import { stashTeeOutput } from "./stash-tee.js";
 import { createTeeFile, readTeeState, sweepTeeFiles } from "./tee-files.js";
@@ -454,6 +456,51 @@ describe("the before_tool_call wrapper and the capture, together", () => {
       await until(async () => ((await fsp.readdir(teeDir)).length === 0 ? true : undefined), 10_000);
       await sweepTeeFiles(teeDir, teeRegistryOf(t.rt).files(), 0);
       expect(await fsp.readdir(teeDir)).toEqual([]);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("lets the model fetch a wrapped call's whole output by the call's id before the host reports the call", async () => {
+    const t = await createTestEngine({ offload: { fullExecOutput: true } });
+    try {
+      const ctx = { agentId: "main", sessionKey: "agent:main:byid", toolCallId: "call_byid" };
+      const command = `for i in $(seq 1 17000); do echo "line $i ${"z".repeat(50)}"; done`;
+      const hooked = await wrapForFullCapture(
+        t.rt,
+        { config: {}, trackPending: true },
+        { toolName: "exec", toolCallId: "call_byid", params: { command } },
+        ctx,
+      );
+      const via = await run("bash", String(hooked?.params.command));
+      // No after_tool_call yet (2026.9.6 sends it after the turn): the fetch stores the tee file itself.
+      const [fetchTool] = createLedgerTools(
+        {
+          openStore: (agentId) => t.rt.store(agentId),
+          readableAgents: () => [],
+          outputOfCall: (agentId, context, id) => storedOutputOfCall(t.rt, agentId, captureSessionOf(context), id),
+        },
+        { agentId: "main", sessionKey: ctx.sessionKey },
+      );
+      const got = await fetchTool!.execute("call_f1", { toolCallId: "call_byid", lines: "16991-17000" });
+      expect(got.details.error).toBeUndefined();
+      const lines = via.out.toString("utf8").trimEnd().split("\n");
+      expect(got.content[0]?.text.split("\n").slice(1)).toEqual(lines.slice(-10));
+      // The same again, now from the capture the first fetch recorded; the tee folder is empty.
+      const again = await fetchTool!.execute("call_f2", { toolCallId: "call_byid", lines: "1-2" });
+      expect(again.content[0]?.text.split("\n").slice(1)).toEqual(lines.slice(0, 2));
+      expect(await fsp.readdir(path.join(t.rt.root, "exec-tee"))).toEqual([]);
+      // Another session does not reach it.
+      const [other] = createLedgerTools(
+        {
+          openStore: (agentId) => t.rt.store(agentId),
+          readableAgents: () => [],
+          outputOfCall: (agentId, context, id) => storedOutputOfCall(t.rt, agentId, captureSessionOf(context), id),
+        },
+        { agentId: "main", sessionKey: "agent:main:other" },
+      );
+      const refused = await other!.execute("call_f3", { toolCallId: "call_byid", lines: "1-2" });
+      expect(refused.details.error).toMatchObject({ code: "artifact_not_found" });
     } finally {
       await t.cleanup();
     }
