@@ -1,5 +1,5 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
-import { captureIndexOf } from "./capture/capture-index.js";
+import { captureIndexOf, captureSessionOf } from "./capture/capture-index.js";
 import { registerCapture } from "./capture/capture-hook.js";
 import { registerFullExec } from "./capture/full-exec/full-exec-hook.js";
 import { parseConfig } from "./config/parse-config.js";
@@ -11,6 +11,7 @@ import { registerRequestOverheadProbe } from "./host/request-overhead.js";
 import { registerHostCli } from "./cli/host-cli.js";
 import { createLedgerRuntime, type LedgerRuntime } from "./runtime/ledger-runtime.js";
 import { createLedgerToolFactory } from "./retrieval/tools.js";
+import { storedOutputOfCall } from "./capture/full-exec/call-output.js";
 import { listAgentIds } from "./state/agent-list.js";
 import { PLUGIN_VERSION } from "./version.js";
 
@@ -55,6 +56,8 @@ function register(api: OpenClawPluginApi): void {
         // `"*"` needs the list of agents; peek answers pass through the configured redaction.
         listAgents: () => listAgentIds(rt.root),
         redact: (text: string) => rt.redact(rt.config, text),
+        outputOfCall: (agentId, context, toolCallId) =>
+          storedOutputOfCall(rt, agentId, captureSessionOf(context), toolCallId),
       }),
       { names: ["ledger_fetch", "ledger_peek", "ledger_search"] },
     );

@@ -71,6 +71,11 @@ export interface CaptureIndex {
   record(rec: Omit<CaptureRecord, "schema">): Promise<void>;
   /** The verified text behind a record (memoised), for the stub's summary and preview. */
   textOf(rec: CaptureRecord): string | undefined;
+  /**
+   * Every capture of one call of a session, by the call's id as the model sent it (or as the host
+   * rewrote it), fullest first: the model asking for an output by its call's id.
+   */
+  ofCall(toolCallId: string, session: CaptureSession): CaptureRecord[];
 }
 
 // What the host normaliser answers when a call names no session: never a scope.
@@ -203,6 +208,26 @@ export function createCaptureIndex(root: string, agentId: string, records?: Capt
       return verified[0];
     },
     textOf: (rec) => originalOf(rec.handle),
+    ofCall(toolCallId, session) {
+      const found: CaptureRecord[] = [];
+      for (const d of sessionDirs(session)) {
+        let names: string[];
+        try {
+          names = readdirSync(d);
+        } catch {
+          continue;
+        }
+        for (const name of names) {
+          if (!name.endsWith(".json")) continue;
+          const entry = readRecord(path.join(d, name));
+          if (entry && sameSession(entry.rec, session) && entry.matchesId(toolCallId) && !found.includes(entry.rec))
+            found.push(entry.rec);
+        }
+      }
+      return found.sort(
+        (a, b) => Number(b.source === TEE_SOURCE) - Number(a.source === TEE_SOURCE) || b.chars - a.chars,
+      );
+    },
     async record(rec) {
       const full: CaptureRecord = { schema: "context-ledger.capture.v2", ...rec };
       const scope = rec.sessionKey ?? rec.sessionId;

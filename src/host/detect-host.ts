@@ -27,8 +27,8 @@ export function runtimeVersionOf(api: unknown): string | undefined {
   }
 }
 
-/** The version of the `openclaw` package that holds `entry` (walks up to 8 folders). */
-export function packageVersionNear(entry: string | undefined): string | undefined {
+/** The folder of the `openclaw` package that holds `entry`, and its version (walks up to 8 folders). */
+export function packageNear(entry: string | undefined): { root: string; version: string } | undefined {
   if (!entry) return undefined;
   let dir = path.dirname(path.resolve(entry));
   for (let i = 0; i < 8; i++) {
@@ -37,7 +37,7 @@ export function packageVersionNear(entry: string | undefined): string | undefine
         name?: unknown;
         version?: unknown;
       };
-      if (pkg.name === "openclaw" && typeof pkg.version === "string") return pkg.version;
+      if (pkg.name === "openclaw" && typeof pkg.version === "string") return { root: dir, version: pkg.version };
     } catch {
       // no package.json here
     }
@@ -46,6 +46,16 @@ export function packageVersionNear(entry: string | undefined): string | undefine
     dir = up;
   }
   return undefined;
+}
+
+/** The version of the `openclaw` package that holds `entry`. */
+export function packageVersionNear(entry: string | undefined): string | undefined {
+  return packageNear(entry)?.version;
+}
+
+/** The folder of the `openclaw` package that holds `entry`. */
+export function packageRootNear(entry: string | undefined): string | undefined {
+  return packageNear(entry)?.root;
 }
 
 /**

@@ -2,12 +2,15 @@
 export const FETCH_PARAMETERS: Record<string, unknown> = {
   type: "object",
   additionalProperties: false,
-  required: ["handle"],
   properties: {
     handle: {
       type: "string",
       description:
         "The artifact handle from a `[context-ledger artifact ...]` stub: `ledger:v1:sha256:<64 hex>` (the `ledger:` prefix may be left out).",
+    },
+    toolCallId: {
+      type: "string",
+      description: "Instead of handle: the id of an earlier tool call of this session whose output the host cut.",
     },
     lines: {
       type: "string",

@@ -26,12 +26,18 @@ export interface LedgerToolDeps extends ArtifactScope {
    * shown half): for readers other than the model, such as a chat. @default undefined (the original bytes)
    */
   redactFetch?: (text: string) => string;
+  /**
+   * The handle of the whole stored output of a tool call of the calling session, by the call's id
+   * (`ledger_fetch {toolCallId}`). @default none: a fetch by call id finds nothing
+   */
+  outputOfCall?: (agentId: string, context: LedgerToolContext, toolCallId: string) => Promise<string | undefined>;
 }
 
 /** The calling agent and session, as the host's tool factory passes them. */
 export interface LedgerToolContext {
   agentId?: string;
   sessionKey?: string;
+  sessionId?: string;
 }
 
 /** A tool in the shape OpenClaw's `api.registerTool` takes. */
@@ -63,12 +69,12 @@ export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolConte
       name: "ledger_fetch",
       label: "Ledger fetch",
       description:
-        'Fetch a bounded slice of an output that context-ledger stored off the prompt. Pass the handle from a `[context-ledger artifact ...]` stub and either lines: "1200-1210" or a selector: headtail (default), head/tail {lines}, grep {pattern, flags: "i", context}, range {start, end} (1-based lines), json {path: "$.items[0].name"}. Answers are capped (maxChars, default 8000, at most 20000) and say what was left out.',
+        'Fetch a bounded slice of an output that context-ledger stored off the prompt. Pass the handle from a `[context-ledger artifact ...]` stub and either lines: "1200-1210" or a selector: headtail (default), head/tail {lines}, grep {pattern, flags: "i", context}, range {start, end} (1-based lines), json {path: "$.items[0].name"}. Answers are capped (maxChars, default 8000, at most 20000) and say what was left out. An output the host cut is stored whole as soon as its call returns: pass toolCallId (that call\'s id) instead of handle to read it in the same turn.',
       parameters: FETCH_PARAMETERS,
       execute: (_id, params, signal) =>
         guarded("fetch", signal, async () => {
           const p = objectParams(params);
-          const handle = await typedHandle(deps, agentId, p.handle);
+          const handle = await fetchHandleOf(deps, agentId, context, p);
           const selector = fetchSelector(p);
           const maxChars = optionalInt(p.maxChars, "maxChars", 1, 20_000) ?? deps.defaultMaxChars ?? 8_000;
           const found = await findArtifact(deps, requireAgent(agentId), handle);
@@ -248,6 +254,25 @@ async function typedHandle(deps: LedgerToolDeps, agentId: string | undefined, va
     if ("handle" in ref) throw err;
     return resolveInScope(deps, requireAgent(agentId), value);
   }
+}
+
+/** The handle a fetch names: `handle`, else the stored output of the call `toolCallId` names. */
+async function fetchHandleOf(
+  deps: LedgerToolDeps,
+  agentId: string | undefined,
+  context: LedgerToolContext,
+  p: Record<string, unknown>,
+): Promise<string> {
+  if (p.handle !== undefined || typeof p.toolCallId !== "string" || p.toolCallId.trim() === "")
+    return typedHandle(deps, agentId, p.handle);
+  const toolCallId = p.toolCallId.trim();
+  const handle = await deps.outputOfCall?.(requireAgent(agentId), context, toolCallId);
+  if (!handle)
+    throw new LedgerError(
+      "artifact_not_found",
+      `Expected a stored output of call ${toolCallId} in this session, got none (an output the host did not cut is in your context as it is)`,
+    );
+  return handle;
 }
 
 function notFound(handle: string): LedgerError {

@@ -8,14 +8,15 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { execPolicyVerdict } from "../../host/exec-policy.js";
+import { loadHostApprovalsReader, type HostApprovalsReader } from "../../host/host-exec-approvals.js";
 import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
 import { agentOfCall, capturesAfterToolCall, pendingCapturesOf, type ToolCallContext } from "../capture-hook.js";
 import { captureIndexOf, captureSessionOf } from "../capture-index.js";
 import { recordTeedOutput } from "../capture-turn.js";
 import { discardTeedOutput, takeTeedOutput } from "./take-teed.js";
-import { createTeeFile, sweepTeeFiles, teeDirOf } from "./tee-files.js";
+import { createTeeFile, removeTeeFile, sweepTeeFiles, teeDirOf } from "./tee-files.js";
 import { TEE_MAX_AGE_MS, teeRegistryOf } from "./tee-registry.js";
-import { wrapCommand } from "./wrap-command.js";
+import { fitsOneArgument, MAX_SHELL_ARG_BYTES, wrapCommand } from "./wrap-command.js";
 
 /** The filter script beside this module: built JavaScript, or the TypeScript source under test. */
 function teeFilterPath(): string {
@@ -24,6 +25,28 @@ function teeFilterPath(): string {
 }
 
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
+
+/** The hosts' default `exec` timeout (`tools.exec.timeoutSec`), in seconds. */
+const DEFAULT_EXEC_TIMEOUT_SEC = 1800;
+/** How long past its timeout a command sent to the background is still waited for, at most. */
+const FOLLOW_GRACE_MS = 60_000;
+
+/** How long a command is followed: its timeout, and as long again up to {@link FOLLOW_GRACE_MS}. */
+function followMs(timeoutMs: number): number {
+  return timeoutMs + Math.min(FOLLOW_GRACE_MS, timeoutMs);
+}
+
+/**
+ * The call's timeout: `timeoutSeconds` (2026.9.6), `timeout` (earlier lines), else the config's, else
+ * the hosts' default.
+ */
+function execTimeoutMs(params: unknown, config: unknown): number {
+  const p = (params ?? {}) as Record<string, unknown>;
+  const tools = ((config ?? {}) as { tools?: { exec?: { timeoutSec?: unknown } } }).tools;
+  for (const v of [p.timeoutSeconds, p.timeout, tools?.exec?.timeoutSec])
+    if (typeof v === "number" && Number.isFinite(v) && v > 0) return v * 1000;
+  return DEFAULT_EXEC_TIMEOUT_SEC * 1000;
+}
 
 /** True when any agent has the opt-in on. */
 export function fullExecWanted(rt: LedgerRuntime): boolean {
@@ -45,6 +68,8 @@ export interface FullExecHost {
   config: unknown;
   /** True where `after_tool_call` stores the output (engine calls then wait for it). */
   trackPending: boolean;
+  /** The host's exec-approvals store for an agent (absent: a host without one, as a test host). */
+  approvals?: () => Promise<HostApprovalsReader>;
 }
 
 interface HookApi {
@@ -74,6 +99,7 @@ export async function wrapForFullCapture(
       params: event.params,
       config: options.config,
       agentId,
+      ...(options.approvals ? { approvals: (await options.approvals())(agentId) } : {}),
     });
     if (!verdict.wrap) {
       void rt.events.write({ op: "full-exec:passed", toolCallId, reason: verdict.reason });
@@ -82,6 +108,20 @@ export async function wrapForFullCapture(
     const registry = teeRegistryOf(rt);
     const dir = teeDirOf(rt.root);
     const file = await createTeeFile(dir);
+    const command = wrapCommand({
+      command: verdict.command,
+      teeFile: file,
+      nodePath: process.execPath,
+      filterPath: teeFilterPath(),
+      capBytes: settings.offload.maxCaptureBytes,
+    });
+    if (!fitsOneArgument(command)) {
+      await removeTeeFile(file);
+      const reason = `the wrapped command would pass the ${MAX_SHELL_ARG_BYTES}-byte limit of one argument`;
+      rt.logger.info(`full exec capture: call ${toolCallId} runs unwrapped: ${reason}`);
+      void rt.events.write({ op: "full-exec:passed", toolCallId, reason });
+      return undefined;
+    }
     const stored = registry.add({
       file,
       toolCallId,
@@ -89,6 +129,7 @@ export async function wrapForFullCapture(
       ...(ctx.sessionKey ? { sessionKey: ctx.sessionKey } : {}),
       ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
       startedAt: Date.now(),
+      followUntil: Date.now() + followMs(execTimeoutMs(event.params, options.config)),
     });
     // The host fires after_tool_call late (after the turn's own afterTurn, on 2026.9.6): engine calls of this
     // session wait for the stored output from now on, bounded, as for any capture.
@@ -99,13 +140,6 @@ export async function wrapForFullCapture(
       sweep.last = Date.now();
       void sweepTeeFiles(dir, registry.files(), TEE_MAX_AGE_MS);
     }
-    const command = wrapCommand({
-      command: verdict.command,
-      teeFile: file,
-      nodePath: process.execPath,
-      filterPath: teeFilterPath(),
-      capBytes: settings.offload.maxCaptureBytes,
-    });
     void rt.events.write({
       op: "full-exec:wrapped",
       toolCallId,
@@ -152,7 +186,12 @@ export async function storeTeedCall(
 export function registerFullExec(api: unknown, rt: LedgerRuntime, hostVersion?: string): void {
   const hookApi = (api ?? {}) as HookApi;
   if (typeof hookApi.on !== "function" || !fullExecWanted(rt)) return;
-  const host: FullExecHost = { config: hookApi.config, trackPending: capturesAfterToolCall(hostVersion) };
+  let approvals: Promise<HostApprovalsReader> | undefined;
+  const host: FullExecHost = {
+    config: hookApi.config,
+    trackPending: capturesAfterToolCall(hostVersion),
+    approvals: () => (approvals ??= loadHostApprovalsReader()),
+  };
   try {
     hookApi.on("before_tool_call", (event, ctx) =>
       wrapForFullCapture(

@@ -8,7 +8,9 @@ import { createTestEngine } from "../../../test/support/engine-harness.js";
 import { countLines } from "../../artifacts/meta.js";
 import { execPolicyVerdict } from "../../host/exec-policy.js";
 import { captureToolCall, pendingCapturesOf } from "../capture-hook.js";
-import { createCaptureIndex } from "../capture-index.js";
+import { captureSessionOf, createCaptureIndex } from "../capture-index.js";
+import { createLedgerTools } from "../../retrieval/tools.js";
+import { storedOutputOfCall } from "./call-output.js";
 import { storeTeedCall, wrapForFullCapture } from "./full-exec-hook.js";
 import { stashTeeOutput } from "./stash-tee.js";
 import { createTeeFile, readTeeState, sweepTeeFiles } from "./tee-files.js";
@@ -202,6 +204,28 @@ describe("storing a tee file", () => {
   });
 });
 
+describe("sweeping the tee folder", () => {
+  it("removes a trailer written after its tee file was taken, and every other companion left alone", async () => {
+    const orphans = ["a", "b", "c"].map((c) => path.join(dir, `${c.repeat(8)}-0000-4000-8000-000000000000.out`));
+    await fsp.writeFile(`${orphans[0]}.json`, "{}");
+    await fsp.writeFile(`${orphans[1]}.fifo`, "");
+    await fsp.writeFile(`${orphans[2]}.json.tmp`, "{}");
+    await fsp.writeFile(path.join(dir, "unrelated.txt"), "not ours");
+    const past = new Date(Date.now() - 7 * 3600 * 1000);
+    for (const f of await fsp.readdir(dir)) await fsp.utimes(path.join(dir, f), past, past);
+    expect(await sweepTeeFiles(dir, new Set(), 6 * 3600 * 1000)).toBe(3);
+    expect(await fsp.readdir(dir)).toEqual(["unrelated.txt"]);
+  });
+  it("keeps a call's files while its newest file is young, whichever it is", async () => {
+    const file = await createTeeFile(dir);
+    const past = new Date(Date.now() - 7 * 3600 * 1000);
+    await fsp.utimes(file, past, past);
+    await fsp.writeFile(`${file}.json`, "{}");
+    expect(await sweepTeeFiles(dir, new Set(), 6 * 3600 * 1000)).toBe(0);
+    expect((await fsp.readdir(dir)).sort()).toEqual([path.basename(file), `${path.basename(file)}.json`].sort());
+  });
+});
+
 describe("which exec calls are wrapped", () => {
   const base = { toolName: "exec", params: { command: "ls" }, config: {}, agentId: "main", platform: "linux" as const };
   it("wraps a plain gateway call with the hosts' defaults", () => {
@@ -249,7 +273,8 @@ describe("the before_tool_call wrapper and the capture, together", () => {
         ctx,
       );
       expect(hooked?.params.timeout).toBe(30);
-      expect(String(hooked?.params.command).split("\n")[1]).toBe(command);
+      // The user's command comes last, verbatim, after one line's worth of plumbing.
+      expect(String(hooked?.params.command).endsWith(`; fi; ${command}`)).toBe(true);
       const via = await run("bash", String(hooked?.params.command));
       // Engine calls of the session wait for the stored output from the moment the call was wrapped.
       const scope = { sessionKey: ctx.sessionKey, sessionId: ctx.sessionId };
@@ -301,6 +326,181 @@ describe("the before_tool_call wrapper and the capture, together", () => {
       await storeTeedCall(t.rt, { toolCallId: "call_c1", toolName: "exec" }, ctx);
       expect(await fsp.readdir(path.join(t.rt.root, "exec-tee"))).toEqual([]);
       expect(await pendingCapturesOf(t.rt).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("runs a command too long to wrap unwrapped, says why, and leaves no file behind", async () => {
+    const t = await createTestEngine({ offload: { fullExecOutput: true } });
+    try {
+      const ctx = { agentId: "main", sessionKey: "agent:main:s3", toolCallId: "call_long" };
+      // 130,600 chars run plain; wrapped they passed Linux's 131,072-byte limit of one argument (E2BIG).
+      const command = `echo ${"x".repeat(130_595)}`;
+      const hooked = await wrapForFullCapture(
+        t.rt,
+        { config: {}, trackPending: true },
+        { toolName: "exec", toolCallId: "call_long", params: { command } },
+        ctx,
+      );
+      expect(hooked).toBeUndefined();
+      expect(t.logs.some((l) => l.includes("call_long runs unwrapped") && l.includes("131072-byte"))).toBe(true);
+      expect(await fsp.readdir(path.join(t.rt.root, "exec-tee"))).toEqual([]);
+      expect(await pendingCapturesOf(t.rt).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  /** Starts a wrapped command in a process group of its own, as the host runs exec; its output drained. */
+  function startGroup(command: string): { done: Promise<Ran>; pid: number } {
+    const child = spawn("bash", ["-c", command], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (c: Buffer) => chunks.push(c));
+    child.stderr.on("data", (c: Buffer) => chunks.push(c));
+    const done = new Promise<Ran>((resolve) =>
+      child.on("close", (status, signal) => resolve({ status, signal, out: Buffer.concat(chunks) })),
+    );
+    return { done, pid: child.pid as number };
+  }
+
+  /** The capture records of one call, however many the index holds. */
+  async function recordsOf(root: string, toolCallId: string): Promise<Array<{ handle: string; source: string }>> {
+    const found: Array<{ handle: string; source: string }> = [];
+    const walk = async (d: string): Promise<void> => {
+      for (const e of await fsp.readdir(d, { withFileTypes: true }).catch(() => [])) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) await walk(p);
+        else if (e.name.startsWith(`${toolCallId}.`) && p.includes(`${path.sep}captures${path.sep}`))
+          found.push(JSON.parse(await fsp.readFile(p, "utf8")) as { handle: string; source: string });
+      }
+    };
+    await walk(root);
+    return found;
+  }
+
+  async function until<T>(what: () => Promise<T | undefined>, ms: number): Promise<T | undefined> {
+    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+      const got = await what();
+      if (got !== undefined) return got;
+    }
+    return undefined;
+  }
+
+  it("stores the whole output of a call the host sent to the background, once its command ends", async () => {
+    const t = await createTestEngine({ offload: { fullExecOutput: true } });
+    try {
+      const ctx = { agentId: "main", sessionKey: "agent:main:bg1", toolCallId: "call_bg1" };
+      // About 5 MB over about 3 s: the host's copy at backgrounding time is a "still running" note.
+      const command = `for i in $(seq 1 30); do head -c 174763 /dev/zero | tr '\\000' 'a'; echo " $i"; sleep 0.1; done`;
+      const hooked = await wrapForFullCapture(
+        t.rt,
+        { config: {}, trackPending: true },
+        { toolName: "exec", toolCallId: "call_bg1", params: { command } },
+        ctx,
+      );
+      const running = startGroup(String(hooked?.params.command));
+      await new Promise((r) => setTimeout(r, 500));
+      const result = { content: [{ type: "text", text: "Command still running (session abc12345, pid 1)." }] };
+      await storeTeedCall(t.rt, { toolCallId: "call_bg1", toolName: "exec", result }, ctx);
+      const teeDir = path.join(t.rt.root, "exec-tee");
+      expect((await fsp.readdir(teeDir)).length, "the file stays while the command runs").toBeGreaterThan(0);
+      // The engine does not wait on a command the host sent to the background.
+      expect(await pendingCapturesOf(t.rt).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
+      const ran = await running.done;
+      expect(ran.out.length).toBeGreaterThan(5_000_000);
+      const records = await until(async () => {
+        const r = await recordsOf(t.rt.root, "call_bg1");
+        return r.length > 0 ? r : undefined;
+      }, 30_000);
+      expect(records?.map((r) => r.source)).toEqual(["exec-tee"]);
+      expect((await t.rt.store("main").read(records?.[0]?.handle ?? "")).equals(ran.out)).toBe(true);
+      expect(await until(async () => ((await fsp.readdir(teeDir)).length === 0 ? true : undefined), 5_000)).toBe(true);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("leaves no file behind of background calls killed by the host, after the sweep", async () => {
+    const t = await createTestEngine({ offload: { fullExecOutput: true } });
+    try {
+      const teeDir = path.join(t.rt.root, "exec-tee");
+      const calls = ["SIGTERM", "SIGKILL", "SIGTERM", "SIGKILL"].map((signal, i) => ({
+        signal: signal as NodeJS.Signals,
+        ctx: { agentId: "main", sessionKey: "agent:main:bg2", toolCallId: `call_kill${i}` },
+      }));
+      const started = await Promise.all(
+        calls.map(async ({ ctx }) => {
+          const hooked = await wrapForFullCapture(
+            t.rt,
+            { config: {}, trackPending: true },
+            // A 1 s timeout: a command whose end never comes is given up 2 s after it started.
+            {
+              toolName: "exec",
+              toolCallId: ctx.toolCallId,
+              params: { command: "echo started; sleep 30; echo never", timeout: 1 },
+            },
+            ctx,
+          );
+          return startGroup(String(hooked?.params.command));
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 400));
+      const result = { content: [{ type: "text", text: "Command still running." }] };
+      for (const { ctx } of calls)
+        await storeTeedCall(t.rt, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
+      for (const [i, { signal }] of calls.entries()) process.kill(-(started[i] as { pid: number }).pid, signal);
+      await Promise.all(started.map((s) => s.done));
+      // Killed by SIGTERM: the stream ends and the filter writes its trailer; by SIGKILL: the filter dies with
+      // the command, no trailer, and the file goes when the call's time is up.
+      await until(async () => ((await fsp.readdir(teeDir)).length === 0 ? true : undefined), 10_000);
+      await sweepTeeFiles(teeDir, teeRegistryOf(t.rt).files(), 0);
+      expect(await fsp.readdir(teeDir)).toEqual([]);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("lets the model fetch a wrapped call's whole output by the call's id before the host reports the call", async () => {
+    const t = await createTestEngine({ offload: { fullExecOutput: true } });
+    try {
+      const ctx = { agentId: "main", sessionKey: "agent:main:byid", toolCallId: "call_byid" };
+      const command = `for i in $(seq 1 17000); do echo "line $i ${"z".repeat(50)}"; done`;
+      const hooked = await wrapForFullCapture(
+        t.rt,
+        { config: {}, trackPending: true },
+        { toolName: "exec", toolCallId: "call_byid", params: { command } },
+        ctx,
+      );
+      const via = await run("bash", String(hooked?.params.command));
+      // No after_tool_call yet (2026.9.6 sends it after the turn): the fetch stores the tee file itself.
+      const [fetchTool] = createLedgerTools(
+        {
+          openStore: (agentId) => t.rt.store(agentId),
+          readableAgents: () => [],
+          outputOfCall: (agentId, context, id) => storedOutputOfCall(t.rt, agentId, captureSessionOf(context), id),
+        },
+        { agentId: "main", sessionKey: ctx.sessionKey },
+      );
+      const got = await fetchTool!.execute("call_f1", { toolCallId: "call_byid", lines: "16991-17000" });
+      expect(got.details.error).toBeUndefined();
+      const lines = via.out.toString("utf8").trimEnd().split("\n");
+      expect(got.content[0]?.text.split("\n").slice(1)).toEqual(lines.slice(-10));
+      // The same again, now from the capture the first fetch recorded; the tee folder is empty.
+      const again = await fetchTool!.execute("call_f2", { toolCallId: "call_byid", lines: "1-2" });
+      expect(again.content[0]?.text.split("\n").slice(1)).toEqual(lines.slice(0, 2));
+      expect(await fsp.readdir(path.join(t.rt.root, "exec-tee"))).toEqual([]);
+      // Another session does not reach it.
+      const [other] = createLedgerTools(
+        {
+          openStore: (agentId) => t.rt.store(agentId),
+          readableAgents: () => [],
+          outputOfCall: (agentId, context, id) => storedOutputOfCall(t.rt, agentId, captureSessionOf(context), id),
+        },
+        { agentId: "main", sessionKey: "agent:main:other" },
+      );
+      const refused = await other!.execute("call_f3", { toolCallId: "call_byid", lines: "1-2" });
+      expect(refused.details.error).toMatchObject({ code: "artifact_not_found" });
     } finally {
       await t.cleanup();
     }

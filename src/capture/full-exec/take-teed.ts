@@ -1,9 +1,10 @@
 import { isOversized } from "../../results/shape-tool-result.js";
 import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
-import { TEE_SOURCE, type CaptureSession } from "../capture-index.js";
+import { captureIndexOf, TEE_SOURCE, type CaptureSession } from "../capture-index.js";
+import { recordTeedOutput } from "../capture-turn.js";
 import { stashTeeOutput, type TeeCapture } from "./stash-tee.js";
-import { removeTeeFile } from "./tee-files.js";
-import { teeRegistryOf } from "./tee-registry.js";
+import { readTeeState, removeTeeFile } from "./tee-files.js";
+import { teeRegistryOf, type TeeEntry } from "./tee-registry.js";
 
 /** One finished call whose teed output may be stored. */
 export interface TeedCall {
@@ -13,9 +14,106 @@ export interface TeedCall {
   toolName: string;
 }
 
+/** How often a command sent to the background is looked at for its end. */
+export const FOLLOW_POLL_MS = 250;
+
+/** Stores the tee file of an ended command, writes the capture event; removes the file either way. */
+async function storeEnded(
+  rt: LedgerRuntime,
+  call: TeedCall & { file: string; background: boolean },
+  keep: ((full: TeeCapture) => Promise<void>) | undefined,
+): Promise<TeeCapture | undefined> {
+  const { file, background } = call;
+  const settings = rt.settings(call.agentId);
+  const full = await stashTeeOutput(file, {
+    store: rt.store(call.agentId),
+    origin: {
+      toolName: call.toolName,
+      toolCallId: call.toolCallId,
+      agentId: call.agentId,
+      sessionKey: call.session.sessionKey ?? call.session.sessionId ?? "unknown",
+    },
+    oversized: (text) => isOversized(text, settings),
+    oversizedBytes: 4 * settings.offload.maxChars,
+  });
+  if (full) await keep?.(full);
+  void rt.events.write({
+    op: full ? "capture" : "capture:skipped",
+    agentId: call.agentId,
+    toolName: call.toolName,
+    toolCallId: call.toolCallId,
+    source: TEE_SOURCE,
+    ...(background ? { background: true } : {}),
+    ...(full
+      ? {
+          chars: full.chars,
+          bytes: full.bytes,
+          handle: full.handle,
+          ...(full.partial ? { partial: full.partial } : {}),
+          ...(full.binary ? { binary: full.binary } : {}),
+        }
+      : { reason: "nothing worth a handle, or the tee file was not usable" }),
+  });
+  return full;
+}
+
+/**
+ * Follows a command still running when its call returned (the host sent it to the background): when
+ * its stream ends, its whole output is stored and recorded under the call as any other; when it has
+ * not ended by the entry's `followUntil` (the call's timeout and a grace), its file is removed. The
+ * sweep leaves the file alone meanwhile. Never throws.
+ */
+function followTeedOutput(
+  rt: LedgerRuntime,
+  call: TeedCall,
+  entry: TeeEntry,
+  keep: ((full: TeeCapture) => Promise<void>) | undefined,
+): void {
+  const followed = teeRegistryOf(rt).follow(entry.file);
+  // The turn that made the call has ended by then: the output is recorded under its call all the same.
+  const record =
+    keep ??
+    ((full: TeeCapture) =>
+      recordTeedOutput(
+        captureIndexOf(rt, call.agentId),
+        { toolCallId: call.toolCallId, toolName: call.toolName, session: call.session },
+        full,
+      ));
+  const step = async (): Promise<void> => {
+    try {
+      const state = await readTeeState(entry.file);
+      if (state.kind === "unfinished" && Date.now() < (entry.followUntil ?? 0)) {
+        setTimeout(() => void step(), FOLLOW_POLL_MS).unref?.();
+        return;
+      }
+      followed.release();
+      if (state.kind === "ended") {
+        await storeEnded(rt, { ...call, file: entry.file, background: true }, record);
+        return;
+      }
+      await removeTeeFile(entry.file);
+      void rt.events.write({
+        op: "capture:skipped",
+        agentId: call.agentId,
+        toolName: call.toolName,
+        toolCallId: call.toolCallId,
+        source: TEE_SOURCE,
+        background: true,
+        reason: state.kind === "unfinished" ? "the command had not ended by its timeout" : state.reason,
+      });
+    } catch (err) {
+      followed.release();
+      await removeTeeFile(entry.file);
+      rt.logger.warn(`full exec output of a background command not stored: ${(err as Error).message}`);
+    }
+  };
+  setTimeout(() => void step(), FOLLOW_POLL_MS).unref?.();
+}
+
 /**
  * Stores the teed output of a finished call, if the full-exec wrapper teed it, and forgets the call:
  * undefined when it did not, or when the tee gave nothing worth a handle (see {@link stashTeeOutput}).
+ * A command still running (sent to the background) is followed until it ends and stored then.
  * `keep` (recording the capture) runs before engine calls waiting on this call are let go.
  */
 export async function takeTeedOutput(
@@ -25,37 +123,13 @@ export async function takeTeedOutput(
 ): Promise<TeeCapture | undefined> {
   const taken = teeRegistryOf(rt).take(call.toolCallId, call.session);
   if (!taken) return undefined;
-  const settings = rt.settings(call.agentId);
   try {
-    const full = await stashTeeOutput(taken.entry.file, {
-      store: rt.store(call.agentId),
-      origin: {
-        toolName: call.toolName,
-        toolCallId: call.toolCallId,
-        agentId: call.agentId,
-        sessionKey: call.session.sessionKey ?? call.session.sessionId ?? "unknown",
-      },
-      oversized: (text) => isOversized(text, settings),
-      oversizedBytes: 4 * settings.offload.maxChars,
-    });
-    if (full) await keep?.(full);
-    void rt.events.write({
-      op: full ? "capture" : "capture:skipped",
-      agentId: call.agentId,
-      toolName: call.toolName,
-      toolCallId: call.toolCallId,
-      source: TEE_SOURCE,
-      ...(full
-        ? {
-            chars: full.chars,
-            bytes: full.bytes,
-            handle: full.handle,
-            ...(full.partial ? { partial: full.partial } : {}),
-            ...(full.binary ? { binary: full.binary } : {}),
-          }
-        : { reason: "nothing worth a handle, the command had not ended, or the tee file was not usable" }),
-    });
-    return full;
+    const state = await readTeeState(taken.entry.file);
+    if (state.kind === "unfinished" && taken.entry.followUntil !== undefined) {
+      followTeedOutput(rt, call, taken.entry, keep);
+      return undefined;
+    }
+    return await storeEnded(rt, { ...call, file: taken.entry.file, background: false }, keep);
   } finally {
     taken.finish();
   }

@@ -7,7 +7,7 @@ import { constants, promises as fsp } from "node:fs";
 import path from "node:path";
 import { ensureDir, FILE_MODE } from "../../fs/atomic-write.js";
 import type { TeeTrailer } from "./tee-filter.js";
-import { statusFileOf, trailerFileOf } from "./wrap-command.js";
+import { fifoFileOf, trailerFileOf } from "./wrap-command.js";
 
 /** Folder of the tee files under the ledger root. */
 export function teeDirOf(root: string): string {
@@ -54,18 +54,24 @@ export async function readTeeState(file: string): Promise<TeeState> {
   return { kind: "ended", bytes, kept };
 }
 
+/** A tee file and every file made beside it: the trailer, its temp name, the FIFO, the old status file. */
+function companionsOf(file: string): string[] {
+  return [file, trailerFileOf(file), `${trailerFileOf(file)}.tmp`, fifoFileOf(file), `${file}.rc`];
+}
+
+/** The tee file a name in the tee folder belongs to, by its `<uuid>.out` prefix; undefined for others. */
+const TEE_NAME = /^([0-9a-f-]{36}\.out)(?:\.json|\.json\.tmp|\.fifo|\.rc)?$/;
+
 /** Removes a tee file and its companions; never throws. */
 export async function removeTeeFile(file: string): Promise<void> {
-  await Promise.all(
-    [file, trailerFileOf(file), `${trailerFileOf(file)}.tmp`, statusFileOf(file)].map((f) =>
-      fsp.rm(f, { force: true }).catch(() => undefined),
-    ),
-  );
+  await Promise.all(companionsOf(file).map((f) => fsp.rm(f, { force: true }).catch(() => undefined)));
 }
 
 /**
- * Removes tee files not in `live` and older than `maxAgeMs` (a call the host never finished, a
- * gateway that died mid-call). Answers how many went.
+ * Removes tee files not in `live` whose newest file is older than `maxAgeMs` (a call the host never
+ * finished, a gateway that died mid-call), with every companion, also those whose tee file is gone
+ * already (a trailer the filter wrote after the capture removed the call's files). Answers how many
+ * calls' files went.
  */
 export async function sweepTeeFiles(dir: string, live: ReadonlySet<string>, maxAgeMs: number): Promise<number> {
   let names: string[];
@@ -74,14 +80,19 @@ export async function sweepTeeFiles(dir: string, live: ReadonlySet<string>, maxA
   } catch {
     return 0;
   }
+  const newest = new Map<string, number>();
+  for (const name of names) {
+    const tee = TEE_NAME.exec(name)?.[1];
+    if (!tee) continue;
+    const st = await fsp.lstat(path.join(dir, name)).catch(() => undefined);
+    if (!st) continue;
+    newest.set(tee, Math.max(newest.get(tee) ?? 0, st.mtimeMs));
+  }
   const now = Date.now();
   let removed = 0;
-  for (const name of names) {
-    if (!name.endsWith(".out")) continue;
-    const file = path.join(dir, name);
-    if (live.has(file)) continue;
-    const st = await fsp.lstat(file).catch(() => undefined);
-    if (!st || now - st.mtimeMs < maxAgeMs) continue;
+  for (const [tee, mtimeMs] of newest) {
+    const file = path.join(dir, tee);
+    if (live.has(file) || now - mtimeMs < maxAgeMs) continue;
     await removeTeeFile(file);
     removed += 1;
   }

@@ -54,7 +54,16 @@ function runTeeFilter(file: string, cap: number): void {
       // No trailer: the capture treats the output as unfinished and keeps the host's copy.
     }
   };
-  process.stdout.on("error", () => process.exit(0));
+  // A host that stopped reading (it killed the call, or closed its end) does not end the copy: the file
+  // still gets every byte up to the end of the stream, and the trailer.
+  let forward = true;
+  process.stdout.on("error", () => {
+    forward = false;
+    process.stdin.resume();
+  });
+  // A signal to the command's process group (the host stopping a call) ends the command, and with it the
+  // stream: the filter stays to write what came before the end, then the trailer.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => undefined);
   process.stdin.on("data", (chunk: Buffer) => {
     bytes += chunk.length;
     if (fd !== undefined && kept < cap) {
@@ -68,12 +77,12 @@ function runTeeFilter(file: string, cap: number): void {
         fd = undefined;
       }
     }
-    if (!process.stdout.write(chunk)) {
+    if (forward && !process.stdout.write(chunk)) {
       process.stdin.pause();
       process.stdout.once("drain", () => process.stdin.resume());
     }
   });
-  process.stdin.on("end", () => process.stdout.write("", finish));
+  process.stdin.on("end", () => (forward ? process.stdout.write("", finish) : finish()));
 }
 
 const [file, capText] = process.argv.slice(2);

@@ -10,6 +10,8 @@ export interface TeeEntry {
   sessionKey?: string;
   sessionId?: string;
   startedAt: number;
+  /** When a command still running after its call returned (sent to the background) is given up on. */
+  followUntil?: number;
 }
 
 /** A call taken out of the registry: `finish()` once its output is stored (or given up). */
@@ -27,8 +29,10 @@ export interface TeeRegistry {
   add(entry: TeeEntry): Promise<void>;
   /** Removes and answers the entry of a call (same session; a call id the host may have rewritten). */
   take(toolCallId: string, session: CaptureSession): TakenTee | undefined;
-  /** Tee files still expected (the sweep leaves them). */
+  /** Tee files still expected (the sweep leaves them): calls not yet taken, and commands followed. */
   files(): Set<string>;
+  /** Marks a taken call's file as followed (its command still runs) until `release`. */
+  follow(file: string): { release(): void };
 }
 
 /** A tee file older than this whose call never reported back is removed. */
@@ -38,6 +42,7 @@ export const TEE_SETTLE_MAX_MS = 10 * 60 * 1000;
 
 function createTeeRegistry(): TeeRegistry {
   const entries = new Map<string, { entry: TeeEntry; finish: () => void }>();
+  const followed = new Set<string>();
   return {
     add(entry) {
       const now = Date.now();
@@ -67,7 +72,11 @@ function createTeeRegistry(): TeeRegistry {
       }
       return undefined;
     },
-    files: () => new Set([...entries.values()].map((e) => e.entry.file)),
+    files: () => new Set([...[...entries.values()].map((e) => e.entry.file), ...followed]),
+    follow(file) {
+      followed.add(file);
+      return { release: () => void followed.delete(file) };
+    },
   };
 }
 

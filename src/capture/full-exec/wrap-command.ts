@@ -1,11 +1,19 @@
 /**
  * The shell text that runs a user's `exec` command with its whole output teed into a private file.
  *
- * The command runs in a subshell of its own (an `exit` in it ends only that), stdout and stderr merged
- * as `exec` merges them anyway (`appendOutput` keeps one aggregated text in arrival order), piped
- * through {@link file://./tee-filter.ts}, which passes every byte on. The wrapper then ends with the
- * command's status: an exit code as it was, and a death by a fatal signal as that signal again, so the
- * host reports "aborted by signal" as it would have. POSIX sh: it runs in bash, zsh and dash alike.
+ * The user's command runs in the shell the host started, as the last text of the script, so it means
+ * what it means plain: `$$` and `kill $$` are that shell, `exit` ends it, its traps fire at its end, an
+ * unterminated here-doc or a trailing backslash meets the end of the script as it would have, and the
+ * shell's exit status or death by a signal is the call's own. Only where its bytes go changes: one
+ * line of plumbing before it makes a FIFO, starts {@link file://./tee-filter.ts} reading it (writing
+ * every byte on to the host's stdout and the first ones to the tee file), and points the shell's stdout
+ * and stderr at it with `exec` redirections. stdout and stderr merge, as `exec` merges them anyway
+ * (`appendOutput` keeps one aggregated text in arrival order).
+ *
+ * The plumbing shares the user's first line (`...; fi; <command>`), so the shell's error messages name
+ * the same line numbers as plain. The filter is started by a subshell that exits at once, so it is no
+ * job of the user's shell (`wait`, `jobs` and `$!` see only the user's own). When the FIFO cannot be
+ * made, the command runs untouched. POSIX sh: it runs in bash, zsh and dash alike.
  */
 
 /** Everything the wrapper needs to know. */
@@ -22,17 +30,20 @@ export interface WrapCommandOptions {
   capBytes: number;
 }
 
-/** Signals whose default action ends a process: re-raised on the wrapper's shell. */
-const FATAL_SIGNALS = "HUP|INT|QUIT|ILL|TRAP|ABRT|BUS|FPE|KILL|USR1|SEGV|USR2|PIPE|ALRM|TERM|SYS|XCPU|XFSZ";
+/**
+ * The longest single argument Linux passes to a program (`MAX_ARG_STRLEN`, 32 pages, the final NUL
+ * included): a wrapped command longer than this would fail to start (E2BIG) where the plain one runs.
+ */
+export const MAX_SHELL_ARG_BYTES = 131_072;
 
 /** `text` as one single-quoted shell word. */
 export function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The file the wrapper writes the command's status to. */
-export function statusFileOf(teeFile: string): string {
-  return `${teeFile}.rc`;
+/** The FIFO the wrapper makes beside the tee file (removed as soon as both ends are open). */
+export function fifoFileOf(teeFile: string): string {
+  return `${teeFile}.fifo`;
 }
 
 /** The file the filter writes its byte counts to when the stream ended. */
@@ -41,20 +52,21 @@ export function trailerFileOf(teeFile: string): string {
 }
 
 /**
- * The wrapped command. The user's text stays first and verbatim on its own lines, so a reader of the
- * call (a log, an approval prompt) sees it before the plumbing.
+ * The wrapped command: one `if ...; fi; ` of plumbing, then the user's text verbatim, last. The shell
+ * starts with `$?` 0 either way.
  */
 export function wrapCommand(options: WrapCommandOptions): string {
-  const rc = shellQuote(statusFileOf(options.teeFile));
+  const fifo = shellQuote(fifoFileOf(options.teeFile));
   const filter = [options.nodePath, options.filterPath, options.teeFile].map(shellQuote).join(" ");
-  return [
-    "{ (",
-    options.command,
-    // The group's own stderr is dropped: a shell's "Terminated" notice about the subshell is not output.
-    `) 2>&1; echo "$?" > ${rc}; } 2>/dev/null | ${filter} ${Math.max(0, Math.floor(options.capBytes))}`,
-    `__cl_rc=$(cat ${rc} 2>/dev/null); rm -f ${rc}`,
-    `case "$__cl_rc" in ''|*[!0-9]*) __cl_rc=1 ;; esac`,
-    `if [ "$__cl_rc" -gt 128 ]; then __cl_sig=$(kill -l "$__cl_rc" 2>/dev/null); __cl_sig=\${__cl_sig#SIG}; case "$__cl_sig" in ${FATAL_SIGNALS}) kill -s "$__cl_sig" $$ ;; esac; fi`,
-    `exit "$__cl_rc"`,
-  ].join("\n");
+  const cap = Math.max(0, Math.floor(options.capBytes));
+  // The filter's own stderr stays the host's: it writes nothing there unless it fails.
+  const plumbing =
+    `if mkfifo -m 600 ${fifo} 2>/dev/null; then ` +
+    `( ${filter} ${cap} <${fifo} & ); exec >${fifo} 2>&1; rm -f ${fifo}; fi; `;
+  return plumbing + options.command;
+}
+
+/** True when the wrapped command fits in one argument of a program (see {@link MAX_SHELL_ARG_BYTES}). */
+export function fitsOneArgument(wrapped: string): boolean {
+  return Buffer.byteLength(wrapped, "utf8") < MAX_SHELL_ARG_BYTES;
 }

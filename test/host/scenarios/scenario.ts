@@ -86,8 +86,24 @@ export interface ScenarioModel {
   readonly maxTokens: number;
 }
 
-/** An agent of every shared context-ledger gateway with `offload.fullExecOutput` on. */
+/**
+ * An agent of every shared context-ledger gateway with `offload.fullExecOutput` on. Its `exec` is sent to
+ * the background only after 120 s (`tools.exec.backgroundMs`, the hosts' most): a 20 MB output that takes
+ * longer than the default 10 s on a loaded machine still returns in its own call.
+ */
 export const FULL_EXEC_AGENT = "full";
+
+/**
+ * An agent of every shared context-ledger gateway with `offload.fullExecOutput` on whose `exec` is sent to
+ * the background after 1 s (`tools.exec.backgroundMs`), so a command of a few seconds is backgrounded.
+ */
+export const FULL_EXEC_BG_AGENT = "full-bg";
+
+/** The `agents.list` entries of the two opt-in agents. */
+export const FULL_EXEC_AGENT_ENTRIES = [
+  { id: FULL_EXEC_AGENT, tools: { exec: { backgroundMs: 120_000 } } },
+  { id: FULL_EXEC_BG_AGENT, tools: { exec: { backgroundMs: 1_000 } } },
+] as const;
 
 /**
  * context-ledger's config on a shared gateway: the defaults, and {@link FULL_EXEC_AGENT} with the
@@ -95,7 +111,10 @@ export const FULL_EXEC_AGENT = "full";
  * its own settings adds its agent's section ({@link ownAgentOf}).
  */
 export const SHARED_LEDGER_CONFIG: Readonly<Record<string, unknown>> = {
-  agents: { [FULL_EXEC_AGENT]: { offload: { fullExecOutput: true } } },
+  agents: {
+    [FULL_EXEC_AGENT]: { offload: { fullExecOutput: true } },
+    [FULL_EXEC_BG_AGENT]: { offload: { fullExecOutput: true } },
+  },
 };
 
 /** The model shape of every scenario that names none (the gateway's default model). */

@@ -19,6 +19,8 @@ import { mockProvider, WIRE_AGENTS, wireAgentsConfig } from "../wire-agents.js";
 import { WIRES } from "../wires.js";
 import {
   FULL_EXEC_AGENT,
+  FULL_EXEC_AGENT_ENTRIES,
+  FULL_EXEC_BG_AGENT,
   SCENARIO_MODEL,
   SHARED_LEDGER_CONFIG,
   type ScenarioAgent,
@@ -102,7 +104,7 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
   const ids = new Set(agents.map((a) => a.id));
   if (
     ids.size !== agents.length ||
-    ["main", FULL_EXEC_AGENT, ...WIRE_AGENTS.map((a) => a.agentId)].some((id) => ids.has(id))
+    ["main", FULL_EXEC_AGENT, FULL_EXEC_BG_AGENT, ...WIRE_AGENTS.map((a) => a.agentId)].some((id) => ids.has(id))
   )
     throw new Error(`Expected agent ids of their own, unique, got ${agents.map((a) => a.id).join(", ")}`);
   const shapeOf = (agentId: string): ScenarioModel => agents.find((a) => a.id === agentId)?.model ?? model;
@@ -141,7 +143,7 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
       // The host answers a session of an agent it does not list with "Agent ... no longer exists".
       const list = [
         { id: "main", default: true },
-        ...(sharedAgents ? [{ id: FULL_EXEC_AGENT }] : []),
+        ...(sharedAgents ? FULL_EXEC_AGENT_ENTRIES : []),
         ...wires.agents,
         ...own,
       ];
