@@ -27,7 +27,9 @@ describe("parseHandleRef", () => {
     expect(parseHandleRef(` \`${A.slice(HANDLE_PREFIX.length)}\` `)).toEqual({ handle: A });
     expect(parseHandleRef("cacb6c44")).toEqual({ prefix: "cacb6c44" });
     expect(parseHandleRef("CACB6C44AB")).toEqual({ prefix: "cacb6c44ab" });
-    expect(parseHandleRef("ledger:v1:sha256:cacb6c44")).toEqual({ prefix: "cacb6c44" });
+    // Spelling the scheme claims a whole, canonical handle: no short or upper-case form behind it.
+    expect(() => parseHandleRef("ledger:v1:sha256:cacb6c44")).toThrow(/64 lowercase hex/);
+    expect(() => parseHandleRef(`ledger:v1:sha256:${"A".repeat(64)}`)).toThrow(/64 lowercase hex/);
   });
 
   it("refuses too few digits and non-hex text, saying which", () => {

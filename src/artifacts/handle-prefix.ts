@@ -30,7 +30,7 @@ export function parseHandleRef(text: unknown): HandleRef {
       `Expected a handle or at least ${MIN_HANDLE_PREFIX_DIGITS} of its hex digits, got ${describeValue(text)}`,
     );
   const typed = text.trim().replace(/^`+|`+$/g, "");
-  const digits = typed.replace(/^(?:ledger:)?(?:v1:)?(?:sha256:)?/i, "");
+  const digits = typed.replace(/^(?:ledger:)?(?:v1:)?(?:sha256:)?/, "");
   const bad = /[^0-9a-f]/i.exec(digits);
   if (bad)
     throw invalid(
@@ -42,6 +42,9 @@ export function parseHandleRef(text: unknown): HandleRef {
     );
   if (digits.length > 64)
     throw invalid(`Expected at most 64 hex digits, got ${digits.length} in ${describeValue(typed)}`);
+  // A short form is bare hex digits; text that spells the scheme claims to be a whole handle.
+  if (digits !== typed && (text !== typed || digits.length !== 64 || digits !== digits.toLowerCase()))
+    throw invalid(`Expected ${HANDLE_PREFIX}<64 lowercase hex>, got ${describeValue(typed)}`);
   const hex = digits.toLowerCase();
   return hex.length === 64 ? { handle: formatHandle(hex) } : { prefix: hex };
 }
