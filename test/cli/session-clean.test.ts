@@ -67,6 +67,28 @@ describe("session clean on a bloated 2026.4.24 JSONL session", () => {
     expect(human.stdout).toContain(`${s.bytesFreed.toLocaleString("en-US")} bytes`);
   });
 
+  it("lists and cleans only transcripts, never the host's run traces or checkpoints beside them", async () => {
+    const sessions = path.dirname(file);
+    // Companions the host writes beside a transcript, each with a transcript's content so only the name tells them apart.
+    const companions = [
+      `${session.sessionId}.trajectory.jsonl`,
+      `${session.sessionId}.checkpoint.0b7c7d1e-3f1a-4c2b-9d8e-5a6f7b8c9d0e.jsonl`,
+    ].map((n) => path.join(sessions, n));
+    for (const c of companions) await fsp.writeFile(c, session.text);
+    const dry = JSON.parse(
+      (await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json"], env)).stdout,
+    ) as SessionCleanReport;
+    expect(dry.sessions.map((s) => path.basename(s.file))).toEqual([`${session.sessionId}.jsonl`]);
+    const real = await runWith(runSessionCommand, ["clean", "--all", "--json"], env);
+    expect(real.code).toBe(0);
+    for (const c of companions) expect(await fsp.readFile(c, "utf8")).toBe(session.text);
+    const named = await runWith(runSessionCommand, ["clean", "--session", companions[0]!], env);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain("is not a session transcript");
+    expect(await fsp.readFile(companions[0]!, "utf8")).toBe(session.text);
+    expect((await fsp.readdir(sessions)).filter((n) => n.includes(".bak-"))).toHaveLength(1);
+  });
+
   it("cleans losslessly: smaller file, backup, byte-exact artifacts, same ids and parentIds", async () => {
     const dry = JSON.parse(
       (await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json"], env)).stdout,
