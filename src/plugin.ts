@@ -12,13 +12,13 @@ import { registerHostCli } from "./cli/host-cli.js";
 import { createLedgerRuntime, type LedgerRuntime } from "./runtime/ledger-runtime.js";
 import { createLedgerToolFactory } from "./retrieval/tools.js";
 import { listAgentIds } from "./state/agent-list.js";
-import { PLUGIN_VERSION } from "./version.js";
+import { PLUGIN_VERSION, processWideKey } from "./version.js";
 
 // The host calls register() once per agent context and again on hot reload:
 // one runtime per (config, state dir) per process keeps that idempotent.
 const runtimes = new Map<string, LedgerRuntime>();
 // Which copy of this module registered (2026.9.6 loads the plugin twice: `full` and `discovery`).
-const COPIES = Symbol.for("context-ledger.module-copies");
+const COPIES = processWideKey("module-copies");
 const g = globalThis as { [COPIES]?: number };
 const MODULE_INSTANCE = (g[COPIES] = (g[COPIES] ?? 0) + 1);
 
