@@ -41,7 +41,9 @@ const NAMED_ENTRY_FIELDS = ["firstKeptEntryId", "targetId", "fromId"] as const;
 export interface ReclaimResult {
   reclaimed: boolean;
   /** Why nothing was reclaimed. */
-  reason?: "small" | "within_ratio" | "turn_in_flight" | "locked" | "file_changing";
+  reason?: "small" | "within_ratio" | "turn_in_flight" | "locked" | "file_changing" | "held_open";
+  /** With `held_open`: the process that holds the file open for writing. */
+  writer?: number;
   bytesBefore: number;
   bytesAfter?: number;
   linesDropped?: number;
@@ -168,12 +170,18 @@ async function reclaimUnderLock(file: string, deps: ReclaimDeps): Promise<Reclai
         "artifact_corrupt",
         `Expected the stored branches ${handle} to read back as the ${blob.length} bytes written, got ${readBack.length} bytes that differ`,
       );
-    const appended = await replaceKeepingAppends(file, link, kept, original.length);
-    if (appended === undefined) return { reclaimed: false, reason: "file_changing", bytesBefore: original.length };
+    const replaced = await replaceKeepingAppends(file, link, kept, { readBytes: original.length });
+    if (!replaced.replaced)
+      return {
+        reclaimed: false,
+        reason: replaced.reason === "held" ? "held_open" : "file_changing",
+        bytesBefore: original.length,
+        ...(replaced.reason === "held" ? { writer: replaced.writer } : {}),
+      };
     return {
       reclaimed: true,
       bytesBefore: original.length,
-      bytesAfter: kept.length + appended,
+      bytesAfter: kept.length + replaced.carried,
       linesDropped: dropped.length,
       handle,
     };

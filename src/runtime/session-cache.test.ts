@@ -145,7 +145,7 @@ describe("session cache bound", () => {
     for (let i = 8; i < 100; i++) await cache.read(AGENT, keyOf(i));
     await fsp.rm(file, { recursive: true });
     cache.updateBehind(AGENT, keyOf(7), (s) => {
-      s.windows = null;
+      s.sessionId = "carried";
     });
     await cache.flush();
     const disk = await tryReadSessionState(file);
