@@ -52,9 +52,10 @@ function register(api: OpenClawPluginApi): void {
         readableAgents: (agentId: string) => rt.settings(agentId).retrieval.readableAgents,
         defaultMaxChars: rt.config.retrieval.defaultMaxChars,
         grepTimeoutMs: rt.config.retrieval.grepTimeoutMs,
-        // `"*"` needs the list of agents; peek answers pass through the configured redaction.
+        // `"*"` needs the list of agents; peek answers pass through the calling agent's redaction settings.
         listAgents: () => listAgentIds(rt.root),
-        redact: (text: string) => rt.redact(rt.config, text),
+        redact: (text: string, agentId: string | undefined) =>
+          rt.redact(agentId ? rt.settings(agentId) : rt.config, text),
       }),
       { names: ["ledger_fetch", "ledger_peek", "ledger_search"] },
     );
