@@ -71,6 +71,7 @@ export async function replaceKeepingAppends(
   try {
     const inode = await source.stat();
     let carried = readBytes;
+    // "shrank": the original was rewritten under us, not appended to.
     const copyNewSync = (from: number, into: number): "copied" | "none" | "shrank" => {
       const size = fstatSync(from).size;
       if (size < carried) return "shrank";
@@ -81,7 +82,6 @@ export async function replaceKeepingAppends(
       carried += bytesRead;
       return "copied";
     };
-    // "shrank": the original was rewritten under us, not appended to.
     const copyNew = async (into: fsp.FileHandle): Promise<"copied" | "none" | "shrank"> => {
       const size = (await source.stat()).size;
       if (size < carried) return "shrank";

@@ -7,7 +7,7 @@ import { raceLateWriter, startLateWriter, type LateRaceOutcome } from "./late-wr
 
 const RUNS = 1_000;
 /** Races at once: the writer process serves them all, the cleans share this process. */
-const AT_ONCE = 100;
+const AT_ONCE = 50;
 const tmp = useTempDir("clean-late-soak-");
 
 describe("session clean against writers pausing between open and write, 1,000 runs", () => {
