@@ -1,6 +1,10 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempDir } from "../test/support/temp-dir.js";
+import { createArtifactStore } from "./artifacts/store.js";
 import plugin from "./plugin.js";
+import type { LedgerTool, LedgerToolContext } from "./retrieval/tools.js";
+import { artifactRoot } from "./state/paths.js";
 
 const dir = useTempDir("ledger-register-");
 
@@ -56,5 +60,32 @@ describe("plugin registration", () => {
     expect(engines).toHaveLength(12);
     expect(after).toEqual(before);
     expect(warnings).not.toContain("MaxListenersExceededWarning");
+  });
+});
+
+describe("ledger_peek as registered", () => {
+  it("hides a secret that only the calling agent's own redaction patterns match", async () => {
+    const stateDir = path.join(dir(), "ledger");
+    let factory: ((ctx?: LedgerToolContext) => LedgerTool[]) | undefined;
+    const api = {
+      ...hostApi(stateDir, []),
+      pluginConfig: { stateDir, agents: { ops: { redaction: { patterns: ["INTERNAL-[0-9]{6}"] } } } },
+      registerTool: (f: (ctx?: LedgerToolContext) => LedgerTool[]) => {
+        factory = f;
+      },
+    };
+    plugin.register(api as unknown as Parameters<typeof plugin.register>[0]);
+    const text = "deploy ok\nticket INTERNAL-482913 opened\n";
+    const peekAs = async (agentId: string) => {
+      const { handle } = await createArtifactStore({ root: artifactRoot(stateDir, agentId) }).stash(text, {
+        kind: "tool-output",
+      });
+      const peek = factory!({ agentId }).find((t) => t.name === "ledger_peek")!;
+      return (await peek.execute("call", { handle })).content[0]!.text;
+    };
+    const ops = await peekAs("ops");
+    expect(ops).toContain("ticket [REDACTED] opened");
+    expect(ops).not.toContain("INTERNAL-482913");
+    expect(await peekAs("main")).toContain("INTERNAL-482913");
   });
 });

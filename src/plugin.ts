@@ -13,13 +13,13 @@ import { createLedgerRuntime, type LedgerRuntime } from "./runtime/ledger-runtim
 import { createLedgerToolFactory } from "./retrieval/tools.js";
 import { storedOutputOfCall } from "./capture/full-exec/call-output.js";
 import { listAgentIds } from "./state/agent-list.js";
-import { PLUGIN_VERSION } from "./version.js";
+import { PLUGIN_VERSION, processWideKey } from "./version.js";
 
 // The host calls register() once per agent context and again on hot reload:
 // one runtime per (config, state dir) per process keeps that idempotent.
 const runtimes = new Map<string, LedgerRuntime>();
 // Which copy of this module registered (2026.9.6 loads the plugin twice: `full` and `discovery`).
-const COPIES = Symbol.for("context-ledger.module-copies");
+const COPIES = processWideKey("module-copies");
 const g = globalThis as { [COPIES]?: number };
 const MODULE_INSTANCE = (g[COPIES] = (g[COPIES] ?? 0) + 1);
 
@@ -53,9 +53,10 @@ function register(api: OpenClawPluginApi): void {
         readableAgents: (agentId: string) => rt.settings(agentId).retrieval.readableAgents,
         defaultMaxChars: rt.config.retrieval.defaultMaxChars,
         grepTimeoutMs: rt.config.retrieval.grepTimeoutMs,
-        // `"*"` needs the list of agents; peek answers pass through the configured redaction.
+        // `"*"` needs the list of agents; peek answers pass through the calling agent's redaction settings.
         listAgents: () => listAgentIds(rt.root),
-        redact: (text: string) => rt.redact(rt.config, text),
+        redact: (text: string, agentId: string | undefined) =>
+          rt.redact(agentId ? rt.settings(agentId) : rt.config, text),
         outputOfCall: (agentId, context, toolCallId) =>
           storedOutputOfCall(rt, agentId, captureSessionOf(context), toolCallId),
       }),

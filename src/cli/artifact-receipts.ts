@@ -22,6 +22,8 @@ export interface ArtifactCommandContext {
   agentDir: string;
   maxStoreBytes: number;
   json: boolean;
+  /** Redacts what is shown per the agent's `redaction` settings (its own patterns included). */
+  redact: (text: string) => string;
 }
 
 /** Writes a `--json` receipt. */

@@ -204,6 +204,30 @@ describe("context-ledger artifact: operator details", () => {
     expect(missShort.err).toContain(`next: context-ledger artifact fetch ${short} --agent ops`);
   });
 
+  it("peek hides a secret that only the agent's own redaction patterns match", async () => {
+    const config = {
+      plugins: {
+        entries: {
+          "context-ledger": { config: { agents: { ops: { redaction: { patterns: ["INTERNAL-[0-9]{6}"] } } } } },
+        },
+      },
+    };
+    await fsp.mkdir(path.join(tmp, "oc"), { recursive: true });
+    await fsp.writeFile(path.join(tmp, "oc", "openclaw.json"), JSON.stringify(config));
+    const text = "deploy ok\nticket INTERNAL-482913 opened\nkey sk-proj-abcdefghijklmnopqrstuvwx\n";
+    const handle = (await run(["stash", "--agent", "ops"], text)).out.trim();
+    const ops = JSON.parse((await run(["peek", handle, "--agent", "ops", "--json"])).out) as { preview: string };
+    expect(ops.preview).not.toContain("INTERNAL-482913");
+    expect(ops.preview).not.toContain("sk-proj-abcdefghijklmnopqrstuvwx");
+    expect(ops.preview.split("[REDACTED]")).toHaveLength(3);
+    const human = await run(["peek", handle, "--agent", "ops"]);
+    expect(human.out).toContain("ticket [REDACTED] opened");
+    // Another agent's settings, with the default rules only, leave the agent-specific pattern alone.
+    await run(["stash"], text);
+    const main = JSON.parse((await run(["peek", handle, "--json"])).out) as { preview: string };
+    expect(main.preview).toContain("INTERNAL-482913");
+  });
+
   it("peek --unverified shows a corrupt artifact's bytes, labelled; without it the hint says how", async () => {
     const handle = (await run(["stash"], "hello corrupt world")).out.trim();
     await fsp.writeFile(artifactPaths(artifactRoot(state, "main"), handle.slice(-64)).blob, "hello c0rrupt world");

@@ -9,7 +9,8 @@ import { isLedgerError, LedgerError } from "../errors.js";
 import { readReclaimedLines } from "../maintenance/reclaimed-lines.js";
 import { detectFormat, type OutputFormat } from "../results/detect-format.js";
 import { buildPreview } from "../results/preview.js";
-import { redactSecrets } from "../results/redact.js";
+import { resolveAgentSettings } from "../config/parse-config.js";
+import { compileRedactPatterns, redactSecrets } from "../results/redact.js";
 import { agentRoot, artifactRoot } from "../state/paths.js";
 import { choiceFlag, COMMON_OPTIONS, intFlag, stringFlag, type ArgSpec, type ParsedArgs } from "./args.js";
 import { runGcCommand, runListCommand, runRmCommand } from "./artifact-admin.js";
@@ -122,6 +123,8 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
             const agentId = stringFlag(args, "agent") ?? "main";
             const root = artifactRoot(ctx.ledgerRoot, agentId);
             const store = createArtifactStore({ root });
+            const { redaction } = resolveAgentSettings(ctx.config, agentId);
+            const patterns = compileRedactPatterns(redaction.patterns);
             const c: ArtifactCommandContext = {
               args,
               io: io2,
@@ -131,6 +134,7 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
               agentDir: agentRoot(ctx.ledgerRoot, agentId),
               maxStoreBytes: ctx.config.limits.maxStoreBytes,
               json,
+              redact: (text) => (redaction.enabled ? redactSecrets(text, patterns) : text),
             };
             try {
               return await leaf.run(c);
@@ -206,7 +210,8 @@ async function peek(c: ArtifactCommandContext): Promise<number> {
     })();
     verified = false;
   }
-  const preview = redactSecrets(buildPreview(text, intFlag(c.args, "preview-chars", 50, 20_000) ?? 600));
+  // Redacted before the cut (see buildPreview), with the agent's own patterns.
+  const preview = buildPreview(text, intFlag(c.args, "preview-chars", 50, 20_000) ?? 600, c.redact);
   if (c.json) writeReceipt(c.io, ARTIFACT_SCHEMAS.peek, { handle, agentId: c.agentId, verified, meta, preview });
   else {
     const o = meta.origin;

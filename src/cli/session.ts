@@ -3,6 +3,7 @@ import path from "node:path";
 import { createArtifactStore } from "../artifacts/store.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
 import { linesWithTranscriptStore } from "../host/host-lines.js";
+import { isSessionTranscriptName } from "../host/transcript-names.js";
 import { artifactRoot } from "../state/paths.js";
 import { COMMON_OPTIONS, intFlag } from "./args.js";
 import { runCommand, runGroup } from "./command.js";
@@ -125,6 +126,13 @@ async function clean(
     );
   }
   for (const f of files) {
+    if (!isSessionTranscriptName(path.basename(f)))
+      throw new CliFailure(
+        "input_invalid",
+        `${f} is not a session transcript (the host's run traces, checkpoints and archives are left as they are)`,
+        EXIT.usage,
+        `${progName(io)} session clean --all --dry-run --agent ${agentId}`,
+      );
     if (!(await fsp.stat(f).catch(() => undefined))?.isFile()) {
       const known = await listJsonlSessions(sessionsDir);
       throw new CliFailure(
@@ -240,7 +248,7 @@ async function listJsonlSessions(dir: string): Promise<string[]> {
   try {
     const names = await fsp.readdir(dir);
     return names
-      .filter((n) => n.endsWith(".jsonl") && !n.startsWith("."))
+      .filter(isSessionTranscriptName)
       .sort()
       .map((n) => path.join(dir, n));
   } catch (err) {

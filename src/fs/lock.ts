@@ -4,6 +4,7 @@ import path from "node:path";
 import type ProperLockfile from "proper-lockfile";
 import { LedgerError } from "../errors.js";
 import { ensureDir, FILE_MODE } from "./atomic-write.js";
+import { processWideKey } from "../version.js";
 
 /** Options for {@link withFileLock}. */
 export interface WithFileLockOptions {
@@ -28,7 +29,7 @@ interface SharedLocks {
 // Process-wide, across copies of this module: the host evaluates the plugin afresh on each hot reload (2026.9.6:
 // two copies per reload, dependencies included), and every evaluation of proper-lockfile adds signal-exit's
 // handlers to the process, one per signal, until Node warns MaxListenersExceeded.
-const SHARED = Symbol.for("context-ledger.file-locks");
+const SHARED = processWideKey("file-locks");
 
 function sharedLocks(): SharedLocks {
   const g = globalThis as { [SHARED]?: SharedLocks };

@@ -1,76 +1,164 @@
-import { promises as fsp } from "node:fs";
+import { fstatSync, promises as fsp, readSync, renameSync, writeSync } from "node:fs";
+import path from "node:path";
 import { writeSyncedTemp } from "./atomic-write.js";
+import { findWriters, type InodeId } from "./file-writers.js";
 
 /** Catch-up rounds before giving up on a file that never holds still. */
 const MAX_CATCH_UP_ROUNDS = 10_000;
-/** How long the old inode must stay quiet after the rename before no late append is expected. */
+/** How long the old inode must stay quiet, with no writer holding it, after the rename. */
 const LATE_QUIET_MS = 50;
-/** Pause between looks at the old inode after the rename. */
-const LATE_POLL_MS = 5;
+/** Pause between looks at the old inode's size after the rename: a late line is carried over within about this. */
+const LATE_POLL_MS = 1;
+/** Pause between looks for processes holding the old inode open after the rename. */
+const LATE_SCAN_MS = 50;
+/** A writer that opened the old inode just before the rename is waited for this long at most. */
+const LATE_WRITER_MAX_MS = 60_000;
+
+/** What {@link replaceKeepingAppends} did. */
+export type ReplaceOutcome =
+  | {
+      replaced: true;
+      /** Bytes appended to the file since `readBytes` and carried over. */
+      carried: number;
+      /**
+       * A process that opened the old file just before the rename and still held it open when the wait ended: what it
+       * writes from now on reaches only the old inode (the caller's link to it).
+       */
+      lateWriter?: number;
+    }
+  | {
+      replaced: false;
+      /** `rewritten`: the file shrank (rewritten, not appended to); `unsettled`: it never held still. */
+      reason: "rewritten" | "unsettled";
+    }
+  | {
+      replaced: false;
+      /** A process holds the file open for writing: its next line would reach the old inode, not the file. */
+      reason: "held";
+      /** That process. */
+      writer: number;
+    };
+
+/** Options for {@link replaceKeepingAppends}. */
+export interface ReplaceOptions {
+  /** Bytes of the file that `replacement` rewrites: what is past them was appended since, and is carried over. */
+  readBytes: number;
+  /** Pids holding an inode open for writing. @default {@link findWriters} */
+  findWriters?: (inode: InodeId, dir: string) => number[];
+}
 
 /**
- * Replaces `file` with `replacement` (a rewrite of its first `readBytes` bytes), carrying over every byte the host
- * appended since: `original` is a hard link to the file's inode, so whatever the host appends before the
- * rename is in it. The replacement is written and synced once; then the new tail is copied over in small reads until
- * the inode has not grown since the last look, and the rename follows at once. Bytes that still reach the old inode
- * in that instant, or from a writer that opened it just before, are appended to the new file after it (the old inode
- * is watched until quiet for {@link LATE_QUIET_MS}; a writer that holds it open longer can still lose its bytes).
- * Resolves to the bytes carried over, or `undefined` (nothing replaced) when the file shrank (rewritten, not
- * appended to) or never held still.
+ * Replaces `file` with `replacement` (a rewrite of its first `options.readBytes` bytes), carrying over every byte
+ * appended since: `original` is a hard link to the file's inode, so whatever is appended before the rename is in it.
+ * The replacement is written and synced once; the new tail is copied over until the inode holds still. Then, just
+ * before the rename, the processes that hold the file open for writing are looked for: a writer that opened it and
+ * has not written yet would write into the old inode after the rename, so with one the file is left as it is
+ * (`held`). One that opens the file in the instant between that look and the rename is found after it, and waited
+ * for: its bytes are carried over as they arrive, until no process holds the old inode and it has been quiet for
+ * {@link LATE_QUIET_MS}.
  */
 export async function replaceKeepingAppends(
   file: string,
   original: string,
   replacement: Uint8Array,
-  readBytes: number,
-): Promise<number | undefined> {
+  options: ReplaceOptions,
+): Promise<ReplaceOutcome> {
+  const { readBytes } = options;
+  const writersOf = options.findWriters ?? findWriters;
+  const dir = path.dirname(file);
   const source = await fsp.open(original, "r");
   let temp: string | undefined;
   try {
+    const inode = await source.stat();
     let carried = readBytes;
     // "shrank": the original was rewritten under us, not appended to.
-    const copyNew = async (into: fsp.FileHandle | string): Promise<"copied" | "none" | "shrank"> => {
+    const copyNewSync = (from: number, into: number): "copied" | "none" | "shrank" => {
+      const size = fstatSync(from).size;
+      if (size < carried) return "shrank";
+      if (size === carried) return "none";
+      const chunk = Buffer.alloc(size - carried);
+      const bytesRead = readSync(from, chunk, 0, chunk.length, carried);
+      writeSync(into, chunk, 0, bytesRead);
+      carried += bytesRead;
+      return "copied";
+    };
+    const copyNew = async (into: fsp.FileHandle): Promise<"copied" | "none" | "shrank"> => {
       const size = (await source.stat()).size;
       if (size < carried) return "shrank";
       if (size === carried) return "none";
       const chunk = Buffer.alloc(size - carried);
       const { bytesRead } = await source.read(chunk, 0, chunk.length, carried);
-      const bytes = chunk.subarray(0, bytesRead);
-      if (typeof into === "string") await fsp.appendFile(into, bytes);
-      else await into.write(bytes);
+      await into.write(chunk.subarray(0, bytesRead));
       carried += bytesRead;
       return "copied";
     };
     temp = await writeSyncedTemp(file, replacement);
     const out = await fsp.open(temp, "a");
-    let still = false;
+    let lateWriter: number | undefined;
     try {
+      let still = false;
       for (let round = 0; round < MAX_CATCH_UP_ROUNDS && !still; round++) {
         const copied = await copyNew(out);
-        if (copied === "shrank") return undefined;
+        if (copied === "shrank") return { replaced: false, reason: "rewritten" };
         still = copied === "none";
       }
-      if (!still) return undefined;
-      await out.chmod((await source.stat()).mode & 0o777);
-      await fsp.rename(temp, file);
+      if (!still) return { replaced: false, reason: "unsettled" };
+      await out.chmod(inode.mode & 0o777);
+      const [writer] = writersOf(inode, dir);
+      if (writer !== undefined) return { replaced: false, reason: "held", writer };
+      // The last copy, the rename and the first copy after it run in one synchronous step: an append racing them can
+      // land between them only in those microseconds, not across awaits, where it would be carried after lines
+      // appended to the new file meanwhile.
+      if (copyNewSync(source.fd, out.fd) === "shrank") return { replaced: false, reason: "rewritten" };
+      renameSync(temp, file);
       temp = undefined;
-      // Appends that raced the rename went to the old inode: add them to the new file, in order. A writer that
-      // opened the old path just before the rename may write a moment later (appendFile opens, then writes), so
-      // the old inode is watched until it has been quiet for LATE_QUIET_MS.
-      let quietSince = Date.now();
-      for (let late = 0; late < MAX_CATCH_UP_ROUNDS && Date.now() - quietSince < LATE_QUIET_MS; late++) {
-        const copied = await copyNew(file);
-        if (copied === "shrank") return undefined;
-        if (copied === "copied") quietSince = Date.now();
-        else await new Promise((resolve) => setTimeout(resolve, LATE_POLL_MS));
-      }
+      copyNewSync(source.fd, out.fd);
+      lateWriter = await carryLateAppends(
+        () => copyNew(out),
+        () => writersOf(inode, dir),
+      );
       await out.sync();
     } finally {
       await out.close();
     }
-    return carried - readBytes;
+    return { replaced: true, carried: carried - readBytes, ...(lateWriter !== undefined ? { lateWriter } : {}) };
   } finally {
     await source.close();
     if (temp) await fsp.rm(temp, { force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * After the rename: appends that raced it reached the old inode, and a writer that opened the file in the instant
+ * before it still writes there. Copies them to the new file, in order, until no process holds the old inode and it
+ * has been quiet for {@link LATE_QUIET_MS}. Resolves to a writer still holding it after {@link LATE_WRITER_MAX_MS}.
+ */
+async function carryLateAppends(
+  copyNew: () => Promise<"copied" | "none" | "shrank">,
+  writers: () => number[],
+): Promise<number | undefined> {
+  const start = Date.now();
+  let quietSince = start;
+  let scannedAt = -Infinity;
+  let holders: number[] = [];
+  for (;;) {
+    const copied = await copyNew();
+    // Rewritten after the rename: whatever it holds now is no append of the file's.
+    if (copied === "shrank") return undefined;
+    const now = Date.now();
+    if (copied === "copied") quietSince = now;
+    // Looked for once the inode has been quiet, and again while a writer holds it: the looks only decide when to stop.
+    if (now - quietSince >= LATE_QUIET_MS && now - scannedAt >= LATE_SCAN_MS) {
+      scannedAt = Date.now();
+      holders = writers();
+    }
+    // Done once a look that started after the last copied byte found no writer, and the inode has been quiet; what a
+    // writer wrote before it closed, during that look, is copied last.
+    if (holders.length === 0 && scannedAt >= quietSince && now - quietSince >= LATE_QUIET_MS) {
+      while ((await copyNew()) === "copied");
+      return undefined;
+    }
+    if (now - start > LATE_WRITER_MAX_MS) return holders[0];
+    await new Promise((resolve) => setTimeout(resolve, LATE_POLL_MS));
   }
 }

@@ -68,7 +68,8 @@ export async function withHostLock<T>(sessionFile: string, fn: () => Promise<T>)
   }
 }
 
-function isPidAlive(pid: number): boolean {
+/** True when `pid` names a running process (one of another user's counts: signalling it is refused, not failed). */
+export function isPidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

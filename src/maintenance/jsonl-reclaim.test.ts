@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -9,6 +10,7 @@ import { createArtifactStore } from "../artifacts/store.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
 import { hostLockPath } from "../host/session-lock.js";
 import { reclaimJsonlBranches, RECLAIM_RATIO } from "./jsonl-reclaim.js";
+import { RECLAIM_LINK_MAX_AGE_MS } from "./reclaim-links.js";
 import {
   PACKED_BRANCHES_KIND,
   RECLAIM_PART_MIN_CHARS,
@@ -51,6 +53,24 @@ describe("reclaiming superseded branches of a JSONL transcript", () => {
     expect(linesOf(after)).toEqual(order);
     expect((await fsp.stat(file)).mode & 0o777).toBe(0o600);
     expect((await fsp.readdir(root())).filter((n) => n.includes(".reclaim-"))).toEqual([]);
+  });
+
+  it("sweeps the links killed reclaims left beside transcripts, and no running reclaim's link", async () => {
+    const { lines } = rewrittenSession(4);
+    const { file, deps } = await setup(lines);
+    const other = path.join(root(), "gone.jsonl");
+    const deadPid = spawnSync(process.execPath, ["-e", "0"]).pid!;
+    const now = Date.now();
+    const names = {
+      dead: `${file}.reclaim-${deadPid}-${now - 1_000}`,
+      deadOther: `${other}.reclaim-${deadPid}-${now - 1_000}`,
+      reusedPid: `${file}.reclaim-1-${now - RECLAIM_LINK_MAX_AGE_MS - 60_000}`,
+      running: `${file}.reclaim-1-${now - 1_000}`,
+    };
+    for (const link of Object.values(names)) await fsp.link(file, link);
+    expect(await reclaimJsonlBranches(file, deps)).toMatchObject({ reclaimed: false, reason: "small" });
+    const left = (await fsp.readdir(root())).filter((n) => n.includes(".reclaim-"));
+    expect(left).toEqual([path.basename(names.running)]);
   });
 
   it("two reclaims at once: one replaces the file, the other finds nothing to do; no line lost", async () => {

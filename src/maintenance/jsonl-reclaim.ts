@@ -27,6 +27,7 @@ import { agentRoot } from "../state/paths.js";
 import { recordTranscriptReferences } from "../state/reference-index.js";
 import { joinByteLines, splitByteLines } from "../fs/byte-lines.js";
 import { readReclaimedLines, stashReclaimedLines } from "./reclaimed-lines.js";
+import { reclaimLinkName, sweepReclaimLinks } from "./reclaim-links.js";
 
 /** The file may hold this many times the bytes of what the host loads before superseded branches leave it. */
 export const RECLAIM_RATIO = 3;
@@ -40,7 +41,9 @@ const NAMED_ENTRY_FIELDS = ["firstKeptEntryId", "targetId", "fromId"] as const;
 export interface ReclaimResult {
   reclaimed: boolean;
   /** Why nothing was reclaimed. */
-  reason?: "small" | "within_ratio" | "turn_in_flight" | "locked" | "file_changing";
+  reason?: "small" | "within_ratio" | "turn_in_flight" | "locked" | "file_changing" | "held_open";
+  /** With `held_open`: the process that holds the file open for writing. */
+  writer?: number;
   bytesBefore: number;
   bytesAfter?: number;
   linesDropped?: number;
@@ -77,7 +80,14 @@ export async function boundTranscriptFile(
   },
 ): Promise<ReclaimResult | { reclaimed: false; reason: "error"; error: string } | undefined> {
   const locator = locateTranscript(input.sessionFile);
-  if (!settings.enabled || !settings.maintenance.enabled || locator.kind !== "jsonl") return undefined;
+  if (locator.kind !== "jsonl") return undefined;
+  if (!settings.enabled || !settings.maintenance.enabled) {
+    // A killed reclaim's link is swept even after the reclaim was switched off (the reclaim sweeps otherwise).
+    await sweepReclaimLinks(path.dirname(locator.file)).catch((err: unknown) => {
+      rt.logger.warn(`reclaim links beside ${locator.file} not swept: ${errorMessage(err)}`);
+    });
+    return undefined;
+  }
   const { agentId, sessionKey } = input.identity;
   try {
     return await reclaimJsonlBranches(locator.file, {
@@ -102,9 +112,11 @@ interface Line {
  * Moves a JSONL transcript's superseded branches into the store when they hold a message and
  * {@link ReclaimDeps.messagesAtAnySize} (2026.4.24's chat history would show it twice), or when the file holds more
  * than {@link RECLAIM_RATIO} times what the host loads (see the module comment). Leaves the file alone while the user's
- * newest message awaits its answer, or while another process holds the host's session lock.
+ * newest message awaits its answer, or while another process holds the host's session lock. Sweeps the links a killed
+ * reclaim left beside it first (see `reclaim-links.ts`).
  */
 export async function reclaimJsonlBranches(file: string, deps: ReclaimDeps): Promise<ReclaimResult> {
+  await sweepReclaimLinks(path.dirname(file));
   const bytesBefore = (await fsp.stat(file)).size;
   // Below the size rule the file is not even linked: 2026.5.28 takes a new link (a changed inode) for a changed
   // session file and ends the next turn ("session file changed while embedded prompt lock was released").
@@ -122,7 +134,7 @@ export async function reclaimJsonlBranches(file: string, deps: ReclaimDeps): Pro
 
 async function reclaimUnderLock(file: string, deps: ReclaimDeps): Promise<ReclaimResult> {
   // A second name of the file's inode, taken before it is read: lines the host appends meanwhile land in it too.
-  const link = `${file}.reclaim-${process.pid}-${Date.now()}`;
+  const link = reclaimLinkName(file);
   await fsp.link(file, link);
   try {
     const original = await fsp.readFile(link);
@@ -158,12 +170,18 @@ async function reclaimUnderLock(file: string, deps: ReclaimDeps): Promise<Reclai
         "artifact_corrupt",
         `Expected the stored branches ${handle} to read back as the ${blob.length} bytes written, got ${readBack.length} bytes that differ`,
       );
-    const appended = await replaceKeepingAppends(file, link, kept, original.length);
-    if (appended === undefined) return { reclaimed: false, reason: "file_changing", bytesBefore: original.length };
+    const replaced = await replaceKeepingAppends(file, link, kept, { readBytes: original.length });
+    if (!replaced.replaced)
+      return {
+        reclaimed: false,
+        reason: replaced.reason === "held" ? "held_open" : "file_changing",
+        bytesBefore: original.length,
+        ...(replaced.reason === "held" ? { writer: replaced.writer } : {}),
+      };
     return {
       reclaimed: true,
       bytesBefore: original.length,
-      bytesAfter: kept.length + appended,
+      bytesAfter: kept.length + replaced.carried,
       linesDropped: dropped.length,
       handle,
     };

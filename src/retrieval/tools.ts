@@ -19,8 +19,11 @@ export interface LedgerToolDeps extends ArtifactScope {
   grepTimeoutMs?: number;
   /** Time limit of a session search. @default 2000 */
   searchTimeoutMs?: number;
-  /** Applied to peek answers, previews before they are cut (fetch returns the original). @default the built-in rules */
-  redact?: (text: string) => string;
+  /**
+   * Applied to peek answers, previews before they are cut (fetch returns the original), with the calling agent's
+   * settings. @default the built-in rules
+   */
+  redact?: (text: string, agentId: string | undefined) => string;
   /**
    * When set, fetch answers are redacted too, over the whole artifact before a slice is cut (so no secret is
    * shown half): for readers other than the model, such as a chat. @default undefined (the original bytes)
@@ -63,7 +66,8 @@ export interface LedgerToolResult {
 export function createLedgerTools(deps: LedgerToolDeps, context: LedgerToolContext = {}): LedgerTool[] {
   // No agent named: the session key may name it; never fall back to another agent's store (it was `main`).
   const agentId = context.agentId ?? agentIdFromSessionKey(context.sessionKey);
-  const redact = deps.redact ?? redactSecrets;
+  const redactWith = deps.redact;
+  const redact = redactWith ? (text: string) => redactWith(text, agentId) : (text: string) => redactSecrets(text);
   return [
     {
       name: "ledger_fetch",

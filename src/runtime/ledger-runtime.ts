@@ -12,6 +12,7 @@ import { agentRoot, artifactRoot, eventLogPath, resolveLedgerRoot } from "../sta
 import { collectReferences } from "../state/reference-scan.js";
 import { createViewWriter, type ViewWriter } from "../state/view-record.js";
 import { createSessionCache, type SessionCache } from "./session-cache.js";
+import { processWideKey } from "../version.js";
 
 /** The last assembled view of a session, kept in process so compact() can plan from it. */
 export interface LastView {
@@ -80,7 +81,7 @@ export interface LedgerRuntime {
   processWide<T>(name: string, create: () => T): T;
 }
 
-const PROCESS_WIDE = Symbol.for("context-ledger.process-wide");
+const PROCESS_WIDE = processWideKey("process-wide");
 
 function processWide<T>(root: string, name: string, create: () => T): T {
   const g = globalThis as { [PROCESS_WIDE]?: Map<string, unknown> };

@@ -67,6 +67,28 @@ describe("session clean on a bloated 2026.4.24 JSONL session", () => {
     expect(human.stdout).toContain(`${s.bytesFreed.toLocaleString("en-US")} bytes`);
   });
 
+  it("lists and cleans only transcripts, never the host's run traces or checkpoints beside them", async () => {
+    const sessions = path.dirname(file);
+    // Companions the host writes beside a transcript, with a transcript's content: only the name tells them apart.
+    const companions = [
+      `${session.sessionId}.trajectory.jsonl`,
+      `${session.sessionId}.checkpoint.0b7c7d1e-3f1a-4c2b-9d8e-5a6f7b8c9d0e.jsonl`,
+    ].map((n) => path.join(sessions, n));
+    for (const c of companions) await fsp.writeFile(c, session.text);
+    const dry = JSON.parse(
+      (await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json"], env)).stdout,
+    ) as SessionCleanReport;
+    expect(dry.sessions.map((s) => path.basename(s.file))).toEqual([`${session.sessionId}.jsonl`]);
+    const real = await runWith(runSessionCommand, ["clean", "--all", "--json"], env);
+    expect(real.code).toBe(0);
+    for (const c of companions) expect(await fsp.readFile(c, "utf8")).toBe(session.text);
+    const named = await runWith(runSessionCommand, ["clean", "--session", companions[0]!], env);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain("is not a session transcript");
+    expect(await fsp.readFile(companions[0]!, "utf8")).toBe(session.text);
+    expect((await fsp.readdir(sessions)).filter((n) => n.includes(".bak-"))).toHaveLength(1);
+  });
+
   it("cleans losslessly: smaller file, backup, byte-exact artifacts, same ids and parentIds", async () => {
     const dry = JSON.parse(
       (await runWith(runSessionCommand, ["clean", "--all", "--dry-run", "--json"], env)).stdout,
@@ -149,19 +171,23 @@ describe("session clean on a bloated 2026.4.24 JSONL session", () => {
     expect(big.sessions[0]!.payloads.map((p) => p.field)).toEqual(Array(6).fill("details.aggregated"));
   });
 
-  it("refuses a session the gateway holds unless --force; ignores a stale lock", async () => {
+  it("refuses a session the gateway holds, --force included, naming its pid; ignores a stale lock", async () => {
     await fsp.writeFile(`${file}.lock`, JSON.stringify({ pid: process.pid, createdAt: new Date().toISOString() }));
     const dry = await runWith(runSessionCommand, ["clean", "--all", "--dry-run"], env);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain(`held by pid ${process.pid}: a real clean is refused without --force`);
+    expect(dry.stdout).toContain(`held by pid ${process.pid}`);
+    expect(dry.stdout).toContain("a real clean is refused");
     const refused = await runWith(runSessionCommand, ["clean", "--all"], env);
     expect(refused.code).toBe(5);
     expect(refused.stdout).toContain(`held by pid ${process.pid}`);
     expect(await fsp.readFile(file, "utf8")).toBe(session.text);
 
     const forced = await runWith(runSessionCommand, ["clean", "--all", "--force", "--json"], env);
-    expect(forced.code).toBe(0);
-    expect((JSON.parse(forced.stdout) as SessionCleanReport).sessions[0]!.status).toBe("cleaned");
+    expect(forced.code).toBe(5);
+    const forcedReport = (JSON.parse(forced.stdout) as SessionCleanReport).sessions[0]!;
+    expect(forcedReport).toMatchObject({ status: "refused" });
+    expect(forcedReport.reason).toContain(`held by pid ${process.pid}`);
+    expect(await fsp.readFile(file, "utf8")).toBe(session.text);
     expect(await fsp.readFile(`${file}.lock`, "utf8")).toContain(String(process.pid));
 
     const other = await writeHostSession(state, "main", bloatedSession({ turns: 1, sessionId: "second" }));

@@ -2,16 +2,28 @@ import { describe, expect, it } from "vitest";
 import { raceCleanAgainstWriter } from "./clean-race.js";
 
 describe("session clean racing a host writer, 100 runs", () => {
-  it("loses no appended line in 100 runs (stale and forced locks alternating)", async () => {
+  it("loses no appended line in 100 runs (a stale lock, or --force refused by a live one)", async () => {
     const lost: number[] = [];
+    const wrong: string[] = [];
     let reordered = 0;
+    let heldByWriter = 0;
     for (let run = 0; run < 100; run++) {
-      const outcome = await raceCleanAgainstWriter(1_000, run % 2 === 0 ? "stale" : "live-forced");
-      if (outcome.kept !== 1_000 || outcome.duplicated || outcome.status !== "cleaned") lost.push(run);
+      const lock = run % 2 === 0 ? "stale" : "live-forced";
+      const outcome = await raceCleanAgainstWriter(1_000, lock);
+      // Past a stale lock the clean replaces, unless its last look finds the writer holding the file open.
+      const held = outcome.status === "refused" && (outcome.reason ?? "").includes("for writing");
+      if (lock === "stale" && held) heldByWriter++;
+      const expected = lock === "stale" ? (held ? "refused" : "cleaned") : "refused";
+      if (outcome.status !== expected) wrong.push(`${run}: ${outcome.status} ${outcome.reason ?? ""}`);
+      if (outcome.kept !== 1_000 || outcome.duplicated) lost.push(run);
       if (!outcome.inOrder) reordered++;
     }
-    // A line that reaches the old file in the instant of the rename is kept, after lines written just after it.
-    console.log(`[clean race] 100 runs: ${lost.length} lost a line, ${reordered} kept a raced line out of order`);
-    expect(lost).toEqual([]);
+    console.log(
+      `[clean race] 100 runs: ${lost.length} lost a line, ${reordered} kept a raced line out of order, ${heldByWriter} refused (writer holding the file)`,
+    );
+    // Not asserted: this writer ignores the host's lock and appends back to back, so a line whose open resolved the
+    // old file just before the rename and whose write lands just after it is carried after the writer's next line
+    // (its fd lives microseconds, too short for any look at /proc). The host's own appends take its lock.
+    expect({ lost, wrong }).toEqual({ lost: [], wrong: [] });
   });
 });

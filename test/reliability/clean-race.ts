@@ -32,6 +32,7 @@ tick();
 /** What one raced clean left: the clean's status and how many of the writer's lines the file holds, in order. */
 export interface RaceOutcome {
   status: string;
+  reason: string | undefined;
   kept: number;
   inOrder: boolean;
   duplicated: boolean;
@@ -66,6 +67,7 @@ export async function raceCleanAgainstWriter(lines: number, lock: "stale" | "liv
       .map((l) => Number((JSON.parse(l) as { data: { n: number } }).data.n));
     return {
       status: result.status,
+      reason: result.reason,
       kept: new Set(ids).size,
       inOrder: ids.every((n, i) => i === 0 || n > (ids[i - 1] as number)),
       duplicated: new Set(ids).size !== ids.length,

@@ -8,7 +8,8 @@ import type { AgentSettings } from "../../config/schema.js";
 import { detectFormat } from "../../results/detect-format.js";
 import { recordTranscriptReferences } from "../../state/reference-index.js";
 import { planClean, type CleanPlan, type PlanCleanOptions, type Stubber } from "./clean-jsonl.js";
-import { inspectHostLock, withHostLock } from "../../host/session-lock.js";
+import { inspectHostLock, withHostLock, type HostLockInfo } from "../../host/session-lock.js";
+import { findWriters } from "../../fs/file-writers.js";
 import { cliStub } from "./stub-text.js";
 
 /** Outcome of cleaning one session file: the plan's figures (without the new text) plus what happened. */
@@ -31,7 +32,10 @@ export interface CleanFileOptions extends PlanCleanOptions {
   agentId: string;
   store: ArtifactStore;
   dryRun: boolean;
-  /** Clean even when the gateway holds the session's lock. @default false */
+  /**
+   * Clean past a host lock that names no process. Never past a live holder (a lock naming a running pid, or a process
+   * holding the file open for writing): its next line would be lost. @default false
+   */
   force?: boolean;
   /** The agent's settings: stub preview size and redaction rules. */
   settings: Pick<AgentSettings, "offload" | "redaction">;
@@ -43,8 +47,9 @@ export interface CleanFileOptions extends PlanCleanOptions {
  * Cleans one JSONL session losslessly: each payload is stashed and read back
  * byte-exact before its stub is written, the original is kept as
  * `<file>.bak-<timestamp>`, and the file is replaced atomically while holding
- * the host's own session lock. A session held by a live process is refused
- * unless `force`.
+ * the host's own session lock. A session held by a live process (the host's
+ * lock naming a running pid, or a process holding the file open for writing)
+ * is refused, `force` or not, naming that process.
  */
 export async function cleanSessionFile(options: CleanFileOptions): Promise<CleanFileResult> {
   const { file } = options;
@@ -59,14 +64,9 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
     bytesFreed: 0,
   };
   const lock = await inspectHostLock(file);
-  if (lock?.held && !options.force && !options.dryRun) {
-    const who = lock.pid !== null ? `pid ${lock.pid}` : "an unknown process";
-    return {
-      ...empty,
-      status: "refused",
-      reason: `held by ${who} (${lock.lockPath}); stop the gateway or pass --force`,
-    };
-  }
+  const holder = await liveHolder(file, lock);
+  if (holder && !options.dryRun && (holder.pid !== null || !options.force))
+    return { ...empty, status: "refused", reason: holder.refusal };
   try {
     if (options.dryRun) {
       const stub: Stubber = async (payload, info) => {
@@ -74,11 +74,7 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
         return { handle, stub: cliStub(handle, payload, info, options.settings) };
       };
       const plan = await planClean(await fsp.readFile(file), stub, options);
-      const note = lock?.held
-        ? {
-            reason: `held by ${lock.pid !== null ? `pid ${lock.pid}` : "an unknown process"}: a real clean is refused without --force`,
-          }
-        : {};
+      const note = holder ? { reason: `${holder.refusal}: a real clean is refused` } : {};
       return { ...empty, ...withoutText(plan), ...note, status: plan.rewrittenEntries > 0 ? "planned" : "unchanged" };
     }
     const run = async (): Promise<CleanFileResult> => {
@@ -105,19 +101,29 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
         file,
         plan.payloads.map((p) => p.handle),
       );
-      const appended = await replaceKeepingAppends(file, backup, plan.bytes, original.length);
-      if (appended === undefined) {
+      const replaced = await replaceKeepingAppends(file, backup, plan.bytes, { readBytes: original.length });
+      if (!replaced.replaced) {
         await fsp.rm(backup, { force: true });
         return {
           ...empty,
           ...withoutText(plan),
           status: "refused",
-          reason: `the session kept changing while it was cleaned (${file}); nothing was replaced: stop the gateway and retry`,
+          reason:
+            replaced.reason === "held"
+              ? `pid ${replaced.writer} opened ${file} for writing while it was cleaned; nothing was replaced: let that process finish (or stop it) and retry`
+              : `the session kept changing while it was cleaned (${file}); nothing was replaced: stop the gateway and retry`,
         };
       }
-      return { ...empty, ...withoutText(plan), status: "cleaned", backup };
+      const late =
+        replaced.lateWriter !== undefined
+          ? {
+              reason: `pid ${replaced.lateWriter} opened the session in the instant of the replace and still holds the old file: what it writes now reaches only the backup ${backup}`,
+            }
+          : {};
+      return { ...empty, ...withoutText(plan), ...late, status: "cleaned", backup };
     };
-    // With --force past a live holder, or past a stale lock, the host's lock cannot be taken: go without it.
+    // Past a stale lock, or with --force past a lock that names no process, the host's lock cannot be taken: go
+    // without it (the replace still refuses while a process holds the file open for writing).
     if (lock) return await run();
     const locked = await withHostLock(file, run);
     return locked
@@ -127,6 +133,29 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
     const corrupt = isLedgerError(err, "artifact_corrupt") || isLedgerError(err, "state_corrupt");
     return { ...empty, status: "failed", reason: errorMessage(err), failure: corrupt ? "corrupt" : "other" };
   }
+}
+
+/**
+ * The process that may write the session meanwhile: the host's lock naming a live pid (the gateway runs a turn of it,
+ * `--force` or not: a line it writes after the replace would be lost), a lock that names no process (unknown: only
+ * `--force` goes past it), or a process holding the file open for writing.
+ */
+async function liveHolder(
+  file: string,
+  lock: HostLockInfo | undefined,
+): Promise<{ pid: number | null; refusal: string } | undefined> {
+  if (lock?.held)
+    return lock.pid !== null
+      ? {
+          pid: lock.pid,
+          refusal: `held by pid ${lock.pid} (${lock.lockPath}); stop the gateway or wait for its run to end`,
+        }
+      : { pid: null, refusal: `held by an unknown process (${lock.lockPath}); stop the gateway or pass --force` };
+  const st = await fsp.stat(file).catch(() => undefined);
+  const [writer] = st ? findWriters(st, path.dirname(file)) : [];
+  return writer !== undefined
+    ? { pid: writer, refusal: `held by pid ${writer}, which has ${file} open for writing; let it finish or stop it` }
+    : undefined;
 }
 
 function stashingStubber(store: ArtifactStore, agentId: string, settings: CleanFileOptions["settings"]): Stubber {

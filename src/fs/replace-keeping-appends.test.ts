@@ -1,0 +1,50 @@
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { useTempDir } from "../../test/support/temp-dir.js";
+import { findWriters } from "./file-writers.js";
+import { replaceKeepingAppends } from "./replace-keeping-appends.js";
+
+const tmp = useTempDir("replace-appends-");
+
+const setup = async () => {
+  const file = path.join(tmp(), "t.jsonl");
+  await fsp.writeFile(file, "a\nb\nc\n");
+  const link = `${file}.link`;
+  await fsp.link(file, link);
+  return { file, link };
+};
+
+describe("replacing a file while keeping appends", () => {
+  it("leaves the file alone while a process holds it open for writing, naming that process", async () => {
+    const { file, link } = await setup();
+    const writer = await fsp.open(file, "a");
+    try {
+      const outcome = await replaceKeepingAppends(file, link, Buffer.from("A\n"), { readBytes: 6 });
+      expect(outcome).toEqual({ replaced: false, reason: "held", writer: process.pid });
+      await writer.write("d\n");
+    } finally {
+      await writer.close();
+    }
+    expect(await fsp.readFile(file, "utf8")).toBe("a\nb\nc\nd\n");
+  });
+
+  it("waits for a writer that opened the file in the instant before the rename, and carries its late line", async () => {
+    const { file, link } = await setup();
+    const writer = await fsp.open(file, "a");
+    let looks = 0;
+    // The look before the rename misses the writer (it opened just after that look); every later look is real.
+    const writers = (inode: { dev: number; ino: number }, dir: string) =>
+      looks++ === 0 ? [] : findWriters(inode, dir);
+    const late = (async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      await writer.write("d\n");
+      await writer.close();
+    })();
+    const outcome = await replaceKeepingAppends(file, link, Buffer.from("A\n"), { readBytes: 6, findWriters: writers });
+    await late;
+    expect(outcome).toEqual({ replaced: true, carried: 2 });
+    expect(await fsp.readFile(file, "utf8")).toBe("A\nd\n");
+    expect(looks).toBeGreaterThan(1);
+  });
+});
