@@ -244,16 +244,16 @@ describe("doctor", () => {
     await fsp.writeFile(path.join(plugin, "dist", "src", "cli", "main.js"), "");
     const scratch = path.join(dir, "openclaw-plugin-build-x1", "dist", "src", "cli", "main.js");
     const found = await standaloneCommandFinding([path.join(dir, "elsewhere"), plugin], scratch);
-    expect(found.message).toMatch(/^standalone: `node \S+\/plugin\/dist\/src\/cli\/main\.js <command>`/);
+    expect(found.message).toMatch(/^standalone: `node \S+\/plugin\/dist\/src\/cli\/main\.js status`/);
     expect(found.message).not.toContain("openclaw-plugin-build-");
     // An installed plugin lives in <state>/extensions/context-ledger, which doctor looks in too.
     const installed = path.join(state, "extensions", "context-ledger");
     await fsp.cp(plugin, installed, { recursive: true });
     const r = JSON.parse((await runWith(runDoctorCommand, ["--json"], env)).stdout) as DoctorReport;
     expect(find(r, "command")[0]!.message).toContain(
-      `\`node ${path.join(installed, "dist", "src", "cli", "main.js")} <command>\``,
+      `\`node ${path.join(installed, "dist", "src", "cli", "main.js")} status\``,
     );
     const none = await standaloneCommandFinding([], scratch);
-    expect(none.message).toMatch(/^standalone: `node <plugin folder>\/dist\/src\/cli\/main\.js <command>`/);
+    expect(none.message).toMatch(/^standalone: `node <plugin folder>\/dist\/src\/cli\/main\.js status`/);
   });
 });
