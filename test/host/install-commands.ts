@@ -34,6 +34,14 @@ export function installCommand(version: HostVersion, source: string = PACKED_TAR
 }
 
 /**
+ * `openclaw plugins inspect context-ledger --json` as the docs give it: with `--runtime` (load the plugin, so its
+ * engine registers) from 2026.5.28 on; 2026.4.24 has no such option and loads the runtime anyway.
+ */
+export function inspectArgs(version: HostVersion): string[] {
+  return ["plugins", "inspect", "context-ledger", ...(version === "2026.4.24" ? [] : ["--runtime"]), "--json"];
+}
+
+/**
  * What `openclaw plugins install openclaw-context-ledger` (the registry form) does on each line, read from its
  * installer. Every line resolves a bare name to the npm registry (2026.4.24 asks ClawHub first and falls back to
  * npm when ClawHub has no such package); 2026.4.24 and 2026.5.28 run the same code scanner over it as over a
