@@ -11,6 +11,7 @@ import { formatBytes, formatCount, plural } from "../cli/format.js";
 import { viewHeadline } from "../cli/view-render.js";
 import { debtTrend, inTurnAssembles, trendLabel } from "../cli/status-debt-trend.js";
 import { closestWord } from "../cli/nearest.js";
+import { PLUGIN_ID, selectedContextEngine } from "../cli/operator-context.js";
 
 /** The command name: `/ledger ...` in any chat. */
 export const CHAT_COMMAND_NAME = LEDGER_COMMAND;
@@ -20,6 +21,8 @@ export interface ChatCommandContext {
   agentId?: string;
   sessionKey?: string;
   args?: string;
+  /** The host config the gateway runs with (every supported line passes it): does the slot select this engine. */
+  config?: Record<string, unknown>;
 }
 
 /** The reply: text for the chat. */
@@ -56,7 +59,7 @@ export async function runChatCommand(rt: LedgerRuntime, ctx: ChatCommandContext)
       };
     }
     if (!agentId) return { text: `/ledger ${sub}: this chat names no agent (no agent id, no agent:<id>: session key)` };
-    if (sub === "status") return { text: await statusText(rt, agentId, ctx.sessionKey) };
+    if (sub === "status") return { text: await statusText(rt, agentId, ctx.sessionKey, ctx.config) };
     if (sub === "view") return { text: await viewText(rt, agentId, ctx.sessionKey) };
     return { text: await fetchText(rt, agentId, ctx.sessionKey, rest) };
   } catch (err) {
@@ -64,9 +67,18 @@ export async function runChatCommand(rt: LedgerRuntime, ctx: ChatCommandContext)
   }
 }
 
-async function statusText(rt: LedgerRuntime, agentId: string, sessionKey: string | undefined): Promise<string> {
+async function statusText(
+  rt: LedgerRuntime,
+  agentId: string,
+  sessionKey: string | undefined,
+  hostConfig: Record<string, unknown> | undefined,
+): Promise<string> {
   const stats = await rt.store(agentId).stats();
   const head = `context-ledger · agent ${agentId}: ${plural(stats.count, "stored output")}, ${formatBytes(stats.bytes)} original, ${formatBytes(stats.storedBytes)} on disk`;
+  // Loaded but not selected: the host runs another engine, so this session's last figures are history, not state.
+  const slot = hostConfig ? selectedContextEngine(hostConfig) : PLUGIN_ID;
+  if (slot !== PLUGIN_ID)
+    return `${head}\ncontext-ledger is off: plugins.slots.contextEngine is ${slot ? `"${slot}"` : "unset"}, so the host assembles this chat's prompts with ${slot ? `"${slot}"` : "its legacy engine"}. Stored outputs stay fetchable (/ledger fetch). To switch it on: \`openclaw config set plugins.slots.contextEngine ${PLUGIN_ID}\`, then restart the gateway.`;
   if (!rt.settings(agentId).enabled)
     return `${head}\ncontext-ledger is disabled for agent ${agentId} (plugin config: \`enabled: false\` for it or for all agents): its turns pass through unchanged and nothing new is recorded.`;
   if (!sessionKey) return `${head}\n(no session in this context)`;

@@ -54,7 +54,7 @@ const LEAVES: Record<string, { options: ArgSpec; usage: string; run: (c: Artifac
         unpack: { type: "boolean" },
       },
       usage: `Usage: {prog} artifact fetch HANDLE [--lines A-B] [--selector KIND|JSON] [--lines N] [--pattern RE --flags i --context N]\n         [--start N --end N] [--path JSONPATH] [--max-chars N] [--raw | --unpack]\nPrints a bounded slice (the notice goes to stderr); --lines 1200-1210 prints those lines (1-based, inclusive);\n--raw prints the whole original bytes; --unpack the lines a transcript reclaim stored, as written (parts put back).\nAn option the selector does not use is an error.\n${TAIL}`,
-      run: fetch,
+      run: fetchSlice,
     },
     peek: {
       options: { ...COMMON, "preview-chars": { type: "string" }, unverified: { type: "boolean" } },
@@ -168,7 +168,7 @@ async function stash(c: ArtifactCommandContext): Promise<number> {
   return 0;
 }
 
-async function fetch(c: ArtifactCommandContext): Promise<number> {
+async function fetchSlice(c: ArtifactCommandContext): Promise<number> {
   const handle = await handleInStore(c);
   if (c.args.flags.unpack) {
     c.io.stdout.write(await readReclaimedLines(c.store, handle));

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { ENGINE_INFO } from "../host/engine-info.js";
 import type { DoctorFinding } from "./doctor-types.js";
 import { readPackageJson } from "./package-json.js";
+import { shellWord } from "./shell-word.js";
 
 /** The npm package name, as its `package.json` says. */
 const PACKAGE_NAME = "openclaw-context-ledger";
@@ -58,9 +59,10 @@ export async function standaloneCommandFinding(
       break;
     }
   }
+  // The host's installer leaves the package's files 0644, so the entry runs through `node`, never by itself.
   const how = main
-    ? `\`node ${main} <command>\` (or put it on PATH: \`ln -s ${main} ~/.local/bin/context-ledger\`)`
-    : "`node <plugin folder>/dist/src/cli/main.js <command>` (the `context-ledger` bin of the folder the host loads the plugin from)";
+    ? `\`node ${shellWord(main)} status\` (any command in place of status; for the short name, add to your shell's rc file: \`alias context-ledger="node ${shellWord(main)}"\`)`
+    : "`node <plugin folder>/dist/src/cli/main.js status` (the `context-ledger` bin of the folder the host loads the plugin from)";
   return {
     check: "command",
     level: "info",

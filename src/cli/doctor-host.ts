@@ -1,12 +1,17 @@
-import { execFile } from "node:child_process";
 import { promises as fsp } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { resolveAgentSettings } from "../config/parse-config.js";
-import { tryParseJson } from "../json.js";
 import type { DoctorFinding } from "./doctor-types.js";
 import { readPackageJson } from "./package-json.js";
-import { PLUGIN_ID, pluginEntry, selectedContextEngine, type OperatorContext } from "./operator-context.js";
+import {
+  PLUGIN_ID,
+  pluginEntry,
+  resolveOpenclawState,
+  selectedContextEngine,
+  type OperatorContext,
+} from "./operator-context.js";
+import { shellWord } from "./shell-word.js";
 
 /** Oldest host release supported. */
 export const MIN_HOST_VERSION = [2026, 4, 24] as const;
@@ -16,7 +21,11 @@ export const MAX_HOST_MONTH = [2026, 9] as const;
 export const SUPPORTED_RANGE = "2026.4.24 – 2026.9.x";
 
 /** Checks the host config: file, plugin entry, plugin config against the schema, slot, per-agent toggle. */
-export async function checkHostConfig(ctx: OperatorContext): Promise<DoctorFinding[]> {
+export async function checkHostConfig(
+  ctx: OperatorContext,
+  env: NodeJS.ProcessEnv,
+  openclawBin?: string,
+): Promise<DoctorFinding[]> {
   const out: DoctorFinding[] = [];
   const where = ctx.configPath;
   if (ctx.hostConfigError)
@@ -45,8 +54,8 @@ export async function checkHostConfig(ctx: OperatorContext): Promise<DoctorFindi
   else if (entry.enabled === false)
     out.push({
       check: "config",
-      level: "error",
-      message: `plugins.entries["${PLUGIN_ID}"].enabled is false: the host does not load the plugin`,
+      level: "info",
+      message: `context-ledger is off: plugins.entries["${PLUGIN_ID}"].enabled is false, so the host does not load the plugin. To switch it back on: \`${hostCommand(["config", "set", `plugins.entries.${PLUGIN_ID}.enabled`, "true"], ctx, env, openclawBin)}\``,
       path: where,
     });
   if (plugins?.enabled === false)
@@ -72,10 +81,11 @@ export async function checkHostConfig(ctx: OperatorContext): Promise<DoctorFindi
   if (slot === PLUGIN_ID)
     out.push({ check: "slot", level: "ok", message: `plugins.slots.contextEngine selects "${PLUGIN_ID}"` });
   else {
+    // Installed but not selected is the documented way off, not a fault: say so, and how back.
     out.push({
       check: "slot",
-      level: "error",
-      message: `plugins.slots.contextEngine is ${slot ? `"${slot}"` : "unset"}: the host runs ${slot ? `"${slot}"` : "its legacy engine"}, not context-ledger; set it to "${PLUGIN_ID}"`,
+      level: "info",
+      message: `context-ledger is off: plugins.slots.contextEngine is ${slot ? `"${slot}"` : "unset"}, so the host runs ${slot ? `"${slot}"` : "its legacy engine"}. To switch it on: \`${hostCommand(["config", "set", "plugins.slots.contextEngine", PLUGIN_ID], ctx, env, openclawBin)}\` (then restart the gateway)`,
     });
   }
 
@@ -95,12 +105,17 @@ export async function checkHostConfig(ctx: OperatorContext): Promise<DoctorFindi
   const hostOff = pluginOffReason(ctx);
   out.push({
     check: "agents",
-    level: on.length === 0 || hostOff ? "warn" : "info",
+    level: (on.length === 0 || hostOff) && !switchedOff(ctx.hostConfig) ? "warn" : "info",
     message: hostOff
       ? `enabled for: none while ${hostOff} (the plugin config would enable: ${on.join(", ") || "none"})`
       : `enabled for: ${on.join(", ") || "none"}${off.length ? `; disabled (pass-through) for: ${off.join(", ")}` : ""}${ctx.config.enabled ? "" : " (config `enabled: false` turns every agent off)"}`,
   });
   return out;
+}
+
+/** True when context-ledger is off by choice: the slot selects another engine, or its entry is disabled. */
+function switchedOff(hostConfig: Record<string, unknown>): boolean {
+  return selectedContextEngine(hostConfig) !== PLUGIN_ID || pluginEntry(hostConfig)?.enabled === false;
 }
 
 /**
@@ -247,71 +262,40 @@ async function packageAbove(start: string): Promise<{ file: string; version: str
   }
 }
 
-/** How long the host's `config validate` may take (it starts the whole host CLI: ~2 s here). */
-const VALIDATE_TIMEOUT_MS = 60_000;
-
 /**
- * Asks the host itself whether it accepts `openclaw.json` (`openclaw config validate --json`): the plugin checks
- * only its own entry, and the host rejects the whole file for any unknown key. Only for a host found on PATH or by
- * `--openclaw-bin`: inside the host the file was already accepted, and a copy under the working folder may not be
- * the host that reads it. Runs the host's entry with this process's Node; one that is too old says so.
+ * The command that asks the host itself whether it accepts `openclaw.json`: the plugin checks only its own entry,
+ * and the host rejects the whole file for any unknown key. Doctor prints it rather than running it: a shipped file
+ * that starts processes is refused by the install scanners of 2026.4.24 and 2026.5.28. The state dir and config
+ * file are named in the command when they are not the host's defaults, so it checks the file doctor read.
  */
-export async function checkHostAcceptsConfig(
-  found: FoundHost | undefined,
+export function hostValidateFinding(
   ctx: Pick<OperatorContext, "configPath" | "openclawState" | "hostConfig">,
   env: NodeJS.ProcessEnv,
-): Promise<DoctorFinding | undefined> {
-  if (!found || !ctx.hostConfig || (found.via !== "PATH" && found.via !== "--openclaw-bin")) return undefined;
-  const pkg = JSON.parse(await fsp.readFile(found.file, "utf8")) as { bin?: unknown };
-  const bin = typeof pkg.bin === "string" ? pkg.bin : (pkg.bin as Record<string, unknown> | undefined)?.openclaw;
-  const entry = path.join(path.dirname(found.file), typeof bin === "string" ? bin : "openclaw.mjs");
-  const run = await new Promise<{ stdout: string; stderr: string; error?: Error }>((resolve) => {
-    execFile(
-      process.execPath,
-      [entry, "config", "validate", "--json"],
-      {
-        env: { ...env, OPENCLAW_STATE_DIR: ctx.openclawState, OPENCLAW_CONFIG_PATH: ctx.configPath },
-        timeout: VALIDATE_TIMEOUT_MS,
-        maxBuffer: 4 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => resolve({ stdout, stderr, ...(error ? { error } : {}) }),
-    );
-  });
-  const verdict = parseValidation(run.stdout);
-  if (!verdict) {
-    const why = (run.stderr.trim().split("\n")[0] ?? "") || run.error?.message || "no JSON answer";
-    return {
-      check: "host-config",
-      level: "info",
-      message: `could not ask openclaw ${found.version} whether it accepts openclaw.json (${why.slice(0, 200)}); run \`openclaw config validate\``,
-      path: ctx.configPath,
-    };
-  }
-  if (verdict.valid)
-    return {
-      check: "host-config",
-      level: "ok",
-      message: `openclaw ${found.version} accepts openclaw.json`,
-      path: ctx.configPath,
-    };
-  const issues = verdict.issues.map((i) => `${i.path}: ${i.message}`);
+  openclawBin?: string,
+): DoctorFinding | undefined {
+  if (!ctx.hostConfig) return undefined;
+  const command = hostCommand(["config", "validate"], ctx, env, openclawBin);
   return {
     check: "host-config",
-    level: "error",
-    message: `openclaw ${found.version} rejects openclaw.json, so neither the gateway nor \`openclaw context-ledger\` starts: ${issues.slice(0, 5).join("; ")}${issues.length > 5 ? `; … (${issues.length} in all)` : ""}`,
+    level: "info",
+    message: `doctor checks only the plugin's entry; the host refuses the whole openclaw.json for any key it does not know. To have the host check it: \`${command}\``,
     path: ctx.configPath,
   };
 }
 
-/** The `config validate --json` answer: `{ valid, issues: [{ path, message }] }`, or undefined when it is not one. */
-function parseValidation(stdout: string): { valid: boolean; issues: { path: string; message: string }[] } | undefined {
-  const start = stdout.indexOf("{");
-  if (start < 0) return undefined;
-  const doc = tryParseJson(stdout.slice(start)) as { valid?: unknown; issues?: unknown } | undefined;
-  if (typeof doc?.valid !== "boolean") return undefined;
-  const issues = (Array.isArray(doc.issues) ? doc.issues : []).map((i: { path?: unknown; message?: unknown }) => ({
-    path: typeof i?.path === "string" && i.path ? i.path : "(root)",
-    message: typeof i?.message === "string" ? i.message : JSON.stringify(i),
-  }));
-  return { valid: doc.valid, issues };
+/**
+ * An `openclaw ...` command line for the operator to paste in the shell doctor ran in: prefixed with
+ * `OPENCLAW_STATE_DIR` when doctor looked at another state dir than that shell's host would (`--openclaw-state`),
+ * and with the `--openclaw-bin` executable instead of `openclaw` when one named `openclaw` was given.
+ */
+export function hostCommand(
+  args: readonly string[],
+  ctx: Pick<OperatorContext, "openclawState">,
+  env: NodeJS.ProcessEnv,
+  openclawBin?: string,
+): string {
+  const prefix =
+    ctx.openclawState === resolveOpenclawState({ env }) ? [] : [`OPENCLAW_STATE_DIR=${shellWord(ctx.openclawState)}`];
+  const bin = openclawBin && path.basename(openclawBin) === "openclaw" ? shellWord(openclawBin) : "openclaw";
+  return [...prefix, bin, ...args.map(shellWord)].join(" ");
 }

@@ -2,7 +2,7 @@ import path from "node:path";
 import { COMMON_OPTIONS, stringFlag } from "./args.js";
 import { runCommand } from "./command.js";
 import { checkEngineContract, standaloneCommandFinding } from "./doctor-engine.js";
-import { checkHostAcceptsConfig, checkHostConfig, checkHostVersion } from "./doctor-host.js";
+import { checkHostConfig, checkHostVersion, hostValidateFinding } from "./doctor-host.js";
 import { checkArtifactsAndState, checkPermissionsAndTemp } from "./doctor-store.js";
 import { checkStubsWhileOff } from "./doctor-stubs.js";
 import type { DoctorFinding } from "./doctor-types.js";
@@ -28,12 +28,13 @@ export interface DoctorReport {
 const SPEC = { ...COMMON_OPTIONS, fix: { type: "boolean" }, "openclaw-bin": { type: "string" } } as const;
 const USAGE = `Usage: {prog} doctor [--fix] [--json] [--openclaw-state DIR] [--state-dir DIR] [--openclaw-bin PATH]
 Checks the host config and slot, per-agent enablement, the host version (--openclaw-bin, else the host it runs
-in, else openclaw on PATH) and whether that host accepts openclaw.json (\`openclaw config validate\`, run when
-the host is found on PATH or by --openclaw-bin), the engine contract the host needs, store permissions, temp
-files, orphans, every artifact's hash, and sessions that still cite offloaded outputs where context-ledger is
-off (each named with the \`export\` that keeps their outputs). --fix only chmods, removes stale temp files and
-orphaned metadata.
-Exit codes: 0 no error left, 1 usage error, 3 corrupt data left, 5 other problems left.
+in, else openclaw on PATH), the engine contract the host needs, store permissions, temp files, orphans, every
+artifact's hash, and sessions that still cite offloaded outputs where context-ledger is off (each named with the
+\`export\` that keeps their outputs). It prints the \`openclaw config validate\` command that has the host check
+the rest of openclaw.json, and, when context-ledger is installed but off, the command that turns it on.
+--fix only chmods, removes stale temp files and orphaned metadata.
+Exit codes: 0 no error left (context-ledger switched off is not an error), 1 usage error, 3 corrupt data left,
+5 other problems left.
 `;
 
 /**
@@ -53,24 +54,17 @@ export async function runDoctorCommand(argv: string[], io: CliIo): Promise<numbe
     });
     const progress = createProgress(io.stderr);
     const bin = stringFlag(args, "openclaw-bin");
-    const { found, ...host } = await checkHostVersion({
+    // `found` is for callers that need the host package; the report keeps the finding only.
+    const { found: _found, ...host } = await checkHostVersion({
       ...(bin ? { openclawBin: bin } : {}),
       ...(io.hostEntry ? { hostEntry: io.hostEntry } : {}),
       env: io.env,
     });
-    const accepted = await checkHostAcceptsConfig(found, ctx, io.env);
+    const validate = hostValidateFinding(ctx, io.env, bin);
     const findings: DoctorFinding[] = [
-      ...(await checkHostConfig(ctx)).map((f) =>
-        f.check === "agents" && accepted?.level === "error"
-          ? {
-              ...f,
-              level: "warn" as const,
-              message: "enabled for: none while the host rejects openclaw.json (see host-config)",
-            }
-          : f,
-      ),
+      ...(await checkHostConfig(ctx, io.env, bin)),
       host,
-      ...(accepted ? [accepted] : []),
+      ...(validate ? [validate] : []),
       checkEngineContract(),
       ...(await checkPermissionsAndTemp({ root: ctx.ledgerRoot, fix, progress })),
       ...(await checkArtifactsAndState({ root: ctx.ledgerRoot, fix, progress, prog: progName(io) })),

@@ -314,4 +314,24 @@ describe("/ledger status for an agent context-ledger is off for", () => {
     expect(main).not.toContain("disabled");
     await t.cleanup();
   });
+
+  it("says the engine is off, with the command that turns it on, when the slot selects another engine", async () => {
+    const t = await createTestEngine({});
+    await t.engine.assemble({ ...SESSION, messages: conversation(3, 3_000), tokenBudget: 8_000 });
+    await t.engine.dispose();
+    const ask = (config: Record<string, unknown>) =>
+      runChatCommand(t.rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: "status", config });
+    const on = (await ask({ plugins: { slots: { contextEngine: "context-ledger" } } })).text;
+    expect(on).toContain(`Session ${SESSION.sessionKey}: `);
+    expect(on).not.toContain("is off");
+    const off = (await ask({ plugins: { slots: { contextEngine: "legacy" } } })).text;
+    expect(off).toMatch(/^context-ledger · agent main: /);
+    expect(off).toContain(
+      'context-ledger is off: plugins.slots.contextEngine is "legacy", so the host assembles this chat\'s prompts with "legacy".',
+    );
+    expect(off).toContain("To switch it on: `openclaw config set plugins.slots.contextEngine context-ledger`");
+    expect(off).not.toContain("Session ");
+    expect((await ask({})).text).toContain("plugins.slots.contextEngine is unset");
+    await t.cleanup();
+  });
 });
