@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import fs, { type promises as fsp } from "node:fs";
+import type { promises as fsp } from "node:fs";
 import { promisify } from "node:util";
 import { gunzip as gunzipCb, gunzipSync, type ZlibOptions } from "node:zlib";
 import { LedgerError } from "../errors.js";
 import {
+  indexDigest,
   indexMemberBytes,
   MAX_INDEX_MEMBER_BYTES,
   parseIndexMemberAt,
@@ -33,6 +34,8 @@ export interface ChunkLayout {
   newlinesBefore: Float64Array;
   /** Bytes read from the blob to learn the layout. */
   indexBytesRead: number;
+  /** {@link indexDigest} of the index read: what the meta recorded when the blob was written. */
+  indexSha256: string;
 }
 
 /** Reads `length` bytes at `position` (fewer only at the end of the file). */
@@ -128,6 +131,7 @@ function layoutOf(
     charStart,
     newlinesBefore,
     indexBytesRead,
+    indexSha256: indexDigest(groups.map((g) => g.group)),
   };
 }
 
@@ -144,20 +148,12 @@ export async function readChunk(read: ReadAt, layout: ChunkLayout, k: number): P
   return checked(layout, k, raw);
 }
 
-/** {@link readChunk} with a synchronous read of `fd` (for selectors, which read a view synchronously). */
-export function readChunkSync(fd: number, layout: ChunkLayout, k: number, observe?: (bytes: number) => void): Buffer {
+/** Decodes and checks chunk `k` from its gzip `member`, synchronously (selectors read a view synchronously). */
+export function decodeChunk(layout: ChunkLayout, k: number, member: Buffer): Buffer {
   const e = layout.entries[k] as ChunkEntry;
-  const member = Buffer.allocUnsafe(e.compressedBytes);
-  let got = 0;
-  while (got < member.length) {
-    const n = fs.readSync(fd, member, got, member.length - got, (layout.memberOffset[k] as number) + got);
-    if (n === 0) break;
-    got += n;
-  }
-  observe?.(got);
   let raw: Buffer;
   try {
-    raw = gunzipSync(member.subarray(0, got), decodeOptions(e));
+    raw = gunzipSync(member, decodeOptions(e));
   } catch (err) {
     throw corruptChunk(layout.sha256, k, `an undecodable gzip member (${(err as Error).message})`, err);
   }

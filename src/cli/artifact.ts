@@ -1,7 +1,5 @@
 import { parseLineRange } from "../retrieval/fetch-input.js";
 import { promises as fsp } from "node:fs";
-import { artifactPaths } from "../artifacts/blob-path.js";
-import { decodeBlob } from "../artifacts/gzip-codec.js";
 import { formatHandle, parseHandle } from "../artifacts/handle.js";
 import { parseSelector, type Selector } from "../artifacts/selectors.js";
 import { createArtifactStore } from "../artifacts/store.js";
@@ -195,15 +193,8 @@ async function peek(c: ArtifactCommandContext): Promise<number> {
     if (!isLedgerError(err, "artifact_corrupt")) throw err;
     if (c.args.flags.unverified !== true) throw corruptHint(c, err);
     // The operator asked to look at bytes that fail verification: shown, labelled, never served to a model.
-    const raw = await fsp.readFile(artifactPaths(artifactRoot(c.ledgerRoot, c.agentId), handle.slice(-64)).blob);
-    text = (() => {
-      try {
-        return decodeBlob(raw, meta.compression).toString("utf8");
-      } catch {
-        // --raw shows the stored bytes even when they do not decode (that is what it is for).
-        return raw.toString("utf8");
-      }
-    })();
+    // Bytes that do not decode are shown as stored (that is what --unverified is for).
+    text = (await c.store.readUnverified(handle))?.toString("utf8") ?? "";
     verified = false;
   }
   const preview = redactSecrets(buildPreview(text, intFlag(c.args, "preview-chars", 50, 20_000) ?? 600));
