@@ -135,10 +135,9 @@ function layoutOf(
   };
 }
 
-/** Reads, decodes and checks chunk `k`; throws `artifact_corrupt` when it does not match its index entry. */
-export async function readChunk(read: ReadAt, layout: ChunkLayout, k: number): Promise<Buffer> {
+/** Decodes and checks chunk `k` from its gzip `member`; throws `artifact_corrupt` unless it matches its entry. */
+async function decodeMember(layout: ChunkLayout, k: number, member: Buffer): Promise<Buffer> {
   const e = layout.entries[k] as ChunkEntry;
-  const member = await read(e.compressedBytes, layout.memberOffset[k] as number);
   let raw: Buffer;
   try {
     raw = await gunzip(member, decodeOptions(e));
@@ -173,14 +172,27 @@ function checked(layout: ChunkLayout, k: number, raw: Buffer): Buffer {
   return raw;
 }
 
+/** Bytes a whole read asks for at once: one request per window, not per chunk (a round trip each on S3). */
+const WHOLE_READ_WINDOW_BYTES = 8 * 1024 * 1024;
+
 /**
  * Yields every chunk of the blob in order, each checked against its index
- * entry, and checks the whole content against the handle at the end.
+ * entry, and checks the whole content against the handle at the end. Reads
+ * in windows of several chunks.
  */
 export async function* readAllChunks(read: ReadAt, layout: ChunkLayout): AsyncGenerator<Buffer> {
   const whole = createHash("sha256");
+  let window: Buffer = Buffer.alloc(0);
+  let windowStart = 0;
   for (let k = 0; k < layout.entries.length; k++) {
-    const raw = await readChunk(read, layout, k);
+    const e = layout.entries[k] as ChunkEntry;
+    const at = layout.memberOffset[k] as number;
+    if (at < windowStart || at + e.compressedBytes > windowStart + window.length) {
+      windowStart = at;
+      window = await read(Math.max(e.compressedBytes, WHOLE_READ_WINDOW_BYTES), at);
+    }
+    const member = window.subarray(at - windowStart, at - windowStart + e.compressedBytes);
+    const raw = await decodeMember(layout, k, member);
     whole.update(raw);
     yield raw;
   }
