@@ -52,7 +52,25 @@ function isMissing(err: unknown): boolean {
  * 16 refuses the SDK's streamed checksum trailers). Objects are private (no
  * ACL is ever granted). Credentials never appear in `location` or in errors.
  */
-export async function createS3Backend(options: S3BackendOptions): Promise<StoreBackend> {
+export function createS3Backend(options: S3BackendOptions): StoreBackend {
+  // The SDK loads on first use: a gateway on the file backend never pays for it.
+  const ready = buildS3Backend(options);
+  ready.catch(() => undefined);
+  const prefix = options.prefix ? `${options.prefix.replace(/\/+$/, "")}/` : "";
+  return {
+    kind: "s3",
+    location: `s3://${options.bucket}/${prefix}`.replace(/\/$/, ""),
+    putOnce: async (key, body) => (await ready).putOnce(key, body),
+    getRange: async (key, offset, length) => (await ready).getRange(key, offset, length),
+    head: async (key) => (await ready).head(key),
+    async *list(listPrefix) {
+      yield* (await ready).list(listPrefix);
+    },
+    delete: async (key) => (await ready).delete(key),
+  };
+}
+
+async function buildS3Backend(options: S3BackendOptions): Promise<StoreBackend> {
   const sdk = await import("@aws-sdk/client-s3");
   const timeoutMs = options.timeoutMs ?? 30_000;
   const partBytes = Math.max(MIN_PART_BYTES, options.partBytes ?? 16 * 1024 * 1024);

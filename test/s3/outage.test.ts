@@ -27,8 +27,8 @@ describe("an S3 store whose gateway goes away", () => {
 
   it("answers every call while RGW is down, loses nothing, and drains the spool when it returns", async () => {
     const prefix = `outage-${randomBytes(4).toString("hex")}`;
-    const turnRemote = await createS3Backend(rgw().options(prefix, { timeoutMs: 2_000, maxAttempts: 1 }));
-    const uploader = await createS3Backend(rgw().options(prefix));
+    const turnRemote = createS3Backend(rgw().options(prefix, { timeoutMs: 2_000, maxAttempts: 1 }));
+    const uploader = createS3Backend(rgw().options(prefix));
     const tiered = createTieredBackend({ root: path.join(tmp(), "a"), remote: turnRemote, uploader });
     const store = createBackendStore(tiered, { root: path.join(tmp(), "a") });
     try {

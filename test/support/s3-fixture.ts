@@ -67,7 +67,7 @@ export function useCephRgw(label: string): (() => RgwFixture) | undefined {
       rgw,
       bucket,
       options,
-      backend: (extra) => createS3Backend(options(`t-${randomBytes(6).toString("hex")}`, extra)),
+      backend: async (extra) => createS3Backend(options(`t-${randomBytes(6).toString("hex")}`, extra)),
     };
   }, 120_000);
   afterAll(async () => {
