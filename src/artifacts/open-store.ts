@@ -1,4 +1,5 @@
 import path from "node:path";
+import { LedgerError } from "../errors.js";
 import { createS3Backend } from "./s3-backend.js";
 import { createBackendStore, type ArtifactStoreOptions } from "./store-core.js";
 import { createArtifactStore } from "./store.js";
@@ -79,7 +80,18 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
     onUploadState,
   });
   // The bucket has its own lifecycle: the local cap applies to the spool, not to the bucket.
-  const store = createBackendStore(tiered, { ...storeOptions, root, maxStoreBytes: undefined, onStoreFull: undefined });
+  const inner = createBackendStore(tiered, { ...storeOptions, root, maxStoreBytes: undefined, onStoreFull: undefined });
+  const store: ArtifactStore = {
+    ...inner,
+    // Another gateway may cite what this one does not: removing from a shared bucket needs every gateway's word.
+    async gc(gcOptions = {}) {
+      if (gcOptions.dryRun) return inner.gc(gcOptions);
+      throw new LedgerError(
+        "input_invalid",
+        `Expected a file store for gc, got the shared bucket ${inner.backend.location}: other gateways may cite what this one does not, so gc never removes from it (run with --dry-run to see candidates; remove one with \`artifact rm\`)`,
+      );
+    },
+  };
   return { store, spool: tiered };
 }
 

@@ -124,7 +124,7 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
     if (closed || timer) return;
     timer = setTimeout(() => {
       timer = undefined;
-      void drain();
+      void drainPass();
     }, delayMs);
     timer.unref();
   }
@@ -136,7 +136,15 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
     await fsp.rm(path.join(spoolDir, encodeKey(key)), { force: true });
   }
 
+  /** Passes until the spool is empty or an upload failed (objects spooled during a pass go in the next). */
   async function drain(): Promise<SpoolBacklog> {
+    for (;;) {
+      const after = await drainPass();
+      if (after.objects === 0 || after.lastError !== undefined || closed) return after;
+    }
+  }
+
+  async function drainPass(): Promise<SpoolBacklog> {
     if (draining) return draining;
     draining = (async () => {
       await loadSpool();
@@ -168,6 +176,8 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
       return backlog();
     })().finally(() => {
       draining = undefined;
+      // Objects spooled while this pass ran: the next pass takes them.
+      if (pending.size > 0 && lastError === undefined) schedule(0);
     });
     return draining;
   }

@@ -2,13 +2,14 @@ import { parseLineRange } from "../retrieval/fetch-input.js";
 import { promises as fsp } from "node:fs";
 import { formatHandle, parseHandle } from "../artifacts/handle.js";
 import { parseSelector, type Selector } from "../artifacts/selectors.js";
+import { openArtifactStore } from "../artifacts/open-store.js";
 import { createArtifactStore } from "../artifacts/store.js";
 import { isLedgerError, LedgerError } from "../errors.js";
 import { readReclaimedLines } from "../maintenance/reclaimed-lines.js";
 import { detectFormat, type OutputFormat } from "../results/detect-format.js";
 import { buildPreview } from "../results/preview.js";
 import { redactSecrets } from "../results/redact.js";
-import { agentRoot, artifactRoot } from "../state/paths.js";
+import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
 import { choiceFlag, COMMON_OPTIONS, intFlag, stringFlag, type ArgSpec, type ParsedArgs } from "./args.js";
 import { runGcCommand, runListCommand, runRmCommand } from "./artifact-admin.js";
 import { ARTIFACT_SCHEMAS, writeReceipt, type ArtifactCommandContext } from "./artifact-receipts.js";
@@ -119,7 +120,13 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
             });
             const agentId = stringFlag(args, "agent") ?? "main";
             const root = artifactRoot(ctx.ledgerRoot, agentId);
-            const store = createArtifactStore({ root });
+            const opened = openArtifactStore({
+              root,
+              settings: ctx.config.store,
+              agentSegment: encodeSegment(agentId),
+              env: io2.env,
+            });
+            const store = opened.store;
             const c: ArtifactCommandContext = {
               args,
               io: io2,
@@ -131,7 +138,10 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
               json,
             };
             try {
-              return await leaf.run(c);
+              const code = await leaf.run(c);
+              // What this command stored reaches the bucket before it exits (a failure leaves it in the spool).
+              await opened.spool?.drain();
+              return code;
             } catch (err) {
               throw isLedgerError(err, "artifact_not_found")
                 ? await notFoundHere(c, err, sub)

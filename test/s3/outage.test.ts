@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { openArtifactStore } from "../../src/artifacts/open-store.js";
 import { createS3Backend } from "../../src/artifacts/s3-backend.js";
+import { isLedgerError } from "../../src/errors.js";
 import { createBackendStore } from "../../src/artifacts/store-core.js";
 import { blobKey } from "../../src/artifacts/store-keys.js";
 import { createTieredBackend } from "../../src/artifacts/tiered-backend.js";
@@ -70,5 +72,38 @@ describe("an S3 store whose gateway goes away", () => {
     } finally {
       tiered.close();
     }
+  });
+
+  it("the configured s3 store uploads under the agent's prefix, reads back on an empty disk, and refuses gc", async () => {
+    const settings = {
+      backend: "s3" as const,
+      spoolBytes: 64 * 1024 * 1024,
+      cacheBytes: 64 * 1024 * 1024,
+      s3: {
+        endpoint: rgw().rgw.endpoint,
+        bucket: rgw().bucket,
+        prefix: `cfg-${randomBytes(4).toString("hex")}`,
+        region: "us-east-1",
+        pathStyle: true,
+        accessKeyIdEnv: "LEDGER_TEST_KEY",
+        secretAccessKeyEnv: "LEDGER_TEST_SECRET",
+        timeoutMs: 10_000,
+      },
+    };
+    const env = { LEDGER_TEST_KEY: rgw().rgw.accessKeyId, LEDGER_TEST_SECRET: rgw().rgw.secretAccessKey };
+    const a = openArtifactStore({ root: path.join(tmp(), "cfg-a"), settings, agentSegment: "main", env });
+    const text = output(42);
+    const { handle, meta } = await a.store.stash(text);
+    expect((await a.spool?.drain())?.objects).toBe(0);
+    const direct = createS3Backend(rgw().options(`${settings.s3.prefix}/agents/main`));
+    expect(await direct.head(blobKey(meta.sha256))).toBeDefined();
+
+    const b = openArtifactStore({ root: path.join(tmp(), "cfg-b"), settings, agentSegment: "main", env });
+    expect(await b.store.readText(handle)).toBe(text);
+    const gc = await b.store.gc({ maxAgeMs: 0 }).catch((err: unknown) => err);
+    expect(isLedgerError(gc, "input_invalid")).toBe(true);
+    expect(await b.store.has(handle)).toBe(true);
+    a.spool?.close();
+    b.spool?.close();
   });
 });
