@@ -106,4 +106,28 @@ describe("an S3 store whose gateway goes away", () => {
     a.spool?.close();
     b.spool?.close();
   });
+
+  it("two gateways sharing the bucket and prefix store a repeated output once", async () => {
+    const prefix = `shared-${randomBytes(4).toString("hex")}`;
+    const gateway = (name: string) => {
+      const tiered = createTieredBackend({
+        root: path.join(tmp(), name),
+        remote: createS3Backend(rgw().options(prefix)),
+      });
+      return { tiered, store: createBackendStore(tiered, { root: path.join(tmp(), name) }) };
+    };
+    const one = gateway("gw-1");
+    const two = gateway("gw-2");
+    const text = output(7);
+    const first = await one.store.stash(text);
+    expect((await one.tiered.drain()).objects).toBe(0);
+    const second = await two.store.stash(text);
+    expect(second).toMatchObject({ handle: first.handle, created: false });
+    expect(two.tiered.backlog().objects).toBe(0);
+    const blobs = [];
+    for await (const o of createS3Backend(rgw().options(prefix)).list("blobs/")) blobs.push(o.key);
+    expect(blobs).toEqual([blobKey(first.meta.sha256)]);
+    one.tiered.close();
+    two.tiered.close();
+  });
 });
