@@ -17,6 +17,8 @@ const SOAK_FILES = [
   "test/**/*.soak.test.ts",
   "test/reliability/hostile-input.test.ts",
   "test/reliability/crash.test.ts",
+  // Each file starts a throwaway Ceph RGW (three daemons).
+  "test/s3/**/*.test.ts",
 ];
 
 // The host files that take longest, longest first (clean-checkout CI, 2026-11-23: 2026.9.6 280-471 s,

@@ -35,6 +35,8 @@ export function collectTargets(r) {
   add("`$[*][*]` on 14 MB JSON: time / JSON.parse", r.store?.targets.json14MBTimeRatio);
   add("`$[*][*]` on 14 MB JSON: peak RSS / JSON.parse", r.store?.targets.json14MBMemoryRatio);
   add("ledger_search p95, 500 outputs of one session", r.store?.targets.search500P95Ms);
+  add("S3 (Ceph RGW): stash 20 MB", r.s3?.targets?.stash20MBMBps);
+  add("S3 (Ceph RGW): 10 lines of 200 MiB, cold store", r.s3?.targets?.fetch10Of200MiBColdMs);
   add("Planted-fact recall, 60 turns, 3 compactions", r.continuity?.targets.recallAtSmallestBudget);
   for (const [key, t] of Object.entries(r.replay?.targets ?? {})) add(replayTargetLabel(key, r.replay), t);
   rows.push(...gatewayTargets(r));

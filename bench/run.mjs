@@ -16,6 +16,7 @@ import { runStoreBench } from "./store.mjs";
 import { runTokensPerTurnBench } from "./tokens-per-turn.mjs";
 import { runConcurrentSessionsBench } from "./concurrent-sessions.ts";
 import { runLongHaulBench } from "./long-haul.ts";
+import { runS3Bench } from "./s3.ts";
 
 const log = (name) => (line) => console.log(`  [${name}] ${line}`);
 
@@ -71,6 +72,12 @@ const steps = [
     "sessions",
     "10 sessions at once (a real gateway; about 10 minutes, so only when named in --only)",
     (quick) => runConcurrentSessionsBench({ sessions: quick ? 3 : 10, turns: quick ? 20 : 50, log: log("sessions") }),
+    { optIn: true },
+  ],
+  [
+    "s3",
+    "11 artifact store on S3 (a throwaway Ceph RGW; only when named in --only)",
+    (quick) => runS3Bench({ quick, log: log("s3") }),
     { optIn: true },
   ],
 ];

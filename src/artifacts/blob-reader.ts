@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import fs, { type promises as fsp } from "node:fs";
+import type { promises as fsp } from "node:fs";
 import { promisify } from "node:util";
 import { gunzip as gunzipCb, gunzipSync, type ZlibOptions } from "node:zlib";
 import { LedgerError } from "../errors.js";
 import {
+  indexDigest,
   indexMemberBytes,
   MAX_INDEX_MEMBER_BYTES,
   parseIndexMemberAt,
@@ -33,6 +34,8 @@ export interface ChunkLayout {
   newlinesBefore: Float64Array;
   /** Bytes read from the blob to learn the layout. */
   indexBytesRead: number;
+  /** {@link indexDigest} of the index read: what the meta recorded when the blob was written. */
+  indexSha256: string;
 }
 
 /** Reads `length` bytes at `position` (fewer only at the end of the file). */
@@ -128,13 +131,13 @@ function layoutOf(
     charStart,
     newlinesBefore,
     indexBytesRead,
+    indexSha256: indexDigest(groups.map((g) => g.group)),
   };
 }
 
-/** Reads, decodes and checks chunk `k`; throws `artifact_corrupt` when it does not match its index entry. */
-export async function readChunk(read: ReadAt, layout: ChunkLayout, k: number): Promise<Buffer> {
+/** Decodes and checks chunk `k` from its gzip `member`; throws `artifact_corrupt` unless it matches its entry. */
+async function decodeMember(layout: ChunkLayout, k: number, member: Buffer): Promise<Buffer> {
   const e = layout.entries[k] as ChunkEntry;
-  const member = await read(e.compressedBytes, layout.memberOffset[k] as number);
   let raw: Buffer;
   try {
     raw = await gunzip(member, decodeOptions(e));
@@ -144,20 +147,12 @@ export async function readChunk(read: ReadAt, layout: ChunkLayout, k: number): P
   return checked(layout, k, raw);
 }
 
-/** {@link readChunk} with a synchronous read of `fd` (for selectors, which read a view synchronously). */
-export function readChunkSync(fd: number, layout: ChunkLayout, k: number, observe?: (bytes: number) => void): Buffer {
+/** Decodes and checks chunk `k` from its gzip `member`, synchronously (selectors read a view synchronously). */
+export function decodeChunk(layout: ChunkLayout, k: number, member: Buffer): Buffer {
   const e = layout.entries[k] as ChunkEntry;
-  const member = Buffer.allocUnsafe(e.compressedBytes);
-  let got = 0;
-  while (got < member.length) {
-    const n = fs.readSync(fd, member, got, member.length - got, (layout.memberOffset[k] as number) + got);
-    if (n === 0) break;
-    got += n;
-  }
-  observe?.(got);
   let raw: Buffer;
   try {
-    raw = gunzipSync(member.subarray(0, got), decodeOptions(e));
+    raw = gunzipSync(member, decodeOptions(e));
   } catch (err) {
     throw corruptChunk(layout.sha256, k, `an undecodable gzip member (${(err as Error).message})`, err);
   }
@@ -177,14 +172,27 @@ function checked(layout: ChunkLayout, k: number, raw: Buffer): Buffer {
   return raw;
 }
 
+/** Bytes a whole read asks for at once: one request per window, not per chunk (a round trip each on S3). */
+const WHOLE_READ_WINDOW_BYTES = 8 * 1024 * 1024;
+
 /**
  * Yields every chunk of the blob in order, each checked against its index
- * entry, and checks the whole content against the handle at the end.
+ * entry, and checks the whole content against the handle at the end. Reads
+ * in windows of several chunks.
  */
 export async function* readAllChunks(read: ReadAt, layout: ChunkLayout): AsyncGenerator<Buffer> {
   const whole = createHash("sha256");
+  let window: Buffer = Buffer.alloc(0);
+  let windowStart = 0;
   for (let k = 0; k < layout.entries.length; k++) {
-    const raw = await readChunk(read, layout, k);
+    const e = layout.entries[k] as ChunkEntry;
+    const at = layout.memberOffset[k] as number;
+    if (at < windowStart || at + e.compressedBytes > windowStart + window.length) {
+      windowStart = at;
+      window = await read(Math.max(e.compressedBytes, WHOLE_READ_WINDOW_BYTES), at);
+    }
+    const member = window.subarray(at - windowStart, at - windowStart + e.compressedBytes);
+    const raw = await decodeMember(layout, k, member);
     whole.update(raw);
     yield raw;
   }

@@ -41,6 +41,8 @@ export interface WrittenBlob {
   lines: number;
   storedBytes: number;
   compression: Compression;
+  /** `indexDigest` of the blob's index; undefined for a raw blob (no index). */
+  indexSha256?: string;
 }
 
 /**
@@ -99,13 +101,18 @@ async function writeChunks(
     await file.write(data, 0, data.length, offset);
     offset += data.length;
   };
+  const index = createHash("sha256");
+  const appendIndex = async (member: Buffer): Promise<void> => {
+    index.update(member);
+    await append(member);
+  };
   const place = async ({ member, entry }: Settled): Promise<void> => {
     await append(member);
     group.push(entry);
     placed++;
     if (group.length < INDEX_GROUP_CHUNKS) return;
     const at = offset;
-    await append(encodeIndexMember({ firstChunk: groupFirst, groupOffset, previousIndexOffset, entries: group }));
+    await appendIndex(encodeIndexMember({ firstChunk: groupFirst, groupOffset, previousIndexOffset, entries: group }));
     previousIndexOffset = at;
     groupFirst = placed;
     groupOffset = offset;
@@ -160,7 +167,7 @@ async function writeChunks(
     }
     await place(held);
   }
-  await append(
+  await appendIndex(
     encodeIndexMember({
       firstChunk: groupFirst,
       groupOffset,
@@ -169,7 +176,7 @@ async function writeChunks(
       final: { rawBytes: bytes, sha256, endsWithNewline: lastByte === 10 },
     }),
   );
-  return { sha256, bytes, lines, storedBytes: offset, compression: "gzip" };
+  return { sha256, bytes, lines, storedBytes: offset, compression: "gzip", indexSha256: index.digest("hex") };
 }
 
 /**

@@ -151,6 +151,18 @@ export function parseIndexMemberAt(buf: Buffer, start: number): IndexGroup | und
   return group;
 }
 
+/**
+ * The digest that binds a blob's index to its handle: SHA-256 (hex) of every
+ * index member, in blob order, as {@link encodeIndexMember} writes it. The
+ * meta records it at write time; a range read whose index hashes otherwise is
+ * refused, since its chunks are checked only against that index.
+ */
+export function indexDigest(groups: readonly IndexGroup[]): string {
+  const hash = createHash("sha256");
+  for (const group of groups) hash.update(encodeIndexMember(group));
+  return hash.digest("hex");
+}
+
 /** Bytes of the index member that describes `count` chunks. */
 export function indexMemberBytes(count: number): number {
   return FRAME_BYTES + HEADER_BYTES + count * ENTRY_BYTES + DIGEST_BYTES + 4;

@@ -1,4 +1,4 @@
-import { readChunkSync, type ChunkLayout } from "./blob-reader.js";
+import type { ChunkLayout } from "./blob-reader.js";
 import type { ChunkEntry } from "./chunk-index.js";
 import type { TextCache } from "./text-cache.js";
 import type { TextView } from "./text-view.js";
@@ -21,22 +21,20 @@ interface Decoded {
 export class ChunkedText implements TextView {
   readonly length: number;
   readonly totalLines: number;
-  readonly #fd: number;
   readonly #layout: ChunkLayout;
-  readonly #observe: ((bytes: number) => void) | undefined;
+  readonly #readChunk: (k: number) => Buffer;
   readonly #shared: TextCache | undefined;
   readonly #cache = new Map<number, Decoded>();
   /** Chunks read and decoded so far (a chunk dropped from the cache and needed again counts twice). */
   chunksRead = 0;
 
   /**
-   * @param fd The open blob, read synchronously.
-   * @param options `observe` gets the size of every read; `cache` keeps decoded chunks between views.
+   * @param readChunk Chunk `k`'s content, checked against its index entry (synchronous: selectors are).
+   * @param options `cache` keeps decoded chunks between views.
    */
-  constructor(fd: number, layout: ChunkLayout, options: { observe?: (bytes: number) => void; cache?: TextCache } = {}) {
-    this.#fd = fd;
+  constructor(layout: ChunkLayout, readChunk: (k: number) => Buffer, options: { cache?: TextCache } = {}) {
     this.#layout = layout;
-    this.#observe = options.observe;
+    this.#readChunk = readChunk;
     this.#shared = options.cache;
     this.length = layout.chars;
     this.totalLines = layout.rawBytes === 0 ? 0 : layout.endsWithNewline ? layout.newlines : layout.newlines + 1;
@@ -130,7 +128,7 @@ export class ChunkedText implements TextView {
     const key = `chunk:${this.#entry(k).sha256.toString("hex")}`;
     let text = this.#shared?.get(key);
     if (text === undefined) {
-      text = readChunkSync(this.#fd, this.#layout, k, this.#observe).toString("utf8");
+      text = this.#readChunk(k).toString("utf8");
       this.chunksRead++;
       this.#shared?.set(key, text);
     }

@@ -32,6 +32,12 @@ export interface ArtifactMeta {
   /** Line count of the content as text. */
   lines: number;
   origin: ArtifactOrigin;
+  /**
+   * Digest of the blob's chunk index as written (see `indexDigest`): binds the index to the handle, so a range
+   * read of a blob whose index was rewritten is refused. Absent for a raw blob and in metas written before it
+   * existed (their blobs are read whole and checked against the handle).
+   */
+  indexSha256?: string;
 }
 
 /** Parses a meta file's JSON text; throws `state_corrupt` when it is not a valid v1 meta. */
@@ -60,7 +66,8 @@ export function parseArtifactMeta(text: string, where: string): ArtifactMeta {
     typeof m.format === "string" &&
     Number.isInteger(m.lines) &&
     typeof m.origin === "object" &&
-    m.origin !== null;
+    m.origin !== null &&
+    (m.indexSha256 === undefined || (typeof m.indexSha256 === "string" && /^[0-9a-f]{64}$/.test(m.indexSha256)));
   if (!ok) {
     throw new LedgerError(
       "state_corrupt",

@@ -1,10 +1,12 @@
 import { promises as fsp, readFileSync } from "node:fs";
 import path from "node:path";
 import { TEMP_PREFIX } from "../fs/atomic-write.js";
-import { blobsDir, incomingDir, metaDir } from "./blob-path.js";
+import type { StoreBackend } from "./backend-types.js";
+import { incomingDir } from "./blob-path.js";
 import { formatHandle } from "./handle.js";
 import type { ArtifactMeta } from "./meta.js";
-import { readdirOrEmpty, walkFanout } from "./store-io.js";
+import { readdirOrEmpty } from "./store-io.js";
+import { BLOB_PREFIX, hexOfBlobKey, isTempKey, META_PREFIX } from "./store-keys.js";
 import type { GcOptions, GcRemoval, GcReport } from "./store-types.js";
 
 /**
@@ -33,7 +35,9 @@ export const STALE_TEMP_MS = 60_000;
 
 /** What gc needs from the store. */
 export interface GcContext {
+  /** The local folder of the gc epoch and of stash temp files. */
   root: string;
+  backend: StoreBackend;
   now: () => number;
   removeHex: (hex: string) => Promise<boolean>;
   readMetaHex: (hex: string) => Promise<ArtifactMeta | undefined>;
@@ -61,29 +65,27 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
   const entries: Entry[] = [];
   const stale: string[] = [];
 
-  for await (const { file, name } of walkFanout(blobsDir(ctx.root))) {
-    const st = await fsp.lstat(file).catch(() => undefined);
-    if (!st) continue;
-    if (name.startsWith(TEMP_PREFIX)) {
-      if (now - st.mtimeMs > STALE_TEMP_MS) stale.push(file);
+  const staleKeys: string[] = [];
+  for await (const obj of ctx.backend.list(BLOB_PREFIX)) {
+    if (isTempKey(obj.key)) {
+      if (now - obj.modifiedMs > STALE_TEMP_MS) staleKeys.push(obj.key);
       continue;
     }
-    if (!/^[0-9a-f]{64}$/.test(name) || !st.isFile()) continue;
-    const meta = await ctx.readMetaHex(name);
-    const createdMs = meta ? Date.parse(meta.createdAt) : st.mtimeMs;
+    const hex = hexOfBlobKey(obj.key);
+    if (!hex) continue;
+    const meta = await ctx.readMetaHex(hex);
+    const createdMs = meta ? Date.parse(meta.createdAt) : obj.modifiedMs;
     entries.push({
-      hex: name,
-      handle: formatHandle(name),
-      storedBytes: st.size,
-      createdMs: Number.isFinite(createdMs) ? createdMs : st.mtimeMs,
-      createdAt: meta?.createdAt ?? new Date(st.mtimeMs).toISOString(),
+      hex,
+      handle: formatHandle(hex),
+      storedBytes: obj.size,
+      createdMs: Number.isFinite(createdMs) ? createdMs : obj.modifiedMs,
+      createdAt: meta?.createdAt ?? new Date(obj.modifiedMs).toISOString(),
     });
     if (entries.length % 500 === 0) progress?.({ phase: "scan", done: entries.length, total: 0 });
   }
-  for await (const { file, name } of walkFanout(metaDir(ctx.root))) {
-    if (!name.startsWith(TEMP_PREFIX)) continue;
-    const st = await fsp.lstat(file).catch(() => undefined);
-    if (st && now - st.mtimeMs > STALE_TEMP_MS) stale.push(file);
+  for await (const obj of ctx.backend.list(META_PREFIX)) {
+    if (isTempKey(obj.key) && now - obj.modifiedMs > STALE_TEMP_MS) staleKeys.push(obj.key);
   }
   for (const name of await readdirOrEmpty(incomingDir(ctx.root))) {
     if (!name.startsWith(TEMP_PREFIX)) continue;
@@ -135,8 +137,9 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
     for (const file of stale) {
       await fsp.rm(file, { force: true }).catch(() => undefined);
     }
+    for (const key of staleKeys) await ctx.backend.delete(key).catch(() => undefined);
   }
-  const staleTempFiles = stale.length;
+  const staleTempFiles = stale.length + staleKeys.length;
   progress?.({ phase: "sweep", done: staleTempFiles, total: staleTempFiles });
 
   const freed = removals.reduce((sum, r) => sum + r.storedBytes, 0);

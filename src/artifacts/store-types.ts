@@ -97,8 +97,10 @@ export interface StoreFullInfo {
 
 /** A content-addressed artifact store for one agent. */
 export interface ArtifactStore {
-  /** The store's root folder as given. */
+  /** The store's local folder (stash temp files, gc epoch; the objects themselves with the file backend). */
   readonly root: string;
+  /** Which backend holds the objects, and where (never a credential). */
+  readonly backend: { kind: string; location: string };
   /**
    * The store's gc epoch: it changes whenever a gc (in any process) removed artifacts, so a caller that remembers
    * which handles it stored knows when to forget them. Synchronous: read once per assemble.
@@ -133,6 +135,11 @@ export interface ArtifactStore {
   tryRead(handle: string): Promise<Buffer | undefined>;
   /** {@link read} decoded as UTF-8. */
   readText(handle: string): Promise<string>;
+  /**
+   * The stored bytes decoded as far as they decode, NOT checked against the handle: for an operator looking at a
+   * blob that fails verification, never for a model. Undefined when there is no blob.
+   */
+  readUnverified(handle: string): Promise<Buffer | undefined>;
   /** The meta of an artifact; throws `artifact_not_found`. */
   readMeta(handle: string): Promise<ArtifactMeta>;
   /** Like {@link readMeta} but `undefined` when not found. */
@@ -141,6 +148,8 @@ export interface ArtifactStore {
   has(handle: string): Promise<boolean>;
   /** Every artifact's meta, in digest order. */
   list(): AsyncIterable<ArtifactMeta>;
+  /** Where the blob and meta of `handle` live, for messages (paths, or URLs of the backend). */
+  locate(handle: string): { blob: string; meta: string };
   /** Removes blob and meta; false when there was nothing to remove. */
   remove(handle: string): Promise<boolean>;
   /** Removes unreferenced artifacts by age and total size; sweeps stale temp files. */

@@ -1,13 +1,12 @@
-import { TEMP_PREFIX } from "../fs/atomic-write.js";
 import { isLedgerError } from "../errors.js";
-import { blobsDir, metaDir } from "./blob-path.js";
+import type { StoreBackend } from "./backend-types.js";
 import { formatHandle } from "./handle.js";
-import { walkFanout } from "./store-io.js";
+import { BLOB_PREFIX, hexOfBlobKey, hexOfMetaKey, META_PREFIX } from "./store-keys.js";
 import type { StoreProgress, VerifyReport } from "./store-types.js";
 
 /** What verification needs from the store. */
 export interface VerifyContext {
-  root: string;
+  backend: StoreBackend;
   /** Reads and verifies one blob without keeping it; false when missing, throws `artifact_corrupt` on a mismatch. */
   verifyHex: (hex: string) => Promise<boolean>;
 }
@@ -18,12 +17,14 @@ export async function runVerifyAll(
   onProgress?: (progress: StoreProgress) => void,
 ): Promise<VerifyReport> {
   const blobs: string[] = [];
-  for await (const { name } of walkFanout(blobsDir(ctx.root))) {
-    if (!name.startsWith(TEMP_PREFIX) && /^[0-9a-f]{64}$/.test(name)) blobs.push(name);
+  for await (const { key } of ctx.backend.list(BLOB_PREFIX)) {
+    const hex = hexOfBlobKey(key);
+    if (hex) blobs.push(hex);
   }
   const metas = new Set<string>();
-  for await (const { name } of walkFanout(metaDir(ctx.root))) {
-    if (/^[0-9a-f]{64}\.json$/.test(name)) metas.add(name.slice(0, 64));
+  for await (const { key } of ctx.backend.list(META_PREFIX)) {
+    const hex = hexOfMetaKey(key);
+    if (hex) metas.add(hex);
   }
   const report: VerifyReport = { ok: [], corrupt: [], orphanedMeta: [], orphanedBlobs: [] };
   const blobSet = new Set(blobs);

@@ -5,7 +5,7 @@ import { sha256Hex } from "../artifacts/handle.js";
 import { LedgerError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
-import { readArtifactTextSync } from "./read-sync.js";
+import { readArtifactTextSync } from "../artifacts/read-text-sync.js";
 import { matchHostCopy } from "../results/host-copy.js";
 import { toolCallIdMatcher } from "./tool-call-id.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";

@@ -1,9 +1,8 @@
 import { parseLineRange } from "../retrieval/fetch-input.js";
 import { promises as fsp } from "node:fs";
-import { artifactPaths } from "../artifacts/blob-path.js";
-import { decodeBlob } from "../artifacts/gzip-codec.js";
 import { listedHandles, resolveHandleRef } from "../artifacts/handle-prefix.js";
 import { parseSelector, type Selector } from "../artifacts/selectors.js";
+import { openArtifactStore } from "../artifacts/open-store.js";
 import { createArtifactStore } from "../artifacts/store.js";
 import { isLedgerError, LedgerError } from "../errors.js";
 import { readReclaimedLines } from "../maintenance/reclaimed-lines.js";
@@ -11,7 +10,7 @@ import { detectFormat, type OutputFormat } from "../results/detect-format.js";
 import { buildPreview } from "../results/preview.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
 import { compileRedactPatterns, redactSecrets } from "../results/redact.js";
-import { agentRoot, artifactRoot } from "../state/paths.js";
+import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
 import { choiceFlag, COMMON_OPTIONS, intFlag, stringFlag, type ArgSpec, type ParsedArgs } from "./args.js";
 import { runGcCommand, runListCommand, runRmCommand } from "./artifact-admin.js";
 import { ARTIFACT_SCHEMAS, writeReceipt, type ArtifactCommandContext } from "./artifact-receipts.js";
@@ -122,7 +121,13 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
             });
             const agentId = stringFlag(args, "agent") ?? "main";
             const root = artifactRoot(ctx.ledgerRoot, agentId);
-            const store = createArtifactStore({ root });
+            const opened = openArtifactStore({
+              root,
+              settings: ctx.config.store,
+              agentSegment: encodeSegment(agentId),
+              env: io2.env,
+            });
+            const store = opened.store;
             const { redaction } = resolveAgentSettings(ctx.config, agentId);
             const patterns = compileRedactPatterns(redaction.patterns);
             const c: ArtifactCommandContext = {
@@ -137,7 +142,10 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
               redact: (text) => (redaction.enabled ? redactSecrets(text, patterns) : text),
             };
             try {
-              return await leaf.run(c);
+              const code = await leaf.run(c);
+              // What this command stored reaches the bucket before it exits (a failure leaves it in the spool).
+              await opened.spool?.drain();
+              return code;
             } catch (err) {
               throw isLedgerError(err, "artifact_not_found")
                 ? await notFoundHere(c, err, sub)
@@ -199,15 +207,8 @@ async function peek(c: ArtifactCommandContext): Promise<number> {
     if (!isLedgerError(err, "artifact_corrupt")) throw err;
     if (c.args.flags.unverified !== true) throw corruptHint(c, err);
     // The operator asked to look at bytes that fail verification: shown, labelled, never served to a model.
-    const raw = await fsp.readFile(artifactPaths(artifactRoot(c.ledgerRoot, c.agentId), handle.slice(-64)).blob);
-    text = (() => {
-      try {
-        return decodeBlob(raw, meta.compression).toString("utf8");
-      } catch {
-        // --raw shows the stored bytes even when they do not decode (that is what it is for).
-        return raw.toString("utf8");
-      }
-    })();
+    // Bytes that do not decode are shown as stored (that is what --unverified is for).
+    text = (await c.store.readUnverified(handle))?.toString("utf8") ?? "";
     verified = false;
   }
   // Redacted before the cut (see buildPreview), with the agent's own patterns.

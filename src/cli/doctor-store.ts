@@ -1,6 +1,5 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { artifactPaths } from "../artifacts/blob-path.js";
 import { createArtifactStore } from "../artifacts/store.js";
 import { STALE_TEMP_MS } from "../artifacts/store-gc.js";
 import { DIR_MODE, FILE_MODE, TEMP_PREFIX } from "../fs/atomic-write.js";
@@ -119,11 +118,11 @@ export async function checkArtifactsAndState(options: StoreCheckOptions): Promis
         level: "error",
         corrupt: true,
         message: `${agentId}: ${c.handle} fails verification (${c.reason}); it is never served. Not repaired automatically: look at it with \`${options.prog ?? "context-ledger"} artifact peek ${c.handle} --unverified --agent ${agentId}\`, then remove it with \`${options.prog ?? "context-ledger"} artifact rm ${c.handle} --agent ${agentId}\``,
-        path: artifactPaths(root, c.handle.slice(-64)).blob,
+        path: store.locate(c.handle).blob,
       });
     }
     for (const handle of report.orphanedMeta) {
-      const { meta, blob } = artifactPaths(root, handle.slice(-64));
+      const { meta } = store.locate(handle);
       const f: DoctorFinding = {
         check: "orphans",
         level: "warn",
@@ -131,8 +130,8 @@ export async function checkArtifactsAndState(options: StoreCheckOptions): Promis
         path: meta,
       };
       // Stash writes the blob before the meta, so a meta without blob is never a write in flight; recheck anyway.
-      if (options.fix && !(await fsp.lstat(blob).catch(() => undefined))) {
-        await fsp.rm(meta, { force: true });
+      if (options.fix && !(await store.has(handle))) {
+        await store.remove(handle);
         Object.assign(f, { fixed: true, message: `${f.message}; fixed: metadata removed` });
       }
       out.push(f);
@@ -142,7 +141,7 @@ export async function checkArtifactsAndState(options: StoreCheckOptions): Promis
         check: "orphans",
         level: "info",
         message: `${agentId}: blob ${handle} has no metadata (still verified and served; gc ages it by mtime)`,
-        path: artifactPaths(root, handle.slice(-64)).blob,
+        path: store.locate(handle).blob,
       });
     }
     const summary: DoctorFinding = {

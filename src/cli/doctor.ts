@@ -3,6 +3,7 @@ import { COMMON_OPTIONS, stringFlag } from "./args.js";
 import { runCommand } from "./command.js";
 import { checkEngineContract, standaloneCommandFinding } from "./doctor-engine.js";
 import { checkHostConfig, checkHostVersion, hostValidateFinding } from "./doctor-host.js";
+import { checkRemoteStore } from "./doctor-remote.js";
 import { checkArtifactsAndState, checkPermissionsAndTemp } from "./doctor-store.js";
 import { checkStubsWhileOff } from "./doctor-stubs.js";
 import type { DoctorFinding } from "./doctor-types.js";
@@ -68,6 +69,7 @@ export async function runDoctorCommand(argv: string[], io: CliIo): Promise<numbe
       checkEngineContract(),
       ...(await checkPermissionsAndTemp({ root: ctx.ledgerRoot, fix, progress })),
       ...(await checkArtifactsAndState({ root: ctx.ledgerRoot, fix, progress, prog: progName(io) })),
+      ...(await checkRemoteStore(ctx.ledgerRoot, ctx.config.store, io.env)),
       ...(await checkStubsWhileOff(ctx, progName(io))),
       await standaloneCommandFinding([
         ...loadPaths(ctx.hostConfig),

@@ -41,6 +41,8 @@ export interface AgentStatus {
   /** False when the plugin config turns context-ledger off for this agent: its turns pass through unrecorded. */
   enabled: boolean;
   artifacts: { count: number; bytes: number; storedBytes: number; maxStoreBytes: number; usedRatio: number };
+  /** With a remote backend: where the objects go and what waits in the local spool to upload. */
+  upload?: { backend: string; location: string; pendingObjects: number; pendingBytes: number };
   sessions: SessionStatus[];
 }
 
@@ -52,7 +54,7 @@ export interface StatusReport {
   warnings: {
     agentId: string;
     sessionKey?: string;
-    code: "debt_growing" | "store_near_limit" | "state_unreadable";
+    code: "debt_growing" | "store_near_limit" | "state_unreadable" | "upload_backlog";
     message: string;
   }[];
   /** Host-internal sessions left out (shown with `--all`). */

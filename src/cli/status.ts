@@ -1,4 +1,5 @@
 import { createArtifactStore } from "../artifacts/store.js";
+import { readSpoolBacklog } from "../artifacts/tiered-backend.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
@@ -133,6 +134,23 @@ export async function buildStatusReport(
       artifacts: { ...stats, maxStoreBytes: limit, usedRatio: limit > 0 ? stats.storedBytes / limit : 0 },
       sessions: [],
     };
+    const s3 = settings.store.backend === "s3" ? settings.store.s3 : undefined;
+    if (s3) {
+      // Read from the local spool only: status never waits on the bucket.
+      const backlog = readSpoolBacklog(artifactRoot(root, agentId));
+      agent.upload = {
+        backend: "s3",
+        location: `s3://${s3.bucket}/${s3.prefix}`,
+        pendingObjects: backlog.objects,
+        pendingBytes: backlog.bytes,
+      };
+      if (backlog.objects > 0)
+        report.warnings.push({
+          agentId,
+          code: "upload_backlog",
+          message: `${backlog.objects} objects (${formatBytes(backlog.bytes)}) wait in the local spool to upload to s3://${s3.bucket}/${s3.prefix} (cap ${formatBytes(settings.store.spoolBytes)}); they upload when the gateway runs and the bucket answers`,
+        });
+    }
     const sqlite = options.openclawState
       ? await fsp.stat(path.join(options.openclawState, "agents", agentId, "agent", "openclaw-agent.sqlite")).then(
           () => true,
@@ -206,6 +224,8 @@ export function renderStatus(report: StatusReport, prog = "context-ledger"): str
   for (const agent of report.agents) {
     const a = agent.artifacts;
     out += `\nAgent ${agent.agentId}: ${formatCount(a.count)} artifacts, ${formatBytes(a.bytes)} original, ${formatBytes(a.storedBytes)} stored (${(a.usedRatio * 100).toFixed(1)}% of ${formatBytes(a.maxStoreBytes)} limit)\n`;
+    if (agent.upload)
+      out += `  upload to ${agent.upload.location}: ${formatCount(agent.upload.pendingObjects)} objects (${formatBytes(agent.upload.pendingBytes)}) waiting in the local spool\n`;
     if (!agent.enabled)
       out += `  disabled: the plugin config turns context-ledger off for ${agent.agentId}; its turns pass through unchanged and nothing new is recorded\n`;
     if (agent.sessions.length === 0) {

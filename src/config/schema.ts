@@ -247,6 +247,60 @@ const limitsSchema = z
   })
   .default({ maxStoreBytes: 2 * 1024 ** 3, maxSessionBytes: 256 * 1024 ** 2 });
 
+// Bucket names as AWS, R2, B2 and Ceph all accept them: 3-63 lowercase letters, digits, dots and hyphens.
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const KEY_PREFIX = /^[a-z0-9._-]+(\/[a-z0-9._-]+)*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const s3Schema = z.strictObject({
+  endpoint: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe("S3 endpoint URL for a server other than AWS (Ceph RGW, Cloudflare R2, Backblaze B2, MinIO)."),
+  bucket: z.string().regex(BUCKET, "Expected a bucket name: 3-63 of a-z, 0-9, `.` and `-`").describe("Bucket name."),
+  prefix: z
+    .string()
+    .regex(KEY_PREFIX, "Expected `/`-separated segments of a-z, 0-9, `.`, `_` and `-`, no leading or trailing `/`")
+    .default("context-ledger")
+    .describe("Key prefix inside the bucket; each agent's objects go under `<prefix>/agents/<agent>/`."),
+  region: z.string().min(1).default("us-east-1").describe("Region (R2: `auto`)."),
+  pathStyle: z
+    .boolean()
+    .default(false)
+    .describe("Path-style URLs (`endpoint/bucket/key`): Ceph RGW and MinIO need it."),
+  accessKeyIdEnv: z
+    .string()
+    .regex(ENV_NAME)
+    .default("AWS_ACCESS_KEY_ID")
+    .describe("Name of the environment variable holding the access key id (the key itself never goes in config)."),
+  secretAccessKeyEnv: z
+    .string()
+    .regex(ENV_NAME)
+    .default("AWS_SECRET_ACCESS_KEY")
+    .describe("Name of the environment variable holding the secret access key."),
+  timeoutMs: z.int().min(1_000).max(600_000).default(30_000).describe("Deadline of one background S3 call."),
+});
+
+const storeSchema = z
+  .strictObject({
+    backend: z
+      .enum(["file", "s3"])
+      .default("file")
+      .describe("Where artifacts live: `file` (the state folder) or `s3` (a bucket, with a local spool and cache)."),
+    s3: s3Schema.optional().describe("The bucket, when `backend` is `s3`."),
+    spoolBytes: z
+      .int()
+      .min(1_048_576)
+      .default(1024 ** 3)
+      .describe("Cap of the local spool of outputs waiting to upload; beyond it a stash is refused (store_full)."),
+    cacheBytes: z
+      .int()
+      .min(0)
+      .default(1024 ** 3)
+      .describe("Local copies of uploaded or fetched objects kept beyond the spool."),
+  })
+  .default({ backend: "file", spoolBytes: 1024 ** 3, cacheBytes: 1024 ** 3 });
+
 const redactionSchema = z
   .strictObject({
     enabled: z
@@ -299,12 +353,20 @@ export const configSchema = z
       ),
     logLevel: z.enum(["debug", "info", "warn", "error"]).default("info").describe("Lowest level the plugin logs."),
     ...sectionShape,
+    store: storeSchema,
     agents: z
       .record(z.string().min(1), agentOverrideSchema)
       .default({})
       .describe("Per-agent toggle and overrides, by agent id."),
   })
   .superRefine((cfg, ctx) => {
+    if (cfg.store.backend === "s3" && !cfg.store.s3) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["store", "s3"],
+        message: 'Expected `store.s3` with at least `bucket` when `store.backend` is "s3", got none',
+      });
+    }
     if (cfg.offload.structuredMaxChars > cfg.offload.maxChars) {
       ctx.addIssue({
         code: "custom",

@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import { createArtifactStore } from "../artifacts/store.js";
+import { openArtifactStore } from "../artifacts/open-store.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
 import { createTokenCounter, type TokenCounter } from "../tokens/count-message.js";
 import { encodingForModel } from "../tokens/encoder.js";
@@ -8,7 +8,7 @@ import type { AgentSettings, LedgerConfig } from "../config/schema.js";
 import { createLedgerLogger, type HostLogger, type LedgerLogger } from "../host/logger.js";
 import { compileRedactPatterns, redactSecrets, type RedactPatterns } from "../results/redact.js";
 import { createEventLog, type EventLog } from "../state/event-log.js";
-import { agentRoot, artifactRoot, eventLogPath, resolveLedgerRoot } from "../state/paths.js";
+import { agentRoot, artifactRoot, encodeSegment, eventLogPath, resolveLedgerRoot } from "../state/paths.js";
 import { collectReferences } from "../state/reference-scan.js";
 import { createViewWriter, type ViewWriter } from "../state/view-record.js";
 import { createSessionCache, type SessionCache } from "./session-cache.js";
@@ -146,8 +146,20 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
       if (!store) {
         const settings = this.settings(agentId);
         const views = this.lastViews;
-        store = createArtifactStore({
+        store = openArtifactStore({
           root: artifactRoot(root, agentId),
+          settings: settings.store,
+          agentSegment: encodeSegment(agentId),
+          env: options.env,
+          // Said once per failure streak and once on recovery: an operator sees the backlog start and end.
+          onUploadState: (state) => {
+            if (state.ok) logger.info(`artifact uploads for agent ${agentId} caught up (${state.pending} waiting)`);
+            else
+              logger.warn(
+                `artifact uploads for agent ${agentId} failing, ${state.pending} objects (${state.pendingBytes} bytes) kept in the local spool: ${state.error ?? "unknown error"}`,
+              );
+            void events.write({ op: "store:upload", agentId, ...state });
+          },
           maxStoreBytes: settings.limits.maxStoreBytes,
           // Full: gc what nothing cites (on disk, in this process's prompts, or stored in the last 10 minutes) before
           // refusing.
@@ -167,7 +179,7 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
               keepNewerThanMs: STORE_FULL_KEEP_NEWER_MS,
             };
           },
-        });
+        }).store;
         stores.set(agentId, store);
       }
       return store;

@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync } from "node:fs";
-import { artifactPaths } from "../artifacts/blob-path.js";
-import { decodeBlob, looksGzipped } from "../artifacts/gzip-codec.js";
-import { isHandle, sha256Hex } from "../artifacts/handle.js";
+import { artifactPaths } from "./blob-path.js";
+import { decodeBlob, looksGzipped } from "./gzip-codec.js";
+import { isHandle, sha256Hex } from "./handle.js";
 
 /** Largest stored blob read synchronously for a content check. */
 const MAX_SYNC_BLOB_BYTES = 32 * 1024 * 1024;
@@ -11,6 +11,7 @@ const MAX_SYNC_BLOB_BYTES = 32 * 1024 * 1024;
  * messages synchronously, and a capture must be checked against the host copy
  * before its handle is shown). Undefined when missing, not a regular file,
  * too large, or not hashing to its handle: an unverifiable capture is never linked.
+ * Reads the local store folder only (with a remote backend, the spool holds every fresh capture).
  */
 export function readArtifactTextSync(storeRoot: string, handle: string): string | undefined {
   if (!isHandle(handle)) return undefined;

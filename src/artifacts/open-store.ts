@@ -1,0 +1,98 @@
+import path from "node:path";
+import { LedgerError } from "../errors.js";
+import { createS3Backend } from "./s3-backend.js";
+import { createBackendStore, type ArtifactStoreOptions } from "./store-core.js";
+import { createArtifactStore } from "./store.js";
+import type { ArtifactStore } from "./store-types.js";
+import { createTieredBackend, type SpoolBacklog, type TieredBackend } from "./tiered-backend.js";
+
+/** Where an agent's artifacts live (the `store` section of the config). */
+export interface StoreBackendSettings {
+  backend: "file" | "s3";
+  s3?: {
+    endpoint?: string;
+    bucket: string;
+    prefix: string;
+    region: string;
+    pathStyle: boolean;
+    /** Name of the environment variable with the access key id. */
+    accessKeyIdEnv: string;
+    /** Name of the environment variable with the secret access key. */
+    secretAccessKeyEnv: string;
+    timeoutMs: number;
+  };
+  spoolBytes: number;
+  cacheBytes: number;
+}
+
+/** Options of {@link openArtifactStore}. */
+export interface OpenStoreOptions extends ArtifactStoreOptions {
+  /** The configured backend; the file store when undefined. */
+  settings?: StoreBackendSettings;
+  /** The agent's path segment under the bucket prefix (`encodeSegment(agentId)`). */
+  agentSegment: string;
+  /** Where credentials are read from. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Told when uploads start failing and when the spool drained. */
+  onUploadState?: (state: { ok: boolean; pending: number; pendingBytes: number; error?: string }) => void;
+}
+
+/** An artifact store, and its spool when the objects live on a remote backend. */
+export interface OpenedStore {
+  store: ArtifactStore;
+  /** Undefined for the file store. */
+  spool?: Pick<TieredBackend, "backlog" | "drain" | "close">;
+}
+
+/** Turn-path deadline of a remote call: a turn never waits longer for the bucket than this. */
+const TURN_TIMEOUT_MS = 2_000;
+
+/**
+ * Opens one agent's artifact store on the configured backend: the file store,
+ * or a bucket behind a bounded local spool and cache in the agent's local
+ * folder (see `createTieredBackend`). Credentials come from the environment
+ * variables the settings name, else from the SDK's own chain; they are never
+ * written anywhere. Nothing is contacted until the store is used.
+ */
+export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
+  const { settings, agentSegment, env = process.env, onUploadState, ...storeOptions } = options;
+  if (settings?.backend !== "s3" || !settings.s3) return { store: createArtifactStore(storeOptions) };
+  const s3 = settings.s3;
+  const accessKeyId = env[s3.accessKeyIdEnv];
+  const secretAccessKey = env[s3.secretAccessKeyEnv];
+  const base = {
+    endpoint: s3.endpoint,
+    bucket: s3.bucket,
+    prefix: `${s3.prefix}/agents/${agentSegment}`,
+    region: s3.region,
+    pathStyle: s3.pathStyle,
+    ...(accessKeyId && secretAccessKey
+      ? { credentials: { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN } }
+      : {}),
+  };
+  const root = path.resolve(storeOptions.root);
+  const tiered = createTieredBackend({
+    root,
+    remote: createS3Backend({ ...base, timeoutMs: Math.min(TURN_TIMEOUT_MS, s3.timeoutMs), maxAttempts: 1 }),
+    uploader: createS3Backend({ ...base, timeoutMs: s3.timeoutMs }),
+    spoolBytes: settings.spoolBytes,
+    cacheBytes: settings.cacheBytes,
+    onUploadState,
+  });
+  // The bucket has its own lifecycle: the local cap applies to the spool, not to the bucket.
+  const inner = createBackendStore(tiered, { ...storeOptions, root, maxStoreBytes: undefined, onStoreFull: undefined });
+  const store: ArtifactStore = {
+    ...inner,
+    // Another gateway may cite what this one does not: removing from a shared bucket needs every gateway's word.
+    async gc(gcOptions = {}) {
+      if (gcOptions.dryRun) return inner.gc(gcOptions);
+      throw new LedgerError(
+        "input_invalid",
+        `Expected a file store for gc, got the shared bucket ${inner.backend.location}: other gateways may cite what this one does not, so gc never removes from it (run with --dry-run to see candidates; remove one with \`artifact rm\`)`,
+      );
+    },
+  };
+  return { store, spool: tiered };
+}
+
+export type { SpoolBacklog };

@@ -1,0 +1,22 @@
+import path from "node:path";
+import { useTempDir } from "../../test/support/temp-dir.js";
+import { describeStoreConformance } from "../../test/support/store-conformance.js";
+import { createFileBackend } from "./file-backend.js";
+import { createTieredBackend } from "./tiered-backend.js";
+
+const tmp = useTempDir("ledger-conformance-");
+
+describeStoreConformance("file", async () => {
+  const root = path.join(tmp(), "artifacts");
+  return { backend: createFileBackend(root), root };
+});
+
+describeStoreConformance("spool in front of a file remote", async () => {
+  const root = path.join(tmp(), "artifacts");
+  const backend = createTieredBackend({
+    root,
+    remote: createFileBackend(path.join(tmp(), "remote")),
+    cacheWholeMaxBytes: 1024,
+  });
+  return { backend, root };
+});

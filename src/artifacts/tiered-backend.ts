@@ -1,0 +1,284 @@
+import { promises as fsp, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { LedgerError } from "../errors.js";
+import { ensureDir } from "../fs/atomic-write.js";
+import type { ObjectInfo, PutBody, StoreBackend } from "./backend-types.js";
+import { createFileBackend } from "./file-backend.js";
+import { readdirOrEmpty } from "./store-io.js";
+import { isTempKey } from "./store-keys.js";
+
+/** Folder (inside the local root) holding one empty marker per object still to upload. */
+export const SPOOL_DIR = "upload-spool";
+
+/** Options of {@link createTieredBackend}. */
+export interface TieredBackendOptions {
+  /** The local folder: spool and cache (the file backend's layout). */
+  root: string;
+  /** The remote store used in a turn: short deadlines, few retries. */
+  remote: StoreBackend;
+  /** The remote store the background uploader uses (longer deadlines); `remote` when not given. */
+  uploader?: StoreBackend;
+  /** Bytes waiting to upload beyond which a write is refused with `store_full`. @default 1073741824 */
+  spoolBytes?: number;
+  /** Bytes of uploaded or fetched objects kept locally (oldest go once the remote has them). @default 1073741824 */
+  cacheBytes?: number;
+  /** Blobs up to this size are fetched whole into the cache on first read; bigger ones by range. @default 8388608 */
+  cacheWholeMaxBytes?: number;
+  /** After a failed remote call, the turn path skips the remote this long. @default 5000 */
+  remoteCooldownMs?: number;
+  /** Told when an upload fails (once per failure streak) and when the spool drained. */
+  onUploadState?: (state: { ok: boolean; pending: number; pendingBytes: number; error?: string }) => void;
+}
+
+/** What is waiting to upload. */
+export interface SpoolBacklog {
+  objects: number;
+  bytes: number;
+  /** The last upload error since the last success, if any. */
+  lastError?: string;
+}
+
+/** A tiered backend: the store's backend plus its spool's controls. */
+export interface TieredBackend extends StoreBackend {
+  backlog(): SpoolBacklog;
+  /** Uploads everything pending now; resolves when the spool is empty or an upload failed. */
+  drain(): Promise<SpoolBacklog>;
+  /** Stops background work (timers); pending objects stay in the spool for the next start. */
+  close(): void;
+}
+
+const encodeKey = (key: string) => key.replaceAll("/", "~");
+const decodeKey = (name: string) => name.replaceAll("~", "/");
+
+/**
+ * The spool backlog of a local store folder, read synchronously without any network (for `status` and `doctor`).
+ */
+export function readSpoolBacklog(root: string): SpoolBacklog {
+  let objects = 0;
+  let bytes = 0;
+  let names: string[];
+  try {
+    names = readdirSync(path.join(root, SPOOL_DIR));
+  } catch {
+    return { objects, bytes };
+  }
+  for (const name of names) {
+    objects++;
+    try {
+      bytes += statSync(path.join(root, ...decodeKey(name).split("/"))).size;
+    } catch {
+      // Uploaded and evicted between the two reads.
+    }
+  }
+  return { objects, bytes };
+}
+
+/**
+ * A backend that never makes a turn wait on the network: writes land in a
+ * bounded local spool (the file backend) and are uploaded to the remote in
+ * the background, with backoff while it is unreachable; reads try the local
+ * copy first, then the remote (small blobs fetched whole into a bounded local
+ * cache). A full spool refuses writes with `store_full`, saying how much is
+ * waiting and why. Pending uploads survive a restart (one marker file each).
+ */
+export function createTieredBackend(options: TieredBackendOptions): TieredBackend {
+  const root = path.resolve(options.root);
+  const local = createFileBackend(root);
+  const remote = options.remote;
+  const uploader = options.uploader ?? remote;
+  const spoolBytes = options.spoolBytes ?? 1024 ** 3;
+  const cacheBytes = options.cacheBytes ?? 1024 ** 3;
+  const wholeMax = options.cacheWholeMaxBytes ?? 8 * 1024 * 1024;
+  const cooldownMs = options.remoteCooldownMs ?? 5_000;
+  const spoolDir = path.join(root, SPOOL_DIR);
+  const pending = new Map<string, number>();
+  let loaded = false;
+  let remoteDownUntil = 0;
+  let lastError: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let backoffMs = 0;
+  let draining: Promise<SpoolBacklog> | undefined;
+  let closed = false;
+
+  const fileOf = (key: string) => path.join(root, ...key.split("/"));
+  const pendingBytes = () => [...pending.values()].reduce((a, b) => a + b, 0);
+  const backlog = (): SpoolBacklog => ({
+    objects: pending.size,
+    bytes: pendingBytes(),
+    ...(lastError ? { lastError } : {}),
+  });
+
+  async function loadSpool(): Promise<void> {
+    if (loaded) return;
+    loaded = true;
+    for (const name of await readdirOrEmpty(spoolDir)) {
+      const key = decodeKey(name);
+      const size = (await local.head(key))?.size;
+      if (size === undefined) await fsp.rm(path.join(spoolDir, name), { force: true });
+      else pending.set(key, size);
+    }
+    if (pending.size > 0) schedule(0);
+  }
+
+  function schedule(delayMs: number): void {
+    if (closed || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void drainPass();
+    }, delayMs);
+    timer.unref();
+  }
+
+  async function uploadOne(key: string): Promise<void> {
+    const size = pending.get(key) ?? 0;
+    await uploader.putOnce(key, { file: fileOf(key), size });
+    pending.delete(key);
+    await fsp.rm(path.join(spoolDir, encodeKey(key)), { force: true });
+  }
+
+  /** Passes until the spool is empty or an upload failed (objects spooled during a pass go in the next). */
+  async function drain(): Promise<SpoolBacklog> {
+    for (;;) {
+      const after = await drainPass();
+      if (after.objects === 0 || after.lastError !== undefined || closed) return after;
+    }
+  }
+
+  async function drainPass(): Promise<SpoolBacklog> {
+    if (draining) return draining;
+    draining = (async () => {
+      await loadSpool();
+      // Blobs before metas: a meta in the bucket always has its blob there.
+      const keys = [...pending.keys()].sort((a, b) => Number(a.startsWith("meta/")) - Number(b.startsWith("meta/")));
+      for (const key of keys) {
+        try {
+          await uploadOne(key);
+        } catch (err) {
+          const first = lastError === undefined;
+          lastError = (err as Error).message;
+          backoffMs = Math.min(30_000, backoffMs ? backoffMs * 2 : 1_000);
+          if (first)
+            options.onUploadState?.({
+              ok: false,
+              pending: pending.size,
+              pendingBytes: pendingBytes(),
+              error: lastError,
+            });
+          schedule(backoffMs);
+          return backlog();
+        }
+      }
+      if (lastError !== undefined || keys.length > 0)
+        options.onUploadState?.({ ok: true, pending: pending.size, pendingBytes: pendingBytes() });
+      lastError = undefined;
+      backoffMs = 0;
+      void evict().catch(() => undefined);
+      return backlog();
+    })().finally(() => {
+      draining = undefined;
+      // Objects spooled while this pass ran: the next pass takes them.
+      if (pending.size > 0 && lastError === undefined) schedule(0);
+    });
+    return draining;
+  }
+
+  /** Drops the oldest local objects the remote confirms it has, until the local copies fit the cache bound. */
+  async function evict(): Promise<void> {
+    const objects: ObjectInfo[] = [];
+    let total = 0;
+    for await (const o of local.list("")) {
+      if (isTempKey(o.key) || o.key.startsWith(`${SPOOL_DIR}/`) || pending.has(o.key)) continue;
+      if (!o.key.startsWith("blobs/") && !o.key.startsWith("meta/")) continue;
+      objects.push(o);
+      total += o.size;
+    }
+    if (total <= cacheBytes) return;
+    objects.sort((a, b) => a.modifiedMs - b.modifiedMs);
+    for (const o of objects) {
+      if (total <= cacheBytes) break;
+      const there = await uploader.head(o.key);
+      if (there?.size !== o.size) continue;
+      await local.delete(o.key);
+      total -= o.size;
+    }
+  }
+
+  /** Runs a turn-path remote call unless the remote failed a moment ago; a failure starts the cooldown. */
+  async function viaRemote<T>(call: () => Promise<T>): Promise<T> {
+    if (Date.now() < remoteDownUntil)
+      throw new LedgerError(
+        "io_failed",
+        `Expected the remote store ${remote.location} to answer, got no answer a moment ago; retrying shortly`,
+      );
+    try {
+      return await call();
+    } catch (err) {
+      if ((err as { code?: string }).code !== "artifact_forbidden") remoteDownUntil = Date.now() + cooldownMs;
+      throw err;
+    }
+  }
+
+  return {
+    kind: `spool+${remote.kind}`,
+    location: remote.location,
+    async putOnce(key: string, body: PutBody): Promise<boolean> {
+      await loadSpool();
+      const size = "bytes" in body ? body.bytes.byteLength : body.size;
+      if (!isTempKey(key) && pendingBytes() + size > spoolBytes)
+        throw new LedgerError(
+          "store_full",
+          `Expected room for ${size} more bytes in the local upload spool of ${remote.location} (cap ${spoolBytes}), got ${pendingBytes()} bytes in ${pending.size} objects still waiting to upload${lastError ? ` (last upload error: ${lastError})` : ""}; nothing is lost, writes resume when the spool drains`,
+        );
+      const created = await local.putOnce(key, body);
+      if (created) {
+        await ensureDir(spoolDir);
+        await fsp.writeFile(path.join(spoolDir, encodeKey(key)), "", { mode: 0o600 });
+        pending.set(key, size);
+        schedule(0);
+      }
+      return created;
+    },
+    async getRange(key: string, offset: number, length?: number): Promise<Buffer | undefined> {
+      const here = await local.getRange(key, offset, length);
+      if (here || pending.has(key)) return here;
+      const info = await viaRemote(() => remote.head(key)).catch(() => undefined);
+      if (!info) return undefined;
+      if (info.size <= wholeMax) {
+        const whole = await viaRemote(() => remote.getRange(key, 0));
+        if (!whole) return undefined;
+        // Cached as fetched: content-addressed objects are checked by the store above on every read.
+        await local.putOnce(key, { bytes: whole }).catch(() => false);
+        return whole.subarray(Math.min(offset, whole.length), length === undefined ? undefined : offset + length);
+      }
+      return viaRemote(() => remote.getRange(key, offset, length));
+    },
+    async head(key: string): Promise<ObjectInfo | undefined> {
+      const here = await local.head(key);
+      if (here) return here;
+      // Unreachable counts as absent here: a stash then writes locally and the upload dedups on the remote.
+      return viaRemote(() => remote.head(key)).catch(() => undefined);
+    },
+    async *list(prefix: string): AsyncGenerator<ObjectInfo> {
+      const byKey = new Map<string, ObjectInfo>();
+      for await (const o of remote.list(prefix)) byKey.set(o.key, o);
+      for await (const o of local.list(prefix)) if (!byKey.has(o.key)) byKey.set(o.key, o);
+      yield* [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    },
+    async delete(key: string): Promise<boolean> {
+      await loadSpool();
+      pending.delete(key);
+      await fsp.rm(path.join(spoolDir, encodeKey(key)), { force: true });
+      const here = await local.delete(key);
+      // Another gateway may have uploaded the same object while it waited here.
+      const there = await remote.delete(key);
+      return here || there;
+    },
+    backlog,
+    drain,
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}

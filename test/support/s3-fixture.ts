@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, it } from "vitest";
+import { createS3Backend, type S3BackendOptions } from "../../src/artifacts/s3-backend.js";
+import type { StoreBackend } from "../../src/artifacts/backend-types.js";
+import { CEPH_INSTALL_COMMAND, cephAvailable, startCephRgw, type CephRgw } from "./ceph-rgw.js";
+
+/** A throwaway RGW shared by the tests of one file, with one bucket. */
+export interface RgwFixture {
+  rgw: CephRgw;
+  bucket: string;
+  /** Backend options on the fixture's bucket under `prefix` (explicit credentials, path style). */
+  options(prefix: string, extra?: Partial<S3BackendOptions>): S3BackendOptions;
+  /** An S3 backend on a fresh prefix of the bucket. */
+  backend(extra?: Partial<S3BackendOptions>): Promise<StoreBackend>;
+}
+
+/** Whether this run must have Ceph (CI sets it): missing packages then fail the suite instead of skipping it. */
+const REQUIRED = process.env.LEDGER_REQUIRE_S3 === "1";
+
+/**
+ * Starts one throwaway Ceph RGW for the calling test file (and stops exactly
+ * it after). Returns undefined, after saying so loudly, when the Ceph packages
+ * are missing and the run does not require them: the caller then registers
+ * no tests. With `LEDGER_REQUIRE_S3=1` (CI) missing packages fail the file.
+ */
+export function useCephRgw(label: string): (() => RgwFixture) | undefined {
+  if (!cephAvailable()) {
+    const message = `\n*** THE S3 SUITE DID NOT RUN (${label}): Ceph RGW is not installed. Install it with:\n***   ${CEPH_INSTALL_COMMAND}\n`;
+    if (REQUIRED) {
+      it("has the Ceph packages installed (LEDGER_REQUIRE_S3=1)", () => {
+        throw new Error(message);
+      });
+    } else {
+      process.stderr.write(message);
+      it.skip(`S3 suite did not run: ${CEPH_INSTALL_COMMAND}`, () => undefined);
+    }
+    return undefined;
+  }
+  let fixture: RgwFixture | undefined;
+  beforeAll(async () => {
+    const rgw = await startCephRgw({ memstoreBytes: 768 * 1024 * 1024 });
+    const bucket = `ledger-${randomBytes(4).toString("hex")}`;
+    const credentials = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
+    const admin = new S3Client({
+      endpoint: rgw.endpoint,
+      region: rgw.region,
+      forcePathStyle: true,
+      credentials,
+      requestChecksumCalculation: "WHEN_REQUIRED",
+      responseChecksumValidation: "WHEN_REQUIRED",
+    });
+    await admin.send(new CreateBucketCommand({ Bucket: bucket }));
+    admin.destroy();
+    const options = (prefix: string, extra: Partial<S3BackendOptions> = {}): S3BackendOptions => ({
+      endpoint: rgw.endpoint,
+      region: rgw.region,
+      bucket,
+      prefix,
+      pathStyle: true,
+      credentials,
+      timeoutMs: 10_000,
+      partBytes: 5 * 1024 * 1024,
+      ...extra,
+    });
+    fixture = {
+      rgw,
+      bucket,
+      options,
+      backend: async (extra) => createS3Backend(options(`t-${randomBytes(6).toString("hex")}`, extra)),
+    };
+  }, 120_000);
+  afterAll(async () => {
+    await fixture?.rgw.stop();
+  });
+  return () => {
+    if (!fixture) throw new Error("useCephRgw: the gateway runs only while this file's tests do");
+    return fixture;
+  };
+}
