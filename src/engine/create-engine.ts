@@ -13,6 +13,7 @@ import { fingerprintMessage, safeJson } from "../host/messages.js";
 import { compactSession } from "../maintenance/compact.js";
 import { boundTranscriptFile } from "../maintenance/jsonl-reclaim.js";
 import { payDownDebt } from "../maintenance/paydown.js";
+import { payDownHostLoad } from "../maintenance/host-load.js";
 import { locateSqliteTranscript } from "../maintenance/transcript-sqlite.js";
 import { forgetInternalSessions, isInternalSessionKey } from "../runtime/internal-sessions.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
@@ -38,6 +39,9 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
   // Host-internal one-shot sessions this instance served; their state goes at dispose.
   const internal = new Map<string, { agentId: string; sessionKey: string }>();
   const ports = createAssemblyPorts(rt);
+  // Sessions whose afterTurn ran and whose post-turn maintain has not yet: 2026.4.24 calls maintain() before a run
+  // too, when its session manager is already open (see payDownHostLoad).
+  const turnEnded = new Set<string>();
   const who = (p: Params) => {
     const id = resolveSessionIdentity(p, host);
     if (isInternalSessionKey(id.sessionKey))
@@ -107,8 +111,17 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
             runtimeContext: p.runtimeContext,
             abortSignal: p.abortSignal instanceof AbortSignal ? p.abortSignal : undefined,
             ...(sqlite ? { sqlite } : {}),
-            stubAnswers: host.semantics.rawPrecheck !== undefined,
           });
+          const postTurn = turnEnded.delete(`${id.agentId}\u0000${id.sessionKey}`);
+          const file = locateTranscript(p.sessionFile);
+          const hostLoad =
+            host.semantics.rawPrecheck &&
+            postTurn &&
+            file.kind === "jsonl" &&
+            settings.enabled &&
+            settings.maintenance.enabled
+              ? await payDownHostLoad(rt, settings, { identity: id, file: file.file })
+              : undefined;
           const reclaim = await boundTranscriptFile(rt, settings, {
             identity: id,
             sessionFile: p.sessionFile,
@@ -119,6 +132,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
             agentId: id.agentId,
             sessionKey: id.sessionKey,
             ...result,
+            ...(hostLoad ? { hostLoad } : {}),
             ...(reclaim ? { reclaim } : {}),
           });
           return result;
@@ -189,6 +203,7 @@ export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtim
             messages,
             transcriptFrom: pre,
           });
+          turnEnded.add(`${id.agentId}\u0000${id.sessionKey}`);
           void rt.events.write({
             op: "afterTurn",
             agentId: id.agentId,

@@ -2,14 +2,14 @@ import { handleForBytes } from "../artifacts/handle.js";
 import { planWindow } from "../window/planner.js";
 import type { AgentSettings } from "../config/schema.js";
 import { errorMessage, LedgerError } from "../errors.js";
-import { fingerprintMessage } from "../host/messages.js";
+import { fingerprintMessage, isGenuineUserMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import { normalizeBudget } from "../host/host-budget.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { renderSummary } from "../summary/render-summary.js";
 import { bringSummaryUpTo, openSummary, saveOpenedSummary } from "../summary/summary-service.js";
-import { appendJsonlCompaction } from "./jsonl-compaction.js";
+import { appendJsonlCompaction, canAppendJsonlCompaction } from "./jsonl-compaction.js";
 
 /**
  * Share of the budget the window keeps after a forced compaction (`/compact`,
@@ -53,6 +53,11 @@ export interface CompactInput {
    * than the view (2026.4.24): the compaction is also recorded there, so the host loads less.
    */
   hostTranscript?: string;
+  /**
+   * Fingerprint of the user message the window should keep from (when it is later than the window's start): the
+   * caller sized what follows it by another rule (2026.4.24's load, `host-load.ts`).
+   */
+  keepFrom?: string;
 }
 
 /**
@@ -104,23 +109,40 @@ export async function compactSession(
       previous: null,
       target,
     });
-  let plan = planTo(force ? FORCED_REFILL * messageBudget : 0.75 * messageBudget);
+  const tokensFrom = (start: number) => {
+    let sum = 0;
+    for (let i = start; i < messages.length; i++) sum += cost(i);
+    return sum;
+  };
+  // Keeping from a given user message: a budget of exactly what follows it, so the walk cannot take one unit more.
+  const keepAt = input.keepFrom ? messages.findLastIndex((m) => fingerprintMessage(m) === input.keepFrom) : -1;
+  const keepTokens = keepAt > view.start && isGenuineUserMessage(messages[keepAt]) ? tokensFrom(keepAt) : undefined;
+  let plan =
+    keepTokens !== undefined
+      ? planTo(keepTokens, Math.max(1, keepTokens))
+      : planTo(force ? FORCED_REFILL * messageBudget : 0.75 * messageBudget);
   // A forced compaction reduces whenever the window holds anything before the newest user turn: a window
   // already under the refill share (2026.9.6 plans under its smallest budget class) keeps only that turn.
   // A host-required preflight on lines that read "nothing to compact" as "run the model" (5.28-9.x) is not
   // a request to shrink a window that fits: there the turn goes on as is. A manual compaction always is.
   if (
+    keepTokens === undefined &&
     force &&
     (input.manual === true || !input.skipReasonText) &&
     plan.start <= view.start &&
     plan.newestUser > view.start
   ) {
-    let newestTurn = 0;
-    for (let i = plan.newestUser; i < messages.length; i++) newestTurn += cost(i);
+    const newestTurn = tokensFrom(plan.newestUser);
     // A budget of exactly the newest turn: the walk cannot take one unit more.
     if (newestTurn <= messageBudget) plan = planTo(newestTurn, newestTurn);
   }
   if (plan.start <= view.start || plan.kept.length === 0) {
+    // The engine's window already holds only what the turn needs; the host may still load more than that (2026.4.24
+    // loads from its newest compaction entry on, and its precheck sizes that): record the window's start there.
+    const recorded = input.hostTranscript
+      ? await recordWindowStart(rt, settings, { identity, view, file: input.hostTranscript })
+      : undefined;
+    if (recorded) return recorded;
     // Literally true: the view holds only what the turn needs; the raw transcript is paid down by maintain().
     const reason = input.skipReasonText
       ? `nothing_reducible: ${input.skipReasonText} beyond the current turn`
@@ -135,33 +157,8 @@ export async function compactSession(
     };
     return { ok: true, compacted: false, reason, result: { tokensBefore, details } };
   }
-  const store = rt.store(identity.agentId);
-  const opened = await openSummary({
-    sessionDir: rt.sessions.dir(identity.agentId, identity.sessionKey),
-    messages,
-    onReadError: (code, message) =>
-      rt.logger.error(`summary sidecar problem ${code}: ${message}; compaction leaves it untouched for inspection`),
-  });
-  let summary = await bringSummaryUpTo(opened.state, messages, plan.start, async (h) =>
-    (await store.tryRead(h))?.toString("utf8"),
-  );
-  // Sealed on paper first (the handle is the pack's hash): a compaction that answers not_smaller stores and saves
-  // nothing.
-  const sealed = await sealCheckpoint(summary, {
-    frontierIndex: plan.start,
-    frontierFingerprint: fingerprintMessage(messages[plan.start]),
-    artifactHandles: [...view.handles],
-    render: { maxChars: settings.summary.maxInjectedChars, redact: (t) => rt.redact(settings, t) },
-    stash: async (content) => ({ handle: handleForBytes(content) }),
-  });
-  const handle = sealed.handle;
-  summary = sealed.state;
-  const text = renderSummary(summary, {
-    maxChars: settings.summary.maxInjectedChars,
-    checkpointHandle: handle,
-    redact: (t) => rt.redact(settings, t),
-  });
-  const tokensAfter = plan.tokens + counter.countText(text);
+  const sealed = await sealUpTo(rt, settings, { identity, view, start: plan.start });
+  const tokensAfter = plan.tokens + counter.countText(sealed.text);
   // Report not-smaller before anything is written: a compaction that says "no" changes nothing (summary, checkpoints,
   // frontier).
   if (tokensAfter >= tokensBefore) {
@@ -170,30 +167,13 @@ export async function compactSession(
       : "not_smaller";
     return { ok: true, compacted: false, reason, result: { tokensBefore, tokensAfter } };
   }
-  const stored = await store.stash(sealed.pack, {
-    kind: "checkpoint",
-    format: "json",
-    origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
-  });
-  if (stored.handle !== handle)
-    throw new LedgerError(
-      "artifact_corrupt",
-      `Expected the checkpoint pack to store as ${handle}, got ${stored.handle}`,
-    );
-  await saveOpenedSummary(opened, summary);
-  await rt.sessions.update(identity.agentId, identity.sessionKey, (s) => {
-    s.frontier = { start: plan.start, anchor: fingerprintMessage(messages[plan.start]), total: messages.length };
-    s.compactions += 1;
-    s.checkpoints.push({ handle, at: new Date().toISOString(), coveredCount: summary.coveredCount });
-    if (s.checkpoints.length > 50) s.checkpoints.splice(0, s.checkpoints.length - 50);
-    return { value: undefined, write: true };
-  });
+  const handle = await sealed.commit({ start: plan.start, anchor: fingerprintMessage(messages[plan.start]) });
   view.start = plan.start;
   view.tokens = tokensAfter;
   const recorded = input.hostTranscript
     ? await recordInHostTranscript(rt, input.hostTranscript, {
         firstKept: fingerprintMessage(messages[plan.start]),
-        summary: text,
+        summary: sealed.text,
         tokensBefore,
         details: { engine: "context-ledger", checkpoint: handle },
       })
@@ -212,11 +192,124 @@ export async function compactSession(
     ok: true,
     compacted: true,
     result: {
-      summary: text,
+      summary: sealed.text,
       ...(recorded ? { firstKeptEntryId: recorded.firstKeptEntryId } : {}),
       tokensBefore,
       tokensAfter,
       details: { checkpoint: handle, frontier: plan.start },
+    },
+  };
+}
+
+/** A summary sealed on paper up to a window start: its text, and how to store and save it. */
+interface SealedSummary {
+  text: string;
+  /** Stores the checkpoint pack, saves the summary and records the frontier; returns the pack's handle. */
+  commit(frontier: { start: number; anchor: string }): Promise<string>;
+}
+
+/**
+ * Brings the session summary up to `start` of the view and seals its checkpoint on paper (the handle is the pack's
+ * hash): nothing is stored or saved until `commit`, so a compaction that answers not_smaller changes nothing.
+ */
+async function sealUpTo(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  { identity, view, start }: { identity: SessionIdentity; view: LastView; start: number },
+): Promise<SealedSummary> {
+  const { messages } = view;
+  const store = rt.store(identity.agentId);
+  const opened = await openSummary({
+    sessionDir: rt.sessions.dir(identity.agentId, identity.sessionKey),
+    messages,
+    onReadError: (code, message) =>
+      rt.logger.error(`summary sidecar problem ${code}: ${message}; compaction leaves it untouched for inspection`),
+  });
+  const brought = await bringSummaryUpTo(opened.state, messages, start, async (h) =>
+    (await store.tryRead(h))?.toString("utf8"),
+  );
+  const sealed = await sealCheckpoint(brought, {
+    frontierIndex: start,
+    frontierFingerprint: fingerprintMessage(messages[start]),
+    artifactHandles: [...view.handles],
+    render: { maxChars: settings.summary.maxInjectedChars, redact: (t) => rt.redact(settings, t) },
+    stash: async (content) => ({ handle: handleForBytes(content) }),
+  });
+  const { handle } = sealed;
+  const summary = sealed.state;
+  const text = renderSummary(summary, {
+    maxChars: settings.summary.maxInjectedChars,
+    checkpointHandle: handle,
+    redact: (t) => rt.redact(settings, t),
+  });
+  return {
+    text,
+    async commit(frontier) {
+      const stored = await store.stash(sealed.pack, {
+        kind: "checkpoint",
+        format: "json",
+        origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
+      });
+      if (stored.handle !== handle)
+        throw new LedgerError(
+          "artifact_corrupt",
+          `Expected the checkpoint pack to store as ${handle}, got ${stored.handle}`,
+        );
+      await saveOpenedSummary(opened, summary);
+      await rt.sessions.update(identity.agentId, identity.sessionKey, (s) => {
+        s.frontier = { ...frontier, total: messages.length };
+        s.compactions += 1;
+        s.checkpoints.push({ handle, at: new Date().toISOString(), coveredCount: summary.coveredCount });
+        if (s.checkpoints.length > 50) s.checkpoints.splice(0, s.checkpoints.length - 50);
+        return { value: undefined, write: true };
+      });
+      return handle;
+    },
+  };
+}
+
+/**
+ * Records the engine's current window start as a compaction entry in the host's JSONL transcript, when the host
+ * still loads from an earlier message (2026.4.24: what it loads, it sizes in its precheck). The engine's own window
+ * does not move. Undefined when there is nothing to record: the window opens the transcript, or the host already
+ * keeps from there or later.
+ */
+async function recordWindowStart(
+  rt: LedgerRuntime,
+  settings: AgentSettings,
+  { identity, view, file }: { identity: SessionIdentity; view: LastView; file: string },
+): Promise<CompactOutcome | undefined> {
+  const start = view.start;
+  const first = view.messages[start];
+  if (start <= 0 || !isGenuineUserMessage(first)) return undefined;
+  const firstKept = fingerprintMessage(first);
+  if (!(await canAppendJsonlCompaction(file, firstKept))) return undefined;
+  const sealed = await sealUpTo(rt, settings, { identity, view, start });
+  const handle = await sealed.commit({ start, anchor: firstKept });
+  const recorded = await recordInHostTranscript(rt, file, {
+    firstKept,
+    summary: sealed.text,
+    tokensBefore: view.tokens,
+    details: { engine: "context-ledger", checkpoint: handle },
+  });
+  void rt.events.write({
+    op: "compact:recorded",
+    agentId: identity.agentId,
+    sessionKey: identity.sessionKey,
+    handle,
+    frontier: start,
+    hostEntry: recorded?.entryId ?? null,
+  });
+  if (!recorded) return undefined;
+  return {
+    ok: true,
+    compacted: true,
+    result: {
+      summary: sealed.text,
+      firstKeptEntryId: recorded.firstKeptEntryId,
+      tokensBefore: view.tokens,
+      tokensAfter: view.tokens,
+      details: { checkpoint: handle, frontier: start, hostOnly: true },
     },
   };
 }

@@ -57,6 +57,16 @@ export async function appendJsonlCompaction(
   return (await withHostLock(file, write))?.value;
 }
 
+/**
+ * True when {@link appendJsonlCompaction} would write an entry keeping from `firstKept` now: that message is on the
+ * active branch, after the start, and later than what the newest compaction keeps. Read without the lock: the append
+ * checks again under it.
+ */
+export async function canAppendJsonlCompaction(file: string, firstKept: string): Promise<boolean> {
+  const probe = { firstKept, summary: "", tokensBefore: 0, details: {} };
+  return compactionLine(await readJsonlTranscript(file), probe) !== undefined;
+}
+
 function compactionLine(
   { branch, ids }: JsonlTranscript,
   input: JsonlCompactionInput,

@@ -3,15 +3,7 @@ import type { AgentSettings } from "../config/schema.js";
 import { captureIndexOf, captureSessionOf, type CaptureIndex } from "../capture/capture-index.js";
 import { settleCaptures } from "../capture/capture-hook.js";
 import { LedgerError } from "../errors.js";
-import {
-  awaitsAnswer,
-  blocksOf,
-  isGenuineUserMessage,
-  LEDGER_MARKER,
-  roleOf,
-  textOf,
-  toolResultIdOf,
-} from "../host/messages.js";
+import { awaitsAnswer, blocksOf, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { locateTranscript, rewriteCapability, type SessionIdentity } from "../host/normalize.js";
 import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
 import { buildStub } from "../results/stub.js";
@@ -37,16 +29,11 @@ export interface PaydownInput {
   abortSignal?: AbortSignal;
   /** 2026.8.x onwards: the session's SQLite transcript (the engine reads entry ids there; the host rewrites). */
   sqlite?: SqliteTranscriptLocator;
-  /**
-   * Long assistant texts may be stubbed too: only where the host sizes the raw transcript itself
-   * (2026.4.24's precheck). Elsewhere the assembled view is what the host sizes, and the user's
-   * client shows its answers from the transcript, so they stay.
-   */
-  stubAnswers: boolean;
 }
 
 /**
- * Raw history the paydown aims at, as a share of the host's prompt budget (room for system prompt and the new turn).
+ * What the host loads of a session is kept under this share of its prompt budget where it sizes that load itself
+ * (2026.4.24, `host-load.ts`): the rest is room for the system prompt and the new turn.
  */
 export const PAYDOWN_TARGET_SHARE = 0.6;
 
@@ -61,10 +48,10 @@ const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
 const nothing = (reason: string): PaydownResult => ({ changed: false, bytesFreed: 0, rewrittenEntries: 0, reason });
 
 /**
- * Pays maintenance debt down through the host's safe transcript rewrite:
- * oversized entries (tool results first, then, where `stubAnswers`, long assistant
- * texts while the raw history still exceeds the budget) are stashed, verified by
- * reading them back, and replaced by handle stubs. Bounded per call; honours `abortSignal`.
+ * Pays maintenance debt down through the host's safe transcript rewrite: oversized tool results are stashed, verified
+ * by reading them back, and replaced by handle stubs. A user's messages and the model's answers are the conversation
+ * the user reopens: they are never rewritten (where the host sizes what it loads, `host-load.ts` records a compaction
+ * instead). Bounded per call; honours `abortSignal`.
  */
 export async function payDownDebt(
   rt: LedgerRuntime,
@@ -96,12 +83,9 @@ export async function payDownDebt(
   if ((state.turns === 0 || sqlite) && awaitsAnswer(entries.map((e) => e.message))) return nothing("turn_in_flight");
   // A stub written into the transcript is permanent: it must cite the captured original, not the host's cut copy.
   await settleCaptures(rt, identity);
-  const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;
   let raw = entries.reduce((sum, e) => sum + estimateRawTokens(e.message), 0);
-  // Oversized tool results always go (the prompt shows them as stubs anyway); long assistant
-  // texts only while the raw history stays above this share of the budget the host admits.
-  const target = Math.floor(budget * PAYDOWN_TARGET_SHARE);
-  const candidates = pickCandidates(entries, settings, input.stubAnswers);
+  // Oversized tool results always go: the prompt shows them as stubs anyway.
+  const candidates = pickToolResults(entries, settings);
   const store = rt.store(identity.agentId);
   const captures = captureIndexOf(rt, identity.agentId);
   const replacements: { entryId: string; message: Record<string, unknown> }[] = [];
@@ -110,7 +94,6 @@ export async function payDownDebt(
     if (replacements.length >= settings.maintenance.maxEntriesPerCall) break;
     if (input.abortSignal?.aborted)
       throw new LedgerError("aborted", "Expected maintain() to run to completion, got an abort signal");
-    if (roleOf(entry.message) === "assistant" && raw <= target) break;
     const stub = await stubEntry(entry, { settings, store, captures, identity, redact: (t) => rt.redact(settings, t) });
     if (!stub) continue;
     freedChars += textOf(entry.message).length - textOf(stub).length;
@@ -157,29 +140,17 @@ function waitOptions(input: PaydownInput): { timeoutMs: number; signal?: AbortSi
   return { timeoutMs: PROJECTION_WAIT_MS, ...(input.abortSignal ? { signal: input.abortSignal } : {}) };
 }
 
-function pickCandidates(entries: TranscriptEntry[], settings: AgentSettings, stubAnswers: boolean): TranscriptEntry[] {
+/** The tool results with a text (or, on 2026.4.24, an `exec` output in `details.aggregated`) over the size rule. */
+function pickToolResults(entries: TranscriptEntry[], settings: AgentSettings): TranscriptEntry[] {
   const min = settings.maintenance.minEntryChars;
-  const tools: TranscriptEntry[] = [];
-  const answers: TranscriptEntry[] = [];
-  const newest: TranscriptEntry[] = [];
-  // The newest turn's answers go last: they are the reply the user just read (the client's history shows
-  // it), so they are stubbed only when the raw history is still over target without them (2026.4.24's
-  // precheck sizes the raw transcript, and a 12,000-char answer alone can tip it over).
-  let newestUser = -1;
-  entries.forEach((e, i) => {
-    if (isGenuineUserMessage(e.message)) newestUser = i;
-  });
-  for (const [i, entry] of entries.entries()) {
-    const role = roleOf(entry.message);
+  return entries.filter((entry) => {
+    if (roleOf(entry.message) !== "toolResult") return false;
     const big = blocksOf(entry.message).some(
       (b) => typeof b.text === "string" && b.text.length > min && !b.text.startsWith(LEDGER_MARKER),
     );
     const aggregated = (entry.message.details as Record<string, unknown> | undefined)?.aggregated;
-    if (role === "toolResult" && (big || (typeof aggregated === "string" && aggregated.length > min)))
-      tools.push(entry);
-    else if (stubAnswers && role === "assistant" && big) (i > newestUser ? newest : answers).push(entry);
-  }
-  return [...tools, ...answers, ...newest];
+    return big || (typeof aggregated === "string" && aggregated.length > min);
+  });
 }
 
 /** True when a block's text is the host's copy of `output` (its head, behind exec's retention note if any). */
@@ -205,7 +176,9 @@ async function stubEntry(
 ): Promise<Record<string, unknown> | undefined> {
   const message = entry.message;
   const role = roleOf(message);
-  const toolName = String(message.toolName ?? (role === "assistant" ? "assistant" : "unknown"));
+  // The conversation (what the user wrote, what the model answered) is never rewritten; tool outputs are material.
+  if (role !== "toolResult") return undefined;
+  const toolName = String(message.toolName ?? "unknown");
   const callId = toolResultIdOf(message);
   const details = message.details as Record<string, unknown> | undefined;
   const origin = {
@@ -230,7 +203,7 @@ async function stubEntry(
     const linked = captured && captured.chars >= full.length ? captured : undefined;
     const { handle, meta } = linked
       ? { handle: linked.handle, meta: await store.readMeta(linked.handle) }
-      : await store.stash(full, { kind: role === "toolResult" ? "tool-output" : "assistant-text", origin });
+      : await store.stash(full, { kind: "tool-output", origin });
     // Verified on read: the original must come back byte for byte before the transcript loses it.
     const stored = await store.read(handle);
     // The stub states what its handle holds (the capture's size, not the host copy's) and is summarised from it.

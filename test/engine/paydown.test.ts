@@ -62,17 +62,13 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
     expect(result.changed).toBe(true);
     expect(requests).toHaveLength(1);
     const replacements = requests[0] ?? [];
-    // All 6 tool results, then the oldest answers until the raw history is under 60% of the admitted budget.
-    expect(replacements.filter((r) => r.message.role === "toolResult")).toHaveLength(6);
+    // The 6 tool results and nothing else: the answers and the user's messages are the conversation, whatever the debt.
+    expect(replacements.map((r) => r.message.role)).toEqual(session.tools.map(() => "toolResult"));
     expect(result.rewrittenEntries).toBe(replacements.length);
     expect(result.bytesFreed).toBeGreaterThan(1_500_000);
     const byId = new Map(replacements.map((r) => [r.entryId, r.message]));
-    // The newest answer (the reply the client shows) is the last resort: stubbed only after everything else.
-    const newestAnswer = entries.filter((e) => e.message.role === "assistant").at(-1);
-    if (newestAnswer && byId.has(newestAnswer.id)) expect(replacements.at(-1)?.entryId).toBe(newestAnswer.id);
     const rawAfter = entries.reduce((s, e) => s + estimateRawTokens(byId.get(e.id) ?? e.message), 0);
     expect(rawAfter).toBeLessThan(rawBefore / 10);
-    expect(rawAfter).toBeLessThanOrEqual(6_000 + 3_000);
     // Lossless: each stub's handle fetches the byte-exact original (the full details.aggregated for exec).
     const store = t.rt.store("main");
     for (const tool of session.tools) {

@@ -114,7 +114,8 @@ describe("sendTurnAsSeen", () => {
     session.call = async (method, params) =>
       ++reads < 3 ? { messages: [text("user", "Turn 1: run it.")] } : read(method, params);
     const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
-    expect(reads).toBe(3);
+    // Two reads without the answer, the one that shows it, and the read after the post-turn work.
+    expect(reads).toBe(4);
     expect(seen).toMatchObject({ texts: ["Answer 1: the report changed."], answered: true });
     expect(seen.historyCatchUpMs).toBeGreaterThan(0);
     expect(describeSeenTurn(seen)).toMatch(
@@ -122,13 +123,61 @@ describe("sendTurnAsSeen", () => {
     );
   });
 
+  it("judges the history read after the post-turn work: an answer that became a stub there is not answered", async () => {
+    const answer = "Answer 1: the report changed.";
+    const { session, events } = fakeSession("context-ledger", answer, true);
+    const send = session.chatSend.bind(session);
+    session.chatSend = async (message) => {
+      const turn = await send(message);
+      const last = session.requests().at(-1);
+      if (last) last.reply = { text: answer };
+      return turn;
+    };
+    const read = session.call.bind(session);
+    // What the post-turn work leaves: the answer rewritten into a stub of itself.
+    session.call = async (method, params) => {
+      const h = (await read(method, params)) as { messages: unknown[] };
+      if (events.at(-1)?.op !== "maintain") return h;
+      const stub = "[context-ledger artifact ledger:v1:sha256:" + "0".repeat(64) + "] assistant output · 29 chars";
+      return { messages: h.messages.map((m) => (JSON.stringify(m).includes(answer) ? text("assistant", stub) : m)) };
+    };
+    const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
+    expect(seen).toMatchObject({ answered: false, modelAnswer: answer, finalAnswerAsked: true });
+    expect(seen.shown).toMatch(/^\[context-ledger artifact /);
+  });
+
+  it("an answer the history shows twice, or other than the model wrote it, is not answered", async () => {
+    for (const [shownAs, answered] of [
+      [["Answer 1: done."], true],
+      [["Answer 1: done.", "Answer 1: done."], false],
+      [["Answer 1: done. (edited)"], false],
+    ] as const) {
+      const { session } = fakeSession("context-ledger", shownAs[0], true);
+      const send = session.chatSend.bind(session);
+      session.chatSend = async (message) => {
+        const turn = await send(message);
+        const last = session.requests().at(-1);
+        if (last) last.reply = { text: "Answer 1: done." };
+        return turn;
+      };
+      const read = session.call.bind(session);
+      session.call = async (method, params) => {
+        const h = (await read(method, params)) as { messages: unknown[] };
+        return { messages: [...h.messages, ...shownAs.slice(1).map((t) => text("assistant", t))] };
+      };
+      const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
+      expect(seen.answered, JSON.stringify(shownAs)).toBe(answered);
+    }
+  });
+
   it("does not wait for an answer when the model was never asked for one (a queued or skipped turn)", async () => {
     const { session } = fakeSession("context-ledger", "", false);
     let reads = 0;
     session.call = async () => (reads++, { messages: [text("user", "Turn 1: run it.")] });
     const seen = await sendTurnAsSeen(session, "Turn 1: run it.");
-    // One read finds the message taken in (so no later run is waited for), one reads what the turn shows.
-    expect(reads).toBe(2);
+    // One read finds the message taken in (so no later run is waited for), one reads what the turn shows, one reads
+    // it again after the post-turn work.
+    expect(reads).toBe(3);
     expect(seen).toMatchObject({ texts: [], shown: "", answered: false });
     expect(seen.historyCatchUpMs).toBeUndefined();
     expect(describeSeenTurn(seen)).toBe("run ok, 0 requests, final answer not asked");

@@ -16,9 +16,9 @@ import { createHostEnv, LEDGER_ID, type HostEnv } from "./host-env.js";
 import type { HostVersion } from "./host-install.js";
 import { grepLines, markLogs, readHostLog, readPluginEvents } from "./logs.js";
 import { execTurnScript } from "./mock-scripts.js";
-import { startMockModel, type MockModel } from "./mock-model.js";
+import { startMockModel, type MockModel, type MockRequest } from "./mock-model.js";
 import { stopAllGroups } from "./processes.js";
-import { describeSeenTurn, sendTurnAsSeen } from "./turn-as-seen.js";
+import { answerCountsInHistory, describeSeenTurn, modelAnswerOf, sendTurnAsSeen } from "./turn-as-seen.js";
 import { turnMessage } from "./workloads.js";
 
 /**
@@ -41,6 +41,13 @@ const LINES: readonly { version: HostVersion; before: number }[] = [
 const AFTER = 3;
 const SESSION_KEY = "agent:main:adoption";
 
+/** The final answer of each of the first `turns` turns (`turnMessage(n)`) as the model wrote it ("" when none). */
+function modelAnswersByTurn(requests: readonly MockRequest[], turns: number): string[] {
+  return Array.from(
+    { length: turns },
+    (_, i) => modelAnswerOf(requests.filter((r) => r.userText.includes(turnMessage(i + 1)))) ?? "",
+  );
+}
 describe.each(LINES.map((l) => [l.version, l.before] as const))("adoption on %s", (version, BEFORE) => {
   let mock: MockModel | undefined;
   let env: HostEnv | undefined;
@@ -68,6 +75,8 @@ describe.each(LINES.map((l) => [l.version, l.before] as const))("adoption on %s"
       const turn = await gateway.chatSend(SESSION_KEY, turnMessage(n));
       expect(turn.wait.status, `legacy turn ${n}: ${JSON.stringify(turn.wait)}`).toBe("ok");
     }
+    // The legacy turns' answers as the model wrote them: the adopted session must keep showing them as written.
+    const legacyAnswers = modelAnswersByTurn(mock.requests, BEFORE);
     await gateway.stop();
     // The plugin is loaded (its tool and capture hook register) but the slot's engine was legacy's.
     const before = await readPluginEvents(env);
@@ -98,6 +107,10 @@ describe.each(LINES.map((l) => [l.version, l.before] as const))("adoption on %s"
       seen.map((s) => (s.answered ? "model" : `"${s.shown.slice(0, 80)}" (${describeSeenTurn(s)})`)),
       hostErrors.join("\n"),
     ).toEqual(seen.map(() => "model"));
+    // Every answer, the legacy turns' included, once and as written in the history a user reopens.
+    const answers = [...legacyAnswers, ...seen.map((s) => s.modelAnswer ?? "")];
+    expect(answers).toHaveLength(BEFORE + AFTER);
+    expect(await answerCountsInHistory(session, answers), "each answer in chat.history").toEqual(answers.map(() => 1));
     // The engine served the adopted session, and the adoption answered turns whose prompts it assembled.
     const events = await readPluginEvents(env);
     const assembled = events.filter((e) => e.op === "assemble" && e.sessionKey === SESSION_KEY);

@@ -16,7 +16,10 @@ import { turnMessage } from "./workloads.js";
 export interface HostRig {
   mock: MockModel;
   env: HostEnv;
-  gateway: Gateway;
+  /** The running gateway (a new one after {@link HostRig.restartGateway}). */
+  readonly gateway: Gateway;
+  /** Stops the gateway and starts it again on the same state, as an operator restarts it. */
+  restartGateway(): Promise<void>;
   /** Stops the gateway and the mock, removes the temp state. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -56,13 +59,19 @@ export async function startHostRig(options: HostRigOptions): Promise<HostRig> {
       ledgerConfig: options.ledgerConfig,
       extraConfig: typeof options.extraConfig === "function" ? options.extraConfig(mock) : options.extraConfig,
     });
-    const gateway = await startGateway(env);
+    let gateway = await startGateway(env);
     let closed = false;
     const rigEnv = env;
     return {
       mock,
       env: rigEnv,
-      gateway,
+      get gateway() {
+        return gateway;
+      },
+      async restartGateway() {
+        await gateway.stop();
+        gateway = await startGateway(rigEnv);
+      },
       async close() {
         if (closed) return;
         closed = true;

@@ -49,6 +49,8 @@ export interface MockRequest {
    * tokens written to the cache (Anthropic's wire).
    */
   usage?: WireUsage;
+  /** What the mock answered (set once the script chose it; absent for a rejected request). */
+  reply?: MockReply;
 }
 
 /** Chooses the reply for one request. */
@@ -205,6 +207,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
         reply = { text: `mock script failed: ${String(error)}` };
       }
     }
+    request.reply = reply;
     endpoint.write(res, reply, {
       // The model the request named (an agent's own model on a shared gateway), as a provider answers.
       model: typeof body.model === "string" ? body.model : modelId,

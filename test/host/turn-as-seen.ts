@@ -1,9 +1,11 @@
 /**
  * One user turn as the user saw it, measured from outside the host: send the message,
- * read what the client shows when the run ends (`chat.history`), then wait for the
- * engine's post-turn work, so that the next message starts a turn of its own (2026.4.24
- * queues a message sent during that work as a follow-up). Real-host scenarios and
- * `npm run demo` send every turn this way.
+ * wait until the client's history (`chat.history`) shows the run's outcome, wait for the
+ * engine's post-turn work (so that the next message starts a turn of its own: 2026.4.24
+ * queues a message sent during that work as a follow-up), then read the history again, as
+ * a user who reloads it: the turn counts as answered when that history shows the model's
+ * answer once, byte for byte as the model wrote it. Real-host scenarios and `npm run demo`
+ * send every turn this way.
  */
 import type { ChatTurn } from "./gateway.js";
 import { GatewayRequestError } from "./gateway-ws.js";
@@ -55,11 +57,6 @@ export interface SeenTurnSession {
   call(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<unknown>;
   /** The engine plugin's events for this session so far. */
   pluginEvents(): Promise<PluginEvent[]>;
-  /**
-   * The stored original behind a handle of the session's agent: an answer 2026.4.24's post-turn paydown
-   * stubbed before the history was read is the model's answer, shown as a stub that says how to read it.
-   */
-  readOriginal?(handle: string): Promise<string | undefined>;
 }
 
 /**
@@ -99,15 +96,22 @@ async function userMessageShown(session: Pick<SeenTurnSession, "sessionKey" | "c
 const HISTORY_RETRY_MS = 30_000;
 
 /**
- * `chat.history` as a client reads it: 2026.9.x answers `UNAVAILABLE` with `retryable: true`
- * and `retryAfterMs` while it re-indexes a rewritten transcript ("session history is
- * rebuilding; retry shortly"), and a client retries after that delay.
+ * The most text per message `chat.history` returns when asked (every line's schema caps `maxChars` there); by default
+ * the hosts cut each text at 8,000 chars with "...(truncated)..." (`DEFAULT_CHAT_HISTORY_TEXT_MAX_CHARS`).
+ */
+export const HISTORY_MAX_CHARS = 500_000;
+
+/**
+ * `chat.history` as a client reads it, each text whole (up to {@link HISTORY_MAX_CHARS}): 2026.9.x answers
+ * `UNAVAILABLE` with `retryable: true` and `retryAfterMs` while it re-indexes a rewritten transcript ("session
+ * history is rebuilding; retry shortly"), and a client retries after that delay.
  */
 export async function readHistory(session: Pick<SeenTurnSession, "sessionKey" | "call">, limit = 60): Promise<unknown> {
   const deadline = Date.now() + HISTORY_RETRY_MS;
   for (;;) {
     try {
-      return await session.call("chat.history", { sessionKey: session.sessionKey, limit }, 120_000);
+      const params = { sessionKey: session.sessionKey, limit, maxChars: HISTORY_MAX_CHARS };
+      return await session.call("chat.history", params, 120_000);
     } catch (error) {
       if (!(error instanceof GatewayRequestError) || error.code !== "UNAVAILABLE" || Date.now() > deadline) throw error;
       await new Promise((r) => setTimeout(r, error.retryAfterMs ?? 250));
@@ -134,8 +138,13 @@ export interface SeenTurn {
   texts: string[];
   /** The first shown text that is the model's answer, else the last shown text. */
   shown: string;
-  /** The model produced the final answer and the client showed it (no host notice). */
+  /**
+   * The model produced the final answer and the client's history, read again after the engine's post-turn work,
+   * shows it once, byte for byte (no host notice).
+   */
   answered: boolean;
+  /** The final answer as the model wrote it (undefined when the model wrote none the mock recorded). */
+  modelAnswer?: string;
   /** The model was asked for the turn's final answer (a request of the turn carried its tool result). */
   finalAnswerAsked: boolean;
   /** Why the client's history could not be read after the run, if it could not (then `texts` is empty). */
@@ -184,27 +193,43 @@ async function readTurnTexts(
   return { ...read, ...(caughtUp ? { historyCatchUpMs: Date.now() - t0 } : {}) };
 }
 
-// An answer the engine moved to its store: `[context-ledger artifact ledger:v1:sha256:<hex> …`.
-const STUBBED_ANSWER = /^\[context-ledger artifact (ledger:v1:sha256:[0-9a-f]{64})\b/;
-
 /**
- * The shown texts with each answer stub replaced by the answer it stores (read back by handle). The
- * read races the engine's post-turn work on 2026.4.24, whose paydown may stub the newest answer too.
+ * How often the session's whole `chat.history` shows each of `answers` as an assistant text, byte for byte (1 each is
+ * the conversation as it happened).
  */
-async function withStubbedAnswersRead(session: SeenTurnSession, texts: readonly string[]): Promise<string[]> {
-  return Promise.all(
-    texts.map(async (text) => {
-      const handle = STUBBED_ANSWER.exec(text)?.[1];
-      const original = handle && session.readOriginal ? await session.readOriginal(handle) : undefined;
-      return original?.startsWith(ANSWER_PREFIX) ? original : text;
-    }),
-  );
+export async function answerCountsInHistory(
+  session: Pick<SeenTurnSession, "sessionKey" | "call">,
+  answers: readonly string[],
+): Promise<number[]> {
+  const history = (await readHistory(session, 1000)) as Record<string, unknown> | undefined;
+  const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
+  const shown = messages.filter((m) => (m as { role?: unknown } | undefined)?.role === "assistant").map(textOf);
+  return answers.map((a) => shown.filter((t) => t === a).length);
+}
+
+/** The text of the turn's final answer as the model wrote it: the last text-only reply of the turn's requests. */
+export function modelAnswerOf(requests: readonly MockRequest[]): string | undefined {
+  for (let i = requests.length - 1; i >= 0; i--) {
+    const reply = requests[i]?.reply;
+    if (reply && !("toolCalls" in reply) && typeof reply.text === "string" && reply.text.startsWith(ANSWER_PREFIX))
+      return reply.text;
+  }
+  return undefined;
 }
 
 /**
- * Sends one message, reads what the client shows when the run ends (before
- * post-turn maintenance may stub it in the transcript), then waits for the engine's
- * post-turn work: 2026.4.24 queues a message sent during it, and a reader waits too.
+ * True when `texts` (what the history shows for a turn) hold the model's answer exactly once, byte for byte, and no
+ * host notice; without a recorded answer (a real model), when one shown text is an answer.
+ */
+export function showsAnswerOnce(texts: readonly string[], modelAnswer: string | undefined): boolean {
+  if (modelAnswer === undefined) return answeredByModel(texts);
+  return texts.filter((t) => t === modelAnswer).length === 1 && !texts.some(isHostNotice);
+}
+
+/**
+ * Sends one message, waits until the client's history shows the run's outcome, waits for the engine's post-turn
+ * work (2026.4.24 queues a message sent during it, and a reader waits too), and judges the turn by the history read
+ * after that work.
  */
 export async function sendTurnAsSeen(
   session: SeenTurnSession,
@@ -240,15 +265,25 @@ export async function sendTurnAsSeen(
     await waitForEvents(async () => (await session.pluginEvents()).slice(eventsBefore), engineTurnSettled, {
       timeoutMs: 30_000,
     });
-  const texts = await withStubbedAnswersRead(session, read.texts);
-  const shown = texts.find((t) => t.startsWith(ANSWER_PREFIX)) ?? texts.at(-1) ?? "";
+  // As a user who reloads the history after the turn: what the engine's post-turn work left is what counts.
+  const after = read.historyError ? read : await readTurnTexts(session, message, false, 0);
+  const texts = after.historyError ? read.texts : after.texts;
+  const modelAnswer = modelAnswerOf(requests);
+  const shown =
+    texts.find((t) => modelAnswer !== undefined && t === modelAnswer) ??
+    texts.find((t) => t.startsWith(ANSWER_PREFIX)) ??
+    texts.at(-1) ??
+    "";
   return {
     result,
     requests,
     shown,
-    answered: finalAnswerAsked && answeredByModel(texts),
+    answered: finalAnswerAsked && showsAnswerOnce(texts, modelAnswer),
+    ...(modelAnswer !== undefined ? { modelAnswer } : {}),
     finalAnswerAsked,
     ...read,
+    texts,
+    ...(after.historyError && !read.historyError ? { historyError: after.historyError } : {}),
   };
 }
 

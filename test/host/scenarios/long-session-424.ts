@@ -1,18 +1,22 @@
 /**
- * The long session of `long-session.ts` (20 turns, each an `exec` printing 40,000 chars and a
- * 2,000-char answer, window 32,000) on 2026.4.24, whose overflow precheck sizes the session as
- * the host loads it, not the assembled view. Paying tool outputs down is not enough there: by
- * turn 12 the answers alone fill the precheck's 12,000 tokens, and an engine whose compaction
- * only moves its own window gets the session reset (context-ledger did, and legacy does at turn
- * 11). context-ledger records its compaction in the host's transcript, so the host loads the
- * summary and the kept turns, and the summary reaches the model.
+ * The long session of `long-session.ts` (20 turns, each an `exec` printing 40,000 chars) with
+ * 12,000-char answers, window 32,000, on 2026.4.24, whose overflow precheck sizes the session as
+ * the host loads it, not only the assembled view. Paying tool outputs down is not enough there: two
+ * turns' answers fill the precheck's 12,000 tokens, and an engine whose compaction only moves its
+ * own window gets the session reset. Answers are never rewritten: context-ledger records its
+ * compactions in the host's transcript, so the host loads the summary and the kept turns, the
+ * summary reaches the model, and `chat.history` shows every answer once, as written, after each
+ * turn's post-turn work and again after a gateway restart.
  */
 import { expect } from "vitest";
 import { countHostLogSignals, markLogs, readHostLog } from "../logs.js";
 import { measureLongSession } from "./long-session.js";
 import type { HostScenario } from "./scenario.js";
 import { hostCompactionEntries } from "./turn-figures.js";
-import { readHistory } from "../turn-as-seen.js";
+import { answerCountsInHistory, readHistory } from "../turn-as-seen.js";
+
+/** Answers as long as the reset loop's: two of them fill what 2026.4.24's precheck admits at 32,000. */
+const ANSWER_CHARS = 12_000;
 import { textOfMessage } from "../mock-wire.js";
 
 export const longSession424Scenario: HostScenario = {
@@ -21,7 +25,7 @@ export const longSession424Scenario: HostScenario = {
   engines: ["context-ledger"],
   async run(session) {
     const mark = await markLogs(session.env);
-    const figures = await measureLongSession(session, "long-session-424");
+    const figures = await measureLongSession(session, "long-session-424", { answerChars: ANSWER_CHARS });
     const signals = countHostLogSignals(await readHostLog(session.env, [], mark));
     expect(figures.perTurn.map((t) => (t.answered ? "model" : `shown "${t.shown}" (${t.seen})`))).toEqual(
       figures.perTurn.map(() => "model"),
@@ -39,8 +43,14 @@ export const longSession424Scenario: HostScenario = {
     // ...and the model was shown that summary after it.
     const shown = session.requests().filter((r) => JSON.stringify(r.body).includes("[context-ledger summary]"));
     expect(shown.length).toBeGreaterThan(0);
-    // The chat history a user reopens lists every message line of the file: each turn once, its answer once (long
-    // answers paid down show as stubs with their handle), none twice after the rewrites.
+    expect(figures.requestsBelowMaxTokens, "requests below maxTokens").toBe(0);
+    // The chat history a user reopens lists every message line of the file: each turn once, its answer once and
+    // whole, none twice after the rewrites, before and after a gateway restart.
+    expect(figures.answers.every((a) => a.length >= ANSWER_CHARS)).toBe(true);
+    const once = figures.answers.map(() => 1);
+    expect(await answerCountsInHistory(session, figures.answers), "each answer in chat.history").toEqual(once);
+    await session.restartGateway();
+    expect(await answerCountsInHistory(session, figures.answers), "after a gateway restart").toEqual(once);
     const history = (await readHistory(session, 1000)) as { messages?: unknown[] };
     const texts = (history.messages ?? []).map((m) => `${String((m as { role?: unknown }).role)}: ${textOfMessage(m)}`);
     const turns = texts.filter((t) => /^user: .*Turn \d+:/.test(t)).map((t) => /Turn (\d+):/.exec(t)?.[1]);

@@ -13,7 +13,7 @@ import { isInternalContextMessage } from "../mock-wire.js";
 import { createOpenAIRules, inputCost } from "../openai-rules.js";
 import { countMessageTokens, loadTokenCounter, type TokenCounter } from "../token-count.js";
 import { turnMessage } from "../workloads.js";
-import { describeSeenTurn, sendTurnAsSeen } from "../turn-as-seen.js";
+import { answerCountsInHistory, describeSeenTurn, sendTurnAsSeen } from "../turn-as-seen.js";
 import type { HostVersion } from "../host-install.js";
 import type { HostScenario, ScenarioModel, ScenarioSession } from "./scenario.js";
 import { extractJson, runOpenclaw } from "../openclaw-cli.js";
@@ -115,12 +115,19 @@ export function mainRequestFigures(
 }
 
 /**
- * Runs the long session ({@link LONG_SESSION}) in `session` at the session's model shape
- * and records its figures under `name`; returns them for the scenario's assertions.
+ * Runs the long session ({@link LONG_SESSION}, answers of `answerChars`) in `session` at the session's model shape
+ * and records its figures under `name`; returns them, and each turn's answer as the model wrote it, for the
+ * scenario's assertions.
  */
-export async function measureLongSession(session: ScenarioSession, name: string) {
+export async function measureLongSession(
+  session: ScenarioSession,
+  name: string,
+  { answerChars = LONG_SESSION.answerChars }: { answerChars?: number } = {},
+) {
   await grantCliScopes(session.env);
-  session.setScript(execTurnScript({ outputChars: LONG_SESSION.outputChars, answerChars: LONG_SESSION.answerChars }));
+  session.setScript(execTurnScript({ outputChars: LONG_SESSION.outputChars, answerChars }));
+  // Each turn's final answer as the model wrote it ("" when it wrote none): what the history must show, once each.
+  const answers: string[] = [];
   const model = session.model;
   const counter = await loadTokenCounter();
   const perTurn: {
@@ -134,6 +141,7 @@ export async function measureLongSession(session: ScenarioSession, name: string)
   }[] = [];
   for (let n = 1; n <= LONG_SESSION.turns; n++) {
     const seen = await sendTurnAsSeen(session, turnMessage(n));
+    answers.push(seen.modelAnswer ?? "");
     perTurn.push({
       turn: n,
       answered: seen.answered,
@@ -192,7 +200,7 @@ export async function measureLongSession(session: ScenarioSession, name: string)
     perRequest,
   };
   await recordFigures(name, session, figures);
-  return figures;
+  return { ...figures, answers };
 }
 
 /**
@@ -297,6 +305,9 @@ export const longSessionScenario: HostScenario = {
     expectEveryTurnAnsweredInFull(figures);
     expectNoHostRuns(figures);
     await expectTurnFiguresInCli(session);
+    expect(await answerCountsInHistory(session, figures.answers), "each answer in chat.history").toEqual(
+      figures.answers.map(() => 1),
+    );
     // Below the host's memory-flush threshold (20,000 provider tokens at 32k) the room holds about 6 turns of this
     // session. A re-plan cuts as deep as the cost model says (budget.cachePriceRatio), never past the newest 3 turns,
     // so a window lasts about 4 turns (measured 2026-11-25: 15 of 19 main requests extend the previous one).

@@ -12,13 +12,16 @@ import type { MockRequest } from "../mock-model.js";
 import { countHostLogSignals, readHostLog } from "../logs.js";
 import { execTurnScript } from "../mock-scripts.js";
 import { RESET_LOOP_WORKLOAD, turnMessage } from "../workloads.js";
-import { sendTurnAsSeen } from "../turn-as-seen.js";
+import { answerCountsInHistory, sendTurnAsSeen } from "../turn-as-seen.js";
 import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
 import { outputAllowance, readFigures, recordFigures, transcriptSize } from "./turn-figures.js";
 
 /** Turns of the workload. */
 export const RESET_LOOP_TURNS = 6;
+
+/** Lines whose shared gateway restarts after the session, to read the history as a restarted gateway serves it. */
+const RESTART_LINES: readonly string[] = ["2026.4.24", "2026.7.35", "2026.9.6"];
 
 /** One turn as the user saw it. */
 export interface ResetLoopTurn {
@@ -63,8 +66,12 @@ export const resetLoopScenario: HostScenario = {
       execTurnScript({ outputChars: RESET_LOOP_WORKLOAD.outputChars, answerChars: RESET_LOOP_WORKLOAD.answerChars }),
     );
     const turns: ResetLoopTurn[] = [];
+    // Each turn's final answer as the model wrote it ("" when it wrote none).
+    const answers: string[] = [];
     for (let n = 1; n <= RESET_LOOP_TURNS; n++) {
-      const { result, requests, shown, answered: modelAnswer } = await sendTurnAsSeen(session, turnMessage(n));
+      const seen = await sendTurnAsSeen(session, turnMessage(n));
+      const { result, requests, shown, answered: modelAnswer } = seen;
+      answers.push(seen.modelAnswer ?? "");
       const allowances = requests.map(outputAllowance).filter((v): v is number => v !== undefined);
       turns.push({
         turn: n,
@@ -115,6 +122,14 @@ export const resetLoopScenario: HostScenario = {
       expect(legacy?.allowanceCeiling as number).toBeLessThan(SCENARIO_MODEL.maxTokens);
     }
     expect(figures.resets).toBe(0);
+    // The history a user reopens: every answer once and whole, and again after a gateway restart where the suite
+    // restarts one (the lines the issue names: 2026.4.24, one of 2026.5.28-2026.8.x, 2026.9.6).
+    const once = answers.map(() => 1);
+    expect(await answerCountsInHistory(session, answers), "each answer in chat.history").toEqual(once);
+    if (RESTART_LINES.includes(session.version)) {
+      await session.restartGateway();
+      expect(await answerCountsInHistory(session, answers), "after a gateway restart").toEqual(once);
+    }
     expect(transcript.store).not.toBe("none");
     // Bounded: the active branch the host replays stays under one turn's raw exec output per turn.
     const active = transcript.activeBytes ?? transcript.bytes;

@@ -46,8 +46,11 @@ export interface ScenarioSession {
   hostLog(): Promise<string>;
   /** The engine plugin's events written since this scenario's session opened. */
   pluginEvents(): Promise<PluginEvent[]>;
-  /** The stored original behind a handle of the session's agent (undefined when the store has none). */
-  readOriginal(handle: string): Promise<string | undefined>;
+  /**
+   * Restarts the gateway every scenario of the line shares, on the same state (sessions survive it), and waits until
+   * it is ready. Other scenarios' sessions see a restart between their turns, never during one.
+   */
+  restartGateway(): Promise<void>;
 }
 
 /** A user-visible behaviour, checked in a real host. */

@@ -6,9 +6,6 @@
  * sent through that scenario's `chatSend` carries (`[scenario <name>]`; the newest genuine
  * user message is always in a request), and numbers `turn`/`indexInTurn` per scenario.
  */
-import path from "node:path";
-import { createArtifactStore } from "../../../src/artifacts/store.js";
-import { artifactRoot, LEDGER_DIR_NAME } from "../../../src/state/paths.js";
 import type { ChatTurn } from "../gateway.js";
 import { startHostRig, type HostRig } from "../gateway-session.js";
 import type { EngineChoice } from "../host-env.js";
@@ -190,12 +187,7 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
         call: (method, params, timeoutMs) => rig.gateway.call(method, params, timeoutMs),
         hostLog: () => readHostLog(rig.env, [], mark),
         pluginEvents: () => readPluginEvents(rig.env, mark),
-        async readOriginal(handle) {
-          const root = artifactRoot(path.join(rig.env.stateDir, LEDGER_DIR_NAME), agentId);
-          return createArtifactStore({ root })
-            .readText(handle)
-            .catch(() => undefined);
-        },
+        restartGateway: () => rig.restartGateway(),
       };
     },
     close: () => rig.close(),
