@@ -20,8 +20,19 @@ import { grantCliScopes } from "./cli-scopes.js";
 import { requestOverhead } from "./reset-loop.js";
 import { outputAllowance, readFigures, recordFigures, transcriptSize, type TranscriptSize } from "./turn-figures.js";
 
+/** Turns, per-turn tool output and answer of a long session. */
+export interface LongSessionWorkload {
+  turns: number;
+  outputChars: number;
+  answerChars: number;
+}
+
 /** Turns and per-turn tool output of the long session. */
-export const LONG_SESSION = { turns: 20, outputChars: 40_000, answerChars: 2_000 } as const;
+export const LONG_SESSION = {
+  turns: 20,
+  outputChars: 40_000,
+  answerChars: 2_000,
+} as const satisfies LongSessionWorkload;
 
 /**
  * The host transport's own estimate of a request (2026.9.6 `estimateOpenAICompletionsInputTokens`): chars/4 × 1.25,
@@ -112,12 +123,16 @@ export function mainRequestFigures(
 }
 
 /**
- * Runs the long session ({@link LONG_SESSION}) in `session` at the session's model shape
+ * Runs a long session (`workload`, {@link LONG_SESSION} by default) in `session` at the session's model shape
  * and records its figures under `name`; returns them for the scenario's assertions.
  */
-export async function measureLongSession(session: ScenarioSession, name: string) {
+export async function measureLongSession(
+  session: ScenarioSession,
+  name: string,
+  workload: LongSessionWorkload = LONG_SESSION,
+) {
   await grantCliScopes(session.env);
-  session.setScript(execTurnScript({ outputChars: LONG_SESSION.outputChars, answerChars: LONG_SESSION.answerChars }));
+  session.setScript(execTurnScript({ outputChars: workload.outputChars, answerChars: workload.answerChars }));
   const model = session.model;
   const counter = await loadTokenCounter();
   const perTurn: {
@@ -129,7 +144,7 @@ export async function measureLongSession(session: ScenarioSession, name: string)
     historyCatchUpMs: number;
     ms: number;
   }[] = [];
-  for (let n = 1; n <= LONG_SESSION.turns; n++) {
+  for (let n = 1; n <= workload.turns; n++) {
     const seen = await sendTurnAsSeen(session, turnMessage(n));
     perTurn.push({
       turn: n,
