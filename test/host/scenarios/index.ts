@@ -10,6 +10,7 @@ export * as fixHolds424 from "./fix-holds-424.js";
 export * as fixHolds96 from "./fix-holds-96.js";
 export * as fullExecOutput from "./full-exec-output.js";
 export * as longSession from "./long-session.js";
+export * as longSession128k from "./long-session-128k.js";
 export * as longSession424 from "./long-session-424.js";
 export * as longSession48k from "./long-session-48k.js";
 export * as longSession64k from "./long-session-64k.js";

@@ -11,7 +11,13 @@ import type { MockRequest } from "../mock-model.js";
 import { execTurnScript } from "../mock-scripts.js";
 import { isInternalContextMessage } from "../mock-wire.js";
 import { createOpenAIRules, inputCost } from "../openai-rules.js";
-import { countMessageTokens, loadTokenCounter, type TokenCounter } from "../token-count.js";
+import {
+  countMessageTokens,
+  loadTokenCounter,
+  MESSAGE_FRAMING_TOKENS,
+  messageText,
+  type TokenCounter,
+} from "../token-count.js";
 import { turnMessage } from "../workloads.js";
 import { describeSeenTurn, sendTurnAsSeen } from "../turn-as-seen.js";
 import type { HostVersion } from "../host-install.js";
@@ -223,6 +229,7 @@ function providerFigures(requests: readonly MockRequest[], counter: TokenCounter
   const promptTokens = usage.reduce((sum, u) => sum + u.promptTokens, 0);
   const cachedTokens = usage.reduce((sum, u) => sum + u.cachedTokens, 0);
   return {
+    ceiling: cacheCeiling(requests, counter),
     rejected: requests.filter((r) => r.rejected !== undefined).map((r) => `turn ${r.turn}: ${String(r.rejected)}`),
     // Requests the provider would have refused, answered for a control engine (strict "observe").
     violations: requests.filter((r) => r.violation !== undefined).map((r) => `turn ${r.turn}: ${String(r.violation)}`),
@@ -231,6 +238,34 @@ function providerFigures(requests: readonly MockRequest[], counter: TokenCounter
     cachedShare: promptTokens > 0 ? Math.round((cachedTokens / promptTokens) * 1000) / 1000 : null,
     inputCostUsd: Math.round(inputCost(promptTokens, cachedTokens) * 10_000) / 10_000,
   };
+}
+
+/**
+ * The most of these requests' prompt tokens any engine could read from a prefix cache: the share of units (the tool
+ * list, each message, as the strict mock splits a request) that an earlier request of the session already sent,
+ * wherever it sent them. What is left is new content: each turn's question, the model's calls and answers, the host's
+ * own copy of a tool output in its in-turn request, and a summary that changed.
+ */
+export function cacheCeiling(requests: readonly MockRequest[], counter: TokenCounter): number | null {
+  const seen = new Set<string>();
+  let prompt = 0;
+  let cacheable = 0;
+  for (const r of requests) {
+    const { messages, tools } = r.body as { messages?: unknown; tools?: unknown };
+    const units = [
+      { text: JSON.stringify(tools ?? []), tokens: counter(JSON.stringify(tools ?? [])) },
+      ...(Array.isArray(messages) ? messages : []).map((m) => ({
+        text: JSON.stringify(m),
+        tokens: counter(messageText(m)) + MESSAGE_FRAMING_TOKENS,
+      })),
+    ];
+    for (const u of units) {
+      prompt += u.tokens;
+      if (seen.has(u.text)) cacheable += u.tokens;
+      seen.add(u.text);
+    }
+  }
+  return prompt > 0 ? Math.round((cacheable / prompt) * 1000) / 1000 : null;
 }
 
 /** What {@link measureLongSession} records. */
@@ -254,19 +289,20 @@ export function expectNoHostRuns(figures: LongSessionFigures): void {
 
 /**
  * A context-ledger long session on 2026.9.6 with the given model shape and plugin settings (on an agent of its
- * own on the line's context-ledger gateway): every turn answered in full, no host-started run, then the
- * scenario's own figures (`check`).
+ * own on the line's context-ledger gateway), measured by `measure` ({@link LONG_SESSION} by default): every turn
+ * answered in full, no host-started run, then the scenario's own figures (`check`).
  */
 export function ledgerLongSession(
   spec: Pick<HostScenario, "name" | "model" | "ledgerConfig">,
   check: (figures: LongSessionFigures) => void,
+  measure: (session: ScenarioSession, name: string) => Promise<LongSessionFigures> = measureLongSession,
 ): HostScenario {
   return {
     ...spec,
     lines: ["2026.9.6"],
     engines: ["context-ledger"],
     async run(session) {
-      const figures = await measureLongSession(session, spec.name);
+      const figures = await measure(session, spec.name);
       expectEveryTurnAnsweredInFull(figures);
       expectNoHostRuns(figures);
       check(figures);
