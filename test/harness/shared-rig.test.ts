@@ -99,10 +99,11 @@ describe("scenario registry", () => {
     expect(plans[0]?.agents).toEqual([{ id: "off", ledgerConfig: { maintenance: { enabled: false } } }]);
   });
 
-  it("the 2026.9.6 line starts one gateway per engine; its 48k and 64k sessions run on agents of their own", () => {
+  it("the 2026.9.6 line starts one gateway per engine; its 128k, 48k and 64k sessions run on agents of their own", () => {
     const plans = plansFor("2026.9.6");
     expect(plans.map(planKey)).toEqual(["legacy", "context-ledger"]);
     expect(plans[1]?.agents.map((a) => [a.id, a.model?.contextWindow, a.ledgerConfig])).toEqual([
+      ["long-session-128k", 128_000, undefined],
       ["long-session-48k", 49_152, undefined],
       ["long-session-64k", 65_536, undefined],
       ["host-cut-64k", 65_536, { maintenance: { enabled: false } }],

@@ -10,7 +10,7 @@
  */
 import { expect } from "vitest";
 import { countHostLogSignals, markLogs, readHostLog } from "../logs.js";
-import { measureLongSession } from "./long-session.js";
+import { LONG_SESSION, measureLongSession } from "./long-session.js";
 import type { HostScenario } from "./scenario.js";
 import { hostCompactionEntries } from "./turn-figures.js";
 import { answerCountsInHistory, readHistory } from "../turn-as-seen.js";
@@ -25,7 +25,10 @@ export const longSession424Scenario: HostScenario = {
   engines: ["context-ledger"],
   async run(session) {
     const mark = await markLogs(session.env);
-    const figures = await measureLongSession(session, "long-session-424", { answerChars: ANSWER_CHARS });
+    const figures = await measureLongSession(session, "long-session-424", {
+      ...LONG_SESSION,
+      answerChars: ANSWER_CHARS,
+    });
     const signals = countHostLogSignals(await readHostLog(session.env, [], mark));
     expect(figures.perTurn.map((t) => (t.answered ? "model" : `shown "${t.shown}" (${t.seen})`))).toEqual(
       figures.perTurn.map(() => "model"),

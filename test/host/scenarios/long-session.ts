@@ -11,7 +11,13 @@ import type { MockRequest } from "../mock-model.js";
 import { execTurnScript } from "../mock-scripts.js";
 import { isInternalContextMessage } from "../mock-wire.js";
 import { createOpenAIRules, inputCost } from "../openai-rules.js";
-import { countMessageTokens, loadTokenCounter, type TokenCounter } from "../token-count.js";
+import {
+  countMessageTokens,
+  loadTokenCounter,
+  MESSAGE_FRAMING_TOKENS,
+  messageText,
+  type TokenCounter,
+} from "../token-count.js";
 import { turnMessage } from "../workloads.js";
 import { answerCountsInHistory, describeSeenTurn, sendTurnAsSeen } from "../turn-as-seen.js";
 import type { HostVersion } from "../host-install.js";
@@ -23,8 +29,19 @@ import { grantCliScopes } from "./cli-scopes.js";
 import { requestOverhead } from "./reset-loop.js";
 import { outputAllowance, readFigures, recordFigures, transcriptSize, type TranscriptSize } from "./turn-figures.js";
 
+/** Turns, per-turn tool output and answer of a long session. */
+export interface LongSessionWorkload {
+  turns: number;
+  outputChars: number;
+  answerChars: number;
+}
+
 /** Turns and per-turn tool output of the long session. */
-export const LONG_SESSION = { turns: 20, outputChars: 40_000, answerChars: 2_000 } as const;
+export const LONG_SESSION = {
+  turns: 20,
+  outputChars: 40_000,
+  answerChars: 2_000,
+} as const satisfies LongSessionWorkload;
 
 /**
  * The host transport's own estimate of a request (2026.9.6 `estimateOpenAICompletionsInputTokens`): chars/4 × 1.25,
@@ -115,17 +132,17 @@ export function mainRequestFigures(
 }
 
 /**
- * Runs the long session ({@link LONG_SESSION}, answers of `answerChars`) in `session` at the session's model shape
+ * Runs a long session (`workload`, {@link LONG_SESSION} by default) in `session` at the session's model shape
  * and records its figures under `name`; returns them, and each turn's answer as the model wrote it, for the
  * scenario's assertions.
  */
 export async function measureLongSession(
   session: ScenarioSession,
   name: string,
-  { answerChars = LONG_SESSION.answerChars }: { answerChars?: number } = {},
+  workload: LongSessionWorkload = LONG_SESSION,
 ) {
   await grantCliScopes(session.env);
-  session.setScript(execTurnScript({ outputChars: LONG_SESSION.outputChars, answerChars }));
+  session.setScript(execTurnScript({ outputChars: workload.outputChars, answerChars: workload.answerChars }));
   // Each turn's final answer as the model wrote it ("" when it wrote none): what the history must show, once each.
   const answers: string[] = [];
   const model = session.model;
@@ -139,7 +156,7 @@ export async function measureLongSession(
     historyCatchUpMs: number;
     ms: number;
   }[] = [];
-  for (let n = 1; n <= LONG_SESSION.turns; n++) {
+  for (let n = 1; n <= workload.turns; n++) {
     const seen = await sendTurnAsSeen(session, turnMessage(n));
     answers.push(seen.modelAnswer ?? "");
     perTurn.push({
@@ -219,6 +236,7 @@ function providerFigures(requests: readonly MockRequest[], counter: TokenCounter
   const promptTokens = usage.reduce((sum, u) => sum + u.promptTokens, 0);
   const cachedTokens = usage.reduce((sum, u) => sum + u.cachedTokens, 0);
   return {
+    ceiling: cacheCeiling(requests, counter),
     rejected: requests.filter((r) => r.rejected !== undefined).map((r) => `turn ${r.turn}: ${String(r.rejected)}`),
     // Requests the provider would have refused, answered for a control engine (strict "observe").
     violations: requests.filter((r) => r.violation !== undefined).map((r) => `turn ${r.turn}: ${String(r.violation)}`),
@@ -227,6 +245,34 @@ function providerFigures(requests: readonly MockRequest[], counter: TokenCounter
     cachedShare: promptTokens > 0 ? Math.round((cachedTokens / promptTokens) * 1000) / 1000 : null,
     inputCostUsd: Math.round(inputCost(promptTokens, cachedTokens) * 10_000) / 10_000,
   };
+}
+
+/**
+ * The most of these requests' prompt tokens any engine could read from a prefix cache: the share of units (the tool
+ * list, each message, as the strict mock splits a request) that an earlier request of the session already sent,
+ * wherever it sent them. What is left is new content: each turn's question, the model's calls and answers, the host's
+ * own copy of a tool output in its in-turn request, and a summary that changed.
+ */
+export function cacheCeiling(requests: readonly MockRequest[], counter: TokenCounter): number | null {
+  const seen = new Set<string>();
+  let prompt = 0;
+  let cacheable = 0;
+  for (const r of requests) {
+    const { messages, tools } = r.body as { messages?: unknown; tools?: unknown };
+    const units = [
+      { text: JSON.stringify(tools ?? []), tokens: counter(JSON.stringify(tools ?? [])) },
+      ...(Array.isArray(messages) ? messages : []).map((m) => ({
+        text: JSON.stringify(m),
+        tokens: counter(messageText(m)) + MESSAGE_FRAMING_TOKENS,
+      })),
+    ];
+    for (const u of units) {
+      prompt += u.tokens;
+      if (seen.has(u.text)) cacheable += u.tokens;
+      seen.add(u.text);
+    }
+  }
+  return prompt > 0 ? Math.round((cacheable / prompt) * 1000) / 1000 : null;
 }
 
 /** What {@link measureLongSession} records. */
@@ -250,19 +296,20 @@ export function expectNoHostRuns(figures: LongSessionFigures): void {
 
 /**
  * A context-ledger long session on 2026.9.6 with the given model shape and plugin settings (on an agent of its
- * own on the line's context-ledger gateway): every turn answered in full, no host-started run, then the
- * scenario's own figures (`check`).
+ * own on the line's context-ledger gateway), measured by `measure` ({@link LONG_SESSION} by default): every turn
+ * answered in full, no host-started run, then the scenario's own figures (`check`).
  */
 export function ledgerLongSession(
   spec: Pick<HostScenario, "name" | "model" | "ledgerConfig">,
   check: (figures: LongSessionFigures) => void,
+  measure: (session: ScenarioSession, name: string) => Promise<LongSessionFigures> = measureLongSession,
 ): HostScenario {
   return {
     ...spec,
     lines: ["2026.9.6"],
     engines: ["context-ledger"],
     async run(session) {
-      const figures = await measureLongSession(session, spec.name);
+      const figures = await measure(session, spec.name);
       expectEveryTurnAnsweredInFull(figures);
       expectNoHostRuns(figures);
       check(figures);

@@ -1,0 +1,48 @@
+/**
+ * The long session of `long-session.ts` with 12,000-char answers (20 turns, an `exec` printing 40,000 chars each
+ * turn, window 32,000, maxTokens 4,096) on 2026.9.6. The room under the host's memory-flush threshold, less the
+ * system prompt, schemas, summary reserve and the host's in-turn copy of the output, is about 4.5k tokens: one
+ * whole turn (about 3.7k) fills it, so every turn start re-plans to the newest whole turn (2026.9.6 passes the
+ * live question outside `messages`). What such a re-plan sends again is little (the old turn's question and call,
+ * and the summary): the figures are held against the cache ceiling of the session's own requests
+ * ({@link cacheCeiling}) and against legacy's bill on the same gateway (docs/host-lines.md, prefix caching).
+ */
+import { expect } from "vitest";
+import type { HostScenario } from "./scenario.js";
+import {
+  expectEveryTurnAnsweredInFull,
+  expectNoHostRuns,
+  measureLongSession,
+  type LongSessionWorkload,
+} from "./long-session.js";
+import { readFigures } from "./turn-figures.js";
+
+/** The workload: the long session's turns and outputs, answers of 12,000 chars. */
+export const LONG_ANSWERS_SESSION = {
+  turns: 20,
+  outputChars: 40_000,
+  answerChars: 12_000,
+} as const satisfies LongSessionWorkload;
+
+export const longAnswersSessionScenario: HostScenario = {
+  name: "long-session-answers",
+  lines: ["2026.9.6"],
+  engines: ["context-ledger", "legacy"],
+  async run(session) {
+    const figures = await measureLongSession(session, "long-session-answers", LONG_ANSWERS_SESSION);
+    if (session.engineId !== "context-ledger") return;
+    expectEveryTurnAnsweredInFull(figures);
+    expectNoHostRuns(figures);
+    expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
+    // Measured 2026-11-27 (three runs, strict mock): 62.9-63.3% cached against a ceiling of 64.4-64.5%.
+    expect(figures.provider.cachedShare).toBeGreaterThanOrEqual((figures.provider.ceiling ?? 1) - 0.05);
+    const legacy = await readFigures("long-session-answers", session.version, "legacy");
+    expect(
+      legacy,
+      `legacy's run on ${session.version} recorded no figures (it runs first in the line file)`,
+    ).toBeDefined();
+    // Measured: $0.307-0.309 against legacy's $0.470-0.513 (0.60-0.65x); at the ceiling it would be $0.298.
+    const legacyCost = (legacy?.provider as { inputCostUsd: number }).inputCostUsd;
+    expect(figures.provider.inputCostUsd).toBeLessThan(0.75 * legacyCost);
+  },
+};
