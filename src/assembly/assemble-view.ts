@@ -341,8 +341,8 @@ function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastVi
   // 9.x's in-loop calls may pass a shorter, host-trimmed slice of the same conversation (same epoch): not the fuller
   // view.
   // Only within one turn: a later turn may pass fewer messages (2026.4.24 loads the session from its newest
-  // compaction entry on), and a view kept from an earlier turn gave compact() a window it could not reduce (a
-  // 500-turn run on 2026.4.24 was reset at turn 85).
+  // compaction entry on), and a view kept from an earlier turn gives compact() a window it cannot reduce, after
+  // which the host's precheck resets the session.
   const previousUser = previous ? newestUserFingerprint(previous.messages) : "";
   const sameTurn =
     previous !== undefined &&

@@ -11,6 +11,7 @@
  */
 import type { AgentSettings } from "../config/schema.js";
 import { hostChars, hostMessageBudget, hostMessageChars, type HostBudget } from "../host/host-estimate.js";
+import { positiveInt } from "../host/host-budget.js";
 import { currentTurnReserveChars, type HostLineSemantics } from "../host/host-lines.js";
 import type { HostGeneration } from "../host/normalize.js";
 import {
@@ -202,21 +203,18 @@ export interface HostPlan {
   factor: number;
 }
 
-const posInt = (v: unknown): number | undefined =>
-  typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined;
-
 /** Resolves the line's budgets for one assemble. */
 export function resolveHostPlan(input: HostPlanInput): HostPlan {
   const { semantics } = input;
   const limits = modelLimitsFromConfig(input.config, input.model);
   const rsLimits = (input.runtimeSettings as { limits?: { maxOutputTokens?: unknown } } | undefined)?.limits;
-  const wholeWindow = semantics.tokenBudget === "whole-window" ? posInt(input.tokenBudget) : undefined;
+  const wholeWindow = semantics.tokenBudget === "whole-window" ? positiveInt(input.tokenBudget) : undefined;
   const contextWindow = limits.contextWindow ?? wholeWindow;
   // The transport asks for the model's configured maxTokens; runtimeSettings carry a generic default on some passes
   // (8000 seen).
   const maxOutputTokens =
     limits.maxTokens ??
-    posInt(rsLimits?.maxOutputTokens) ??
+    positiveInt(rsLimits?.maxOutputTokens) ??
     (contextWindow ? Math.min(8_192, Math.floor(contextWindow / 8)) : undefined);
   // Measured by the host (`llm_input`) when granted, else the line's bare-agent figure.
   const overhead = input.overhead ?? semantics.defaultOverhead;

@@ -233,7 +233,7 @@ export function renderStatus(report: StatusReport, prog = "context-ledger"): str
       continue;
     }
     const rows = agent.sessions.map((s) => [
-      clip(s.sessionKey, 48),
+      clipMiddle(s.sessionKey, 48),
       formatCount(s.turns),
       formatCount(s.promptBudget),
       formatCount(s.assembledTokens),
@@ -250,7 +250,7 @@ export function renderStatus(report: StatusReport, prog = "context-ledger"): str
   if (report.warnings.length > 0) {
     out += `\nWarnings:\n`;
     for (const w of report.warnings)
-      out += `  ! ${w.agentId}${w.sessionKey ? `/${clip(w.sessionKey, 48)}` : ""}: ${w.message}\n`;
+      out += `  ! ${w.agentId}${w.sessionKey ? `/${clipMiddle(w.sessionKey, 48)}` : ""}: ${w.message}\n`;
   }
   if (report.hiddenInternalSessions > 0)
     out += `\n${report.hiddenInternalSessions} host-internal session(s) hidden; \`${prog} status --all\` shows them.\n`;
@@ -259,7 +259,7 @@ export function renderStatus(report: StatusReport, prog = "context-ledger"): str
 }
 
 /** Shortens a long key in the middle so table lines stay readable. */
-export function clip(text: string, max: number): string {
+function clipMiddle(text: string, max: number): string {
   return text.length <= max
     ? text
     : `${text.slice(0, Math.ceil(max / 2) - 1)}…${text.slice(text.length - Math.floor(max / 2))}`;

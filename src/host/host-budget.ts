@@ -12,7 +12,8 @@ export interface ModelLimits {
   maxTokens: number | undefined;
 }
 
-const posInt = (v: unknown): number | undefined =>
+/** `v` floored when it is a finite number above 0, else undefined (host arguments may be anything). */
+export const positiveInt = (v: unknown): number | undefined =>
   typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined;
 
 /**
@@ -33,7 +34,10 @@ export function modelLimitsFromConfig(config: unknown, model: unknown): ModelLim
       for (const m of models as Record<string, unknown>[]) {
         const id = typeof m?.id === "string" ? m.id : undefined;
         if (!id || (model !== id && model !== `${providerId}/${id}`)) continue;
-        return { contextWindow: posInt(m.contextTokens) ?? posInt(m.contextWindow), maxTokens: posInt(m.maxTokens) };
+        return {
+          contextWindow: positiveInt(m.contextTokens) ?? positiveInt(m.contextWindow),
+          maxTokens: positiveInt(m.maxTokens),
+        };
       }
     }
   } catch {

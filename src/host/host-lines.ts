@@ -97,7 +97,7 @@ export interface HostLineSemantics {
   /** Where the raw transcript lives and what `sessionFile` is. */
   transcriptStore: "jsonl" | "sqlite";
   /**
-   * maintain() may rewrite SQLite transcript entries it located itself (measured 2026-11-23, 20-turn sessions):
+   * maintain() may rewrite SQLite transcript entries it located itself (20-turn sessions, docs/host-lines.md):
    * - 2026.9.6: on. After a rewrite the host re-indexes for about a second (`chat.history` answers the retryable
    *   "session history is rebuilding"). With it on, plans that used to peak just under the memory flush's
    *   threshold reached it, and one clean-clone run in six queued a user message behind the flush: the plan now
@@ -158,7 +158,7 @@ const PRECHECK_5X: PrecheckRule = {
   boundaryTokens: 4,
 };
 const CLAMP: OutputClampRule = { safetyMargin: 1.25, nonLatinWeight: 4 };
-// Measured 2026-11-23 (reset-loop scenario, first request): 2026.5.28 sent 16,006 system + 43,793 tool-schema chars,
+// What each line sends before any history (the reset-loop scenario's first request): 2026.5.28 sent 16,006 system + 43,793 tool-schema chars,
 // 2026.6.11 20,136 + 50,590, 2026.7.35 17,733 + 35,526, 2026.9.6 21,150 + 9,051 (plugin tools behind tool search).
 // 2026.8.2 19,031 + 84,982 through the gateway (an earlier run recorded 17,830 + 56,705): at 32k nothing is left.
 const OVERHEAD_5X = { systemChars: 21_000, toolsChars: 52_000 };
@@ -177,14 +177,14 @@ const PREFLIGHT_8X: PreflightRule = {
   softThresholdTokens: 0,
   skipReasonText: "nothing to compact",
 };
-// Measured 2026-11-23 on 2026.9.6 (32k, 20 tool turns, debug log): the post-run flush check read the last request's
+// On 2026.9.6 (32k, 20 tool turns, debug log) the post-run flush check read the last request's
 // prompt tokens (the provider's usage: tool schemas and framing included, hence chars/4 of the whole request); a plan
 // that peaked at 19,960 passed, one that reached 20,000 started the flush.
 const HOST_THRESHOLD_8X: HostThresholdRule = {
   reserveFloorTokens: 20_000,
   maxReserveRatio: 0.25,
   softThresholdTokens: 4_000,
-  // Against a strict endpoint reporting o200k counts (2026-11-25, same session): 1.06 tokens per unit, and a request
+  // Against a strict endpoint reporting o200k counts (same session): 1.06 tokens per unit, and a request
   // of 20,136 provider tokens (18,993 units) started the flush at 20,000.
   providerTokensPerUnit: 1.1,
 };

@@ -10,8 +10,6 @@ import { summarizeOutput } from "./summarize-output.js";
 export const LEDGER_BLOCK_PREFIX = LEDGER_MARKER;
 /** First-line prefix of every artifact stub (followed by the handle and `]`). */
 export const STUB_PREFIX = `${LEDGER_MARKER} artifact `;
-/** Same as {@link STUB_PREFIX}. */
-export const STUB_OPEN = STUB_PREFIX;
 /** Last line of every artifact stub. */
 export const STUB_CLOSE = "[/context-ledger artifact]";
 

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createArtifactStore } from "../../src/artifacts/store.js";
 import { runSessionCommand, SESSION_CLEAN_SCHEMA, type SessionCleanReport } from "../../src/cli/session.js";
-import { parseStubHandle, STUB_OPEN } from "../../src/results/stub.js";
+import { parseStubHandle, STUB_PREFIX } from "../../src/results/stub.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import { bloatedSession, makeTempState, runWith, writeHostSession, type BloatedSession } from "./cli-fixtures.js";
 
@@ -116,7 +116,7 @@ describe("session clean on a bloated 2026.4.24 JSONL session", () => {
     for (const tool of session.tools) {
       const entry = cleaned.find((l) => l.id === tool.entryId)!;
       const text = entry.message!.content[0]!.text!;
-      expect(text.startsWith(STUB_OPEN)).toBe(true);
+      expect(text.startsWith(STUB_PREFIX)).toBe(true);
       expect(sha(await store.readText(parseStubHandle(text)!))).toBe(sha(tool.text));
       const agg = entry.message!.details!.aggregated!;
       expect(sha(await store.readText(parseStubHandle(agg)!))).toBe(sha(tool.aggregated));
