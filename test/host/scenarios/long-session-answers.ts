@@ -16,6 +16,7 @@ import {
   type LongSessionWorkload,
 } from "./long-session.js";
 import { readFigures } from "./turn-figures.js";
+import { answerCountsInHistory } from "../turn-as-seen.js";
 
 /** The workload: the long session's turns and outputs, answers of 12,000 chars. */
 export const LONG_ANSWERS_SESSION = {
@@ -33,8 +34,12 @@ export const longAnswersSessionScenario: HostScenario = {
     if (session.engineId !== "context-ledger") return;
     expectEveryTurnAnsweredInFull(figures);
     expectNoHostRuns(figures);
+    // What a user reopening the chat sees: each 12,000-char answer once, as the model wrote it.
+    expect(await answerCountsInHistory(session, figures.answers), "each answer in chat.history").toEqual(
+      figures.answers.map(() => 1),
+    );
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
-    // Measured 2026-11-27 (three runs, strict mock): 62.9-63.3% cached against a ceiling of 64.4-64.5%.
+    // Three runs with the strict mock: 62.9-63.3% cached against a ceiling of 64.4-64.5% (docs/host-lines.md).
     expect(figures.provider.cachedShare).toBeGreaterThanOrEqual((figures.provider.ceiling ?? 1) - 0.05);
     const legacy = await readFigures("long-session-answers", session.version, "legacy");
     expect(
