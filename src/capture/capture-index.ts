@@ -164,24 +164,30 @@ export function createCaptureIndex(root: string, agentId: string, records?: Capt
     return textMemo.get(handle) ?? undefined;
   };
 
+  /** The session's capture records of one tool call (its host id in any of the forms the hosts store). */
+  const recordsOfCall = (session: Parameters<typeof sessionDirs>[0], callId: string): CaptureRecord[] => {
+    const found: CaptureRecord[] = [];
+    for (const d of sessionDirs(session)) {
+      let names: string[];
+      try {
+        names = readdirSync(d);
+      } catch {
+        // No capture folder for this session (yet).
+        continue;
+      }
+      for (const name of names) {
+        if (!name.endsWith(".json")) continue;
+        const entry = readRecord(path.join(d, name));
+        if (entry && sameSession(entry.rec, session) && entry.matchesId(callId) && !found.includes(entry.rec))
+          found.push(entry.rec);
+      }
+    }
+    return found;
+  };
+
   return {
     resolve(query) {
-      const candidates: CaptureRecord[] = [];
-      for (const d of sessionDirs(query.session)) {
-        let names: string[];
-        try {
-          names = readdirSync(d);
-        } catch {
-          // No capture folder for this session (yet).
-          continue;
-        }
-        for (const name of names) {
-          if (!name.endsWith(".json")) continue;
-          const entry = readRecord(path.join(d, name));
-          if (entry && sameSession(entry.rec, query.session) && entry.matchesId(query.hostId))
-            candidates.push(entry.rec);
-        }
-      }
+      const candidates = recordsOfCall(query.session, query.hostId);
       // Exact matches only: captured from this very message, or the host copy is this capture's own truncation.
       const hostHash = candidates.some((rec) => rec.hostTextSha256) ? sha256Hex(query.hostText) : undefined;
       const exact = candidates.filter((rec) => {
@@ -209,22 +215,7 @@ export function createCaptureIndex(root: string, agentId: string, records?: Capt
     },
     textOf: (rec) => originalOf(rec.handle),
     ofCall(toolCallId, session) {
-      const found: CaptureRecord[] = [];
-      for (const d of sessionDirs(session)) {
-        let names: string[];
-        try {
-          names = readdirSync(d);
-        } catch {
-          continue;
-        }
-        for (const name of names) {
-          if (!name.endsWith(".json")) continue;
-          const entry = readRecord(path.join(d, name));
-          if (entry && sameSession(entry.rec, session) && entry.matchesId(toolCallId) && !found.includes(entry.rec))
-            found.push(entry.rec);
-        }
-      }
-      return found.sort(
+      return recordsOfCall(session, toolCallId).sort(
         (a, b) => Number(b.source === TEE_SOURCE) - Number(a.source === TEE_SOURCE) || b.chars - a.chars,
       );
     },

@@ -5,18 +5,15 @@
  * ends, the whole output is stored from its tee file as any other call's (byte-exact through the
  * operator's `artifact fetch --raw`), and no tee file is left behind.
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { NODE_BIN_DIR } from "../host-install.js";
 import type { MockReply, MockRequest } from "../mock-model.js";
 import { hasToolResultInCurrentTurn } from "../mock-scripts.js";
 import { textOfMessage } from "../mock-wire.js";
 import { FULL_EXEC_BG_AGENT, type HostScenario, type ScenarioSession } from "./scenario.js";
-
-const REPO = path.resolve(import.meta.dirname, "..", "..", "..");
+import { cliFetchSha } from "./full-exec-output.js";
 
 const CHUNKS = 40;
 const CHUNK_BYTES = 131_072;
@@ -28,24 +25,6 @@ function expectedOutput(): Buffer {
   const parts: Buffer[] = [];
   for (let i = 1; i <= CHUNKS; i++) parts.push(Buffer.alloc(CHUNK_BYTES, "b"), Buffer.from(` ${i}\n`));
   return Buffer.concat(parts);
-}
-
-function cliFetch(stateDir: string, handle: string): Promise<{ code: number | null; sha: string; bytes: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      path.join(NODE_BIN_DIR, "node"),
-      [path.join(REPO, "dist/src/cli/main.js"), "artifact", "fetch", handle, "--raw", "--agent", FULL_EXEC_BG_AGENT],
-      { env: { ...process.env, OPENCLAW_STATE_DIR: stateDir }, stdio: ["ignore", "pipe", "inherit"] },
-    );
-    const hash = createHash("sha256");
-    let bytes = 0;
-    child.stdout.on("data", (c: Buffer) => {
-      hash.update(c);
-      bytes += c.length;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, sha: hash.digest("hex"), bytes }));
-  });
 }
 
 async function until<T>(what: () => Promise<T | undefined>, ms: number): Promise<T | undefined> {
@@ -89,7 +68,7 @@ async function runFullExecBackground(session: ScenarioSession): Promise<void> {
     background: true,
     bytes: expected.length,
   });
-  const got = await cliFetch(session.env.stateDir, String(capture?.handle));
+  const got = await cliFetchSha(session.env.stateDir, String(capture?.handle), FULL_EXEC_BG_AGENT);
   expect(got).toEqual({ code: 0, bytes: expected.length, sha: createHash("sha256").update(expected).digest("hex") });
   const teeDir = path.join(session.env.stateDir, "context-ledger", "exec-tee");
   const left = await until(async () => {

@@ -63,11 +63,15 @@ function rangesOf(lines: number): Array<{ from: number; to: number }> {
 }
 
 /** `context-ledger artifact fetch HANDLE --raw` of the built CLI: the bytes it printed, hashed. */
-function cliFetchSha(stateDir: string, handle: string): Promise<{ code: number | null; sha: string; bytes: number }> {
+export function cliFetchSha(
+  stateDir: string,
+  handle: string,
+  agentId: string = FULL_EXEC_AGENT,
+): Promise<{ code: number | null; sha: string; bytes: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       path.join(NODE_BIN_DIR, "node"),
-      [path.join(REPO, "dist/src/cli/main.js"), "artifact", "fetch", handle, "--raw", "--agent", FULL_EXEC_AGENT],
+      [path.join(REPO, "dist/src/cli/main.js"), "artifact", "fetch", handle, "--raw", "--agent", agentId],
       { env: { ...process.env, OPENCLAW_STATE_DIR: stateDir }, stdio: ["ignore", "pipe", "inherit"] },
     );
     const hash = createHash("sha256");
