@@ -102,7 +102,7 @@ export async function runMigrateCommand(argv: string[], io: CliIo): Promise<numb
       }
       const interrupted = reports.some((r) => r.interrupted) || controller.signal.aborted;
       const failed = reports.some((r) => r.failed.length > 0);
-      const next = nextSteps(io, to, settings.s3?.bucket, settings.s3?.prefix, dryRun);
+      const next = nextSteps(io, to, settings.s3, dryRun);
       if (json) writeReceipt(io, MIGRATE_SCHEMA, { to, dryRun, interrupted, agents: reports, next });
       else {
         for (const r of reports)
@@ -125,15 +125,14 @@ function describe(agentId: string, r: MigrateReport, ms: number): string {
 function nextSteps(
   io: CliIo,
   to: MigrateDirection,
-  bucket: string | undefined,
-  prefix: string | undefined,
+  s3: { bucket: string; prefix: string } | undefined,
   dryRun: boolean,
 ): string {
   const again = `${progName(io)} artifact migrate --to ${to}`;
   if (dryRun) return `dry run: nothing written; run \`${again}\` to copy`;
   return to === "s3"
     ? `next: set store.backend to "s3" in the plugin config, restart the gateway, then run \`${again}\` once more for what was stashed in between (it copies only what is missing). The local copies stay: the gateway keeps them as its read cache and drops each once the bucket confirms it, beyond store.cacheBytes.`
-    : `next: set store.backend to "file" in the plugin config, restart the gateway, then run \`${again}\` once more for what was uploaded in between. The bucket copy stays; once no other gateway shares the prefix, remove it with the provider's tools (e.g. \`aws s3 rm --recursive s3://${bucket}/${prefix}/agents/<agent>/\`).`;
+    : `next: set store.backend to "file" in the plugin config, restart the gateway, then run \`${again}\` once more for what was uploaded in between. The bucket copy stays; once no other gateway shares the prefix, remove it with the provider's tools (e.g. \`aws s3 rm --recursive s3://${s3?.bucket}/${s3?.prefix}/agents/<agent>/\`).`;
 }
 
 /** Where a migration to `target` remembers the artifacts it verified there. */
