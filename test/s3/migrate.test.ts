@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openMigrationEnds } from "../../src/artifacts/migrate-open.js";
 import { openArtifactStore, type StoreBackendSettings } from "../../src/artifacts/open-store.js";
@@ -9,8 +10,12 @@ import { migrateArtifacts } from "../../src/artifacts/store-migrate.js";
 import { runArtifactCommand } from "../../src/cli/artifact.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import { runWith } from "../cli/cli-fixtures.js";
+import { createS3Backend } from "../../src/artifacts/s3-backend.js";
+import { killWorker, startWorker } from "../support/worker-process.js";
 import { useCephRgw } from "../support/s3-fixture.js";
 import { useSharedTempDir } from "../support/temp-dir.js";
+
+const WORKER = fileURLToPath(new URL("./workers/migrate-worker.mjs", import.meta.url));
 
 interface AgentReport {
   agentId: string;
@@ -131,6 +136,47 @@ describe("artifact migrate against a real Ceph RGW", () => {
       "an ops output\n",
     );
     expect((await main.verifyAll()).ok).toHaveLength(6);
+  }, 180_000);
+
+  it("a migration SIGKILLed part-way is finished by the next run, which copies only what is missing", async () => {
+    const prefix = `kill-${randomBytes(4).toString("hex")}`;
+    const a = await gatewayState("gw-kill", prefix);
+    const local = createArtifactStore({ root: artifactRoot(a.ledger, "main") });
+    const bodies = new Map<string, string>();
+    for (let i = 0; i < 40; i++) {
+      const text = Array.from({ length: 3_000 }, (_, j) => `${i} ${j} ${randomBytes(8).toString("hex")}`).join("\n");
+      bodies.set((await local.stash(text)).handle, text);
+    }
+    const bucket = createS3Backend(fixture().options(`${prefix}/agents/main`));
+    const metasIn = async () => {
+      let n = 0;
+      for await (const o of bucket.list("meta/")) if (o.key.endsWith(".json")) n++;
+      return n;
+    };
+    const worker = startWorker(WORKER, { env: a.env });
+    const deadline = Date.now() + 60_000;
+    while ((await metasIn()) < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 30));
+    await killWorker(worker);
+    expect((await worker.exited).signal, worker.stderr()).toBe("SIGKILL");
+    const before = await metasIn();
+    expect(before).toBeGreaterThanOrEqual(5);
+    expect(before).toBeLessThan(40);
+
+    const resumed = await migrate(a.env, ["--to", "s3"]);
+    expect(resumed.code).toBe(0);
+    const [report] = resumed.doc.agents;
+    expect(report).toMatchObject({ total: 40, failed: [] });
+    expect((report?.copied ?? 0) + (report?.present ?? 0)).toBe(40);
+    expect(report?.present).toBeGreaterThanOrEqual(before);
+    expect(await metasIn()).toBe(40);
+    const onBucket = openArtifactStore({
+      root: path.join(tmp(), "kill-empty-disk"),
+      settings: a.settings,
+      agentSegment: "main",
+      env: a.env,
+    });
+    for (const [handle, text] of bodies) expect(await onBucket.store.readText(handle)).toBe(text);
+    onBucket.spool?.close();
   }, 180_000);
 
   it("refuses wrong credentials and a bucket that does not exist, each with its own code", async () => {
