@@ -3,6 +3,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempDir } from "../../test/support/temp-dir.js";
+import { isLedgerError, LedgerError } from "../errors.js";
 import type { ObjectInfo, StoreBackend } from "./backend-types.js";
 import { createFileBackend } from "./file-backend.js";
 import { createBackendStore } from "./store-core.js";
@@ -145,6 +146,39 @@ describe("migrateArtifacts between two backends", () => {
     expect(await target.head(blobKey(hex))).toBeUndefined();
     expect(await target.head(metaKey(hex))).toBeUndefined();
     expect((await source.getRange(blobKey(hex), 0))?.equals(bytes)).toBe(true);
+  });
+
+  it("stops at the first failure of the target itself, saying how far it got, and a rerun goes on", async () => {
+    const { root, texts } = await seed(3);
+    const source = createFileBackend(root);
+    const inner = createFileBackend(path.join(tmp(), "remote"));
+    let up = true;
+    let puts = 0;
+    const flaky: StoreBackend = {
+      ...inner,
+      async putOnce(key, body) {
+        puts++;
+        if (!up) throw new LedgerError("io_failed", "Expected PUT to succeed, got ECONNREFUSED");
+        return inner.putOnce(key, body);
+      },
+      list: (prefix) => inner.list(prefix),
+    };
+    const stop = await migrateArtifacts({
+      source,
+      target: flaky,
+      root,
+      onArtifact: (p) => {
+        if (p.done === 1) up = false;
+      },
+    }).catch((err: unknown) => err);
+    expect(isLedgerError(stop, "io_failed")).toBe(true);
+    expect((stop as Error).message).toMatch(/ECONNREFUSED.*stopped after 1 of 4 artifacts.*run it again/);
+    expect(puts).toBe(3);
+    up = true;
+    const rerun = await migrateArtifacts({ source, target: flaky, root });
+    expect(rerun).toMatchObject({ total: 4, copied: 3, present: 1, failed: [] });
+    const remote = createBackendStore(inner, { root: path.join(tmp(), "r") });
+    for (const [handle, bytes] of texts) expect((await remote.read(handle)).equals(bytes)).toBe(true);
   });
 
   it("a dry run says what it would copy and writes nothing", async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { errorMessage, LedgerError } from "../errors.js";
+import { errorMessage, isLedgerError, LedgerError } from "../errors.js";
 import { ensureDir, TEMP_PREFIX } from "../fs/atomic-write.js";
 import type { StoreBackend } from "./backend-types.js";
 import { incomingDir } from "./blob-path.js";
@@ -12,6 +12,9 @@ import { describeBlob, openBlob, verifyBlob } from "./store-read.js";
 
 /** Objects up to this size are copied in memory; bigger ones through a local temp file, piece by piece. */
 const IN_MEMORY_MAX_BYTES = 8 * 1024 * 1024;
+
+/** Failures that concern one artifact (its bytes, or it vanished meanwhile): the run reports them and goes on. */
+const PER_ARTIFACT = ["artifact_corrupt", "state_corrupt", "artifact_not_found"] as const;
 
 /** Options of {@link migrateArtifacts}. */
 export interface MigrateOptions {
@@ -69,7 +72,9 @@ export interface MigrateReport {
  * artifact counts as moved only once the target's copy passed the store's
  * verification (every chunk and the whole content against the handle, and the
  * index the meta binds); a copy this run made that fails it is removed from
- * the target again, so a rerun can copy it afresh. The source is never changed.
+ * the target again, so a rerun can copy it afresh. A failure of the backends
+ * themselves (unreachable, refused) ends the run with that error's code,
+ * saying how far it got. The source is never changed.
  */
 export async function migrateArtifacts(options: MigrateOptions): Promise<MigrateReport> {
   const { source, target, dryRun = false } = options;
@@ -93,6 +98,7 @@ export async function migrateArtifacts(options: MigrateOptions): Promise<Migrate
   const hexes = [...srcBlobs.keys()].sort();
   report.total = hexes.length;
   const verified = options.journal ? await readJournal(options.journal) : new Set<string>();
+  if (options.journal && !dryRun) await ensureDir(path.dirname(options.journal));
   let done = 0;
   for (const hex of hexes) {
     if (options.signal?.aborted) {
@@ -120,6 +126,8 @@ export async function migrateArtifacts(options: MigrateOptions): Promise<Migrate
         if (options.journal) await fsp.appendFile(options.journal, `${hex}\n`, { mode: 0o600 });
       } catch (err) {
         for (const key of created.reverse()) await target.delete(key).catch(() => false);
+        // A bad artifact is one artifact's failure; a target or source that stops answering ends the run.
+        if (!PER_ARTIFACT.some((code) => isLedgerError(err, code))) throw stopped(err, done, report);
         report.failed.push({ handle, reason: errorMessage(err) });
         outcome = "failed";
       }
@@ -206,8 +214,17 @@ async function readJournal(file: string): Promise<Set<string>> {
     text = await fsp.readFile(file, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    await ensureDir(path.dirname(file));
   }
   // A line torn by a kill is not a digest and is ignored.
   return new Set(text.split("\n").filter((l) => /^[0-9a-f]{64}$/.test(l)));
+}
+
+/** The error that ends a run, saying how far it got and that a rerun goes on from there. */
+function stopped(err: unknown, done: number, report: MigrateReport): LedgerError {
+  const code = isLedgerError(err) ? err.code : "io_failed";
+  return new LedgerError(
+    code,
+    `${(err as Error).message}; the migration from ${report.source} to ${report.target} stopped after ${done} of ${report.total} artifacts (those are moved and verified): run it again to go on`,
+    { cause: err },
+  );
 }
