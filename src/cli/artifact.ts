@@ -13,6 +13,7 @@ import { compileRedactPatterns, redactSecrets } from "../results/redact.js";
 import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
 import { choiceFlag, COMMON_OPTIONS, intFlag, stringFlag, type ArgSpec, type ParsedArgs } from "./args.js";
 import { runGcCommand, runListCommand, runRmCommand } from "./artifact-admin.js";
+import { runMigrateCommand } from "./artifact-migrate.js";
 import { ARTIFACT_SCHEMAS, writeReceipt, type ArtifactCommandContext } from "./artifact-receipts.js";
 import { runCommand, runGroup } from "./command.js";
 import { CliFailure, EXIT } from "./fail.js";
@@ -95,6 +96,7 @@ const GROUP_USAGE = `Usage: {prog} artifact <command> [options]
   list [--session KEY] [--tool NAME] [--since 12h] [--limit N]   artifacts, newest first
   rm HANDLE...                                 remove artifacts
   gc [--dry-run] [--max-age AGE] [--max-bytes SIZE]   remove unreferenced artifacts (e.g. --max-age 30d; no default age)
+  migrate --to s3|file [--all] [--dry-run]     copy the store into the bucket or back, verified, resumable
 Run \`{prog} artifact <command> --help\` for one command's options.
 ${TAIL}`;
 
@@ -157,7 +159,12 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
         ),
     ]),
   );
-  return runGroup(argv, io, { name: "artifact", usage: GROUP_USAGE, commands });
+  // migrate opens two stores of its own (and maybe every agent's), not the one configured store of one agent.
+  return runGroup(argv, io, {
+    name: "artifact",
+    usage: GROUP_USAGE,
+    commands: { ...commands, migrate: runMigrateCommand },
+  });
 }
 
 async function stash(c: ArtifactCommandContext): Promise<number> {

@@ -26,7 +26,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>
     load: async () => (await import("./grep.js")).runGrepCommand,
   },
   artifact: {
-    summary: "stash | fetch | peek | list | rm | gc   the content-addressed artifact store",
+    summary: "stash | fetch | peek | list | rm | gc | migrate   the content-addressed artifact store",
     load: async () => (await import("./artifact.js")).runArtifactCommand,
     commands: ["stash", "fetch", "peek", "list", "rm", "gc"],
   },

@@ -18,6 +18,7 @@ const LEAVES = [
   "artifact list",
   "artifact rm",
   "artifact gc",
+  "artifact migrate",
   "session clean",
   "session backups",
   "checkpoint list",
