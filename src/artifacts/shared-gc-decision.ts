@@ -38,7 +38,10 @@ export interface SharedGcInput {
 /** The verdict: who blocks everything, and the per-blob test when nobody does. */
 export interface SharedGcVerdict {
   blockedBy: GatewayBlock[];
-  /** True when the blob `handle`, last written at `modifiedMs`, may be removed. Always false while `blockedBy` is non-empty. */
+  /**
+   * True when the blob `handle`, last written at `modifiedMs`, may be removed. Always false while `blockedBy` is
+   * non-empty.
+   */
   mayRemove(handle: string, modifiedMs: number): boolean;
 }
 
