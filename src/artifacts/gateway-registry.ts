@@ -13,6 +13,8 @@ export const GATEWAYS_PREFIX = "gateways/";
 const ID = /^[0-9a-f]{16}$/;
 const PUBLICATION = /^references-(\d{13})\.json$/;
 const JOINED = "joined.json";
+const TOUCHED = "touched/";
+const TOUCH = /^([0-9a-f]{64})-(\d{13})$/;
 
 /** One gateway's voice in a shared store: who it is, what it cites, what the others said. */
 export interface GatewayRegistry {
@@ -25,8 +27,15 @@ export interface GatewayRegistry {
    * of it are removed. Returns the publication's time on the bucket's clock.
    */
   publish(handles: ReadonlySet<string>, scanStartedMs: number): Promise<number>;
+  /**
+   * Records in the bucket that this gateway just reused the stored blob `hex` (a stash that found it there and
+   * wrote nothing): until its next publication names it, the touch dates the blob's last write for every gc.
+   */
+  touch(hex: string): Promise<void>;
   /** Every known gateway with its latest publication. */
   readAll(): Promise<GatewayView[]>;
+  /** The latest touch of each touched blob (by sha256 hex), epoch ms on the bucket's clock. */
+  readTouches(): Promise<Map<string, number>>;
   /** Forgets gateway `id` (its registration and publications); false when it was not known. */
   retire(id: string): Promise<boolean>;
 }
@@ -83,18 +92,37 @@ export function createGatewayRegistry(options: GatewayRegistryOptions): GatewayR
     const key = `${GATEWAYS_PREFIX}${me}/references-${String(Math.trunc(now)).padStart(13, "0")}.json`;
     await backend.putOnce(key, { bytes: Buffer.from(body) });
     const written = await backend.head(key);
+    const coveredMs = (written?.modifiedMs ?? now) - scanLeadMs - CLOCK_GRAIN_MS;
     for await (const obj of backend.list(`${GATEWAYS_PREFIX}${me}/`)) {
       const name = obj.key.slice(obj.key.lastIndexOf("/") + 1);
       if (PUBLICATION.test(name) && obj.key < key) await backend.delete(obj.key);
+      // A touch before the scan began is answered by this set: the blob is in it if this gateway still cites it.
+      else if (obj.key.includes(`/${TOUCHED}`) && obj.modifiedMs < coveredMs) await backend.delete(obj.key);
     }
     return written?.modifiedMs ?? now;
+  }
+
+  async function touch(hex: string): Promise<void> {
+    const me = await id();
+    await backend.putOnce(`${GATEWAYS_PREFIX}${me}/${TOUCHED}${hex}-${String(Date.now()).padStart(13, "0")}`, {
+      bytes: Buffer.alloc(0),
+    });
+  }
+
+  async function readTouches(): Promise<Map<string, number>> {
+    const latest = new Map<string, number>();
+    for await (const obj of backend.list(GATEWAYS_PREFIX)) {
+      const m = obj.key.includes(`/${TOUCHED}`) ? TOUCH.exec(obj.key.slice(obj.key.lastIndexOf("/") + 1)) : null;
+      if (m?.[1]) latest.set(m[1], Math.max(latest.get(m[1]) ?? 0, obj.modifiedMs + CLOCK_GRAIN_MS));
+    }
+    return latest;
   }
 
   async function readAll(): Promise<GatewayView[]> {
     const latest = new Map<string, ObjectInfo | undefined>();
     for await (const obj of backend.list(GATEWAYS_PREFIX)) {
-      const [gid, name] = obj.key.slice(GATEWAYS_PREFIX.length).split("/");
-      if (!gid || !name || !ID.test(gid)) continue;
+      const [gid, name = ""] = obj.key.slice(GATEWAYS_PREFIX.length).split("/");
+      if (!gid || !ID.test(gid)) continue;
       const previous = latest.get(gid);
       if (PUBLICATION.test(name)) latest.set(gid, previous === undefined || previous.key < obj.key ? obj : previous);
       else if (!latest.has(gid)) latest.set(gid, undefined);
@@ -121,7 +149,7 @@ export function createGatewayRegistry(options: GatewayRegistryOptions): GatewayR
     return found;
   }
 
-  return { id, register, publish, readAll, retire };
+  return { id, register, publish, touch, readAll, readTouches, retire };
 }
 
 /** Object stores date objects to the second: a publication counts from the start of its second, minus that second. */

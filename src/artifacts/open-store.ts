@@ -4,7 +4,7 @@ import { createS3Backend } from "./s3-backend.js";
 import { runSharedGc } from "./shared-gc.js";
 import { createBackendStore, type ArtifactStoreOptions } from "./store-core.js";
 import { createArtifactStore } from "./store.js";
-import type { ArtifactStore } from "./store-types.js";
+import type { ArtifactStore, StashResult } from "./store-types.js";
 import { createTieredBackend, type SpoolBacklog, type TieredBackend } from "./tiered-backend.js";
 
 /** Where an agent's artifacts live (the `store` section of the config). */
@@ -101,11 +101,16 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
       registered = undefined;
     });
   };
+  // A stash that reuses a stored blob writes nothing to it: the touch tells every gc this gateway may now cite it.
+  const touched = (result: StashResult): StashResult => {
+    if (!result.created) void gateways.touch(result.meta.sha256).catch(() => undefined);
+    return result;
+  };
   const store: ArtifactStore = {
     ...inner,
-    stash: (content, info) => (register(), inner.stash(content, info)),
-    stashStream: (source, info) => (register(), inner.stashStream(source, info)),
-    stashFile: (file, info) => (register(), inner.stashFile(file, info)),
+    stash: (content, info) => (register(), inner.stash(content, info).then(touched)),
+    stashStream: (source, info) => (register(), inner.stashStream(source, info).then(touched)),
+    stashFile: (file, info) => (register(), inner.stashFile(file, info).then(touched)),
     // Another gateway may cite what this one does not: removing from a shared bucket needs every gateway's word.
     gc: (gcOptions = {}) =>
       runSharedGc(

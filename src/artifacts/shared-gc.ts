@@ -29,6 +29,7 @@ export async function runSharedGc(ctx: SharedGcContext, options: GcOptions): Pro
   const publishedMs = await ctx.registry.publish(referenced, scannedAt);
   const gatewayId = await ctx.registry.id();
   const gateways = await ctx.registry.readAll();
+  const touches = await ctx.registry.readTouches();
   // Dated on the bucket's clock, like every publication and blob it is compared with.
   const now = Math.max(publishedMs, ...gateways.map((g) => g.publishedMs ?? 0));
   const verdict = sharedGcVerdict({ now, graceMs: ctx.graceMs, staleMs: ctx.staleMs, gateways });
@@ -36,7 +37,9 @@ export async function runSharedGc(ctx: SharedGcContext, options: GcOptions): Pro
   const report = await ctx.gc({
     ...options,
     mayRemove: (handle, modifiedMs) => {
-      const ok = verdict.mayRemove(handle, modifiedMs) && (options.mayRemove?.(handle, modifiedMs) ?? true);
+      // A reuse by some gateway counts as a write: that gateway has not spoken about the blob since.
+      const lastWrite = Math.max(modifiedMs, touches.get(handle.slice(-64)) ?? 0);
+      const ok = verdict.mayRemove(handle, lastWrite) && (options.mayRemove?.(handle, modifiedMs) ?? true);
       if (!ok) keptForGateways++;
       return ok;
     },

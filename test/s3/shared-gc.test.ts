@@ -81,6 +81,28 @@ describe("gc of a bucket several gateways share", () => {
     two.spool?.close();
   });
 
+  it("keeps an old blob another gateway reused after its last publication", async () => {
+    const prefix = `reuse-${randomBytes(4).toString("hex")}`;
+    const one = gateway("reuse-1", settings(prefix, 1_000));
+    const two = gateway("reuse-2", settings(prefix, 1_000));
+    const text = output("reused");
+    const old = await stashed(one, text);
+    await stashed(two, output("two's own"));
+    await sleep(2_500);
+    // Two has spoken after the blob's write, and does not cite it.
+    await two.store.gc({ maxAgeMs: 0, referenced: new Set() });
+
+    // Gateway two finds the blob already stored: nothing is written to it, but two may cite it from now on.
+    expect(await two.store.stash(text)).toMatchObject({ handle: old, created: false });
+    await sleep(500);
+    const report = await one.store.gc({ maxAgeMs: 0, referenced: new Set() });
+    expect(report.sharedBucket?.blockedBy).toEqual([]);
+    expect(report.removed.map((r) => r.handle)).not.toContain(old);
+    expect(await inBucket(prefix, old)).toBe(true);
+    one.spool?.close();
+    two.spool?.close();
+  });
+
   it("keeps every blob while a known gateway never published, until the operator retires it", async () => {
     const prefix = `silent-${randomBytes(4).toString("hex")}`;
     const active = gateway("silent-a", settings(prefix, 1_000));
