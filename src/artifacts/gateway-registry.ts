@@ -49,11 +49,13 @@ export interface GatewayRegistryOptions {
   backend: StoreBackend;
   /** The store's local folder, where the gateway id lives. */
   root: string;
+  /** Touches younger than this before a publication's scan are kept (see `SharedGcInput.citeLagMs`). @default 0 */
+  citeLagMs?: number;
 }
 
 /** Creates the registry of the gateways sharing `backend`. */
 export function createGatewayRegistry(options: GatewayRegistryOptions): GatewayRegistry {
-  const { backend, root } = options;
+  const { backend, root, citeLagMs = 0 } = options;
   let cached: string | undefined;
 
   async function id(): Promise<string> {
@@ -92,7 +94,7 @@ export function createGatewayRegistry(options: GatewayRegistryOptions): GatewayR
     const key = `${GATEWAYS_PREFIX}${me}/references-${String(Math.trunc(now)).padStart(13, "0")}.json`;
     await backend.putOnce(key, { bytes: Buffer.from(body) });
     const written = await backend.head(key);
-    const coveredMs = (written?.modifiedMs ?? now) - scanLeadMs - CLOCK_GRAIN_MS;
+    const coveredMs = (written?.modifiedMs ?? now) - scanLeadMs - CLOCK_GRAIN_MS - citeLagMs;
     for await (const obj of backend.list(`${GATEWAYS_PREFIX}${me}/`)) {
       const name = obj.key.slice(obj.key.lastIndexOf("/") + 1);
       if (PUBLICATION.test(name) && obj.key < key) await backend.delete(obj.key);

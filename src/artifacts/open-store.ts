@@ -25,6 +25,8 @@ export interface StoreBackendSettings {
     gcGraceMs?: number;
     /** A gateway silent for this long blocks every removal. @default 604800000 */
     gatewayStaleMs?: number;
+    /** Not in the config: tests shorten the cite lag of a shared gc. @default DEFAULT_CITE_LAG_MS */
+    citeLagMs?: number;
   };
   spoolBytes: number;
   cacheBytes: number;
@@ -55,6 +57,12 @@ export interface OpenedStore {
 export const DEFAULT_GC_GRACE_MS = 86_400_000;
 /** Default of `store.s3.gatewayStaleMs`: a week. */
 export const DEFAULT_GATEWAY_STALE_MS = 7 * 86_400_000;
+
+/**
+ * How long a stashed handle may take to reach its gateway's state (the turn that stashed it may still run): a
+ * gateway's published set speaks only for blobs written at least this long before its scan.
+ */
+export const DEFAULT_CITE_LAG_MS = 15 * 60_000;
 
 /** Turn-path deadline of a remote call: a turn never waits longer for the bucket than this. */
 const TURN_TIMEOUT_MS = 2_000;
@@ -93,7 +101,12 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
   });
   // The bucket has its own lifecycle: the local cap applies to the spool, not to the bucket.
   const inner = createBackendStore(tiered, { ...storeOptions, root, maxStoreBytes: undefined, onStoreFull: undefined });
-  const gateways = createGatewayRegistry({ backend: createS3Backend({ ...base, timeoutMs: s3.timeoutMs }), root });
+  const citeLagMs = s3.citeLagMs ?? DEFAULT_CITE_LAG_MS;
+  const gateways = createGatewayRegistry({
+    backend: createS3Backend({ ...base, timeoutMs: s3.timeoutMs }),
+    root,
+    citeLagMs,
+  });
   // A gateway is known to every gc before what it stashes can be cited; in the background, so no turn waits for it.
   let registered: Promise<void> | undefined;
   const register = () => {
@@ -119,6 +132,7 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
           gc: (o) => inner.gc(o),
           graceMs: s3.gcGraceMs ?? DEFAULT_GC_GRACE_MS,
           staleMs: s3.gatewayStaleMs ?? DEFAULT_GATEWAY_STALE_MS,
+          citeLagMs,
         },
         gcOptions,
       ),

@@ -8,7 +8,8 @@ const gw = (id: string, publishedMs: number | undefined, handles: string[] = [])
   publishedMs,
   handles: new Set(handles),
 });
-const verdict = (gateways: GatewayView[]) => sharedGcVerdict({ now, graceMs: 24 * HOUR, staleMs: 72 * HOUR, gateways });
+const verdict = (gateways: GatewayView[]) =>
+  sharedGcVerdict({ now, graceMs: 24 * HOUR, staleMs: 72 * HOUR, citeLagMs: 0, gateways });
 
 describe("sharedGcVerdict", () => {
   it("allows removing an old blob that no gateway cites once every gateway published after its write", () => {
@@ -34,11 +35,24 @@ describe("sharedGcVerdict", () => {
       now,
       graceMs: HOUR,
       staleMs: 72 * HOUR,
+      citeLagMs: 0,
       gateways: [gw("a", now), gw("b", now - 30 * HOUR)],
     });
     expect(v.mayRemove("x", now - 20 * HOUR)).toBe(false);
     expect(v.mayRemove("x", now - 30 * HOUR)).toBe(false);
     expect(v.mayRemove("x", now - 31 * HOUR)).toBe(true);
+  });
+
+  it("takes a gateway's word only for blobs written a cite lag before its publication", () => {
+    const v = sharedGcVerdict({
+      now,
+      graceMs: HOUR,
+      staleMs: 72 * HOUR,
+      citeLagMs: HOUR,
+      gateways: [gw("a", now - 10 * HOUR)],
+    });
+    expect(v.mayRemove("x", now - 11 * HOUR + 1)).toBe(false);
+    expect(v.mayRemove("x", now - 11 * HOUR - 1)).toBe(true);
   });
 
   it("blocks every removal while a known gateway never published, naming it", () => {

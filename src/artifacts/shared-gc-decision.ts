@@ -32,6 +32,11 @@ export interface SharedGcInput {
   graceMs: number;
   /** A gateway whose latest publication is older than this blocks every removal. */
   staleMs: number;
+  /**
+   * How long after a stash its handle may take to appear in the citing gateway's state (a turn still running):
+   * a publication speaks only for blobs written at least this long before it.
+   */
+  citeLagMs: number;
   gateways: readonly GatewayView[];
 }
 
@@ -47,7 +52,7 @@ export interface SharedGcVerdict {
 
 /** Decides, from the gateways' publications, which blobs a gc of a shared bucket may remove. */
 export function sharedGcVerdict(input: SharedGcInput): SharedGcVerdict {
-  const { now, graceMs, staleMs, gateways } = input;
+  const { now, graceMs, staleMs, citeLagMs, gateways } = input;
   const blockedBy: GatewayBlock[] = [];
   for (const g of gateways) {
     if (g.publishedMs === undefined) blockedBy.push({ id: g.id, reason: "never-published" });
@@ -60,7 +65,9 @@ export function sharedGcVerdict(input: SharedGcInput): SharedGcVerdict {
     mayRemove(handle, modifiedMs) {
       if (silent || blockedBy.length > 0) return false;
       if (!(now - modifiedMs >= graceMs)) return false;
-      return gateways.every((g) => g.publishedMs !== undefined && g.publishedMs > modifiedMs && !g.handles.has(handle));
+      return gateways.every(
+        (g) => g.publishedMs !== undefined && g.publishedMs - citeLagMs > modifiedMs && !g.handles.has(handle),
+      );
     },
   };
 }

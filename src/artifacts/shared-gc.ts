@@ -10,6 +10,7 @@ export interface SharedGcContext {
   gc: (options: GcOptions) => Promise<GcReport>;
   graceMs: number;
   staleMs: number;
+  citeLagMs: number;
 }
 
 /**
@@ -32,7 +33,13 @@ export async function runSharedGc(ctx: SharedGcContext, options: GcOptions): Pro
   const touches = await ctx.registry.readTouches();
   // Dated on the bucket's clock, like every publication and blob it is compared with.
   const now = Math.max(publishedMs, ...gateways.map((g) => g.publishedMs ?? 0));
-  const verdict = sharedGcVerdict({ now, graceMs: ctx.graceMs, staleMs: ctx.staleMs, gateways });
+  const verdict = sharedGcVerdict({
+    now,
+    graceMs: ctx.graceMs,
+    staleMs: ctx.staleMs,
+    citeLagMs: ctx.citeLagMs,
+    gateways,
+  });
   let keptForGateways = 0;
   const report = await ctx.gc({
     ...options,

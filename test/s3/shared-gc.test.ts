@@ -32,6 +32,7 @@ describe("gc of a bucket several gateways share", () => {
       timeoutMs: 10_000,
       gcGraceMs,
       gatewayStaleMs: 3_600_000,
+      citeLagMs: 0,
     },
   });
   const gateway = (name: string, s: StoreBackendSettings): OpenedStore =>
