@@ -51,6 +51,8 @@ export interface OpenedStore {
   spool?: Pick<TieredBackend, "backlog" | "drain" | "close">;
   /** The gateways sharing the bucket; undefined for the file store. */
   gateways?: GatewayRegistry;
+  /** Resolves once this gateway's registration and touches sent so far have been answered (a short-lived CLI waits). */
+  settle?: () => Promise<void>;
 }
 
 /** Default of `store.s3.gcGraceMs`: a day. */
@@ -109,6 +111,7 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
   });
   // A gateway is known to every gc before what it stashes can be cited; in the background, so no turn waits for it.
   let registered: Promise<void> | undefined;
+  const pending = new Set<Promise<unknown>>();
   const register = () => {
     registered ??= gateways.register().catch(() => {
       registered = undefined;
@@ -116,7 +119,11 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
   };
   // A stash that reuses a stored blob writes nothing to it: the touch tells every gc this gateway may now cite it.
   const touched = (result: StashResult): StashResult => {
-    if (!result.created) void gateways.touch(result.meta.sha256).catch(() => undefined);
+    if (!result.created) {
+      const sent = gateways.touch(result.meta.sha256).catch(() => undefined);
+      pending.add(sent);
+      void sent.finally(() => pending.delete(sent));
+    }
     return result;
   };
   const store: ArtifactStore = {
@@ -137,7 +144,11 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
         gcOptions,
       ),
   };
-  return { store, spool: tiered, gateways };
+  const settle = async () => {
+    await registered;
+    await Promise.all([...pending]);
+  };
+  return { store, spool: tiered, gateways, settle };
 }
 
 export type { SpoolBacklog };

@@ -147,6 +147,7 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
               const code = await leaf.run(c);
               // What this command stored reaches the bucket before it exits (a failure leaves it in the spool).
               await opened.spool?.drain();
+              await opened.settle?.();
               return code;
             } catch (err) {
               throw isLedgerError(err, "artifact_not_found")
