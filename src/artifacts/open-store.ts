@@ -1,9 +1,10 @@
 import path from "node:path";
-import { LedgerError } from "../errors.js";
+import { createGatewayRegistry, type GatewayRegistry } from "./gateway-registry.js";
 import { createS3Backend } from "./s3-backend.js";
+import { runSharedGc } from "./shared-gc.js";
 import { createBackendStore, type ArtifactStoreOptions } from "./store-core.js";
 import { createArtifactStore } from "./store.js";
-import type { ArtifactStore } from "./store-types.js";
+import type { ArtifactStore, StashResult } from "./store-types.js";
 import { createTieredBackend, type SpoolBacklog, type TieredBackend } from "./tiered-backend.js";
 
 /** Where an agent's artifacts live (the `store` section of the config). */
@@ -20,6 +21,12 @@ export interface StoreBackendSettings {
     /** Name of the environment variable with the secret access key. */
     secretAccessKeyEnv: string;
     timeoutMs: number;
+    /** Objects written less than this long ago are never removed by gc. @default 86400000 */
+    gcGraceMs?: number;
+    /** A gateway silent for this long blocks every removal. @default 604800000 */
+    gatewayStaleMs?: number;
+    /** Not in the config: tests shorten the cite lag of a shared gc. @default DEFAULT_CITE_LAG_MS */
+    citeLagMs?: number;
   };
   spoolBytes: number;
   cacheBytes: number;
@@ -42,7 +49,22 @@ export interface OpenedStore {
   store: ArtifactStore;
   /** Undefined for the file store. */
   spool?: Pick<TieredBackend, "backlog" | "drain" | "close">;
+  /** The gateways sharing the bucket; undefined for the file store. */
+  gateways?: GatewayRegistry;
+  /** Resolves once this gateway's registration and touches sent so far have been answered (a short-lived CLI waits). */
+  settle?: () => Promise<void>;
 }
+
+/** Default of `store.s3.gcGraceMs`: a day. */
+export const DEFAULT_GC_GRACE_MS = 86_400_000;
+/** Default of `store.s3.gatewayStaleMs`: a week. */
+export const DEFAULT_GATEWAY_STALE_MS = 7 * 86_400_000;
+
+/**
+ * How long a stashed handle may take to reach its gateway's state (the turn that stashed it may still run): a
+ * gateway's published set speaks only for blobs written at least this long before its scan.
+ */
+export const DEFAULT_CITE_LAG_MS = 15 * 60_000;
 
 /** Turn-path deadline of a remote call: a turn never waits longer for the bucket than this. */
 const TURN_TIMEOUT_MS = 2_000;
@@ -81,18 +103,52 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
   });
   // The bucket has its own lifecycle: the local cap applies to the spool, not to the bucket.
   const inner = createBackendStore(tiered, { ...storeOptions, root, maxStoreBytes: undefined, onStoreFull: undefined });
+  const citeLagMs = s3.citeLagMs ?? DEFAULT_CITE_LAG_MS;
+  const gateways = createGatewayRegistry({
+    backend: createS3Backend({ ...base, timeoutMs: s3.timeoutMs }),
+    root,
+    citeLagMs,
+  });
+  // A gateway is known to every gc before what it stashes can be cited; in the background, so no turn waits for it.
+  let registered: Promise<void> | undefined;
+  const pending = new Set<Promise<unknown>>();
+  const register = () => {
+    registered ??= gateways.register().catch(() => {
+      registered = undefined;
+    });
+  };
+  // A stash that reuses a stored blob writes nothing to it: the touch tells every gc this gateway may now cite it.
+  const touched = (result: StashResult): StashResult => {
+    if (!result.created) {
+      const sent = gateways.touch(result.meta.sha256).catch(() => undefined);
+      pending.add(sent);
+      void sent.finally(() => pending.delete(sent));
+    }
+    return result;
+  };
   const store: ArtifactStore = {
     ...inner,
+    stash: (content, info) => (register(), inner.stash(content, info).then(touched)),
+    stashStream: (source, info) => (register(), inner.stashStream(source, info).then(touched)),
+    stashFile: (file, info) => (register(), inner.stashFile(file, info).then(touched)),
     // Another gateway may cite what this one does not: removing from a shared bucket needs every gateway's word.
-    async gc(gcOptions = {}) {
-      if (gcOptions.dryRun) return inner.gc(gcOptions);
-      throw new LedgerError(
-        "input_invalid",
-        `Expected a file store for gc, got the shared bucket ${inner.backend.location}: other gateways may cite what this one does not, so gc never removes from it (run with --dry-run to see candidates; remove one with \`artifact rm\`)`,
-      );
-    },
+    gc: (gcOptions = {}) =>
+      runSharedGc(
+        {
+          registry: gateways,
+          gc: (o) => inner.gc(o),
+          graceMs: s3.gcGraceMs ?? DEFAULT_GC_GRACE_MS,
+          staleMs: s3.gatewayStaleMs ?? DEFAULT_GATEWAY_STALE_MS,
+          citeLagMs,
+        },
+        gcOptions,
+      ),
   };
-  return { store, spool: tiered };
+  const settle = async () => {
+    await registered;
+    await Promise.all([...pending]);
+  };
+  return { store, spool: tiered, gateways, settle };
 }
 
 export type { SpoolBacklog };

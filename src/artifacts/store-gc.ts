@@ -49,6 +49,7 @@ interface Entry {
   storedBytes: number;
   createdMs: number;
   createdAt: string;
+  modifiedMs: number;
 }
 
 /**
@@ -81,6 +82,7 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
       storedBytes: obj.size,
       createdMs: Number.isFinite(createdMs) ? createdMs : obj.modifiedMs,
       createdAt: meta?.createdAt ?? new Date(obj.modifiedMs).toISOString(),
+      modifiedMs: obj.modifiedMs,
     });
     if (entries.length % 500 === 0) progress?.({ phase: "scan", done: entries.length, total: 0 });
   }
@@ -94,9 +96,12 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
     if (st && now - st.mtimeMs > STALE_TEMP_MS) stale.push(file);
   }
   progress?.({ phase: "scan", done: entries.length, total: entries.length });
+  const vetoed = options.mayRemove
+    ? entries.filter((e) => !given.has(e.handle) && !options.mayRemove?.(e.handle, e.modifiedMs)).map((e) => e.handle)
+    : [];
   const referenced =
-    keepNewer > 0
-      ? new Set([...given, ...entries.filter((e) => now - e.createdMs < keepNewer).map((e) => e.handle)])
+    keepNewer > 0 || vetoed.length > 0
+      ? new Set([...given, ...vetoed, ...entries.filter((e) => now - e.createdMs < keepNewer).map((e) => e.handle)])
       : given;
 
   const removals: GcRemoval[] = [];

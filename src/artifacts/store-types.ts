@@ -38,10 +38,20 @@ export interface GcOptions {
   /** Handles still in use (never removed). @default empty set */
   referenced?: ReadonlySet<string>;
   /**
+   * When the scan that produced `referenced` began (epoch ms): a shared bucket dates this gateway's published set
+   * from it. @default the time of the call
+   */
+  referencedScannedAtMs?: number;
+  /**
    * Artifacts created less than this long ago are never removed (a stash in flight may not be cited on disk yet).
    * @default 0
    */
   keepNewerThanMs?: number;
+  /**
+   * Asked last for each candidate (by handle and its blob's last write, epoch ms): false keeps it. A shared bucket
+   * uses it to require every gateway's word. @default undefined (every candidate may go)
+   */
+  mayRemove?: (handle: string, modifiedMs: number) => boolean;
   /** Report what would be removed without removing anything. @default false */
   dryRun?: boolean;
   /** Called as work progresses. */
@@ -67,6 +77,22 @@ export interface GcReport {
   referencedKept: number;
   /** Stale temp files (older than a minute) removed or, in a dry run, found. */
   staleTempFiles: number;
+  /** On a bucket shared by several gateways: who spoke, and who blocks every removal. */
+  sharedBucket?: SharedGcSummary;
+}
+
+/** What a gc of a shared bucket heard from the gateways. */
+export interface SharedGcSummary {
+  /** This gateway's id. */
+  gatewayId: string;
+  /** Known gateways, with the time of their latest publication (null when they never published). */
+  gateways: Array<{ id: string; publishedAt: string | null; handles: number }>;
+  /** Gateways that keep every artifact until they publish or are retired. */
+  blockedBy: Array<{ id: string; reason: "never-published" | "stale"; publishedAt: string | null }>;
+  /** Candidates kept because some gateway cites them, has not published since their write, or they are in grace. */
+  keptForGateways: number;
+  graceMs: number;
+  staleMs: number;
 }
 
 /** The answer of {@link ArtifactStore.verifyAll}. */

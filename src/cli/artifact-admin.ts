@@ -87,6 +87,17 @@ export async function runGcCommand(c: ArtifactCommandContext): Promise<number> {
   const maxBytesRaw = stringFlag(c.args, "max-bytes");
   const maxAgeMs = maxAgeRaw === undefined ? undefined : parseDuration(maxAgeRaw, "max-age");
   const maxTotalBytes = maxBytesRaw === undefined ? c.maxStoreBytes : parseSize(maxBytesRaw, "max-bytes");
+  const retire = stringFlag(c.args, "retire-gateway");
+  if (retire !== undefined) {
+    if (!c.gateways)
+      throw new LedgerError(
+        "input_invalid",
+        "Expected a store on a shared bucket for --retire-gateway, got a file store",
+      );
+    const known = await c.gateways.retire(retire);
+    c.io.stderr.write(known ? `retired gateway ${retire}\n` : `gateway ${retire} was not known; nothing retired\n`);
+  }
+  const referencedScannedAtMs = Date.now();
   const referenced = await scanReferencedHandles(c.agentDir);
   const progress = createProgress(c.io.stderr);
   const dryRun = c.args.flags["dry-run"] === true;
@@ -94,6 +105,7 @@ export async function runGcCommand(c: ArtifactCommandContext): Promise<number> {
     maxAgeMs,
     maxTotalBytes,
     referenced,
+    referencedScannedAtMs,
     dryRun,
     onProgress: (p) => progress.update(`gc ${p.phase}`, p.done, p.total),
   });
@@ -109,6 +121,16 @@ export async function runGcCommand(c: ArtifactCommandContext): Promise<number> {
     return 0;
   }
   const verb = dryRun ? "would remove" : "removed";
+  const shared = report.sharedBucket;
+  if (shared) {
+    for (const b of shared.blockedBy)
+      c.io.stderr.write(
+        `gateway ${b.id} ${b.reason === "stale" ? `last published ${b.publishedAt}, longer ago than store.s3.gatewayStaleMs` : "never published its references"}: nothing is removed from the shared bucket until it runs \`artifact gc\` or is retired with --retire-gateway ${b.id}\n`,
+      );
+    c.io.stderr.write(
+      `shared bucket: gateway ${shared.gatewayId} published; ${plural(shared.gateways.length, "gateway")} known; ${formatCount(shared.keptForGateways)} unreferenced kept for other gateways or the grace period\n`,
+    );
+  }
   for (const r of report.removed)
     c.io.stdout.write(`${verb} ${r.handle} ${formatBytes(r.storedBytes)} ${r.reason} (created ${r.createdAt})\n`);
   c.io.stdout.write(

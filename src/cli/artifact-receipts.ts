@@ -1,3 +1,4 @@
+import type { GatewayRegistry } from "../artifacts/gateway-registry.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
 import type { ParsedArgs } from "./args.js";
 import type { CliIo } from "./io.js";
@@ -17,6 +18,8 @@ export interface ArtifactCommandContext {
   args: ParsedArgs;
   io: CliIo;
   store: ArtifactStore;
+  /** The gateways sharing the store's bucket; undefined for the file store. */
+  gateways?: GatewayRegistry;
   agentId: string;
   ledgerRoot: string;
   agentDir: string;

@@ -83,8 +83,9 @@ const LEAVES: Record<string, { options: ArgSpec; usage: string; run: (c: Artifac
         "dry-run": { type: "boolean" },
         "max-age": { type: "string" },
         "max-bytes": { type: "string" },
+        "retire-gateway": { type: "string" },
       },
-      usage: `Usage: {prog} artifact gc [--dry-run] [--max-age DURATION] [--max-bytes SIZE]\nRemoves artifacts no ledger state references: older than --max-age (e.g. 30d; no age limit when absent)\nand/or beyond --max-bytes (e.g. 1G; default: the configured limits.maxStoreBytes), oldest first.\n${TAIL}`,
+      usage: `Usage: {prog} artifact gc [--dry-run] [--max-age DURATION] [--max-bytes SIZE] [--retire-gateway ID]\nRemoves artifacts no ledger state references: older than --max-age (e.g. 30d; no age limit when absent)\nand/or beyond --max-bytes (e.g. 1G; default: the configured limits.maxStoreBytes), oldest first.\nOn a shared bucket: publishes this gateway's references first and removes only what no gateway cites,\nwhat every gateway has published since, and what is past store.s3.gcGraceMs; --retire-gateway forgets\na gateway that will never publish again (it then no longer blocks removals).\n${TAIL}`,
       run: runGcCommand,
     },
   };
@@ -136,6 +137,7 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
               args,
               io: io2,
               store,
+              gateways: opened.gateways,
               agentId,
               ledgerRoot: ctx.ledgerRoot,
               agentDir: agentRoot(ctx.ledgerRoot, agentId),
@@ -147,6 +149,7 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
               const code = await leaf.run(c);
               // What this command stored reaches the bucket before it exits (a failure leaves it in the spool).
               await opened.spool?.drain();
+              await opened.settle?.();
               return code;
             } catch (err) {
               throw isLedgerError(err, "artifact_not_found")

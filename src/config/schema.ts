@@ -279,6 +279,18 @@ const s3Schema = z.strictObject({
     .default("AWS_SECRET_ACCESS_KEY")
     .describe("Name of the environment variable holding the secret access key."),
   timeoutMs: z.int().min(1_000).max(600_000).default(30_000).describe("Deadline of one background S3 call."),
+  gcGraceMs: z
+    .int()
+    .min(0)
+    .default(86_400_000)
+    .describe("`artifact gc` never removes from the bucket an object written less than this long ago (ms)."),
+  gatewayStaleMs: z
+    .int()
+    .min(60_000)
+    .default(7 * 86_400_000)
+    .describe(
+      "A gateway sharing the bucket that has not published its references (at its gc) for this long blocks every removal until it does or is retired (ms).",
+    ),
 });
 
 const storeSchema = z

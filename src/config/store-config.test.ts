@@ -27,6 +27,8 @@ describe("the store section of the config", () => {
       accessKeyIdEnv: "AWS_ACCESS_KEY_ID",
       secretAccessKeyEnv: "AWS_SECRET_ACCESS_KEY",
       timeoutMs: 30_000,
+      gcGraceMs: 86_400_000,
+      gatewayStaleMs: 7 * 86_400_000,
     });
   });
 

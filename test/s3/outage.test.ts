@@ -74,7 +74,7 @@ describe("an S3 store whose gateway goes away", () => {
     }
   });
 
-  it("the configured s3 store uploads under the agent's prefix, reads back on an empty disk, and refuses gc", async () => {
+  it("the configured s3 store uploads under the agent's prefix, reads back on an empty disk, and refuses gc without its references", async () => {
     const settings = {
       backend: "s3" as const,
       spoolBytes: 64 * 1024 * 1024,
