@@ -158,9 +158,10 @@ const PRECHECK_5X: PrecheckRule = {
   boundaryTokens: 4,
 };
 const CLAMP: OutputClampRule = { safetyMargin: 1.25, nonLatinWeight: 4 };
-// What each line sends before any history (the reset-loop scenario's first request): 2026.5.28 sent 16,006 system + 43,793 tool-schema chars,
-// 2026.6.11 20,136 + 50,590, 2026.7.35 17,733 + 35,526, 2026.9.6 21,150 + 9,051 (plugin tools behind tool search).
-// 2026.8.2 19,031 + 84,982 through the gateway (an earlier run recorded 17,830 + 56,705): at 32k nothing is left.
+// What each line sends before any history (the reset-loop scenario's first request): 2026.5.28 sent 16,006 system +
+// 43,793 tool-schema chars, 2026.6.11 20,136 + 50,590, 2026.7.35 17,733 + 35,526, 2026.9.6 21,150 + 9,051 (plugin
+// tools behind tool search). 2026.8.2 19,031 + 84,982 through the gateway (another run 17,830 + 56,705): at 32k
+// nothing is left.
 const OVERHEAD_5X = { systemChars: 21_000, toolsChars: 52_000 };
 const OVERHEAD_8X = { systemChars: 19_000, toolsChars: 85_000 };
 const OVERHEAD_9X = { systemChars: 22_000, toolsChars: 10_000 };
