@@ -5,10 +5,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { createS3Backend } from "../src/artifacts/s3-backend.js";
 import { createBackendStore } from "../src/artifacts/store-core.js";
-import { CEPH_INSTALL_COMMAND, cephAvailable, startCephRgw } from "../test/support/ceph-rgw.js";
+import { CEPH_INSTALL_COMMAND, cephAvailable, createRgwBucket, startCephRgw } from "../test/support/ceph-rgw.js";
 import { check, round } from "./lib/stats.mjs";
 
 /** `lines` numbered 100-byte log lines, piece by piece. */
@@ -39,16 +38,7 @@ export async function runS3Bench(options: { quick?: boolean; log?: (line: string
   try {
     log(`Ceph RGW up in ${rgw.startMs} ms`);
     const credentials = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
-    const admin = new S3Client({
-      endpoint: rgw.endpoint,
-      region: rgw.region,
-      forcePathStyle: true,
-      credentials,
-      requestChecksumCalculation: "WHEN_REQUIRED",
-      responseChecksumValidation: "WHEN_REQUIRED",
-    });
-    await admin.send(new CreateBucketCommand({ Bucket: "bench" }));
-    admin.destroy();
+    await createRgwBucket(rgw, "bench");
     const backendOptions = { endpoint: rgw.endpoint, bucket: "bench", prefix: "b", pathStyle: true, credentials };
     const store = createBackendStore(createS3Backend(backendOptions), { root: dir });
     await store.stash("warm-up"); // pools are created on first use

@@ -1,3 +1,4 @@
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { promises as fsp } from "node:fs";
@@ -225,5 +226,22 @@ export async function startCephRgw(options: CephRgwOptions = {}): Promise<CephRg
   } catch (err) {
     await stop();
     throw err;
+  }
+}
+
+/** Creates `bucket` on `rgw` with an admin client (RGW 16.2 needs the SDK's checksums only when required). */
+export async function createRgwBucket(rgw: CephRgw, bucket: string): Promise<void> {
+  const admin = new S3Client({
+    endpoint: rgw.endpoint,
+    region: rgw.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
+  try {
+    await admin.send(new CreateBucketCommand({ Bucket: bucket }));
+  } finally {
+    admin.destroy();
   }
 }

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, it } from "vitest";
 import { createS3Backend, type S3BackendOptions } from "../../src/artifacts/s3-backend.js";
 import type { StoreBackend } from "../../src/artifacts/backend-types.js";
-import { CEPH_INSTALL_COMMAND, cephAvailable, startCephRgw, type CephRgw } from "./ceph-rgw.js";
+import { CEPH_INSTALL_COMMAND, cephAvailable, createRgwBucket, startCephRgw, type CephRgw } from "./ceph-rgw.js";
 
 /** A throwaway RGW shared by the tests of one file, with one bucket. */
 export interface RgwFixture {
@@ -42,16 +41,7 @@ export function useCephRgw(label: string): (() => RgwFixture) | undefined {
     const rgw = await startCephRgw({ memstoreBytes: 768 * 1024 * 1024 });
     const bucket = `ledger-${randomBytes(4).toString("hex")}`;
     const credentials = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
-    const admin = new S3Client({
-      endpoint: rgw.endpoint,
-      region: rgw.region,
-      forcePathStyle: true,
-      credentials,
-      requestChecksumCalculation: "WHEN_REQUIRED",
-      responseChecksumValidation: "WHEN_REQUIRED",
-    });
-    await admin.send(new CreateBucketCommand({ Bucket: bucket }));
-    admin.destroy();
+    await createRgwBucket(rgw, bucket);
     const options = (prefix: string, extra: Partial<S3BackendOptions> = {}): S3BackendOptions => ({
       endpoint: rgw.endpoint,
       region: rgw.region,
