@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { PassThrough, Readable } from "node:stream";
+import { createCliIo } from "../support/cli-io.js";
 import { describe, expect, it } from "vitest";
 import { runArtifactCommand } from "../../src/cli/artifact.js";
 import { artifactRoot } from "../../src/state/paths.js";
@@ -28,19 +28,9 @@ describe("artifact gc on a bucket two gateways share, from the command line", ()
       AWS_SECRET_ACCESS_KEY: rgw().rgw.secretAccessKey,
     };
     const run = async (argv: string[], stdin = "") => {
-      const stdout = new PassThrough();
-      const stderr = new PassThrough();
-      let out = "";
-      let err = "";
-      stdout.on("data", (d: Buffer) => (out += d.toString()));
-      stderr.on("data", (d: Buffer) => (err += d.toString()));
-      const code = await runArtifactCommand([...argv, "--state-dir", state], {
-        stdout,
-        stderr,
-        stdin: Readable.from([Buffer.from(stdin)]),
-        env,
-      });
-      return { code, out, err };
+      const c = createCliIo(env, stdin);
+      const code = await runArtifactCommand([...argv, "--state-dir", state], c.io);
+      return { code, out: c.stdout(), err: c.stderr() };
     };
     const id = async () => (await fsp.readFile(path.join(artifactRoot(state, "main"), "gateway-id"), "utf8")).trim();
     return { run, id };
