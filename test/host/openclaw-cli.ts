@@ -1,5 +1,6 @@
+import path from "node:path";
 import type { HostEnv } from "./host-env.js";
-import { NODE_BINARY } from "./host-install.js";
+import { NODE_BINARY, REPO_ROOT } from "./host-install.js";
 import { spawnGroup, stopGroup } from "./processes.js";
 
 /** Outcome of one CLI run. */
@@ -20,9 +21,23 @@ export interface RunOpenclawOptions {
 }
 
 /** Runs `openclaw <args>` of the env's host version on Node 24 with the isolated env. */
-export async function runOpenclaw(env: HostEnv, args: string[], options: RunOpenclawOptions = {}): Promise<CliResult> {
+export function runOpenclaw(env: HostEnv, args: string[], options: RunOpenclawOptions = {}): Promise<CliResult> {
+  return runNode(env, env.host.entry, args, options);
+}
+
+/**
+ * Runs the plugin's standalone CLI (`context-ledger <args>`, the built `dist/src/cli/main.js` that doctor's hint
+ * names) with the isolated env: the same commands as `openclaw context-ledger <args>` without booting the host.
+ */
+export function runLedgerCli(env: HostEnv, args: string[], options: RunOpenclawOptions = {}): Promise<CliResult> {
+  return runNode(env, LEDGER_CLI, args, options);
+}
+
+const LEDGER_CLI = path.join(REPO_ROOT, "dist", "src", "cli", "main.js");
+
+async function runNode(env: HostEnv, script: string, args: string[], options: RunOpenclawOptions): Promise<CliResult> {
   const started = Date.now();
-  const child = spawnGroup(NODE_BINARY, [env.host.entry, ...args], { env: env.env, cwd: env.root });
+  const child = spawnGroup(NODE_BINARY, [script, ...args], { env: env.env, cwd: env.root });
   let stdout = "";
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));

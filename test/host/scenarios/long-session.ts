@@ -22,7 +22,7 @@ import { turnMessage } from "../workloads.js";
 import { answerCountsInHistory, describeSeenTurn, sendTurnAsSeen } from "../turn-as-seen.js";
 import type { HostVersion } from "../host-install.js";
 import type { HostScenario, ScenarioModel, ScenarioSession } from "./scenario.js";
-import { extractJson, runOpenclaw } from "../openclaw-cli.js";
+import { extractJson, runLedgerCli } from "../openclaw-cli.js";
 import type { StatusReport } from "../../../src/cli/status-report.js";
 import type { ViewRecord } from "../../../src/state/view-record.js";
 import { grantCliScopes } from "./cli-scopes.js";
@@ -318,13 +318,13 @@ export function ledgerLongSession(
 }
 
 /**
- * What an operator reads after the session, as they run it (`openclaw context-ledger status --json`, `view --json`):
+ * What an operator reads after the session, as they run it (`context-ledger status --json`, `view --json`):
  * the last turn's main prompt (its budget at a 32k window is about 31,900), not the host's in-turn assembles (budgets
  * down to 1, raised to the 512 floor), which are labelled as such.
  */
 async function expectTurnFiguresInCli(session: ScenarioSession): Promise<void> {
   const cli = async (args: string[]) => {
-    const res = await runOpenclaw(session.env, ["context-ledger", ...args, "--session", session.sessionKey, "--json"], {
+    const res = await runLedgerCli(session.env, [...args, "--session", session.sessionKey, "--json"], {
       timeoutMs: 180_000,
     });
     expect(res.code, res.stderr.slice(-1000)).toBe(0);

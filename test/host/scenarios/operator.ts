@@ -1,13 +1,14 @@
 /**
  * The operator surface in a real host: `/ledger status`, `/ledger view` and
  * `/ledger fetch HANDLE lines A-B` answered in the chat (through the host's
- * plugin command API, without a model request), and `openclaw context-ledger
- * view --json` / `grep --json` reading the gateway's ledger state.
+ * plugin command API, without a model request), `openclaw context-ledger view
+ * --json` (the host's CLI with the plugin's commands) and the standalone
+ * `context-ledger artifact list` / `grep` / `view` reading the gateway's ledger state.
  */
 import { expect } from "vitest";
 import { NODE_BINARY } from "../host-install.js";
 import { execTurnScript, printedChars } from "../mock-scripts.js";
-import { extractJson, runOpenclaw } from "../openclaw-cli.js";
+import { extractJson, runLedgerCli, runOpenclaw } from "../openclaw-cli.js";
 import { readHistory } from "../turn-as-seen.js";
 import type { HostScenario, ScenarioSession } from "./scenario.js";
 
@@ -37,7 +38,7 @@ export const operatorScenario: HostScenario = {
     expect(view).toMatch(/Kept [1-9]\d* of [1-9]\d* messages/);
 
     // The exec output the capture middleware stored losslessly before the host truncated it.
-    const list = await runOpenclaw(s.env, ["context-ledger", "artifact", "list", "--session", s.sessionKey, "--json"], {
+    const list = await runLedgerCli(s.env, ["artifact", "list", "--session", s.sessionKey, "--json"], {
       timeoutMs: 120_000,
     });
     expect(list.code, list.stderr.slice(-2000)).toBe(0);
@@ -82,7 +83,7 @@ export const operatorScenario: HostScenario = {
     expect(doc.view.messages.map((m) => m.role)).toContain("toolResult");
     expect(doc.view.estimatedTokens).toBeLessThanOrEqual(doc.view.budget.tokens);
 
-    const grep = await runOpenclaw(s.env, ["context-ledger", "grep", "status=retry latency_ms=0 ", "--json"], {
+    const grep = await runLedgerCli(s.env, ["grep", "status=retry latency_ms=0 ", "--json"], {
       timeoutMs: 120_000,
     });
     expect(grep.code, grep.stderr.slice(-2000)).toBe(0);
@@ -90,7 +91,7 @@ export const operatorScenario: HostScenario = {
     expect(hits.schema).toBe("context-ledger.grep.v1");
     expect(hits.hits.map((h) => h.handle)).toContain(handle);
 
-    const bad = await runOpenclaw(s.env, ["context-ledger", "view", "--session", "agent:main:nope", "--json"], {
+    const bad = await runLedgerCli(s.env, ["view", "--session", "agent:main:nope", "--json"], {
       timeoutMs: 120_000,
     });
     expect(bad.code).toBe(2);
