@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, promises as fsp } from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { memoryTmpRoot } from "../support/temp-dir.js";
 import { writeTestEnginePlugin, TEST_ENGINE_ID, type TestEngineMode } from "./fixtures-plugin.js";
 import { mockProvider } from "./wire-agents.js";
 import {
   bundledPluginIds,
+  CACHE_DIR,
   ensureHost,
   NODE_BIN_DIR,
   REPO_ROOT,
@@ -77,12 +78,14 @@ export interface HostEnv {
  */
 export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
   const host = await ensureHost(options.version);
-  const root = await fsp.mkdtemp(path.join(os.tmpdir(), "cl-host-"));
+  // Host state in memory where there is room: the gateways' SQLite, transcripts and logs test no durability.
+  const root = await fsp.mkdtemp(path.join(memoryTmpRoot(), "cl-host-"));
   const home = path.join(root, "home");
   const stateDir = path.join(root, "state");
   const tmpDir = path.join(root, "tmp");
   const workspace = path.join(root, "workspace");
   await Promise.all([home, stateDir, tmpDir, workspace].map((d) => fsp.mkdir(d, { recursive: true, mode: 0o700 })));
+  await shareCompiledCode(tmpDir);
   const configPath = path.join(stateDir, "openclaw.json");
   const hostLogPath = path.join(root, "logs", "openclaw.log");
   const gatewayToken = randomBytes(16).toString("hex");
@@ -148,6 +151,7 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
     // Prints where gateway start-up spends its time into the gateway output.
     OPENCLAW_GATEWAY_STARTUP_TRACE: "1",
     ...(host.stageDir ? { OPENCLAW_PLUGIN_STAGE_DIR: host.stageDir } : {}),
+    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(CACHE_DIR, "node-compile-cache"),
   };
   delete env.NODE_OPTIONS;
   delete env.VITEST;
@@ -218,4 +222,17 @@ export function deepMerge(base: Record<string, unknown>, patch: Record<string, u
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Every env has its own TMPDIR, where the host keeps what it compiles: jiti's transpiled plugin modules
+ * (`<tmpdir>/jiti`, whose place only TMPDIR decides) and Node's compile cache (`NODE_COMPILE_CACHE`, set in the
+ * env). A user's gateway finds both warm after its first start; sharing them across envs gives each test gateway
+ * and CLI call the same, instead of recompiling the host's modules (2026.4.24 transpiles about 130 bundled-plugin
+ * files before its first turn). Both caches name entries by content hash, so host lines never collide.
+ */
+async function shareCompiledCode(tmpDir: string): Promise<void> {
+  const shared = path.join(CACHE_DIR, "jiti");
+  await fsp.mkdir(shared, { recursive: true, mode: 0o700 });
+  await fsp.symlink(shared, path.join(tmpDir, "jiti"));
 }

@@ -1,10 +1,12 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, promises as fsp } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import lockfile from "proper-lockfile";
+import { memoryTmpRoot } from "../support/temp-dir.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -82,7 +84,7 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
   const packageDir = hostPackageDir(version);
   const host: InstalledHost = { version, packageDir, entry: path.join(packageDir, "openclaw.mjs") };
   // Only 2026.4.24 stages bundled-plugin dependencies at run time (HOST-FACTS).
-  if (version === RESET_LOOP_HOST) host.stageDir = path.join(CACHE_DIR, `openclaw-${version}-stage`);
+  if (version === RESET_LOOP_HOST) host.stageDir = stageDirFor(version);
   if (version === CURRENT_HOST) {
     if ((await installedVersion(packageDir)) === version && existsSync(host.entry)) return host;
     throw new Error(`Expected openclaw@${version} in ${packageDir} (dev dependency); run npm install first`);
@@ -115,6 +117,18 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
   }
   if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
   return host;
+}
+
+/**
+ * Where 2026.4.24 stages its bundled plugins' dependencies (about 600 MB, installed by its first run) and mirrors
+ * each bundled plugin it loads: every gateway's first turn copies about 800 files there synchronously, which held
+ * the event loop 30-120 s on this VM's disk before the first model request and 11 s on tmpfs. A memory-backed
+ * folder when there is one with room, else `.cache/`.
+ */
+function stageDirFor(version: HostVersion): string {
+  const memory = memoryTmpRoot(4 * 1024 ** 3);
+  if (memory === os.tmpdir()) return path.join(CACHE_DIR, `openclaw-${version}-stage`);
+  return path.join(memory, `context-ledger-openclaw-${version}-stage`);
 }
 
 async function npmInstallHost(version: HostVersion, packageDir: string): Promise<void> {
