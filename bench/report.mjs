@@ -38,6 +38,9 @@ export function collectTargets(r) {
   add("S3 (Ceph RGW): stash 20 MB", r.s3?.targets?.stash20MBMBps);
   add("S3 (Ceph RGW): 10 lines of 200 MiB, cold store", r.s3?.targets?.fetch10Of200MiBColdMs);
   add("Planted-fact recall, 60 turns, 3 compactions", r.continuity?.targets.recallAtSmallestBudget);
+  add("5 MB over 20 s, backgrounded at 10 s: call sent to the background", r["full-exec-bg"]?.targets?.backgrounded);
+  add("5 MB over 20 s, backgrounded at 10 s: stored byte-exact", r["full-exec-bg"]?.targets?.byteExact);
+  add("5 MB over 20 s, backgrounded at 10 s: tee files left", r["full-exec-bg"]?.targets?.teeFilesLeft);
   for (const [key, t] of Object.entries(r.replay?.targets ?? {})) add(replayTargetLabel(key, r.replay), t);
   rows.push(...gatewayTargets(r));
   return rows;

@@ -17,6 +17,7 @@ import { runTokensPerTurnBench } from "./tokens-per-turn.mjs";
 import { runConcurrentSessionsBench } from "./concurrent-sessions.ts";
 import { runLongHaulBench } from "./long-haul.ts";
 import { runS3Bench } from "./s3.ts";
+import { runFullExecBackgroundBench } from "./full-exec-background.ts";
 
 const log = (name) => (line) => console.log(`  [${name}] ${line}`);
 
@@ -78,6 +79,12 @@ const steps = [
     "s3",
     "11 artifact store on S3 (a throwaway Ceph RGW; only when named in --only)",
     (quick) => runS3Bench({ quick, log: log("s3") }),
+    { optIn: true },
+  ],
+  [
+    "full-exec-bg",
+    "12 a 5 MB command over 20 s sent to the background at the default 10 s (a real gateway; only when named in --only)",
+    (quick) => runFullExecBackgroundBench({ pauseSec: quick ? 0.3 : 0.5, log: log("full-exec-bg") }),
     { optIn: true },
   ],
 ];

@@ -58,7 +58,7 @@ function register(api: OpenClawPluginApi): void {
         redact: (text: string, agentId: string | undefined) =>
           rt.redact(agentId ? rt.settings(agentId) : rt.config, text),
         outputOfCall: (agentId, context, toolCallId) =>
-          storedOutputOfCall(rt, agentId, captureSessionOf(context), toolCallId),
+          storedOutputOfCall(rt, agentId, { session: captureSessionOf(context), toolCallId }),
       }),
       { names: ["ledger_fetch", "ledger_peek", "ledger_search"] },
     );

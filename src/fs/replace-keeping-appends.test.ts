@@ -48,3 +48,44 @@ describe("replacing a file while keeping appends", () => {
     expect(looks).toBeGreaterThan(1);
   });
 });
+
+describe("a writer that ignores the file's lock", () => {
+  it("says how many late bytes were carried after lines another process appended to the new file", async () => {
+    const { file, link } = await setup();
+    // Opened before the rename, written after it (a writer paused between its open and its write), while its next
+    // line already went to the new file by name: the late line can only be carried after that one.
+    const writer = await fsp.open(file, "a");
+    let looks = 0;
+    const writers = (inode: { dev: number; ino: number }, dir: string) =>
+      looks++ === 0 ? [] : findWriters(inode, dir);
+    const late = (async () => {
+      while (!(await fsp.readFile(file, "utf8")).startsWith("A\n")) await new Promise((r) => setTimeout(r, 5));
+      await fsp.appendFile(file, "e\n");
+      await writer.write("d\n");
+      await writer.close();
+    })();
+    const outcome = await replaceKeepingAppends(file, link, Buffer.from("A\n"), { readBytes: 6, findWriters: writers });
+    await late;
+    expect(outcome).toEqual({ replaced: true, carried: 2, outOfOrder: 2 });
+    expect(await fsp.readFile(file, "utf8")).toBe("A\ne\nd\n");
+  });
+
+  it("reports nothing out of order when late bytes were carried before any other append", async () => {
+    const { file, link } = await setup();
+    const writer = await fsp.open(file, "a");
+    let looks = 0;
+    const writers = (inode: { dev: number; ino: number }, dir: string) =>
+      looks++ === 0 ? [] : findWriters(inode, dir);
+    const late = (async () => {
+      while (!(await fsp.readFile(file, "utf8")).startsWith("A\n")) await new Promise((r) => setTimeout(r, 5));
+      await writer.write("d\n");
+      await writer.close();
+      while (!(await fsp.readFile(file, "utf8")).endsWith("d\n")) await new Promise((r) => setTimeout(r, 1));
+      await fsp.appendFile(file, "e\n");
+    })();
+    const outcome = await replaceKeepingAppends(file, link, Buffer.from("A\n"), { readBytes: 6, findWriters: writers });
+    await late;
+    expect(outcome).toEqual({ replaced: true, carried: 2 });
+    expect(await fsp.readFile(file, "utf8")).toBe("A\nd\ne\n");
+  });
+});

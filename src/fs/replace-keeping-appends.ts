@@ -25,6 +25,13 @@ export type ReplaceOutcome =
        * writes from now on reaches only the old inode (the caller's link to it).
        */
       lateWriter?: number;
+      /**
+       * Bytes that reached the old inode after the rename and were carried after bytes another process had appended
+       * to the new file meanwhile: a writer that opened the file just before the rename, wrote there, then appended
+       * its next line to the new file (only a writer that ignores the file's lock can), so those lines may stand out
+       * of the order they were written in. Nothing is lost.
+       */
+      outOfOrder?: number;
     }
   | {
       replaced: false;
@@ -71,6 +78,15 @@ export async function replaceKeepingAppends(
   try {
     const inode = await source.stat();
     let carried = readBytes;
+    // Bytes this replace put in the new file: past them, the new file holds another process's appends.
+    let written = replacement.length;
+    let renamed = false;
+    let outOfOrder = 0;
+    const noteWrite = (into: number, bytes: number): void => {
+      if (renamed && fstatSync(into).size > written) outOfOrder += bytes;
+      written += bytes;
+      carried += bytes;
+    };
     // "shrank": the original was rewritten under us, not appended to.
     const copyNewSync = (from: number, into: number): "copied" | "none" | "shrank" => {
       const size = fstatSync(from).size;
@@ -78,8 +94,8 @@ export async function replaceKeepingAppends(
       if (size === carried) return "none";
       const chunk = Buffer.alloc(size - carried);
       const bytesRead = readSync(from, chunk, 0, chunk.length, carried);
+      noteWrite(into, bytesRead);
       writeSync(into, chunk, 0, bytesRead);
-      carried += bytesRead;
       return "copied";
     };
     const copyNew = async (into: fsp.FileHandle): Promise<"copied" | "none" | "shrank"> => {
@@ -88,8 +104,9 @@ export async function replaceKeepingAppends(
       if (size === carried) return "none";
       const chunk = Buffer.alloc(size - carried);
       const { bytesRead } = await source.read(chunk, 0, chunk.length, carried);
-      await into.write(chunk.subarray(0, bytesRead));
-      carried += bytesRead;
+      // The look at the new file's size and the write run in one synchronous step, as in copyNewSync.
+      noteWrite(into.fd, bytesRead);
+      writeSync(into.fd, chunk, 0, bytesRead);
       return "copied";
     };
     temp = await writeSyncedTemp(file, replacement);
@@ -111,6 +128,7 @@ export async function replaceKeepingAppends(
       // appended to the new file meanwhile.
       if (copyNewSync(source.fd, out.fd) === "shrank") return { replaced: false, reason: "rewritten" };
       renameSync(temp, file);
+      renamed = true;
       temp = undefined;
       copyNewSync(source.fd, out.fd);
       lateWriter = await carryLateAppends(
@@ -121,7 +139,12 @@ export async function replaceKeepingAppends(
     } finally {
       await out.close();
     }
-    return { replaced: true, carried: carried - readBytes, ...(lateWriter !== undefined ? { lateWriter } : {}) };
+    return {
+      replaced: true,
+      carried: carried - readBytes,
+      ...(lateWriter !== undefined ? { lateWriter } : {}),
+      ...(outOfOrder > 0 ? { outOfOrder } : {}),
+    };
   } finally {
     await source.close();
     if (temp) await fsp.rm(temp, { force: true }).catch(() => undefined);

@@ -6,6 +6,7 @@ describe("session clean racing a host writer, 100 runs", () => {
     const lost: number[] = [];
     const wrong: string[] = [];
     let reordered = 0;
+    const unreported: number[] = [];
     let heldByWriter = 0;
     for (let run = 0; run < 100; run++) {
       const lock = run % 2 === 0 ? "stale" : "live-forced";
@@ -17,13 +18,15 @@ describe("session clean racing a host writer, 100 runs", () => {
       if (outcome.status !== expected) wrong.push(`${run}: ${outcome.status} ${outcome.reason ?? ""}`);
       if (outcome.kept !== 1_000 || outcome.duplicated) lost.push(run);
       if (!outcome.inOrder) reordered++;
+      if (!outcome.inOrder && outcome.reportedOutOfOrder === 0) unreported.push(run);
     }
     console.log(
-      `[clean race] 100 runs: ${lost.length} lost a line, ${reordered} kept a raced line out of order, ${heldByWriter} refused (writer holding the file)`,
+      `[clean race] 100 runs: ${lost.length} lost a line, ${reordered} kept a raced line out of order (${reordered - unreported.length} of them reported), ${heldByWriter} refused (writer holding the file)`,
     );
-    // Not asserted: this writer ignores the host's lock and appends back to back, so a line whose open resolved the
-    // old file just before the rename and whose write lands just after it is carried after the writer's next line
-    // (its fd lives microseconds, too short for any look at /proc). The host's own appends take its lock.
-    expect({ lost, wrong }).toEqual({ lost: [], wrong: [] });
+    // That a line is kept in order is not asserted: this writer ignores the host's lock and appends back to back, so
+    // a line whose open resolved the old file just before the rename and whose write lands just after it can only be
+    // carried after the writer's next line (its fd lives microseconds, too short for any look at /proc). The clean
+    // cannot prevent it, but says so. The host's own appends take its lock.
+    expect({ lost, wrong, unreported }).toEqual({ lost: [], wrong: [], unreported: [] });
   });
 });

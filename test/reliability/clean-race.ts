@@ -36,6 +36,8 @@ export interface RaceOutcome {
   kept: number;
   inOrder: boolean;
   duplicated: boolean;
+  /** Bytes the clean said it carried after lines appended later (`outOfOrder`), 0 when it said none. */
+  reportedOutOfOrder: number;
 }
 
 /** Runs one clean against a writer appending `lines` lines; `lock` says how the host's lock looks meanwhile. */
@@ -71,6 +73,7 @@ export async function raceCleanAgainstWriter(lines: number, lock: "stale" | "liv
       kept: new Set(ids).size,
       inOrder: ids.every((n, i) => i === 0 || n > (ids[i - 1] as number)),
       duplicated: new Set(ids).size !== ids.length,
+      reportedOutOfOrder: result.outOfOrder ?? 0,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -478,7 +478,8 @@ describe("the before_tool_call wrapper and the capture, together", () => {
         {
           openStore: (agentId) => t.rt.store(agentId),
           readableAgents: () => [],
-          outputOfCall: (agentId, context, id) => storedOutputOfCall(t.rt, agentId, captureSessionOf(context), id),
+          outputOfCall: (agentId, context, id) =>
+            storedOutputOfCall(t.rt, agentId, { session: captureSessionOf(context), toolCallId: id }),
         },
         { agentId: "main", sessionKey: ctx.sessionKey },
       );
@@ -495,7 +496,8 @@ describe("the before_tool_call wrapper and the capture, together", () => {
         {
           openStore: (agentId) => t.rt.store(agentId),
           readableAgents: () => [],
-          outputOfCall: (agentId, context, id) => storedOutputOfCall(t.rt, agentId, captureSessionOf(context), id),
+          outputOfCall: (agentId, context, id) =>
+            storedOutputOfCall(t.rt, agentId, { session: captureSessionOf(context), toolCallId: id }),
         },
         { agentId: "main", sessionKey: "agent:main:other" },
       );

@@ -61,14 +61,15 @@ async function storeEnded(
  * Follows a command still running when its call returned (the host sent it to the background): when
  * its stream ends, its whole output is stored and recorded under the call as any other; when it has
  * not ended by the entry's `followUntil` (the call's timeout and a grace), its file is removed. The
- * sweep leaves the file alone meanwhile. Never throws.
+ * sweep leaves the file alone meanwhile. Settles with what was stored when the following ends; never
+ * rejects.
  */
 function followTeedOutput(
   rt: LedgerRuntime,
   call: TeedCall,
   entry: TeeEntry,
   keep: ((full: TeeCapture) => Promise<void>) | undefined,
-): void {
+): Promise<TeeCapture | undefined> {
   const followed = teeRegistryOf(rt).follow(entry.file);
   // The turn that made the call has ended by then: the output is recorded under its call all the same.
   const record =
@@ -79,18 +80,14 @@ function followTeedOutput(
         { toolCallId: call.toolCallId, toolName: call.toolName, session: call.session },
         full,
       ));
-  const step = async (): Promise<void> => {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS).unref?.());
+  const follow = async (): Promise<TeeCapture | undefined> => {
     try {
-      const state = await readTeeState(entry.file);
-      if (state.kind === "unfinished" && Date.now() < (entry.followUntil ?? 0)) {
-        setTimeout(() => void step(), FOLLOW_POLL_MS).unref?.();
-        return;
-      }
+      let state = await pause().then(() => readTeeState(entry.file));
+      while (state.kind === "unfinished" && Date.now() < (entry.followUntil ?? 0))
+        state = await pause().then(() => readTeeState(entry.file));
       followed.release();
-      if (state.kind === "ended") {
-        await storeEnded(rt, { ...call, file: entry.file, background: true }, record);
-        return;
-      }
+      if (state.kind === "ended") return await storeEnded(rt, { ...call, file: entry.file, background: true }, record);
       await removeTeeFile(entry.file);
       void rt.events.write({
         op: "capture:skipped",
@@ -101,13 +98,15 @@ function followTeedOutput(
         background: true,
         reason: state.kind === "unfinished" ? "the command had not ended by its timeout" : state.reason,
       });
+      return undefined;
     } catch (err) {
       followed.release();
       await removeTeeFile(entry.file);
       rt.logger.warn(`full exec output of a background command not stored: ${(err as Error).message}`);
+      return undefined;
     }
   };
-  setTimeout(() => void step(), FOLLOW_POLL_MS).unref?.();
+  return follow();
 }
 
 /**
@@ -121,18 +120,28 @@ export async function takeTeedOutput(
   call: TeedCall,
   keep?: (full: TeeCapture) => Promise<void>,
 ): Promise<TeeCapture | undefined> {
-  const taken = teeRegistryOf(rt).take(call.toolCallId, call.session);
+  const registry = teeRegistryOf(rt);
+  const taken = registry.take(call.toolCallId, call.session);
   if (!taken) return undefined;
-  try {
-    const state = await readTeeState(taken.entry.file);
-    if (state.kind === "unfinished" && taken.entry.followUntil !== undefined) {
-      followTeedOutput(rt, call, taken.entry, keep);
-      return undefined;
+  let later: Promise<TeeCapture | undefined> | undefined;
+  const now = (async () => {
+    try {
+      const state = await readTeeState(taken.entry.file);
+      if (state.kind === "unfinished" && taken.entry.followUntil !== undefined) {
+        later = followTeedOutput(rt, call, taken.entry, keep);
+        return undefined;
+      }
+      return await storeEnded(rt, { ...call, file: taken.entry.file, background: false }, keep);
+    } finally {
+      taken.finish();
     }
-    return await storeEnded(rt, { ...call, file: taken.entry.file, background: false }, keep);
-  } finally {
-    taken.finish();
-  }
+  })();
+  // Registered before this call yields: from the take on, another asker of the call waits for this store.
+  registry.storing(
+    taken.entry,
+    now.then((full) => later ?? full),
+  );
+  return await now;
 }
 
 /** Forgets a wrapped call that gave no result (the tool failed to run) and removes its tee file. */

@@ -1,6 +1,7 @@
 import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
 import { sameSession, type CaptureSession } from "../capture-index.js";
 import { toolCallIdsMatch } from "../tool-call-id.js";
+import type { TeeCapture } from "./stash-tee.js";
 
 /** One wrapped call whose output is being teed. */
 export interface TeeEntry {
@@ -33,6 +34,14 @@ export interface TeeRegistry {
   files(): Set<string>;
   /** Marks a taken call's file as followed (its command still runs) until `release`. */
   follow(file: string): { release(): void };
+  /**
+   * Registers the store under way of a taken call's output (`done`: what was stored, once the command has ended
+   * and its file is stored or given up), so another asker of the same call can wait for it instead of finding
+   * the call neither in the registry nor in the capture index. Forgotten once `done` settles.
+   */
+  storing(entry: TeeEntry, done: Promise<TeeCapture | undefined>): void;
+  /** The store under way of a call's output (same session, a call id the host may have rewritten), if any. */
+  whenStored(toolCallId: string, session: CaptureSession): Promise<TeeCapture | undefined> | undefined;
 }
 
 /** A tee file older than this whose call never reported back is removed. */
@@ -43,6 +52,7 @@ export const TEE_SETTLE_MAX_MS = 10 * 60 * 1000;
 function createTeeRegistry(): TeeRegistry {
   const entries = new Map<string, { entry: TeeEntry; finish: () => void }>();
   const followed = new Set<string>();
+  const stores = new Map<TeeEntry, Promise<TeeCapture | undefined>>();
   return {
     add(entry) {
       const now = Date.now();
@@ -76,6 +86,18 @@ function createTeeRegistry(): TeeRegistry {
     follow(file) {
       followed.add(file);
       return { release: () => void followed.delete(file) };
+    },
+    storing(entry, done) {
+      const settled = done.catch(() => undefined);
+      stores.set(entry, settled);
+      void settled.then(() => {
+        if (stores.get(entry) === settled) stores.delete(entry);
+      });
+    },
+    whenStored(toolCallId, session) {
+      for (const [entry, done] of stores)
+        if (toolCallIdsMatch(entry.toolCallId, toolCallId) && sameSession(entry, session)) return done;
+      return undefined;
     },
   };
 }

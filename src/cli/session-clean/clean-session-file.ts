@@ -24,6 +24,11 @@ export interface CleanFileResult extends Omit<CleanPlan, "text" | "bytes" | "inv
   invalidLines?: number;
   /** Path of the backup of the original file. */
   backup?: string;
+  /**
+   * Bytes of lines carried after lines appended later, by a writer that ignores the session lock (see
+   * `replaceKeepingAppends`); absent when every carried line kept its place.
+   */
+  outOfOrder?: number;
 }
 
 /** Options for {@link cleanSessionFile}. */
@@ -114,13 +119,20 @@ export async function cleanSessionFile(options: CleanFileOptions): Promise<Clean
               : `the session kept changing while it was cleaned (${file}); nothing was replaced: stop the gateway and retry`,
         };
       }
-      const late =
-        replaced.lateWriter !== undefined
-          ? {
-              reason: `pid ${replaced.lateWriter} opened the session in the instant of the replace and still holds the old file: what it writes now reaches only the backup ${backup}`,
-            }
-          : {};
-      return { ...empty, ...withoutText(plan), ...late, status: "cleaned", backup };
+      const notes = [
+        replaced.lateWriter !== undefined &&
+          `pid ${replaced.lateWriter} opened the session in the instant of the replace and still holds the old file: what it writes now reaches only the backup ${backup}`,
+        replaced.outOfOrder !== undefined &&
+          `a process that ignores the session lock wrote ${replaced.outOfOrder} bytes into the old file after the replace, and later lines into the new one: they were carried after those lines, so that many bytes of lines may stand out of the order they were written in (none was lost; check the end of ${file})`,
+      ].filter((n): n is string => typeof n === "string");
+      return {
+        ...empty,
+        ...withoutText(plan),
+        ...(notes.length > 0 ? { reason: notes.join("; ") } : {}),
+        ...(replaced.outOfOrder !== undefined ? { outOfOrder: replaced.outOfOrder } : {}),
+        status: "cleaned",
+        backup,
+      };
     };
     // Past a stale lock, or with --force past a lock that names no process, the host's lock cannot be taken: go
     // without it (the replace still refuses while a process holds the file open for writing).
