@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, promises as fsp } from "node:fs";
 import path from "node:path";
-import { memoryTmpRoot } from "../support/temp-dir.js";
+import { memoryTmpRoot } from "../support/memory-tmp.js";
 import { writeTestEnginePlugin, TEST_ENGINE_ID, type TestEngineMode } from "./fixtures-plugin.js";
 import { mockProvider } from "./wire-agents.js";
 import {

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import lockfile from "proper-lockfile";
-import { memoryTmpRoot } from "../support/temp-dir.js";
+import { memoryTmpRoot } from "../support/memory-tmp.js";
 
 const execFileAsync = promisify(execFile);
 

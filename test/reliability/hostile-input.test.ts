@@ -5,7 +5,8 @@ import { createTokenCounter, type TokenCounter } from "../../src/tokens/count-me
 import { encodingForModel } from "../../src/tokens/encoder.js";
 import { createHostileGenerator } from "../support/hostile-gen.js";
 import { createTestEngine } from "../support/engine-harness.js";
-import { memoryTmpRoot, useTempDir } from "../support/temp-dir.js";
+import { memoryTmpRoot } from "../support/memory-tmp.js";
+import { useTempDir } from "../support/temp-dir.js";
 
 const CALLS = Number(process.env.HOSTILE_CALLS ?? 10_000);
 const METHODS = [

@@ -15,7 +15,7 @@ export function createMemoryLogger() {
 /**
  * An engine over a temp state dir; `restart()` makes a new runtime on the same dir (a process restart).
  * `host: "2026.4"` calls the factory with no argument, as 2026.4.24 does. `tmpRoot`: where the dir is made
- * (`os.tmpdir()`; see `memoryTmpRoot()`).
+ * (`os.tmpdir()`; see `memoryTmpRoot()` in memory-tmp.ts).
  * `cleanup()` disposes it and removes the dir; it also runs by itself when the test that made the engine
  * ends (or its file, for one made in a `beforeAll`), so a failing test leaves nothing behind.
  */

@@ -1,4 +1,3 @@
-import { accessSync, constants, statfsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -72,25 +71,4 @@ export async function makeTempDir(
 
 function removeDir(dir: string): Promise<void> {
   return rm(dir, { recursive: true, force: true });
-}
-
-const TMPFS_MAGIC = 0x01021994;
-
-/**
- * Where a run that writes thousands of small files and tests no durability keeps them: Linux's `/dev/shm` when it
- * is a writable tmpfs with `minFreeBytes` free (there fsync costs nothing), else `os.tmpdir()`. Crash and
- * durability tests stay on the real disk.
- */
-export function memoryTmpRoot(minFreeBytes = 1024 ** 3): string {
-  const shm = "/dev/shm";
-  try {
-    const fs = statfsSync(shm);
-    if (fs.type === TMPFS_MAGIC && fs.bavail * fs.bsize >= minFreeBytes) {
-      accessSync(shm, constants.W_OK);
-      return shm;
-    }
-  } catch {
-    // No /dev/shm (macOS, Windows): the usual temp folder.
-  }
-  return os.tmpdir();
 }
