@@ -7,7 +7,13 @@ import { describe, expect, it } from "vitest";
 import type { PluginEvent } from "../host/logs.js";
 import type { MockRequest } from "../host/mock-model.js";
 import { GatewayRequestError } from "../host/gateway-ws.js";
-import { describeSeenTurn, seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../host/turn-as-seen.js";
+import {
+  describeSeenTurn,
+  LATE_RUN_MS,
+  seenStatus,
+  sendTurnAsSeen,
+  type SeenTurnSession,
+} from "../host/turn-as-seen.js";
 
 const request = (messages: unknown[]): MockRequest => ({
   index: 0,
@@ -218,6 +224,21 @@ describe("sendTurnAsSeen", () => {
     expect(
       seenStatus({ answered: seen.answered, texts: seen.texts, waitStatus: String(seen.result.wait.status) }),
     ).toBe("reset notice");
+  });
+  it("a reset notice that replaced the turn and the history before it ends the turn at once", async () => {
+    const notice = "⚠️ Context limit exceeded. I've reset our conversation to start fresh - please try again.";
+    const { session } = fakeSession("legacy", notice, false);
+    const history: unknown[] = [text("assistant", "Answer 2: an earlier turn")];
+    session.chatSend = async () => {
+      // 2026.4.24: the notice is all the history holds after the reset, the sent message included.
+      history.splice(0, history.length, { ...text("assistant", notice), timestamp: Date.now() });
+      return { runId: "r1", wait: { status: "ok" }, ms: 5 };
+    };
+    session.call = async () => ({ messages: history });
+    const started = Date.now();
+    const seen = await sendTurnAsSeen(session, "Turn 3: run it.");
+    expect(Date.now() - started).toBeLessThan(LATE_RUN_MS / 2);
+    expect(seen).toMatchObject({ requests: [], shown: notice, answered: false });
   });
 });
 

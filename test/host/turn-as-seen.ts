@@ -85,10 +85,26 @@ export async function assistantTextsAfter(
     .filter((t) => t.trim().length > 0);
 }
 
-/** True when the session's `chat.history` holds the user message `userText` (the host has taken it in). */
-async function userMessageShown(session: Pick<SeenTurnSession, "sessionKey" | "call">, userText: string) {
+/**
+ * True when the session's `chat.history` shows the send was handled: it holds the user message `userText` (the host
+ * has taken it in), or its newest message is a host notice written after `sentAt` (2026.4.24's reset notice replaces
+ * the turn and the history before it, the message included).
+ */
+async function sendHandled(
+  session: Pick<SeenTurnSession, "sessionKey" | "call">,
+  userText: string,
+  sentAt: number,
+): Promise<boolean> {
   const history = (await readHistory(session)) as Record<string, unknown> | undefined;
   const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
+  const newest = messages.at(-1) as { role?: unknown; timestamp?: unknown } | undefined;
+  if (
+    newest?.role === "assistant" &&
+    typeof newest.timestamp === "number" &&
+    newest.timestamp >= sentAt &&
+    isHostNotice(textOf(newest))
+  )
+    return true;
   return messages.some((m) => (m as { role?: unknown } | undefined)?.role === "user" && textOf(m).includes(userText));
 }
 
@@ -238,6 +254,7 @@ export async function sendTurnAsSeen(
 ): Promise<SeenTurn> {
   const before = session.requests().length;
   const eventsBefore = session.engineId === "legacy" ? 0 : (await session.pluginEvents()).length;
+  const sentAt = Date.now();
   const result = await session.chatSend(message);
   // 2026.4.24 may end the send's own run at once, with no model request and its message not yet in the history,
   // and run the message moments later (clean-clone runs: "run ok, 0 requests" in half a second). A user sees
@@ -246,7 +263,7 @@ export async function sendTurnAsSeen(
   if (
     result.wait.status === "ok" &&
     session.requests().length === before &&
-    !(await userMessageShown(session, message).catch(() => true))
+    !(await sendHandled(session, message, sentAt).catch(() => true))
   )
     await pollUntil(
       async () => session.requests().slice(before),
