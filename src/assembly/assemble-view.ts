@@ -18,11 +18,21 @@ import {
   withoutOperatorMessages,
 } from "../host/messages.js";
 import type { DebtReading } from "../host/raw-tally.js";
-import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LastView, LedgerServices } from "../runtime/services.js";
 import { createClearingShaper } from "./cleared-shaper.js";
 import type { AssemblyPorts, SummaryRequest } from "./ports.js";
+import { stateSlot } from "../runtime/state-slots.js";
 import { createShaper } from "./shaper.js";
 import { reduceNewestUserTurn } from "./reduce-user-turn.js";
+
+/** What one assembly uses besides its ports: counting, the shapers' store and caches, session state, logs. */
+export type AssemblyDeps = Pick<
+  LedgerServices,
+  "root" | "store" | "redact" | "redactPatterns" | "state" | "counter" | "sessions" | "lastViews" | "logger" | "events"
+>;
+
+// Each message's size as the host's estimator counts it, per message object.
+const HOST_CHARS = stateSlot("host:chars", () => new WeakMap<object, number>());
 
 /** Inputs of {@link assembleView}. */
 export interface AssembleViewInput {
@@ -83,7 +93,7 @@ export type AssemblyWaits = Partial<Record<"captures" | "state" | "reduce" | "st
  * raw-history pressure as maintenance debt (reported, never acted on here).
  */
 export async function assembleView(
-  rt: LedgerRuntime,
+  rt: AssemblyDeps,
   ports: AssemblyPorts,
   settings: AgentSettings,
   input: AssembleViewInput,
@@ -104,7 +114,7 @@ export async function assembleView(
     semantics,
     messages,
     replyPrimingTokens,
-    hostCharsMemo: rt.owned("host:chars", () => new WeakMap<object, number>()),
+    hostCharsMemo: rt.state.get(HOST_CHARS),
   });
   const { budget, messageBudget, hostPlan, rawHostUnits, hostUnits, shaping } = resolved;
   const waits: AssemblyWaits = {};
@@ -333,7 +343,7 @@ function withSummaryAfterHostSummary(kept: readonly unknown[], summary: unknown)
   return roleOf(kept[0]) === "compactionSummary" ? [kept[0], summary, ...kept.slice(1)] : [summary, ...kept];
 }
 
-function rememberView(rt: LedgerRuntime, identity: SessionIdentity, view: LastView): void {
+function rememberView(rt: AssemblyDeps, identity: SessionIdentity, view: LastView): void {
   const key = `${identity.agentId}\u0000${identity.sessionKey}`;
   const previous = rt.lastViews.get(key);
   // 2026.9.x also assembles partial histories inside a turn (tool-loop retries); compact()

@@ -5,7 +5,7 @@ import type { SummaryRequest, ViewSummary } from "../assembly/ports.js";
 import type { AgentSettings } from "../config/schema.js";
 import { fingerprintMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { renderSummaryReport } from "../summary/render-summary.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { countProblem } from "../state/session-state.js";
@@ -18,6 +18,10 @@ import {
 } from "../summary/summary-service.js";
 import type { SummaryState } from "../summary/summary-state.js";
 import { INHERITED_SUMMARY_HEADING, readInheritedSummary } from "../subagents/subagent-context.js";
+import { stateSlot } from "../runtime/state-slots.js";
+
+/** What the summary block uses: session state, the store, redaction, its caches. */
+export type ViewSummaryDeps = Pick<LedgerServices, "sessions" | "store" | "redact" | "logger" | "state">;
 
 interface CachedSummary {
   state: SummaryState;
@@ -31,6 +35,12 @@ interface CachedSummary {
 const MAX_CACHED_SUMMARIES = 256;
 /** Sidecar files whose read error was already logged (logged once each). */
 const MAX_REPORTED_SIDECARS = 1_024;
+const SUMMARIES = stateSlot("summary:cache", () => new LRUCache<string, CachedSummary>({ max: MAX_CACHED_SUMMARIES }));
+const REPORTED_SIDECARS = stateSlot(
+  "summary:reported-sidecars",
+  () => new LRUCache<string, true>({ max: MAX_REPORTED_SIDECARS }),
+);
+const SUMMARY_RECORDS = stateSlot("summary:records", () => createVersionedCache<SummaryState>(MAX_CACHED_SUMMARIES));
 
 /**
  * The session's own summary block (see {@link ownSummary}), followed, in a forked
@@ -38,7 +48,7 @@ const MAX_REPORTED_SIDECARS = 1_024;
  * reserve and the room left (early in the child's life; its own summary takes over).
  */
 export async function viewSummary(
-  rt: LedgerRuntime,
+  rt: ViewSummaryDeps,
   settings: AgentSettings,
   identity: SessionIdentity,
   input: SummaryRequest,
@@ -61,20 +71,17 @@ export async function viewSummary(
  * the budget: the rendering shrinks until it fits the room left, or is skipped.
  */
 async function ownSummary(
-  rt: LedgerRuntime,
+  rt: ViewSummaryDeps,
   settings: AgentSettings,
   identity: SessionIdentity,
   input: SummaryRequest,
 ): Promise<ViewSummary> {
   if (!settings.summary.enabled) return { tokens: 0 };
   const { messages, windowStart, windowTokens } = input;
-  const cache = rt.owned("summary:cache", () => new LRUCache<string, CachedSummary>({ max: MAX_CACHED_SUMMARIES }));
-  const reportedSidecars = rt.owned(
-    "summary:reported-sidecars",
-    () => new LRUCache<string, true>({ max: MAX_REPORTED_SIDECARS }),
-  );
+  const cache = rt.state.get(SUMMARIES);
+  const reportedSidecars = rt.state.get(REPORTED_SIDECARS);
   const sessionDir = rt.sessions.dir(identity.agentId, identity.sessionKey);
-  const records = rt.owned("summary:records", () => createVersionedCache<SummaryState>(MAX_CACHED_SUMMARIES));
+  const records = rt.state.get(SUMMARY_RECORDS);
   const { epoch, file, mtimeMs } = await findEpochSidecar(sessionDir, messages, records);
   const cached = cache.get(file);
   const opened = await openSummary({

@@ -5,11 +5,17 @@ import { errorMessage, LedgerError } from "../errors.js";
 import { fingerprintMessage, isGenuineUserMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import { normalizeBudget } from "../host/host-budget.js";
-import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LastView, LedgerServices } from "../runtime/services.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { renderSummary } from "../summary/render-summary.js";
 import { bringSummaryUpTo, openSummary, saveOpenedSummary } from "../summary/summary-service.js";
 import { appendJsonlCompaction, canAppendJsonlCompaction } from "./jsonl-compaction.js";
+
+/** What compaction uses: the last views, session state, the store, counting, redaction, logs. */
+export type CompactDeps = Pick<
+  LedgerServices,
+  "lastViews" | "sessions" | "store" | "counter" | "redact" | "logger" | "events"
+>;
 
 /**
  * Share of the budget the window keeps after a forced compaction (`/compact`,
@@ -67,7 +73,7 @@ export interface CompactInput {
  * whenever anything is reducible; otherwise a reason code explains why not.
  */
 export async function compactSession(
-  rt: LedgerRuntime,
+  rt: CompactDeps,
   settings: AgentSettings,
   input: CompactInput,
 ): Promise<CompactOutcome> {
@@ -213,7 +219,7 @@ interface SealedSummary {
  * hash): nothing is stored or saved until `commit`, so a compaction that answers not_smaller changes nothing.
  */
 async function sealUpTo(
-  rt: LedgerRuntime,
+  rt: CompactDeps,
   settings: AgentSettings,
   { identity, view, start }: { identity: SessionIdentity; view: LastView; start: number },
 ): Promise<SealedSummary> {
@@ -275,7 +281,7 @@ async function sealUpTo(
  * keeps from there or later.
  */
 async function recordWindowStart(
-  rt: LedgerRuntime,
+  rt: CompactDeps,
   settings: AgentSettings,
   { identity, view, file }: { identity: SessionIdentity; view: LastView; file: string },
 ): Promise<CompactOutcome | undefined> {
@@ -318,7 +324,7 @@ async function recordWindowStart(
  * Appends the compaction to the host's transcript; a failure is logged and leaves the engine's own compaction standing.
  */
 async function recordInHostTranscript(
-  rt: LedgerRuntime,
+  rt: CompactDeps,
   file: string,
   entry: Parameters<typeof appendJsonlCompaction>[1],
 ) {

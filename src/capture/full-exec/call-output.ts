@@ -4,14 +4,20 @@
  * whole output in the very turn the call returned (on 2026.9.6 `after_tool_call` comes only after the
  * turn); otherwise the captures already recorded for the call in this session, fullest first.
  */
-import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../../runtime/services.js";
 import { captureIndexOf, type CaptureSession } from "../capture-index.js";
 import { recordTeedOutput } from "../capture-turn.js";
 import { takeTeedOutput } from "./take-teed.js";
 
+/** What reading a call's stored output uses: captures and the tee registry. */
+export type CallOutputDeps = Pick<
+  LedgerServices,
+  "root" | "state" | "settings" | "store" | "logger" | "events" | "processWide"
+>;
+
 /** The handle of the call's whole output, or undefined when nothing of it is stored (yet). */
 export async function storedOutputOfCall(
-  rt: LedgerRuntime,
+  rt: CallOutputDeps,
   agentId: string,
   session: CaptureSession,
   toolCallId: string,
