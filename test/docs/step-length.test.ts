@@ -1,5 +1,5 @@
 /**
- * Assembly and compaction read as lists of named steps: the two procedures stay under 80 lines each, so a new
+ * Assembly, compaction and the summary's own pass read as lists of named steps: each stays under 80 lines, so a new
  * concern becomes a step of its own (docs/architecture.md) instead of one more stretch of a long body.
  */
 import { readFileSync } from "node:fs";
@@ -23,6 +23,7 @@ describe("named steps", () => {
   for (const [file, name] of [
     ["assembly/assemble-view.ts", "assembleView"],
     ["maintenance/compact.ts", "compactSession"],
+    ["engine/view-summary.ts", "ownSummary"],
   ] as const) {
     it(`${name} is under ${MAX_LINES} lines`, () => {
       const lines = linesOf(file, name);
