@@ -6,8 +6,12 @@ import type { AgentSettings } from "../config/schema.js";
 import { blocksOf, roleOf, textOf } from "../host/messages.js";
 import { summarizeOutput } from "../results/summarize-output.js";
 import { resolveToolPolicy } from "../config/tool-names.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { shapeCacheKey, type Shaper } from "./shaper.js";
+import { stateSlot } from "../runtime/state-slots.js";
+
+/** What the clearing shaper uses: redaction, the root its cache keys carry, its caches. */
+export type ClearingDeps = Pick<LedgerServices, "root" | "redact" | "state">;
 
 /** Shapes messages with old tool results cleared before a boundary. */
 export interface ClearingShaper {
@@ -28,6 +32,12 @@ function handleCitedBy(citedHandle: WeakMap<object, string | null>, result: unkn
   return handle ?? undefined;
 }
 
+// Cleared forms per message object and settings, across calls: a standing window re-counts
+// the same objects (the counter's identity cache), and nothing is rebuilt per call.
+const CLEARED = stateSlot("clearing:cleared", () => new WeakMap<object, Map<string, unknown>>());
+// The handle a cleared result cites, per result object: the text is not re-read on every call.
+const CITED_HANDLE = stateSlot("clearing:cited-handle", () => new WeakMap<object, string | null>());
+
 /**
  * Clearing on top of the usual shaper. A result that was offloaded keeps its
  * handle (the original stays fetchable with `ledger_fetch`); an inline one
@@ -36,7 +46,7 @@ function handleCitedBy(citedHandle: WeakMap<object, string | null>, result: unkn
  * store write on the prompt path. Its original stays in the host transcript.
  */
 export function createClearingShaper(
-  rt: LedgerRuntime,
+  rt: ClearingDeps,
   settings: AgentSettings,
   messages: readonly unknown[],
   shaper: Shaper,
@@ -45,11 +55,8 @@ export function createClearingShaper(
   const excluded = toolNamesMatcher(clearing.excludeTools);
   const handles = new Set<string>();
   const cacheKey = shapeCacheKey(rt, rt.root, settings.offload, settings.clearing, settings.redaction);
-  // Cleared forms per message object and settings, across calls: a standing window re-counts
-  // the same objects (the counter's identity cache), and nothing is rebuilt per call.
-  const clearedCache = rt.owned("clearing:cleared", () => new WeakMap<object, Map<string, unknown>>());
-  // The handle a cleared result cites, per result object: the text is not re-read on every call.
-  const citedHandle = rt.owned("clearing:cited-handle", () => new WeakMap<object, string | null>());
+  const clearedCache = rt.state.get(CLEARED);
+  const citedHandle = rt.state.get(CITED_HANDLE);
 
   const clearedOf = (index: number): unknown => {
     const message = messages[index];

@@ -2,7 +2,10 @@ import type { AgentSettings } from "../config/schema.js";
 import { planWindow } from "../window/planner.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { estimateRawTokens } from "../host/raw-tally.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
+
+/** What a pass-through view uses: the token counter. */
+export type PassThroughDeps = Pick<LedgerServices, "counter">;
 
 /** A view without ledger metadata (pass-through or fallback). */
 export interface PlainView {
@@ -17,7 +20,7 @@ export interface PlainView {
  * token count; nothing is stored.
  */
 export function passThroughView(
-  rt: LedgerRuntime,
+  rt: PassThroughDeps,
   settings: AgentSettings,
   messages: unknown,
   model: unknown,

@@ -2,12 +2,15 @@ import type { TokenCounter } from "../tokens/count-message.js";
 import type { AgentSettings } from "../config/schema.js";
 import { blocksOf, LEDGER_MARKER } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { buildStub } from "../results/stub.js";
+
+/** What reducing a user turn uses: the store and redaction. */
+export type ReduceDeps = Pick<LedgerServices, "store" | "redact">;
 
 /** Who reduces the turn: the runtime (its store), the agent's settings, the session and the counter. */
 export interface ReduceContext {
-  rt: LedgerRuntime;
+  rt: ReduceDeps;
   settings: AgentSettings;
   identity: SessionIdentity;
   counter: TokenCounter;

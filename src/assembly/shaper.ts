@@ -3,11 +3,15 @@ import type { AgentSettings } from "../config/schema.js";
 import { LedgerError } from "../errors.js";
 import { blocksOf, roleOf, toolResultIdOf } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { resolveToolPolicy } from "../config/tool-names.js";
 import { firstHandle } from "../artifacts/handle.js";
 import { planToolResultShape, shapeLimitsOf, stubForText, type PendingStash } from "../results/shape-tool-result.js";
 import type { FindCapturedOriginal } from "./ports.js";
+import { stateSlot } from "../runtime/state-slots.js";
+
+/** What a shaper uses: the store, the redaction patterns, the root its cache keys carry, its caches. */
+export type ShaperDeps = Pick<LedgerServices, "root" | "store" | "redactPatterns" | "state">;
 
 /** Lazily shapes the messages the planner visits; stashes happen in {@link Shaper.flush}. */
 export interface Shaper {
@@ -32,6 +36,10 @@ type ShapedCache = WeakMap<object, Map<string, { result: unknown; stashes: Pendi
 
 // Handles this process already wrote: warm turns skip the store round trip (until a gc epoch changes).
 const MAX_STASHED_MEMO = 100_000;
+const SHAPED = stateSlot("shaper:shaped", (): ShapedCache => new WeakMap());
+const STASHED = stateSlot("shaper:stashed", () => new LRUCache<string, true>({ max: MAX_STASHED_MEMO }));
+// The store's gc epoch per agent when this process last wrote: a newer epoch empties the stash memo.
+const GC_EPOCHS = stateSlot("shaper:gc-epochs", () => new Map<string, number>());
 
 /** The history one shaper shapes, and whose it is. */
 export interface ShaperView {
@@ -47,11 +55,11 @@ export interface ShaperView {
  * the write happens in `flush()`, before the prompt is returned, so every
  * handle the model sees is fetchable.
  */
-export function createShaper(rt: LedgerRuntime, settings: AgentSettings, view: ShaperView): Shaper {
+export function createShaper(rt: ShaperDeps, settings: AgentSettings, view: ShaperView): Shaper {
   const { identity, messages, findCaptured = () => undefined } = view;
-  const shapedCache = rt.owned<ShapedCache>("shaper:shaped", () => new WeakMap());
-  const stashed = rt.owned("shaper:stashed", () => new LRUCache<string, true>({ max: MAX_STASHED_MEMO }));
-  const gcEpochs = rt.owned("shaper:gc-epochs", () => new Map<string, number>());
+  const shapedCache = rt.state.get(SHAPED);
+  const stashed = rt.state.get(STASHED);
+  const gcEpochs = rt.state.get(GC_EPOCHS);
   const memo = new Map<number, unknown>();
   const pending = new Map<string, PendingStash>();
   const handles = new Set<string>();
@@ -206,10 +214,11 @@ function exitCodeOf(details: unknown): number | null | undefined {
  * comparing a long key character by character, once per message.
  */
 const MAX_KEYS = 1_024;
+const INTERNED_KEYS = stateSlot("shape-cache-keys", () => new LRUCache<string, string>({ max: MAX_KEYS }));
 
 /** The canonical key for `parts` (root, agent, the settings a shape depends on), interned in the runtime. */
-export function shapeCacheKey(rt: LedgerRuntime, ...parts: unknown[]): string {
-  const interned = rt.owned("shape-cache-keys", () => new LRUCache<string, string>({ max: MAX_KEYS }));
+export function shapeCacheKey(rt: Pick<LedgerServices, "state">, ...parts: unknown[]): string {
+  const interned = rt.state.get(INTERNED_KEYS);
   const key = JSON.stringify(parts);
   const known = interned.get(key);
   if (known !== undefined) return known;

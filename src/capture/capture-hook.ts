@@ -11,11 +11,15 @@ import { countLines } from "../artifacts/meta.js";
 import { hostLineOf } from "../host/host-lines.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import { LEDGER_MARKER } from "../host/messages.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { isOversized } from "../results/shape-tool-result.js";
 import { bestOriginal } from "./best-original.js";
 import type { CaptureIndex } from "./capture-index.js";
 import { CAPTURE_WAIT_MS, createPendingCaptures, type PendingCaptures, type PendingScope } from "./pending-captures.js";
+import { stateSlot } from "../runtime/state-slots.js";
+
+/** What the capture hook uses: settings, the store, logs and the registry of captures in flight. */
+export type CaptureHookDeps = Pick<LedgerServices, "settings" | "store" | "logger" | "events" | "processWide">;
 
 /** Who ran a tool call, as the host's hook context says. */
 export interface ToolCallContext {
@@ -33,16 +37,21 @@ export interface FinishedToolCall {
   source: string;
 }
 
+const PENDING_CAPTURES = stateSlot("capture:pending", createPendingCaptures);
+
 /** The runtime's registry of captures still being written. */
-export function pendingCapturesOf(rt: LedgerRuntime): PendingCaptures {
-  return rt.processWide("capture:pending", createPendingCaptures);
+export function pendingCapturesOf(rt: Pick<LedgerServices, "processWide">): PendingCaptures {
+  return rt.processWide.get(PENDING_CAPTURES);
 }
 
 /**
  * Waits (bounded) for the captures of a session that the hook is still writing; a wait that gives up is logged,
  * and the caller goes on with what is stored.
  */
-export async function settleCaptures(rt: LedgerRuntime, scope: PendingScope): Promise<void> {
+export async function settleCaptures(
+  rt: Pick<LedgerServices, "processWide" | "logger">,
+  scope: PendingScope,
+): Promise<void> {
   const left = await pendingCapturesOf(rt).settle(scope);
   if (left > 0)
     rt.logger.warn(
@@ -63,7 +72,7 @@ export function agentOfCall(ctx: ToolCallContext): string | undefined {
  * under (agent, session, call id). Never throws: capture is best effort.
  */
 export async function captureToolCall(
-  rt: LedgerRuntime,
+  rt: CaptureHookDeps,
   captures: (agentId: string) => CaptureIndex,
   call: FinishedToolCall,
   ctx: ToolCallContext,
@@ -147,7 +156,7 @@ interface HookApi {
  */
 export function registerCapture(
   api: unknown,
-  rt: LedgerRuntime,
+  rt: CaptureHookDeps,
   captures: (agentId: string) => CaptureIndex,
   hostVersion?: string,
 ): void {

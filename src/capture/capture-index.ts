@@ -8,7 +8,11 @@ import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
 import { readArtifactTextSync } from "../artifacts/read-text-sync.js";
 import { matchHostCopy } from "../results/host-copy.js";
 import { toolCallIdMatcher } from "./tool-call-id.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
+import { stateSlot } from "../runtime/state-slots.js";
+
+/** What opening a capture index uses: the root and the runtime's parsed records. */
+export type CaptureIndexDeps = Pick<LedgerServices, "root" | "state">;
 
 /** Where the full original of one tool call's output lives. */
 export interface CaptureRecord {
@@ -117,14 +121,15 @@ export type CaptureRecordCache = LRUCache<string, ReadRecord>;
 
 /** Record files a runtime keeps parsed (a few hundred bytes each). */
 const MAX_CACHED_RECORDS = 100_000;
+const RECORDS = stateSlot("capture:records", (): CaptureRecordCache => new LRUCache({ max: MAX_CACHED_RECORDS }));
 
 /**
  * The capture index of one agent as this runtime opens it: one per call, sharing the
  * runtime's parsed records, so a session's captures are read from disk once, not on
  * every assemble (a 500-turn session holds a thousand of them).
  */
-export function captureIndexOf(rt: LedgerRuntime, agentId: string): CaptureIndex {
-  const records = rt.owned<CaptureRecordCache>("capture:records", () => new LRUCache({ max: MAX_CACHED_RECORDS }));
+export function captureIndexOf(rt: CaptureIndexDeps, agentId: string): CaptureIndex {
+  const records = rt.state.get(RECORDS);
   return createCaptureIndex(rt.root, agentId, records);
 }
 

@@ -4,7 +4,7 @@ import { createLedgerTools } from "../retrieval/tools.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import { LEDGER_COMMAND } from "../host/messages.js";
 import { redactSecrets } from "../results/redact.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { readViewRecords, viewRecordPath, type ViewRecord } from "../state/view-record.js";
 import { errorMessage, isLedgerError } from "../errors.js";
 import { formatBytes, formatCount, plural } from "../cli/format.js";
@@ -12,6 +12,12 @@ import { viewHeadline } from "../cli/view-render.js";
 import { debtTrend, inTurnAssembles, trendLabel } from "../cli/status-debt-trend.js";
 import { closestWord } from "../cli/nearest.js";
 import { PLUGIN_ID, selectedContextEngine } from "../cli/operator-context.js";
+
+/** What the /ledger chat command reads: config, settings, stores, session state. */
+export type ChatCommandDeps = Pick<
+  LedgerServices,
+  "config" | "root" | "settings" | "store" | "sessions" | "redactPatterns"
+>;
 
 /** The command name: `/ledger ...` in any chat. */
 export const CHAT_COMMAND_NAME = LEDGER_COMMAND;
@@ -45,7 +51,7 @@ const HELP = [
  * ledger's own state; fetch goes through the same `ledger_fetch` the model
  * uses (same scope, caps and ReDoS rules). Never throws: errors become text.
  */
-export async function runChatCommand(rt: LedgerRuntime, ctx: ChatCommandContext): Promise<ChatCommandReply> {
+export async function runChatCommand(rt: ChatCommandDeps, ctx: ChatCommandContext): Promise<ChatCommandReply> {
   const words = (ctx.args ?? "").trim().split(/\s+/).filter(Boolean);
   const [sub, ...rest] = words;
   // Never another agent's state: a chat whose agent cannot be told gets no answer from any store.
@@ -68,7 +74,7 @@ export async function runChatCommand(rt: LedgerRuntime, ctx: ChatCommandContext)
 }
 
 async function statusText(
-  rt: LedgerRuntime,
+  rt: ChatCommandDeps,
   agentId: string,
   sessionKey: string | undefined,
   hostConfig: Record<string, unknown> | undefined,
@@ -100,7 +106,7 @@ async function statusText(
   ].join("\n");
 }
 
-async function viewText(rt: LedgerRuntime, agentId: string, sessionKey: string | undefined): Promise<string> {
+async function viewText(rt: ChatCommandDeps, agentId: string, sessionKey: string | undefined): Promise<string> {
   if (!sessionKey) return "No session in this context.";
   const views = await readViewRecords(viewRecordPath(rt.root, agentId, sessionKey));
   const v: ViewRecord | undefined = views.at(-1);
@@ -123,7 +129,7 @@ const FETCH_USAGE =
   "Usage: /ledger fetch HANDLE [lines A-B | head N | tail N | grep PATTERN] (HANDLE: the whole handle or its first 8+ hex digits)";
 
 async function fetchText(
-  rt: LedgerRuntime,
+  rt: ChatCommandDeps,
   agentId: string,
   sessionKey: string | undefined,
   words: string[],
@@ -174,7 +180,7 @@ async function fetchText(
 
 /** Handles a chat may read: those its session's views show and its session stored (any of the agent's, if allowed). */
 async function* chatHandles(
-  rt: LedgerRuntime,
+  rt: ChatCommandDeps,
   agentId: string,
   sessionKey: string | undefined,
   anySession: boolean,
@@ -195,7 +201,7 @@ async function* chatHandles(
  * or shown in one of its recorded views), unless the operator set `retrieval.chatFetchAnySession`.
  */
 async function outsideSession(
-  rt: LedgerRuntime,
+  rt: ChatCommandDeps,
   agentId: string,
   sessionKey: string | undefined,
   handle: string,

@@ -1,13 +1,12 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
-import { CHAT_COMMAND_NAME, runChatCommand, type ChatCommandContext } from "./ledger-command.js";
+import { CHAT_COMMAND_NAME, runChatCommand, type ChatCommandContext, type ChatCommandDeps } from "./ledger-command.js";
 
 // register() runs once per agent context and on hot reload, each time with an api bound to a
 // registry; registering twice on the same api would be refused by the host ("already registered").
 const registered = new WeakSet<object>();
 
 /** Registers `/ledger status | view | fetch` through the host's plugin command API, once per api object. */
-export function registerChatCommand(api: OpenClawPluginApi, rt: LedgerRuntime): void {
+export function registerChatCommand(api: OpenClawPluginApi, rt: ChatCommandDeps): void {
   if (typeof api.registerCommand !== "function" || registered.has(api)) return;
   registered.add(api);
   api.registerCommand({

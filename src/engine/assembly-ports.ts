@@ -2,15 +2,21 @@ import type { AssemblyPorts } from "../assembly/ports.js";
 import { settleCaptures } from "../capture/capture-hook.js";
 import { captureIndexOf, captureSessionOf } from "../capture/capture-index.js";
 import { readDebt, recordDebt } from "../host/raw-tally.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { recordViewSnapshot } from "./view-snapshot.js";
 import { viewSummary } from "./view-summary.js";
+
+/** What assembly's ports reach: captures, the summary, the view record, session state. */
+export type AssemblyPortDeps = Pick<
+  LedgerServices,
+  "root" | "store" | "redact" | "views" | "logger" | "state" | "sessions" | "processWide"
+>;
 
 /**
  * Wires assembly's ports to this runtime: captures, the session summary, the debt reading, the view record
  * (`assembly/ports.ts`).
  */
-export function createAssemblyPorts(rt: LedgerRuntime): AssemblyPorts {
+export function createAssemblyPorts(rt: AssemblyPortDeps): AssemblyPorts {
   return {
     settleCaptures: (identity) => settleCaptures(rt, identity),
     capturedOriginals(identity) {

@@ -16,7 +16,7 @@ import { payDownDebt } from "../maintenance/paydown.js";
 import { payDownHostLoad } from "../maintenance/host-load.js";
 import { locateSqliteTranscript } from "../maintenance/transcript-sqlite.js";
 import { forgetInternalSessions, isInternalSessionKey } from "../runtime/internal-sessions.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { endSubagentContext, prepareSubagentContext } from "../subagents/subagent-context.js";
 import { afterTurnKey, commitTurnMessages } from "../turns/commit-turn.js";
 import { asHostResult, type LedgerAssembleResult } from "../host/host-types.js";
@@ -34,7 +34,7 @@ const label = (v: unknown): string => (typeof v === "string" ? v : safeJson(v).s
  * params through `host/`, delegates to one operation, and goes through the
  * boundary so that no exception reaches the host.
  */
-export function createEngine(rt: LedgerRuntime, factoryContext?: unknown, runtimeVersion?: string) {
+export function createEngine(rt: LedgerServices, factoryContext?: unknown, runtimeVersion?: string) {
   const host: HostContext = normalizeFactoryContext(factoryContext, runtimeVersion);
   // Host-internal one-shot sessions this instance served; their state goes at dispose.
   const internal = new Map<string, { agentId: string; sessionKey: string }>();

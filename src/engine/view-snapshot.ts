@@ -6,9 +6,13 @@ import type { AgentSettings } from "../config/schema.js";
 import { errorMessage } from "../errors.js";
 import { blocksOf, LEDGER_MARKER, roleOf, textOf, toolResultIdOf, type LooseMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import type { ViewMessage, ViewOffload, ViewRecord } from "../state/view-record.js";
 import type { ViewSnapshot } from "../assembly/ports.js";
+import { stateSlot } from "../runtime/state-slots.js";
+
+/** What recording a view uses: the view writer, the store's metas, redaction, its caches. */
+export type SnapshotDeps = Pick<LedgerServices, "root" | "store" | "redact" | "views" | "logger" | "state">;
 
 const PREVIEW_CHARS = 160;
 /** Messages recorded per view at most (the newest); a view of a huge history stays small. */
@@ -22,14 +26,19 @@ type Described = Omit<ViewMessage, "index" | "tokens">;
 // objects from call to call, and a content-addressed artifact's meta never changes: describe each once.
 type DescribedCache = WeakMap<object, { settings: AgentSettings; row: Described }>;
 type OffloadCache = LRUCache<string, Promise<ViewOffload>>;
+const DESCRIBED = stateSlot("view-snapshot:described", (): DescribedCache => new WeakMap());
+const OFFLOADS = stateSlot(
+  "view-snapshot:offloads",
+  (): OffloadCache => new LRUCache({ max: MAX_REMEMBERED_OFFLOADS }),
+);
 
 /** The engine's stand-in for an output: its stub, or the placeholder of a cleared one (a fetch answer is neither). */
 function isStandIn(text: string): boolean {
   return parseStubHandle(text) !== undefined || text.trimStart().startsWith(`${LEDGER_MARKER} cleared]`);
 }
 
-function describe(rt: LedgerRuntime, m: unknown, settings: AgentSettings): Described {
-  const described = rt.owned<DescribedCache>("view-snapshot:described", () => new WeakMap());
+function describe(rt: SnapshotDeps, m: unknown, settings: AgentSettings): Described {
+  const described = rt.state.get(DESCRIBED);
   const memo = m && typeof m === "object" ? described.get(m) : undefined;
   if (memo?.settings === settings) return memo.row;
   const text = textOf(m);
@@ -57,22 +66,15 @@ function describe(rt: LedgerRuntime, m: unknown, settings: AgentSettings): Descr
   return row;
 }
 
-async function offloadsOfView(
-  rt: LedgerRuntime,
-  agentId: string,
-  handles: ReadonlySet<string>,
-): Promise<ViewOffload[]> {
-  const offloads = rt.owned<OffloadCache>(
-    "view-snapshot:offloads",
-    () => new LRUCache({ max: MAX_REMEMBERED_OFFLOADS }),
-  );
+async function offloadsOfView(rt: SnapshotDeps, agentId: string, handles: ReadonlySet<string>): Promise<ViewOffload[]> {
+  const offloads = rt.state.get(OFFLOADS);
   const out: ViewOffload[] = [];
   for (const handle of handles) out.push(await offloadOf(rt, offloads, agentId, handle));
   return out;
 }
 
 // Snapshots of back-to-back assemblies overlap; the promise is remembered so they share one read per handle.
-function offloadOf(rt: LedgerRuntime, offloads: OffloadCache, agentId: string, handle: string): Promise<ViewOffload> {
+function offloadOf(rt: SnapshotDeps, offloads: OffloadCache, agentId: string, handle: string): Promise<ViewOffload> {
   const key = `${agentId}\u0000${handle}`;
   const known = offloads.get(key);
   if (known) return known;
@@ -100,7 +102,7 @@ function offloadOf(rt: LedgerRuntime, offloads: OffloadCache, agentId: string, h
  * outputs read from the store. Never throws; a failure is logged with its code.
  */
 export function recordViewSnapshot(
-  rt: LedgerRuntime,
+  rt: SnapshotDeps,
   settings: AgentSettings,
   identity: SessionIdentity,
   input: ViewSnapshot,

@@ -5,7 +5,7 @@ import type { SummaryRequest, ViewSummary } from "../assembly/ports.js";
 import type { AgentSettings } from "../config/schema.js";
 import { fingerprintMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { renderSummaryReport } from "../summary/render-summary.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { countProblem } from "../state/session-state.js";
@@ -18,6 +18,10 @@ import {
 } from "../summary/summary-service.js";
 import type { SummaryState } from "../summary/summary-state.js";
 import { INHERITED_SUMMARY_HEADING, readInheritedSummary } from "../subagents/subagent-context.js";
+import { stateSlot } from "../runtime/state-slots.js";
+
+/** What the summary block uses: session state, the store, redaction, its caches. */
+export type ViewSummaryDeps = Pick<LedgerServices, "sessions" | "store" | "redact" | "logger" | "state">;
 
 interface CachedSummary {
   state: SummaryState;
@@ -31,6 +35,12 @@ interface CachedSummary {
 const MAX_CACHED_SUMMARIES = 256;
 /** Sidecar files whose read error was already logged (logged once each). */
 const MAX_REPORTED_SIDECARS = 1_024;
+const SUMMARIES = stateSlot("summary:cache", () => new LRUCache<string, CachedSummary>({ max: MAX_CACHED_SUMMARIES }));
+const REPORTED_SIDECARS = stateSlot(
+  "summary:reported-sidecars",
+  () => new LRUCache<string, true>({ max: MAX_REPORTED_SIDECARS }),
+);
+const SUMMARY_RECORDS = stateSlot("summary:records", () => createVersionedCache<SummaryState>(MAX_CACHED_SUMMARIES));
 
 /**
  * The session's own summary block (see {@link ownSummary}), followed, in a forked
@@ -38,7 +48,7 @@ const MAX_REPORTED_SIDECARS = 1_024;
  * reserve and the room left (early in the child's life; its own summary takes over).
  */
 export async function viewSummary(
-  rt: LedgerRuntime,
+  rt: ViewSummaryDeps,
   settings: AgentSettings,
   identity: SessionIdentity,
   input: SummaryRequest,
@@ -61,22 +71,38 @@ export async function viewSummary(
  * the budget: the rendering shrinks until it fits the room left, or is skipped.
  */
 async function ownSummary(
-  rt: LedgerRuntime,
+  rt: ViewSummaryDeps,
   settings: AgentSettings,
   identity: SessionIdentity,
   input: SummaryRequest,
 ): Promise<ViewSummary> {
   if (!settings.summary.enabled) return { tokens: 0 };
-  const { messages, windowStart, windowTokens } = input;
-  const cache = rt.owned("summary:cache", () => new LRUCache<string, CachedSummary>({ max: MAX_CACHED_SUMMARIES }));
-  const reportedSidecars = rt.owned(
-    "summary:reported-sidecars",
-    () => new LRUCache<string, true>({ max: MAX_REPORTED_SIDECARS }),
-  );
+  const target = Math.min(input.windowStart, input.messages.length);
+  const redact = (text: string) => rt.redact(settings, text);
+  const opened = await openCachedSummary(rt, identity, input.messages);
+  const advanced = await advanceSummary(rt, settings, identity, { opened, target, messages: input.messages, redact });
+  const entry = await saveSummary(rt, opened, advanced);
+  return renderWithinRoom(settings, input, { ...advanced, entry, target, redact });
+}
+
+/** The session's summary as opened: the sidecar's state, or the cached one while the file is unchanged. */
+interface OpenedCachedSummary {
+  opened: Awaited<ReturnType<typeof openSummary>>;
+  file: string;
+  mtimeMs: number;
+  cached: CachedSummary | undefined;
+}
+
+/** Opens the summary of the current epoch; a sidecar that cannot be read is reported once and left for inspection. */
+async function openCachedSummary(
+  rt: ViewSummaryDeps,
+  identity: SessionIdentity,
+  messages: readonly unknown[],
+): Promise<OpenedCachedSummary> {
+  const reportedSidecars = rt.state.get(REPORTED_SIDECARS);
   const sessionDir = rt.sessions.dir(identity.agentId, identity.sessionKey);
-  const records = rt.owned("summary:records", () => createVersionedCache<SummaryState>(MAX_CACHED_SUMMARIES));
-  const { epoch, file, mtimeMs } = await findEpochSidecar(sessionDir, messages, records);
-  const cached = cache.get(file);
+  const { epoch, file, mtimeMs } = await findEpochSidecar(sessionDir, messages, rt.state.get(SUMMARY_RECORDS));
+  const cached = rt.state.get(SUMMARIES).get(file);
   const opened = await openSummary({
     sessionDir,
     messages,
@@ -91,44 +117,62 @@ async function ownSummary(
       rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => countProblem(s, { code, message }));
     },
   });
-  const readFailed = opened.readFailed;
-  const before = summaryKey(opened.state);
-  const store = rt.store(identity.agentId);
-  const target = Math.min(windowStart, messages.length);
-  let state = await bringSummaryUpTo(opened.state, messages, target, async (handle) =>
-    (await store.tryRead(handle))?.toString("utf8"),
-  );
-  const redact = (text: string) => rt.redact(settings, text);
+  return { opened, file, mtimeMs, cached };
+}
+
+type Render = (maxChars: number) => ReturnType<typeof renderSummaryReport>;
+
+/** Renders of one state, each size once. */
+function rendererOf(state: SummaryState, redact: (text: string) => string): Render {
   const renders = new Map<number, ReturnType<typeof renderSummaryReport>>();
-  const render = (maxChars: number) => {
+  return (maxChars) => {
     let report = renders.get(maxChars);
-    if (!report) {
-      report = renderSummaryReport(state, { maxChars, redact });
-      renders.set(maxChars, report);
-    }
+    if (!report) renders.set(maxChars, (report = renderSummaryReport(state, { maxChars, redact })));
     return report;
   };
-  // Whatever the rendering condenses must stay reachable: seal a pack that holds the full record.
-  // Only a changed record can newly need a pack; an unchanged one was checked when it changed.
-  const changed = summaryKey(state) !== before;
-  if (changed && render(settings.summary.maxInjectedChars).needsCheckpoint) {
-    const sealed = await sealCheckpoint(state, {
-      frontierIndex: target,
-      frontierFingerprint: target > 0 ? fingerprintMessage(messages[target - 1]) : null,
-      render: { maxChars: settings.summary.maxInjectedChars, redact },
-      stash: (content) =>
-        store.stash(content, {
-          kind: "checkpoint",
-          format: "json",
-          origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
-        }),
-    });
-    state = sealed.state;
-    // Rendered before the seal: without the pack's handle in the record line.
-    renders.clear();
-  }
+}
+
+/**
+ * The summary told up to `target`. Whatever the rendering condenses must stay reachable: a changed record that
+ * needs it seals a pack holding the full record (an unchanged one was checked when it changed).
+ */
+async function advanceSummary(
+  rt: ViewSummaryDeps,
+  settings: AgentSettings,
+  identity: SessionIdentity,
+  step: { opened: OpenedCachedSummary; target: number; messages: readonly unknown[]; redact: (t: string) => string },
+): Promise<{ state: SummaryState; before: string; render: Render }> {
+  const { opened, target, messages, redact } = step;
+  const before = summaryKey(opened.opened.state);
+  const store = rt.store(identity.agentId);
+  const state = await bringSummaryUpTo(opened.opened.state, messages, target, async (handle) =>
+    (await store.tryRead(handle))?.toString("utf8"),
+  );
+  const render = rendererOf(state, redact);
+  const { maxInjectedChars } = settings.summary;
+  if (summaryKey(state) === before || !render(maxInjectedChars).needsCheckpoint) return { state, before, render };
+  const sealed = await sealCheckpoint(state, {
+    frontierIndex: target,
+    frontierFingerprint: target > 0 ? fingerprintMessage(messages[target - 1]) : null,
+    render: { maxChars: maxInjectedChars, redact },
+    stash: (content) =>
+      store.stash(content, {
+        kind: "checkpoint",
+        format: "json",
+        origin: { agentId: identity.agentId, sessionKey: identity.sessionKey },
+      }),
+  });
+  // Rendered afresh: the record line now carries the pack's handle.
+  return { state: sealed.state, before, render: rendererOf(sealed.state, redact) };
+}
+
+/** Saves a changed summary (never over a sidecar that could not be read) and caches it with its renders. */
+async function saveSummary(
+  rt: ViewSummaryDeps,
+  { opened, file, mtimeMs, cached }: OpenedCachedSummary,
+  { state, before }: { state: SummaryState; before: string },
+): Promise<CachedSummary> {
   const stateKey = summaryKey(state);
-  // A sidecar that could not be read is never overwritten: this turn's summary lives in memory only.
   if (stateKey !== before) await saveOpenedSummary(opened, state);
   const entry: CachedSummary = {
     state,
@@ -137,8 +181,18 @@ async function ownSummary(
     renders: cached && cached.stateKey === stateKey ? cached.renders : new Map(),
     stateKey,
   };
-  if (!readFailed) cache.set(file, entry);
+  if (!opened.readFailed) rt.state.get(SUMMARIES).set(file, entry);
+  return entry;
+}
 
+/** The block when the summary tells something the window does not hold, at the largest size that fits the room. */
+function renderWithinRoom(
+  settings: AgentSettings,
+  input: SummaryRequest,
+  told: { state: SummaryState; render: Render; entry: CachedSummary; target: number; redact: (t: string) => string },
+): ViewSummary {
+  const { state, render, entry, target, redact } = told;
+  const { windowStart, windowTokens } = input;
   const pressured = windowTokens > settings.summary.injectAtShare * (windowTokens + Math.max(0, input.budgetLeft));
   // A record whose turns lie wholly before the list (the host dropped the front) tells what the list no longer holds.
   const tellsDroppedFront = state.entries.some((e) => e.to === 0) || (state.digest.turns > 0 && state.digest.to === 0);

@@ -1,22 +1,22 @@
 import { handleForBytes } from "../artifacts/handle.js";
-import { planWindow } from "../window/planner.js";
+import type { WindowPlan } from "../window/planner.js";
 import type { AgentSettings } from "../config/schema.js";
 import { errorMessage, LedgerError } from "../errors.js";
 import { fingerprintMessage, isGenuineUserMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import { normalizeBudget } from "../host/host-budget.js";
-import type { LastView, LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LastView, LedgerServices } from "../runtime/services.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { renderSummary } from "../summary/render-summary.js";
 import { bringSummaryUpTo, openSummary, saveOpenedSummary } from "../summary/summary-service.js";
 import { appendJsonlCompaction, canAppendJsonlCompaction } from "./jsonl-compaction.js";
+import { compactionWindow, planCompaction, withinTarget } from "./compact-plan.js";
 
-/**
- * Share of the budget the window keeps after a forced compaction (`/compact`,
- * overflow recovery): like the host's own compaction, only the recent turns
- * stay verbatim; everything older moves into the summary and a checkpoint pack.
- */
-export const FORCED_REFILL = 0.25;
+/** What compaction uses: the last views, session state, the store, counting, redaction, logs. */
+export type CompactDeps = Pick<
+  LedgerServices,
+  "lastViews" | "sessions" | "store" | "counter" | "redact" | "logger" | "events"
+>;
 
 /** The host's CompactResult. */
 export interface CompactOutcome {
@@ -67,96 +67,25 @@ export interface CompactInput {
  * whenever anything is reducible; otherwise a reason code explains why not.
  */
 export async function compactSession(
-  rt: LedgerRuntime,
+  rt: CompactDeps,
   settings: AgentSettings,
   input: CompactInput,
 ): Promise<CompactOutcome> {
   const { identity } = input;
   const view = rt.lastViews.get(`${identity.agentId}\u0000${identity.sessionKey}`);
-  // Nothing assembled for the session in this process yet (a gateway restart, an adopted session): the next assemble
-  // plans the view under the budget. A host that requires a compaction before that first assemble (2026.9.6 when the
-  // session's last prompt, counted before the restart, neared its window) must read this as "nothing to do, run the
-  // model": any other reason fails the turn, and every turn after it, since assemble never runs.
-  if (!view)
-    return {
-      ok: true,
-      compacted: false,
-      reason: input.skipReasonText
-        ? `no_assembled_view: ${input.skipReasonText} before the first assemble`
-        : "no_assembled_view",
-    };
+  if (!view) return noAssembledView(input);
   const force = input.force === true;
   const budget = normalizeBudget(input.tokenBudget ?? view.budgetTokens, {
     fallbackTokens: view.budgetTokens,
     minTokens: settings.budget.minBudgetTokens,
   }).tokens;
   const tokensBefore = view.tokens;
-  if (!force && tokensBefore <= budget * settings.summary.injectAtShare) {
+  if (!force && withinTarget(settings, view, budget))
     return { ok: true, compacted: false, reason: "within_budget: already under target", result: { tokensBefore } };
-  }
   const counter = rt.counter(settings);
-  const messages = view.messages;
-  const messageBudget = Math.max(1, Math.floor(view.messageBudget));
-  // The same charge the assembly planned with: where the host's estimator binds, exact counts alone would
-  // reach back past the assembled window and find "nothing to reduce".
-  const cost = view.cost ?? ((i: number) => counter.countMessage(view.shape(i)));
-  const planTo = (target: number, budget = messageBudget) =>
-    planWindow({
-      messages,
-      budget,
-      count: cost,
-      fingerprint: (i) => fingerprintMessage(messages[i]),
-      previous: null,
-      target,
-    });
-  const tokensFrom = (start: number) => {
-    let sum = 0;
-    for (let i = start; i < messages.length; i++) sum += cost(i);
-    return sum;
-  };
-  // Keeping from a given user message: a budget of exactly what follows it, so the walk cannot take one unit more.
-  const keepAt = input.keepFrom ? messages.findLastIndex((m) => fingerprintMessage(m) === input.keepFrom) : -1;
-  const keepTokens = keepAt > view.start && isGenuineUserMessage(messages[keepAt]) ? tokensFrom(keepAt) : undefined;
-  let plan =
-    keepTokens !== undefined
-      ? planTo(keepTokens, Math.max(1, keepTokens))
-      : planTo(force ? FORCED_REFILL * messageBudget : 0.75 * messageBudget);
-  // A forced compaction reduces whenever the window holds anything before the newest user turn: a window
-  // already under the refill share (2026.9.6 plans under its smallest budget class) keeps only that turn.
-  // A host-required preflight on lines that read "nothing to compact" as "run the model" (5.28-9.x) is not
-  // a request to shrink a window that fits: there the turn goes on as is. A manual compaction always is.
-  if (
-    keepTokens === undefined &&
-    force &&
-    (input.manual === true || !input.skipReasonText) &&
-    plan.start <= view.start &&
-    plan.newestUser > view.start
-  ) {
-    const newestTurn = tokensFrom(plan.newestUser);
-    // A budget of exactly the newest turn: the walk cannot take one unit more.
-    if (newestTurn <= messageBudget) plan = planTo(newestTurn, newestTurn);
-  }
-  if (plan.start <= view.start || plan.kept.length === 0) {
-    // The engine's window already holds only what the turn needs; the host may still load more than that (2026.4.24
-    // loads from its newest compaction entry on, and its precheck sizes that): record the window's start there.
-    const recorded = input.hostTranscript
-      ? await recordWindowStart(rt, settings, { identity, view, file: input.hostTranscript })
-      : undefined;
-    if (recorded) return recorded;
-    // Literally true: the view holds only what the turn needs; the raw transcript is paid down by maintain().
-    const reason = input.skipReasonText
-      ? `nothing_reducible: ${input.skipReasonText} beyond the current turn`
-      : "nothing_reducible";
-    // What the decision rested on, for the event log (the host ignores details of a compaction it did not get).
-    const details = {
-      messages: messages.length,
-      viewStart: view.start,
-      planStart: plan.start,
-      newestUser: plan.newestUser,
-      messageBudget,
-    };
-    return { ok: true, compacted: false, reason, result: { tokensBefore, details } };
-  }
+  const window = compactionWindow(view, counter);
+  const plan = planCompaction(window, view, { ...input, force });
+  if (plan.start <= view.start || plan.kept.length === 0) return nothingReducible(rt, settings, input, { view, plan });
   const sealed = await sealUpTo(rt, settings, { identity, view, start: plan.start });
   const tokensAfter = plan.tokens + counter.countText(sealed.text);
   // Report not-smaller before anything is written: a compaction that says "no" changes nothing (summary, checkpoints,
@@ -167,6 +96,65 @@ export async function compactSession(
       : "not_smaller";
     return { ok: true, compacted: false, reason, result: { tokensBefore, tokensAfter } };
   }
+  return commitCompaction(rt, input, view, { plan, sealed, tokensAfter });
+}
+
+/**
+ * Nothing assembled for the session in this process yet (a gateway restart, an adopted session): the next assemble
+ * plans the view under the budget. A host that requires a compaction before that first assemble (2026.9.6 when the
+ * session's last prompt, counted before the restart, neared its window) must read this as "nothing to do, run the
+ * model": any other reason fails the turn, and every turn after it, since assemble never runs.
+ */
+function noAssembledView(input: CompactInput): CompactOutcome {
+  return {
+    ok: true,
+    compacted: false,
+    reason: input.skipReasonText
+      ? `no_assembled_view: ${input.skipReasonText} before the first assemble`
+      : "no_assembled_view",
+  };
+}
+
+/**
+ * The engine's window already holds only what the turn needs; the host may still load more than that (2026.4.24
+ * loads from its newest compaction entry on, and its precheck sizes that): the window's start is recorded there.
+ */
+async function nothingReducible(
+  rt: CompactDeps,
+  settings: AgentSettings,
+  input: CompactInput,
+  { view, plan }: { view: LastView; plan: WindowPlan },
+): Promise<CompactOutcome> {
+  const { identity } = input;
+  const recorded = input.hostTranscript
+    ? await recordWindowStart(rt, settings, { identity, view, file: input.hostTranscript })
+    : undefined;
+  if (recorded) return recorded;
+  // Literally true: the view holds only what the turn needs; the raw transcript is paid down by maintain().
+  const reason = input.skipReasonText
+    ? `nothing_reducible: ${input.skipReasonText} beyond the current turn`
+    : "nothing_reducible";
+  // What the decision rested on, for the event log (the host ignores details of a compaction it did not get).
+  const details = {
+    messages: view.messages.length,
+    viewStart: view.start,
+    planStart: plan.start,
+    newestUser: plan.newestUser,
+    messageBudget: Math.max(1, Math.floor(view.messageBudget)),
+  };
+  return { ok: true, compacted: false, reason, result: { tokensBefore: view.tokens, details } };
+}
+
+/** Stores the checkpoint, moves the view's frontier, records the compaction in the host's transcript when asked. */
+async function commitCompaction(
+  rt: CompactDeps,
+  input: CompactInput,
+  view: LastView,
+  { plan, sealed, tokensAfter }: { plan: WindowPlan; sealed: SealedSummary; tokensAfter: number },
+): Promise<CompactOutcome> {
+  const { identity } = input;
+  const { messages } = view;
+  const tokensBefore = view.tokens;
   const handle = await sealed.commit({ start: plan.start, anchor: fingerprintMessage(messages[plan.start]) });
   view.start = plan.start;
   view.tokens = tokensAfter;
@@ -213,7 +201,7 @@ interface SealedSummary {
  * hash): nothing is stored or saved until `commit`, so a compaction that answers not_smaller changes nothing.
  */
 async function sealUpTo(
-  rt: LedgerRuntime,
+  rt: CompactDeps,
   settings: AgentSettings,
   { identity, view, start }: { identity: SessionIdentity; view: LastView; start: number },
 ): Promise<SealedSummary> {
@@ -275,7 +263,7 @@ async function sealUpTo(
  * keeps from there or later.
  */
 async function recordWindowStart(
-  rt: LedgerRuntime,
+  rt: CompactDeps,
   settings: AgentSettings,
   { identity, view, file }: { identity: SessionIdentity; view: LastView; file: string },
 ): Promise<CompactOutcome | undefined> {
@@ -318,7 +306,7 @@ async function recordWindowStart(
  * Appends the compaction to the host's transcript; a failure is logged and leaves the engine's own compaction standing.
  */
 async function recordInHostTranscript(
-  rt: LedgerRuntime,
+  rt: CompactDeps,
   file: string,
   entry: Parameters<typeof appendJsonlCompaction>[1],
 ) {

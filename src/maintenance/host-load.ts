@@ -12,10 +12,16 @@ import { errorMessage } from "../errors.js";
 import { fingerprintMessage, isGenuineUserMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import { estimateRawTokens } from "../host/raw-tally.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { compactSession, type CompactOutcome } from "./compact.js";
 import { PAYDOWN_TARGET_SHARE } from "./paydown.js";
 import { readJsonlTranscript, type JsonlEntry, type JsonlTranscript } from "./transcript-jsonl.js";
+
+/** What paying down the host's load uses: compaction's services. */
+export type HostLoadDeps = Pick<
+  LedgerServices,
+  "lastViews" | "sessions" | "store" | "counter" | "redact" | "logger" | "events"
+>;
 
 /** What {@link payDownHostLoad} found and did. */
 export interface HostLoadResult {
@@ -76,7 +82,7 @@ export function loadedTokens(message: unknown): number {
  * open and would append the user's message beside the entry, off the branch it loads.
  */
 export async function payDownHostLoad(
-  rt: LedgerRuntime,
+  rt: HostLoadDeps,
   settings: AgentSettings,
   input: { identity: SessionIdentity; file: string },
 ): Promise<HostLoadResult> {

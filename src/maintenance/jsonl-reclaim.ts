@@ -22,12 +22,15 @@ import { awaitsAnswer } from "../host/messages.js";
 import { inspectHostLock, withHostLock } from "../host/session-lock.js";
 import { locateTranscript, type SessionIdentity } from "../host/normalize.js";
 import { tryParseJson } from "../json.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { agentRoot } from "../state/paths.js";
 import { recordTranscriptReferences } from "../state/reference-index.js";
 import { joinByteLines, splitByteLines } from "../fs/byte-lines.js";
 import { readReclaimedLines, stashReclaimedLines } from "./reclaimed-lines.js";
 import { reclaimLinkName, sweepReclaimLinks } from "./reclaim-links.js";
+
+/** What bounding a transcript file uses: the store, the root, the log. */
+export type TranscriptBoundDeps = Pick<LedgerServices, "root" | "store" | "logger">;
 
 /** The file may hold this many times the bytes of what the host loads before superseded branches leave it. */
 export const RECLAIM_RATIO = 3;
@@ -70,7 +73,7 @@ export interface ReclaimDeps {
  * where there is nothing to do (maintenance off, no JSONL file); a failure is logged and changes nothing.
  */
 export async function boundTranscriptFile(
-  rt: LedgerRuntime,
+  rt: TranscriptBoundDeps,
   settings: AgentSettings,
   input: {
     identity: SessionIdentity;

@@ -5,13 +5,19 @@ import { settleCaptures } from "../capture/capture-hook.js";
 import { LedgerError } from "../errors.js";
 import { awaitsAnswer, blocksOf, LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { locateTranscript, rewriteCapability, type SessionIdentity } from "../host/normalize.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { buildStub } from "../results/stub.js";
 import { agentRoot } from "../state/paths.js";
 import { recordTranscriptReferences } from "../state/reference-index.js";
 import { estimateRawTokens } from "../host/raw-tally.js";
 import { readActiveBranch, type TranscriptEntry } from "./transcript-jsonl.js";
 import { readSqliteActiveBranch, waitForSqliteProjection, type SqliteTranscriptLocator } from "./transcript-sqlite.js";
+
+/** What paying the transcript down uses: captures, the store, session state, redaction, events. */
+export type PaydownDeps = Pick<
+  LedgerServices,
+  "root" | "store" | "sessions" | "redact" | "events" | "logger" | "state" | "processWide"
+>;
 
 /** What maintain() reports to the host (its TranscriptRewriteResult). */
 export interface PaydownResult {
@@ -54,7 +60,7 @@ const nothing = (reason: string): PaydownResult => ({ changed: false, bytesFreed
  * instead). Bounded per call; honours `abortSignal`.
  */
 export async function payDownDebt(
-  rt: LedgerRuntime,
+  rt: PaydownDeps,
   settings: AgentSettings,
   input: PaydownInput,
 ): Promise<PaydownResult> {
@@ -164,7 +170,7 @@ function showsOutput(text: string, output: string): boolean {
 /** What stubbing a transcript entry needs: the agent's settings, its store and captures, the session. */
 interface StubEntryContext {
   settings: AgentSettings;
-  store: ReturnType<LedgerRuntime["store"]>;
+  store: ReturnType<LedgerServices["store"]>;
   captures: CaptureIndex;
   identity: SessionIdentity;
   redact: (text: string) => string;

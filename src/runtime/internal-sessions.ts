@@ -1,5 +1,8 @@
 import { promises as fsp } from "node:fs";
-import type { LedgerRuntime } from "./ledger-runtime.js";
+import type { LedgerServices } from "./services.js";
+
+/** What forgetting internal sessions touches: session state and the last views. */
+export type InternalSessionDeps = Pick<LedgerServices, "sessions" | "lastViews">;
 
 /**
  * Sessions the host runs for itself (2026.9.x pre-compaction memory flush:
@@ -19,7 +22,7 @@ export function isInternalSessionKey(sessionKey: string): boolean {
  * stashed stay in the content-addressed store (shared, collected by `store gc`).
  */
 export async function forgetInternalSessions(
-  rt: LedgerRuntime,
+  rt: InternalSessionDeps,
   sessions: Iterable<{ agentId: string; sessionKey: string }>,
 ): Promise<number> {
   await rt.sessions.flush();

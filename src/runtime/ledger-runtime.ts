@@ -5,30 +5,17 @@ import { createTokenCounter, type TokenCounter } from "../tokens/count-message.j
 import { encodingForModel } from "../tokens/encoder.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
 import type { AgentSettings, LedgerConfig } from "../config/schema.js";
-import { createLedgerLogger, type HostLogger, type LedgerLogger } from "../host/logger.js";
+import { createLedgerLogger, type HostLogger } from "../host/logger.js";
 import { compileRedactPatterns, redactSecrets, type RedactPatterns } from "../results/redact.js";
-import { createEventLog, type EventLog } from "../state/event-log.js";
+import { createEventLog } from "../state/event-log.js";
 import { agentRoot, artifactRoot, encodeSegment, eventLogPath, resolveLedgerRoot } from "../state/paths.js";
 import { collectReferences } from "../state/reference-scan.js";
-import { createViewWriter, type ViewWriter } from "../state/view-record.js";
-import { createSessionCache, type SessionCache } from "./session-cache.js";
-import { processWideKey } from "../version.js";
+import { createViewWriter } from "../state/view-record.js";
+import { createSessionCache } from "./session-cache.js";
+import type { LastView, LedgerServices, RequestOverheadChars } from "./services.js";
+import { createProcessWideRegistry, createStateRegistry, stateSlot } from "./state-slots.js";
 
-/** The last assembled view of a session, kept in process so compact() can plan from it. */
-export interface LastView {
-  messages: readonly unknown[];
-  /** The host's session id when planned (a reset starts a new one). */
-  sessionId?: string;
-  /** Shaped message `i` (tool outputs offloaded), as the planner counted it. */
-  shape: (index: number) => unknown;
-  /** What the planner charged message `i` (exact tokens, or more where the host's own estimator binds). */
-  cost?: (index: number) => number;
-  budgetTokens: number;
-  messageBudget: number;
-  tokens: number;
-  start: number;
-  handles: Set<string>;
-}
+const REQUEST_OVERHEAD = stateSlot("request-overhead", () => new Map<string, RequestOverheadChars>());
 
 /** Options for {@link createLedgerRuntime}. */
 export interface LedgerRuntimeOptions {
@@ -40,56 +27,10 @@ export interface LedgerRuntimeOptions {
 }
 
 /**
- * Services shared by every engine instance of one process: config, logging,
- * per-agent artifact stores, token counters and the session-state cache.
- * The engine object delegates to operations that take this runtime.
+ * The whole runtime: every service of {@link LedgerServices}. Only the engine's wiring holds it; everything else
+ * takes the members it uses.
  */
-export interface LedgerRuntime {
-  readonly config: LedgerConfig;
-  readonly root: string;
-  readonly logger: LedgerLogger;
-  readonly events: EventLog;
-  readonly sessions: SessionCache;
-  /** The batched writer of `views.json` (what `view` shows), flushed on dispose. */
-  readonly views: ViewWriter;
-  /** Last assembled view per `agentId + NUL + sessionKey` (the 64 most recently assembled sessions). */
-  readonly lastViews: LRUCache<string, LastView>;
-  /** System prompt and tool-schema chars of the agent's last model request, when the host reported it (`llm_input`). */
-  readonly requestOverhead: Map<string, { systemChars: number; toolsChars: number }>;
-  /** Effective settings of an agent (global config with its overrides). */
-  settings(agentId: string): AgentSettings;
-  /** The artifact store of an agent (created on first use). */
-  store(agentId: string): ArtifactStore;
-  /** The token counter for a model id under the agent's tokenizer setting. */
-  counter(settings: AgentSettings, modelId?: string): TokenCounter;
-  /** Redacts secrets per the agent's rules (previews, summaries, logs). */
-  redact(settings: Pick<AgentSettings, "redaction">, text: string): string;
-  /** The agent's extra redaction patterns, compiled once per settings object. */
-  redactPatterns(settings: Pick<AgentSettings, "redaction">): RedactPatterns;
-  /**
-   * Process state owned by this runtime: the cache or queue a module keeps under `name`, made by
-   * `create` on first use. State lives as long as the runtime, never in a module, so a second runtime
-   * (another config or state dir in the same process) starts clean.
-   */
-  owned<T>(name: string, create: () => T): T;
-  /**
-   * Like {@link owned}, but shared with every copy of the plugin's modules in this process that uses the same
-   * state root: 2026.9.6 loads the plugin twice (its `full` and `discovery` registrations), and its hooks and
-   * its engine may come from different copies. For plain coordination state only (no classes: `instanceof`
-   * differs between copies).
-   */
-  processWide<T>(name: string, create: () => T): T;
-}
-
-const PROCESS_WIDE = processWideKey("process-wide");
-
-function processWide<T>(root: string, name: string, create: () => T): T {
-  const g = globalThis as { [PROCESS_WIDE]?: Map<string, unknown> };
-  const shared = (g[PROCESS_WIDE] ??= new Map());
-  const key = `${root}\u0000${name}`;
-  if (!shared.has(key)) shared.set(key, create());
-  return shared.get(key) as T;
-}
+export type LedgerRuntime = LedgerServices;
 
 /** Sessions whose last view is kept for compact(). */
 export const MAX_LAST_VIEWS = 64;
@@ -117,7 +58,7 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
   const stores = new Map<string, ArtifactStore>();
   const counters = new Map<string, TokenCounter>();
   const settingsCache = new Map<string, AgentSettings>();
-  const ownedState = new Map<string, unknown>();
+  const processWide = createProcessWideRegistry(root);
   return {
     config,
     root,
@@ -132,7 +73,7 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
     views: createViewWriter(),
     lastViews: new LRUCache<string, LastView>({ max: MAX_LAST_VIEWS }),
     // Filled by the llm_input hook, read by assemble: both copies of a twice-loaded plugin see one map.
-    requestOverhead: processWide(root, "request-overhead", () => new Map()),
+    requestOverhead: processWide.get(REQUEST_OVERHEAD),
     settings(agentId) {
       let s = settingsCache.get(agentId);
       if (!s) {
@@ -195,12 +136,7 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
     },
     redact: redactWith,
     redactPatterns: patternsOf,
-    owned<T>(name: string, create: () => T): T {
-      if (!ownedState.has(name)) ownedState.set(name, create());
-      return ownedState.get(name) as T;
-    },
-    processWide<T>(name: string, create: () => T): T {
-      return processWide(root, name, create);
-    },
+    state: createStateRegistry(),
+    processWide,
   };
 }

@@ -4,10 +4,14 @@ import { writeFileAtomic } from "../fs/atomic-write.js";
 import { mtimeOrMissing } from "../fs/mtime.js";
 import { createVersionedCache } from "../fs/versioned-cache.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { renderSummary } from "../summary/render-summary.js";
 import { tryLoadSummary } from "../summary/sidecar.js";
 import { newestSidecar } from "../summary/summary-service.js";
+import { stateSlot } from "../runtime/state-slots.js";
+
+/** What preparing a forked child's context uses: session state, settings, redaction, events. */
+export type SubagentDeps = Pick<LedgerServices, "sessions" | "settings" | "redact" | "events">;
 
 /** File in a child's session folder holding the summary it inherited from its parent. */
 export const INHERITED_SUMMARY_FILE = "inherited-summary.txt";
@@ -27,7 +31,7 @@ export interface SubagentSpawnInput {
  * when the spawn fails.
  */
 export async function prepareSubagentContext(
-  rt: LedgerRuntime,
+  rt: SubagentDeps,
   input: SubagentSpawnInput,
   fallbackAgentId: string,
 ): Promise<{ rollback: () => Promise<void> } | undefined> {
@@ -57,7 +61,7 @@ export async function prepareSubagentContext(
 
 /** Cleans what a child inherited when it ends. */
 export async function endSubagentContext(
-  rt: LedgerRuntime,
+  rt: Pick<LedgerServices, "sessions">,
   childSessionKey: unknown,
   fallbackAgentId: string,
 ): Promise<void> {
@@ -78,6 +82,7 @@ async function newestSummaryText(
 
 /** Inherited summaries whose text stays in memory. */
 const MAX_INHERITED_TEXTS = 64;
+const INHERITED_TEXTS = stateSlot("subagents:inherited", () => createVersionedCache<string>(MAX_INHERITED_TEXTS));
 
 /**
  * The summary a forked child inherited from its parent (see {@link prepareSubagentContext}),
@@ -85,7 +90,7 @@ const MAX_INHERITED_TEXTS = 64;
  * call); the text is read once per version of the file.
  */
 export async function readInheritedSummary(
-  rt: LedgerRuntime,
+  rt: Pick<LedgerServices, "sessions" | "state">,
   agentId: string,
   sessionKey: string,
 ): Promise<string | undefined> {
@@ -93,6 +98,6 @@ export async function readInheritedSummary(
   const file = path.join(rt.sessions.dir(agentId, sessionKey), INHERITED_SUMMARY_FILE);
   const mtimeMs = mtimeOrMissing(file);
   if (mtimeMs < 0) return undefined;
-  const inheritedTexts = rt.owned("subagents:inherited", () => createVersionedCache<string>(MAX_INHERITED_TEXTS));
+  const inheritedTexts = rt.state.get(INHERITED_TEXTS);
   return inheritedTexts(file, mtimeMs, () => fsp.readFile(file, "utf8").catch(() => undefined));
 }

@@ -6,9 +6,15 @@ import { settleCaptures } from "../capture/capture-hook.js";
 import { describeValue, isLedgerError, LedgerError } from "../errors.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import { fingerprintMessage } from "../host/messages.js";
-import type { LedgerRuntime } from "../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../runtime/services.js";
 import { rememberKey } from "../state/session-state.js";
 import { estimateRawTokens } from "../host/raw-tally.js";
+
+/** What committing a turn uses: settings, session state, the store, logs, captures. */
+export type CommitTurnDeps = Pick<
+  LedgerServices,
+  "root" | "state" | "settings" | "store" | "sessions" | "logger" | "events" | "processWide"
+>;
 
 /** Most turn records kept in the session state. */
 const MAX_RECENT_TURNS = 200;
@@ -42,7 +48,7 @@ export interface CommitTurnResult {
  * after a crash re-stashes harmlessly) and the state, with the key, is written
  * in one rename, which is the commit point.
  */
-export async function commitTurnMessages(rt: LedgerRuntime, input: CommitTurnInput): Promise<CommitTurnResult> {
+export async function commitTurnMessages(rt: CommitTurnDeps, input: CommitTurnInput): Promise<CommitTurnResult> {
   const { identity } = input;
   if (typeof input.advancementKey !== "string" || input.advancementKey.length === 0) {
     throw new LedgerError(

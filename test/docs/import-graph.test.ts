@@ -178,18 +178,48 @@ function reachedFrom(graph: ReadonlyMap<string, readonly string[]>, start: strin
   return seen;
 }
 
-describe("the assembly path stays narrow", () => {
-  const reached = reachedFrom(valueGraph(), path.join(SRC, "assembly/assemble-view.ts"));
-  const folders = new Set([...reached].map((f) => path.relative(SRC, path.dirname(f)) || "."));
+/** The folder of a file under src/ ("." for the root). */
+const folderOfReached = (f: string): string => path.relative(SRC, path.dirname(f)) || ".";
 
-  it("reaches captures, the summary, state files and the counter only through its ports and the runtime", () => {
-    expect(reached.size).toBeGreaterThan(10);
-    for (const behindPorts of ["capture", "summary", "subagents", "runtime", "fs", "engine", "state", "tokens"])
-      expect([...folders].filter((f) => f.split("/")[0] === behindPorts)).toEqual([]);
+describe("the engine's entry stays narrow (docs/architecture.md states the numbers)", () => {
+  const entry = path.join(SRC, "engine/create-engine.ts");
+  const byValue = reachedFrom(valueGraph(), entry);
+  const withTypes = reachedFrom(fileGraph(), entry);
+
+  it("reads the entry's reach (the check is not vacuous)", () => {
+    expect(byValue.size).toBeGreaterThan(50);
+    expect([...byValue].every((f) => withTypes.has(f))).toBe(true);
   });
 
-  it("an assemble call runs at most 30 files in 7 folders (docs/architecture.md)", () => {
-    expect(reached.size).toBeLessThanOrEqual(30);
-    expect(folders.size).toBeLessThanOrEqual(7);
+  it("an engine runs at most 102 files in 17 folders (value imports from engine/create-engine.ts)", () => {
+    expect(byValue.size).toBeLessThanOrEqual(102);
+    expect(new Set([...byValue].map(folderOfReached)).size).toBeLessThanOrEqual(17);
+  });
+
+  it("a reader of the engine meets at most 122 files in 18 folders (type imports too)", () => {
+    expect(withTypes.size).toBeLessThanOrEqual(122);
+    expect(new Set([...withTypes].map(folderOfReached)).size).toBeLessThanOrEqual(18);
+  });
+
+  it("the engine's entry never reaches the runtime's constructor: it is handed the services", () => {
+    expect(withTypes.has(path.join(SRC, "runtime/ledger-runtime.ts"))).toBe(false);
+  });
+});
+
+describe("the assembly path stays narrow", () => {
+  const reached = reachedFrom(valueGraph(), path.join(SRC, "assembly/assemble-view.ts"));
+  const folders = new Set([...reached].map(folderOfReached));
+
+  it("reaches captures, the summary, state files and the counter only through its ports and typed slots", () => {
+    expect(reached.size).toBeGreaterThan(10);
+    for (const behindPorts of ["capture", "summary", "subagents", "fs", "engine", "state", "tokens"])
+      expect([...folders].filter((f) => f.split("/")[0] === behindPorts)).toEqual([]);
+    const runtime = [...reached].filter((f) => folderOfReached(f) === "runtime").map((f) => path.relative(SRC, f));
+    expect(runtime).toEqual(["runtime/state-slots.ts"]);
+  });
+
+  it("an assemble call runs at most 38 files in 8 folders (docs/architecture.md)", () => {
+    expect(reached.size).toBeLessThanOrEqual(38);
+    expect(folders.size).toBeLessThanOrEqual(8);
   });
 });

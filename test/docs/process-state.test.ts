@@ -1,5 +1,5 @@
 /**
- * Process state lives in the runtime object (`runtime/ledger-runtime.ts`: `owned`, its
+ * Process state lives in the runtime object (`runtime/ledger-runtime.ts`: its `state` slots, its
  * stores, counters and settings), never in a module: a second runtime of the process (a
  * second config or state dir) must not read the first one's caches, and a test's runtime
  * must not leak into the next. The few module-level values that must be process-wide are
@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/parse-config.js";
 import { withFileLock } from "../../src/fs/lock.js";
 import { createLedgerRuntime } from "../../src/runtime/ledger-runtime.js";
+import { stateSlot } from "../../src/runtime/state-slots.js";
 import { PLUGIN_VERSION, processWideKey } from "../../src/version.js";
 import { useTempDir } from "../support/temp-dir.js";
 
@@ -103,7 +104,7 @@ describe("process-wide state across plugin versions", () => {
     try {
       const rt = createLedgerRuntime({ config: parseConfig({ stateDir: root }) });
       expect(rt.requestOverhead).toBeInstanceOf(Map);
-      expect(rt.processWide("probe", () => "this version's object")).toBe("this version's object");
+      expect(rt.processWide.get(stateSlot("probe", () => "this version's object"))).toBe("this version's object");
       await expect(withFileLock(path.join(tmp(), "state.lock"), () => Promise.resolve("locked"))).resolves.toBe(
         "locked",
       );

@@ -9,11 +9,17 @@
  * for that store (bounded) rather than answer "none" for an output that is seconds from stored.
  */
 import { LedgerError } from "../../errors.js";
-import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../../runtime/services.js";
 import { captureIndexOf, type CaptureSession } from "../capture-index.js";
 import { recordTeedOutput } from "../capture-turn.js";
 import { takeTeedOutput } from "./take-teed.js";
 import { teeRegistryOf } from "./tee-registry.js";
+
+/** What reading a call's stored output uses: captures and the tee registry. */
+export type CallOutputDeps = Pick<
+  LedgerServices,
+  "root" | "state" | "settings" | "store" | "logger" | "events" | "processWide"
+>;
 
 /** How long a fetch by call id waits at most for a store under way, or a background command, to end. */
 export const CALL_OUTPUT_WAIT_MS = 15_000;
@@ -44,7 +50,7 @@ async function within<T>(work: Promise<T>, ms: number, timedOut: symbol): Promis
  * when its store is still under way after the wait (a command the host sent to the background still runs).
  */
 export async function storedOutputOfCall(
-  rt: LedgerRuntime,
+  rt: CallOutputDeps,
   agentId: string,
   query: CallOutputQuery,
 ): Promise<string | undefined> {

@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { execPolicyVerdict } from "../../host/exec-policy.js";
 import { loadHostApprovalsReader, type HostApprovalsReader } from "../../host/host-exec-approvals.js";
-import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../../runtime/services.js";
 import { agentOfCall, capturesAfterToolCall, pendingCapturesOf, type ToolCallContext } from "../capture-hook.js";
 import { captureIndexOf, captureSessionOf } from "../capture-index.js";
 import { recordTeedOutput } from "../capture-turn.js";
@@ -17,6 +17,13 @@ import { discardTeedOutput, takeTeedOutput } from "./take-teed.js";
 import { createTeeFile, removeTeeFile, sweepTeeFiles, teeDirOf } from "./tee-files.js";
 import { TEE_MAX_AGE_MS, teeRegistryOf } from "./tee-registry.js";
 import { fitsOneArgument, MAX_SHELL_ARG_BYTES, wrapCommand } from "./wrap-command.js";
+import { stateSlot } from "../../runtime/state-slots.js";
+
+/** What the full-exec hooks use: config, settings, the store, logs, the tee registry, captures. */
+export type FullExecDeps = Pick<
+  LedgerServices,
+  "config" | "root" | "state" | "settings" | "store" | "logger" | "events" | "processWide"
+>;
 
 /** The filter script beside this module: built JavaScript, or the TypeScript source under test. */
 function teeFilterPath(): string {
@@ -25,6 +32,8 @@ function teeFilterPath(): string {
 }
 
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
+// When this process last swept the tee folder (shared by the plugin's module copies).
+const TEE_SWEEP = stateSlot("capture:tee-sweep", () => ({ last: 0 }));
 
 /** The hosts' default `exec` timeout (`tools.exec.timeoutSec`), in seconds. */
 const DEFAULT_EXEC_TIMEOUT_SEC = 1800;
@@ -49,7 +58,7 @@ function execTimeoutMs(params: unknown, config: unknown): number {
 }
 
 /** True when any agent has the opt-in on. */
-export function fullExecWanted(rt: LedgerRuntime): boolean {
+export function fullExecWanted(rt: FullExecDeps): boolean {
   return (
     rt.config.offload.fullExecOutput || Object.values(rt.config.agents).some((a) => a.offload?.fullExecOutput === true)
   );
@@ -82,7 +91,7 @@ interface HookApi {
  * throws (a throwing handler blocks the user's call on every line).
  */
 export async function wrapForFullCapture(
-  rt: LedgerRuntime,
+  rt: FullExecDeps,
   options: FullExecHost,
   event: BeforeToolCallEvent,
   ctx: ToolCallContext & { toolCallId?: unknown },
@@ -135,7 +144,7 @@ export async function wrapForFullCapture(
     // session wait for the stored output from now on, bounded, as for any capture.
     if (options.trackPending)
       pendingCapturesOf(rt).track({ sessionKey: ctx.sessionKey, sessionId: ctx.sessionId }, stored);
-    const sweep = rt.processWide("capture:tee-sweep", () => ({ last: 0 }));
+    const sweep = rt.processWide.get(TEE_SWEEP);
     if (Date.now() - sweep.last > SWEEP_EVERY_MS) {
       sweep.last = Date.now();
       void sweepTeeFiles(dir, registry.files(), TEE_MAX_AGE_MS);
@@ -159,7 +168,7 @@ export async function wrapForFullCapture(
  * that `registerCapture` records, or removes the file of a call that gave no result. Never throws.
  */
 export async function storeTeedCall(
-  rt: LedgerRuntime,
+  rt: FullExecDeps,
   event: { toolCallId?: unknown; toolName?: unknown; result?: unknown },
   ctx: ToolCallContext & { toolCallId?: unknown; toolName?: unknown },
 ): Promise<void> {
@@ -183,7 +192,7 @@ export async function storeTeedCall(
  * Registers the `before_tool_call` wrapper when some agent opted in, and where the host has it, the
  * `after_tool_call` store (elsewhere the turn-end capture stores the file). Never throws.
  */
-export function registerFullExec(api: unknown, rt: LedgerRuntime, hostVersion?: string): void {
+export function registerFullExec(api: unknown, rt: FullExecDeps, hostVersion?: string): void {
   const hookApi = (api ?? {}) as HookApi;
   if (typeof hookApi.on !== "function" || !fullExecWanted(rt)) return;
   let approvals: Promise<HostApprovalsReader> | undefined;

@@ -1,10 +1,16 @@
 import { isOversized } from "../../results/shape-tool-result.js";
-import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../../runtime/services.js";
 import { captureIndexOf, TEE_SOURCE, type CaptureSession } from "../capture-index.js";
 import { recordTeedOutput } from "../capture-turn.js";
 import { stashTeeOutput, type TeeCapture } from "./stash-tee.js";
 import { readTeeState, removeTeeFile } from "./tee-files.js";
 import { teeRegistryOf, type TeeEntry } from "./tee-registry.js";
+
+/** What storing a teed output uses: settings, the store, logs, the tee registry, captures. */
+export type TakeTeedDeps = Pick<
+  LedgerServices,
+  "root" | "state" | "settings" | "store" | "logger" | "events" | "processWide"
+>;
 
 /** One finished call whose teed output may be stored. */
 export interface TeedCall {
@@ -19,7 +25,7 @@ export const FOLLOW_POLL_MS = 250;
 
 /** Stores the tee file of an ended command, writes the capture event; removes the file either way. */
 async function storeEnded(
-  rt: LedgerRuntime,
+  rt: TakeTeedDeps,
   call: TeedCall & { file: string; background: boolean },
   keep: ((full: TeeCapture) => Promise<void>) | undefined,
 ): Promise<TeeCapture | undefined> {
@@ -65,7 +71,7 @@ async function storeEnded(
  * rejects.
  */
 function followTeedOutput(
-  rt: LedgerRuntime,
+  rt: TakeTeedDeps,
   call: TeedCall,
   entry: TeeEntry,
   keep: ((full: TeeCapture) => Promise<void>) | undefined,
@@ -116,7 +122,7 @@ function followTeedOutput(
  * `keep` (recording the capture) runs before engine calls waiting on this call are let go.
  */
 export async function takeTeedOutput(
-  rt: LedgerRuntime,
+  rt: TakeTeedDeps,
   call: TeedCall,
   keep?: (full: TeeCapture) => Promise<void>,
 ): Promise<TeeCapture | undefined> {
@@ -145,7 +151,7 @@ export async function takeTeedOutput(
 }
 
 /** Forgets a wrapped call that gave no result (the tool failed to run) and removes its tee file. */
-export async function discardTeedOutput(rt: LedgerRuntime, toolCallId: string, session: CaptureSession): Promise<void> {
+export async function discardTeedOutput(rt: TakeTeedDeps, toolCallId: string, session: CaptureSession): Promise<void> {
   const taken = teeRegistryOf(rt).take(toolCallId, session);
   if (!taken) return;
   await removeTeeFile(taken.entry.file);

@@ -1,7 +1,11 @@
-import type { LedgerRuntime } from "../../runtime/ledger-runtime.js";
+import type { LedgerServices } from "../../runtime/services.js";
 import { sameSession, type CaptureSession } from "../capture-index.js";
 import { toolCallIdsMatch } from "../tool-call-id.js";
+import { stateSlot } from "../../runtime/state-slots.js";
 import type { TeeCapture } from "./stash-tee.js";
+
+/** Where the tee registry lives: the process-wide registry. */
+export type TeeRegistryDeps = Pick<LedgerServices, "processWide">;
 
 /** One wrapped call whose output is being teed. */
 export interface TeeEntry {
@@ -102,7 +106,9 @@ function createTeeRegistry(): TeeRegistry {
   };
 }
 
+const TEE_REGISTRY = stateSlot("capture:tee", createTeeRegistry);
+
 /** The runtime's registry of wrapped calls. */
-export function teeRegistryOf(rt: LedgerRuntime): TeeRegistry {
-  return rt.processWide("capture:tee", createTeeRegistry);
+export function teeRegistryOf(rt: TeeRegistryDeps): TeeRegistry {
+  return rt.processWide.get(TEE_REGISTRY);
 }

@@ -4,20 +4,20 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTestEngine } from "../../../test/support/engine-harness.js";
-import { countLines } from "../../artifacts/meta.js";
-import { execPolicyVerdict } from "../../host/exec-policy.js";
-import { captureToolCall, pendingCapturesOf } from "../capture-hook.js";
-import { captureSessionOf, createCaptureIndex } from "../capture-index.js";
-import { createLedgerTools } from "../../retrieval/tools.js";
-import { storedOutputOfCall } from "./call-output.js";
-import { storeTeedCall, wrapForFullCapture } from "./full-exec-hook.js";
-import { stashTeeOutput } from "./stash-tee.js";
-import { createTeeFile, readTeeState, sweepTeeFiles } from "./tee-files.js";
-import { teeRegistryOf } from "./tee-registry.js";
-import { wrapCommand } from "./wrap-command.js";
+import { createTestEngine } from "../support/engine-harness.js";
+import { countLines } from "../../src/artifacts/meta.js";
+import { execPolicyVerdict } from "../../src/host/exec-policy.js";
+import { captureToolCall, pendingCapturesOf } from "../../src/capture/capture-hook.js";
+import { captureSessionOf, createCaptureIndex } from "../../src/capture/capture-index.js";
+import { createLedgerTools } from "../../src/retrieval/tools.js";
+import { storedOutputOfCall } from "../../src/capture/full-exec/call-output.js";
+import { storeTeedCall, wrapForFullCapture } from "../../src/capture/full-exec/full-exec-hook.js";
+import { stashTeeOutput } from "../../src/capture/full-exec/stash-tee.js";
+import { createTeeFile, readTeeState, sweepTeeFiles } from "../../src/capture/full-exec/tee-files.js";
+import { teeRegistryOf } from "../../src/capture/full-exec/tee-registry.js";
+import { wrapCommand } from "../../src/capture/full-exec/wrap-command.js";
 
-const FILTER = path.join(import.meta.dirname, "tee-filter.ts");
+const FILTER = path.resolve(import.meta.dirname, "../../src/capture/full-exec/tee-filter.ts");
 
 interface Ran {
   status: number | null;

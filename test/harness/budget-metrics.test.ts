@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cacheStability, fillStats, isPureExtension } from "./budget-metrics.js";
+import { cacheStability, fillStats, isPureExtension } from "../support/budget-metrics.js";
 
 describe("budget metrics (shared by the replay bench and the host scenario)", () => {
   it("counts budget use only for calls whose history exceeds the budget", () => {

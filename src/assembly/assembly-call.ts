@@ -1,0 +1,66 @@
+import type { AgentSettings } from "../config/schema.js";
+import { HOST_LINES } from "../host/host-lines.js";
+import { withoutOperatorMessages } from "../host/messages.js";
+import type { SessionIdentity } from "../host/normalize.js";
+import type { LedgerServices } from "../runtime/services.js";
+import { stateSlot } from "../runtime/state-slots.js";
+import type { TokenCounter } from "../tokens/count-message.js";
+import { resolveAssemblyBudget, type AssemblyBudget } from "./budget.js";
+import type { AssembleViewInput } from "./assemble-input.js";
+
+/** The steps of an assemble that await: pending captures, session state, the user-turn reduction, stores, summary. */
+export type AssemblyWaits = Partial<Record<"captures" | "state" | "reduce" | "store" | "summary", number>>;
+
+/** What every step of one assemble call reads: the history, the counter and the budget, resolved once. */
+export interface AssemblyCall {
+  identity: SessionIdentity;
+  /** The history as the host passed it (the debt measures it as stored). */
+  history: unknown[];
+  /** The history the model is shown: without operator exchanges. */
+  messages: unknown[];
+  counter: TokenCounter;
+  /** What the provider adds once per request to prime the reply (the counter knows its format). */
+  replyPrimingTokens: number;
+  resolved: AssemblyBudget;
+  /** Wall time spent awaiting, per step (ms). */
+  waits: AssemblyWaits;
+  /** Awaits `work`, adding its wall time to `step`. */
+  waited<T>(step: keyof AssemblyWaits, work: Promise<T>): Promise<T>;
+}
+
+/** What opening a call uses: the token counter and the host-size memo. */
+export type AssemblyCallDeps = Pick<LedgerServices, "counter" | "state">;
+
+// Each message's size as the host's estimator counts it, per message object.
+const HOST_CHARS = stateSlot("host:chars", () => new WeakMap<object, number>());
+
+/** Resolves what one assemble call reads: the shown history, its counter, the budget in one pass. */
+export function openAssemblyCall(
+  rt: AssemblyCallDeps,
+  settings: AgentSettings,
+  input: AssembleViewInput,
+): AssemblyCall {
+  const history = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
+  const messages = withoutOperatorMessages(history);
+  const counter = rt.counter(settings, typeof input.model === "string" ? input.model : undefined);
+  const replyPrimingTokens = counter.countMessages([]);
+  const generation = input.generation ?? "2026.9";
+  const resolved = resolveAssemblyBudget(settings, {
+    ...input,
+    generation,
+    semantics: input.semantics ?? HOST_LINES[generation],
+    messages,
+    replyPrimingTokens,
+    hostCharsMemo: rt.state.get(HOST_CHARS),
+  });
+  const waits: AssemblyWaits = {};
+  const waited = async <T>(step: keyof AssemblyWaits, work: Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await work;
+    } finally {
+      waits[step] = (waits[step] ?? 0) + performance.now() - started;
+    }
+  };
+  return { identity: input.identity, history, messages, counter, replyPrimingTokens, resolved, waits, waited };
+}

@@ -1,0 +1,125 @@
+import type { AgentSettings } from "../config/schema.js";
+import { fingerprintMessage, textOf } from "../host/messages.js";
+import type { SessionIdentity } from "../host/normalize.js";
+import type { DebtReading } from "../host/raw-tally.js";
+import type { LastView, LedgerServices } from "../runtime/services.js";
+import type { SessionState } from "../state/session-state.js";
+import { newestUserIndex } from "../window/units.js";
+import { recordWindow } from "../window/window-anchors.js";
+import type { AssemblyCall } from "./assembly-call.js";
+import type { SummarizedView } from "./attach-summary.js";
+import type { AssemblyPorts } from "./ports.js";
+import type { StoredView } from "./store-offloads.js";
+
+/** What recording an assembly touches: the last views (for compact()) and the session's state. */
+export type RecordAssemblyDeps = Pick<LedgerServices, "lastViews" | "sessions">;
+
+/**
+ * Records what one assembly decided, for the calls after it: the view compact() plans from, the debt reading,
+ * the operators' view record and the window's anchors. Returns the debt reading.
+ */
+export function recordAssembly(
+  rt: RecordAssemblyDeps,
+  ports: AssemblyPorts,
+  call: AssemblyCall,
+  outcome: { settings: AgentSettings; state: SessionState; stored: StoredView; out: SummarizedView },
+): DebtReading {
+  const { settings, state, out } = outcome;
+  const { shaping, planned, storedBytes } = outcome.stored;
+  const { identity, resolved } = call;
+  const { budget, messageBudget } = resolved;
+  const { view, table } = shaping;
+  const { plan, keptIdx, kept, clearBefore, windows } = planned;
+  // The handles the kept messages cite: their originals stay fetchable (compact(), the view record).
+  const handles = new Set([...shaping.shaper.handles(), ...shaping.clearing.handles()]);
+  rememberView(rt, identity, {
+    messages: view,
+    sessionId: identity.sessionId,
+    shape: (i) => table.carried(i, clearBefore),
+    cost: (i) => table.cost(i, clearBefore),
+    budgetTokens: budget.tokens,
+    messageBudget,
+    tokens: out.exactTokens,
+    start: keptIdx[0] ?? plan.start,
+    handles,
+  });
+  const debt = ports.measureDebt(identity, {
+    history: call.history,
+    raw: state.raw,
+    minEntryChars: settings.maintenance.minEntryChars,
+    assembledTokens: out.exactTokens,
+    promptBudget: budget.tokens,
+    turn: state.turns + 1,
+  });
+  // What `context-ledger view` and `/ledger view` show: written in the background, flushed on dispose.
+  ports.recordView(settings, identity, {
+    turn: state.turns + 1,
+    kept,
+    keptIndexes: keptIdx,
+    tokensOf: (i) => table.tokens(i, clearBefore),
+    total: view.length,
+    budget: { tokens: budget.tokens, messageBudget },
+    estimatedTokens: out.estimatedTokens,
+    plan: {
+      start: plan.start,
+      reason: plan.reason,
+      replanned: plan.replanned,
+      overBudget: plan.overBudget,
+      excluded: plan.excluded.length,
+    },
+    summary: { text: out.summary ? textOf(out.summary) : undefined, tokens: out.summaryTokens },
+    debt,
+    handles,
+  });
+  const anchors = recordWindow(windows.anchors, windows.previous, {
+    plan,
+    budget: messageBudget,
+    total: view.length,
+    clearBefore,
+    fingerprint: table.fingerprint,
+    pin: windows.pin,
+  });
+  const frontier =
+    plan.kept.length > 0 ? { start: plan.start, anchor: table.fingerprint(plan.start), total: view.length } : null;
+  rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
+    s.frontier = frontier;
+    s.windows = anchors;
+    s.sessionId = identity.sessionId;
+    s.artifactBytes = (s.artifactBytes ?? 0) + storedBytes;
+  });
+  return debt;
+}
+
+function rememberView(rt: Pick<LedgerServices, "lastViews">, identity: SessionIdentity, view: LastView): void {
+  const key = `${identity.agentId}\u0000${identity.sessionKey}`;
+  const previous = rt.lastViews.get(key);
+  // 2026.9.x also assembles partial histories inside a turn (tool-loop retries); compact()
+  // must plan on the fullest view of the current conversation, not the last partial one.
+  // 9.x's in-loop calls may pass a shorter, host-trimmed slice of the same conversation (same epoch): not the fuller
+  // view.
+  // Only within one turn: a later turn may pass fewer messages (2026.4.24 loads the session from its newest
+  // compaction entry on), and a view kept from an earlier turn gives compact() a window it cannot reduce, after
+  // which the host's precheck resets the session.
+  const previousUser = previous ? newestUserFingerprint(previous.messages) : "";
+  const sameTurn =
+    previous !== undefined &&
+    previous.sessionId === view.sessionId &&
+    previousUser !== "" &&
+    previousUser === newestUserFingerprint(view.messages);
+  if (previous && sameTurn && previous.messages.length > view.messages.length) return;
+  // The same history planned under a smaller budget (9.x's in-loop call) is not the fuller view either.
+  if (
+    previous &&
+    sameTurn &&
+    previous.messages.length === view.messages.length &&
+    previous.messageBudget > view.messageBudget
+  )
+    return;
+  rt.lastViews.set(key, view);
+}
+
+/** The fingerprint of the turn's genuine user message ("" when there is none): what tells one turn from the next. */
+function newestUserFingerprint(messages: readonly unknown[]): string {
+  const i = newestUserIndex(messages);
+  return i < 0 ? "" : fingerprintMessage(messages[i]);
+}

@@ -1,0 +1,58 @@
+import type { AgentSettings } from "../config/schema.js";
+import { newestUserIndex } from "../window/units.js";
+import { createMessageTable, type MessageTable } from "../window/message-table.js";
+import type { AssemblyCall } from "./assembly-call.js";
+import { createClearingShaper, type ClearingDeps, type ClearingShaper } from "./cleared-shaper.js";
+import type { FindCapturedOriginal } from "./ports.js";
+import { reduceNewestUserTurn, type ReduceDeps } from "./reduce-user-turn.js";
+import { createShaper, type Shaper, type ShaperDeps } from "./shaper.js";
+
+/** The history as one call shapes it: the shaper, clearing on top of it, and the one table every later step reads. */
+export interface ViewShaping {
+  /** The history shaped (the newest user turn reduced when it alone did not fit). */
+  view: unknown[];
+  shaper: Shaper;
+  clearing: ClearingShaper;
+  table: MessageTable;
+}
+
+/** What shaping a view uses: the shapers' store, redaction and caches. */
+export type ShapingDeps = ShaperDeps & ClearingDeps & ReduceDeps;
+
+/**
+ * An oversized newest user message is reduced (losslessly) before the one plan, not after a failed one. Only tool
+ * results are shaped, so the user message's carried form is the message itself and is counted as it stands.
+ */
+export async function fitNewestUserTurn(
+  rt: ReduceDeps,
+  settings: AgentSettings,
+  call: AssemblyCall,
+): Promise<unknown[]> {
+  const { messages, counter, identity } = call;
+  const { messageBudget } = call.resolved;
+  const newestUser = newestUserIndex(messages);
+  if (newestUser < 0 || counter.countMessage(messages[newestUser]) <= messageBudget) return messages;
+  return call.waited(
+    "reduce",
+    reduceNewestUserTurn({ rt, settings, identity, counter }, messages, newestUser, messageBudget),
+  );
+}
+
+/** Builds the shaper, the clearing shaper and the message table of `view`, once, under `shaping` settings. */
+export function shapeView(
+  rt: ShaperDeps & ClearingDeps,
+  shaping: AgentSettings,
+  call: AssemblyCall,
+  { view, findCaptured }: { view: unknown[]; findCaptured: FindCapturedOriginal },
+): ViewShaping {
+  const { counter, resolved } = call;
+  const shaper = createShaper(rt, shaping, { identity: call.identity, messages: view, findCaptured });
+  const clearing = createClearingShaper(rt, shaping, view, shaper);
+  const table = createMessageTable(view, {
+    carried: clearing.carried,
+    tokens: (m) => counter.countMessage(m),
+    hostChars: resolved.hostChars,
+    charge: resolved.charge,
+  });
+  return { view, shaper, clearing, table };
+}
