@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { createTestEngine } from "../../../test/support/engine-harness.js";
-import { createLedgerTools, type LedgerTool } from "../../retrieval/tools.js";
-import { captureSessionOf } from "../capture-index.js";
-import { storedOutputOfCall } from "./call-output.js";
-import { storeTeedCall, wrapForFullCapture } from "./full-exec-hook.js";
+import { createTestEngine } from "../support/engine-harness.js";
+import { createLedgerTools, type LedgerTool } from "../../src/retrieval/tools.js";
+import { captureSessionOf } from "../../src/capture/capture-index.js";
+import { storedOutputOfCall } from "../../src/capture/full-exec/call-output.js";
+import { storeTeedCall, wrapForFullCapture } from "../../src/capture/full-exec/full-exec-hook.js";
 
 type TestEngine = Awaited<ReturnType<typeof createTestEngine>>;
 
