@@ -11,6 +11,7 @@ import type { NormalizedBudget } from "../host/host-budget.js";
 import { resolveAssemblyBudget, type RequestOverhead } from "./budget.js";
 import {
   fingerprintMessage,
+  hasToolCall,
   isSummaryMessage,
   roleOf,
   summaryMessage,
@@ -143,7 +144,12 @@ export async function assembleView(
     clearing = createClearingShaper(rt, shaping, view, shaper);
     table = tableOf(clearing.carried);
   }
-  const windows = planElasticWindow(state, settings, { table, hostBudget: budget.tokens, messageBudget });
+  const windows = planElasticWindow(state, settings, {
+    table,
+    hostBudget: budget.tokens,
+    messageBudget,
+    liveTurnOutside: liveTurnOutside(semantics, input.prompt, history, view),
+  });
   let { plan } = windows;
   let clearBefore = windows.clearBefore;
 
@@ -298,6 +304,23 @@ export async function assembleView(
       waits,
     },
   };
+}
+
+/**
+ * The live user turn travels outside the history (the host appends assemble's `prompt` after the view) and the
+ * history's newest turn is finished (it ends with an answer, not a tool call or result). Not for a view handed back
+ * inside a turn (it carries the summary in front): that list must stay the turn's first view.
+ */
+function liveTurnOutside(
+  semantics: HostLineSemantics,
+  prompt: unknown,
+  history: readonly unknown[],
+  view: readonly unknown[],
+): boolean {
+  if (!semantics.appendsLivePrompt || typeof prompt !== "string" || prompt.trim() === "") return false;
+  if ([history[0], history[1]].some(isSummaryMessage)) return false;
+  const last = view.at(-1);
+  return roleOf(last) === "assistant" && !hasToolCall(last);
 }
 
 /**
