@@ -1,6 +1,6 @@
 // Renders the results JSON as docs/benchmarks.md and the SVG charts in docs/bench/
 // (only on `npm run bench -- --write-docs` or `--report-only FILE`).
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { lineChart } from "./lib/svg.mjs";
 import { gatewayTargets, longHaulSection, sessionsSection, writeLongHaulCharts } from "./report-gateways.mjs";
 import { fmtInt } from "./lib/stats.mjs";
@@ -421,6 +421,9 @@ export async function writeReport(results, { docsDir }) {
     out.push("## 9. Long haul", "", ...longHaulSection(results["long-haul"]), "");
   }
   if (results.sessions) out.push("## 10. Sessions at once", "", ...sessionsSection(results.sessions), "");
+  // Dated measurements no bench run produces (real-host sessions): written by hand, kept through every rewrite.
+  const notes = await readFile(new URL("bench/notes.md", docsDir), "utf8").catch(() => "");
+  if (notes.trim()) out.push(notes.trim(), "");
   out.push(
     "## Reproduce",
     "",

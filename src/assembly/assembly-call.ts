@@ -1,6 +1,6 @@
 import type { AgentSettings } from "../config/schema.js";
-import { HOST_LINES } from "../host/host-lines.js";
-import { withoutOperatorMessages } from "../host/messages.js";
+import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
+import { hasToolCall, isSummaryMessage, roleOf, withoutOperatorMessages } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerServices } from "../runtime/services.js";
 import { stateSlot } from "../runtime/state-slots.js";
@@ -22,6 +22,11 @@ export interface AssemblyCall {
   /** What the provider adds once per request to prime the reply (the counter knows its format). */
   replyPrimingTokens: number;
   resolved: AssemblyBudget;
+  /**
+   * The live user turn travels outside the history (the host appends assemble's `prompt` after the view) and the
+   * history's newest turn is finished: a re-plan may then keep fewer whole turns (see `planElasticWindow`).
+   */
+  liveTurnOutside: boolean;
   /** Wall time spent awaiting, per step (ms). */
   waits: AssemblyWaits;
   /** Awaits `work`, adding its wall time to `step`. */
@@ -45,10 +50,11 @@ export function openAssemblyCall(
   const counter = rt.counter(settings, typeof input.model === "string" ? input.model : undefined);
   const replyPrimingTokens = counter.countMessages([]);
   const generation = input.generation ?? "2026.9";
+  const semantics = input.semantics ?? HOST_LINES[generation];
   const resolved = resolveAssemblyBudget(settings, {
     ...input,
     generation,
-    semantics: input.semantics ?? HOST_LINES[generation],
+    semantics,
     messages,
     replyPrimingTokens,
     hostCharsMemo: rt.state.get(HOST_CHARS),
@@ -62,5 +68,32 @@ export function openAssemblyCall(
       waits[step] = (waits[step] ?? 0) + performance.now() - started;
     }
   };
-  return { identity: input.identity, history, messages, counter, replyPrimingTokens, resolved, waits, waited };
+  return {
+    identity: input.identity,
+    history,
+    messages,
+    counter,
+    replyPrimingTokens,
+    resolved,
+    liveTurnOutside: liveTurnOutside(semantics, input.prompt, history, messages),
+    waits,
+    waited,
+  };
+}
+
+/**
+ * The host appends the live turn after the view and the history's newest turn ends with an answer (not a tool call
+ * or result). Not for a view handed back inside a turn (it carries the summary in front): that list must stay the
+ * turn's first view.
+ */
+function liveTurnOutside(
+  semantics: HostLineSemantics,
+  prompt: unknown,
+  history: readonly unknown[],
+  messages: readonly unknown[],
+): boolean {
+  if (!semantics.appendsLivePrompt || typeof prompt !== "string" || prompt.trim() === "") return false;
+  if ([history[0], history[1]].some(isSummaryMessage)) return false;
+  const last = messages.at(-1);
+  return roleOf(last) === "assistant" && !hasToolCall(last);
 }

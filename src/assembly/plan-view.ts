@@ -25,7 +25,12 @@ export function planView(
   { table }: ViewShaping,
 ): PlannedView {
   const { budget, messageBudget } = call.resolved;
-  const windows = planElasticWindow(state, settings, { table, hostBudget: budget.tokens, messageBudget });
+  const windows = planElasticWindow(state, settings, {
+    table,
+    hostBudget: budget.tokens,
+    messageBudget,
+    liveTurnOutside: call.liveTurnOutside,
+  });
   return keeping(windows, windows.plan, windows.clearBefore, table);
 }
 

@@ -67,7 +67,7 @@ const budgetSchema = z
       .max(100)
       .default(10)
       .describe(
-        "The provider's price of an uncached prompt token (or a cache write) over a cached read: 10 for OpenAI and Gemini, about 12.5 for Anthropic's 5-minute cache writes. A re-plan keeps the window as deep as keeps its one uncached send, spread over the calls until the next re-plan, no dearer than the cached reads of those calls (docs/design.md); the newest 3 turns are always kept.",
+        "The provider's price of an uncached prompt token (or a cache write) over a cached read: 10 for OpenAI and Gemini, about 12.5 for Anthropic's 5-minute cache writes. A re-plan keeps the window as deep as keeps its one uncached send, spread over the calls until the next re-plan, no dearer than the cached reads of those calls (docs/design.md); the newest 3 turns are kept while they leave room for the next one (else fewer, down to none when the live question travels outside the history).",
       ),
   })
   .default({

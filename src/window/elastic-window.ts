@@ -18,6 +18,12 @@ export interface ElasticWindowInput {
   hostBudget: number;
   /** Tokens available for messages. */
   messageBudget: number;
+  /**
+   * The newest turn of the history is finished and the live one travels outside it (assemble's `prompt`): a re-plan
+   * may then keep no turn at all, and the next turns extend that empty window.
+   * @default false
+   */
+  liveTurnOutside?: boolean;
 }
 
 /** The plan and what to remember of it. */
@@ -52,12 +58,14 @@ export function planElasticWindow(
   const { anchors, previous, hostCut } = locateAnchor(anchorsOf(state, messageBudget), messageBudget, table);
   const stableClear = previous?.clearBefore ?? -1;
   // The newest turns are kept at any window; a large window also keeps the low-water share of its budget.
-  const newestTurns = tokensFrom(table.turnStart(KEPT_TURNS), messages.length, (i) => table.cost(i, stableClear));
+  const newest = newestTurnsKept(table, messageBudget, input.liveTurnOutside === true, (i) =>
+    table.cost(i, stableClear),
+  );
   const fillFloor =
     input.hostBudget >= FILL_FLOOR_FROM_BUDGET ? Math.ceil(settings.budget.lowWaterRatio * input.hostBudget) : 0;
-  const floor = Math.min(messageBudget, Math.max(newestTurns, fillFloor));
+  const floor = Math.min(messageBudget, Math.max(newest.tokens, fillFloor));
   const growth = previous?.growth ?? anchors.reduce((m, a) => Math.max(m, a.growth), 0);
-  const target = replanTarget({
+  const byCost = replanTarget({
     budget: messageBudget,
     floor,
     ceiling: Math.max(floor, settings.budget.refillRatio * messageBudget),
@@ -66,6 +74,9 @@ export function planElasticWindow(
     // The room a re-plan frees at least stays within the low-water share: only the cost model cuts deeper.
     minHeadroom: Math.min(settings.clearing.clearAtLeastTokens, (1 - settings.budget.lowWaterRatio) * messageBudget),
   });
+  // Fewer turns were kept to leave the next one room: a deeper target would take the next older turn (a window
+  // opens at its user message) and that room back.
+  const target = newest.turns < KEPT_TURNS ? Math.min(byCost, floor) : byCost;
   // Only a re-plan needs the fresh boundary (a chat without tool results would walk its whole history).
   let freshClear: number | undefined;
   const fresh = (): number =>
@@ -90,6 +101,7 @@ export function planElasticWindow(
     newestUser,
     previous: previous ?? null,
     target: cutTarget === undefined ? target : Math.min(target, cutTarget),
+    keepNoTurn: newest.turns === 0 && fillFloor === 0,
     lowWater: messageBudget > 0 && !previous?.pinned && cutTarget === undefined ? floor / messageBudget : 0,
   });
   return {
@@ -102,8 +114,44 @@ export function planElasticWindow(
   };
 }
 
-/** Whole turns every re-plan keeps, however small the window (the newest user message's turn included). */
+/**
+ * Whole turns a re-plan keeps (the newest user message's turn included) while the room they leave holds the next
+ * turn; see {@link newestTurnsKept}.
+ */
 export const KEPT_TURNS = 3;
+
+/** The newest turns a re-plan keeps: how many, and their tokens. */
+export interface NewestTurns {
+  turns: number;
+  tokens: number;
+}
+
+/**
+ * The newest whole turns a re-plan keeps: {@link KEPT_TURNS}, however small the window, unless the live turn travels
+ * outside the history and the room those turns leave in `budget` would not hold one more turn the size of the newest
+ * finished one. A window that cannot take the next turn is re-planned at every turn start, and each re-plan sends
+ * the window again uncached (`budget.cachePriceRatio` times the price of a cached read). Then the most turns, down
+ * to none (the summary alone; the host appends the question), that leave that room, so the next turn start extends
+ * the window and reads it from the cache; when even none leaves it, {@link KEPT_TURNS} (a deeper cut spaces
+ * nothing). Reads only the turns it weighs.
+ */
+export function newestTurnsKept(
+  table: MessageTable,
+  budget: number,
+  liveTurnOutside: boolean,
+  count: (index: number) => number,
+): NewestTurns {
+  const end = table.messages.length;
+  const most = { turns: KEPT_TURNS, tokens: tokensFrom(table.turnStart(KEPT_TURNS), end, count) };
+  if (!liveTurnOutside || table.newestUser < 0) return most;
+  const nextTurn = tokensFrom(table.turnStart(1), end, count);
+  for (let turns = KEPT_TURNS; turns >= 0; turns--) {
+    const tokens =
+      turns === KEPT_TURNS ? most.tokens : turns === 0 ? 0 : tokensFrom(table.turnStart(turns), end, count);
+    if (budget - tokens >= nextTurn) return { turns, tokens };
+  }
+  return most;
+}
 /**
  * Host budgets from which a re-plan also keeps `budget.lowWaterRatio` of the budget (a 128k window leaves about
  * 100k): below, the cost model alone sizes the cut.
@@ -172,7 +220,13 @@ function locateAnchor(
   const fingerprint = table.fingerprint;
   const cuts = new Set<WindowAnchor>();
   const located = stored.map((a) => {
-    const shift = frontShift(a.start, a.anchor, total, fingerprint);
+    // An empty window is found by the message it follows (one that opened the list stays at its start).
+    const shift =
+      a.before === undefined
+        ? frontShift(a.start, a.anchor, total, fingerprint)
+        : a.start === 0
+          ? 0
+          : frontShift(a.start - 1, a.before, total, fingerprint);
     if (shift !== undefined) return shiftAnchor(a, shift);
     const cut = cutPast(a, stored, total, fingerprint);
     if (cut === undefined) return a;

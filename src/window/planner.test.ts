@@ -201,4 +201,35 @@ describe("planWindow invariants (property-based)", () => {
     // The whole history fits: it already opens with the carrier.
     expect(plan(messages, 100_000).kept).toEqual([0, 1, 2, 3]);
   });
+
+  it("a re-plan that keeps no turn opens an empty window at the list's end, and the turns appended after it extend it", () => {
+    fc.assert(
+      fc.property(input, fc.array(turnArb, { minLength: 1, maxLength: 3 }), ({ turns, budget }, extra) => {
+        const messages = build(turns);
+        const empty = planWindow({
+          messages,
+          budget,
+          count: (i) => cost(messages[i]),
+          fingerprint: (i) => fingerprintMessage(messages[i]),
+          keepNoTurn: true,
+        });
+        expect(empty).toMatchObject({ kept: [], start: messages.length, tokens: 0, replanned: true });
+        const next = [...messages, ...build(extra)];
+        const anchor = { start: messages.length, anchor: "", before: fingerprintMessage(messages.at(-1)) };
+        const second = plan(next, budget, anchor);
+        const appended = next.slice(messages.length).reduce((s, m) => s + cost(m), 0);
+        if (appended <= budget && !extra.some((t) => t.broken !== "none")) {
+          expect(second.reason).toBe("stable");
+          expect(second.start).toBe(messages.length);
+          expect(second.kept).toEqual(next.map((_, i) => i).slice(messages.length));
+        } else if (second.reason === "stable") {
+          expect(second.tokens).toBeLessThanOrEqual(budget);
+        }
+        // The message the empty window followed was rewritten: it no longer stands.
+        const rewritten = [...messages.slice(0, -1), { role: "assistant", content: "rewritten" }, ...build(extra)];
+        expect(plan(rewritten, budget, anchor).reason).not.toBe("stable");
+      }),
+      { numRuns: 200 },
+    );
+  });
 });

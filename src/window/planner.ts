@@ -24,6 +24,12 @@ export interface PlanAnchor {
   resume?: number;
   /** Fingerprint of message `resume` when there is a gap. */
   resumeAnchor?: string;
+  /**
+   * Fingerprint of message `start - 1` when the window was kept empty ("" when `start` is 0): `start` was then the
+   * list's length, so its own first message did not exist yet (`anchor` is empty). The turns appended after that
+   * message extend it.
+   */
+  before?: string;
 }
 
 /** Inputs of {@link planWindow}. */
@@ -58,6 +64,13 @@ export interface PlanWindowOptions {
    * @default 0 (never)
    */
   lowWater?: number;
+  /**
+   * A re-plan keeps no message: the newest turn of `messages` is finished and the live one travels outside them
+   * (assemble's `prompt`), so the window opens at the list's end and the next turns extend it. The caller sets it
+   * when keeping even the newest finished turn would leave no room for the next one.
+   * @default false
+   */
+  keepNoTurn?: boolean;
 }
 
 /** Why the window is what it is. */
@@ -155,6 +168,7 @@ function targetOf(options: PlanWindowOptions): number {
 
 function replan(options: PlanWindowOptions, newestUser: number): WindowPlan {
   const { messages, budget, count } = options;
+  if (options.keepNoTurn) return emptyPlan(messages.length, newestUser);
   const target = targetOf(options);
   const kept: number[] = [];
   const excluded: number[] = [];
@@ -263,6 +277,22 @@ function startAtUser(options: PlanWindowOptions, plan: WindowPlan): WindowPlan {
   return fromIndex(plan, s, count);
 }
 
+/** A window that keeps nothing yet: it opens at `at`, the end of the list. */
+function emptyPlan(at: number, newestUser: number): WindowPlan {
+  return {
+    kept: [],
+    start: at,
+    resume: at,
+    tokens: 0,
+    replanned: true,
+    recounted: false,
+    reason: "replan",
+    excluded: [],
+    newestUser,
+    overBudget: false,
+  };
+}
+
 /** `plan` without the messages before `s`. */
 function fromIndex(plan: WindowPlan, s: number, count: (index: number) => number): WindowPlan {
   const dropped = plan.kept.filter((i) => i < s);
@@ -280,11 +310,19 @@ function fromIndex(plan: WindowPlan, s: number, count: (index: number) => number
 function tryStableWindow(options: PlanWindowOptions, newestUser: number): WindowPlan | undefined {
   const { messages, budget, count, previous, fingerprint } = options;
   const n = messages.length;
-  if (!previous || previous.start < 0 || previous.start >= n) return undefined;
-  if (!isUnitBoundary(messages, previous.start) || fingerprint(previous.start) !== previous.anchor) return undefined;
-  if (newestUser >= 0 && (newestUser < previous.start || !isGenuineUserMessage(messages[previous.start])))
-    return undefined;
-  const resume = previous.resume !== undefined && previous.resume > previous.start ? previous.resume : previous.start;
+  if (!previous || previous.start < 0 || previous.start > n) return undefined;
+  if (previous.before !== undefined) {
+    if (!emptyWindowHolds(options, previous, previous.before, newestUser)) return undefined;
+  } else {
+    if (previous.start === n) return undefined;
+    if (!isUnitBoundary(messages, previous.start) || fingerprint(previous.start) !== previous.anchor) return undefined;
+    if (newestUser >= 0 && (newestUser < previous.start || !isGenuineUserMessage(messages[previous.start])))
+      return undefined;
+  }
+  const resume =
+    previous.before === undefined && previous.resume !== undefined && previous.resume > previous.start
+      ? previous.resume
+      : previous.start;
   if (resume > previous.start) {
     if (resume >= n || !isUnitBoundary(messages, resume) || fingerprint(resume) !== previous.resumeAnchor)
       return undefined;
@@ -325,6 +363,22 @@ function tryStableWindow(options: PlanWindowOptions, newestUser: number): Window
     newestUser,
     overBudget: false,
   };
+}
+
+/**
+ * A window kept empty still stands when the message before it is the one it followed (or it opened the list) and
+ * what came after opens with a user message; with nothing after it yet, only while the caller still keeps no turn.
+ */
+function emptyWindowHolds(
+  options: PlanWindowOptions,
+  previous: PlanAnchor,
+  before: string,
+  newestUser: number,
+): boolean {
+  const { messages, fingerprint } = options;
+  if (previous.start === 0 ? before !== "" : fingerprint(previous.start - 1) !== before) return false;
+  if (previous.start === messages.length) return previous.start === 0 || options.keepNoTurn === true;
+  return isGenuineUserMessage(messages[previous.start]) && newestUser >= previous.start;
 }
 
 /**

@@ -139,7 +139,9 @@ export function recordWindow(
   const { plan, budget, total } = input;
   const others = anchors.filter((a) => a !== previous);
   const used = anchors.reduce((m, a) => Math.max(m, a.used), 0) + 1;
-  if (plan.kept.length === 0) return others;
+  // An empty window is remembered by the message it follows, so the turns appended after it extend it.
+  const empty = plan.kept.length === 0;
+  if (empty && plan.start !== total) return others;
   // Growth is a property of the session, not of the class: a new class starts from what the others saw.
   let growth = previous?.growth ?? others.reduce((m, a) => Math.max(m, a.growth), 0);
   if (previous && !plan.replanned && total > previous.total) {
@@ -148,7 +150,8 @@ export function recordWindow(
   }
   const anchor: WindowAnchor = {
     start: plan.start,
-    anchor: input.fingerprint(plan.start),
+    anchor: empty ? "" : input.fingerprint(plan.start),
+    ...(empty ? { before: plan.start > 0 ? input.fingerprint(plan.start - 1) : "" } : {}),
     ...(plan.resume > plan.start ? { resume: plan.resume, resumeAnchor: input.fingerprint(plan.resume) } : {}),
     budget: previous && !plan.replanned ? previous.budget : budget,
     total,

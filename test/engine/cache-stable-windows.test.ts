@@ -118,6 +118,50 @@ describe("elastic, cache-aware windows", () => {
   });
 });
 
+describe("a live question the host appends after the view (assemble's prompt)", () => {
+  let t: Awaited<ReturnType<typeof createTestEngine>> | undefined;
+  afterEach(async () => t?.cleanup());
+
+  /** Turn starts of a session whose turns each run one `exec` and end with a long answer (about 3k tokens a turn). */
+  async function turnStarts(tokenBudget: number, turns = 12) {
+    t = await createTestEngine();
+    const session = { sessionId: "s", sessionKey: `agent:main:live-${tokenBudget}` };
+    const history: unknown[] = [];
+    const views: { messages: unknown[]; estimatedTokens: number }[] = [];
+    for (let n = 1; n <= turns; n++) {
+      const question = `Turn ${n}: run the nightly report and explain every change.`;
+      views.push(await t.engine.assemble({ ...session, messages: [...history], tokenBudget, prompt: question }));
+      history.push(
+        user(question),
+        call(`call_${n}-x`, "exec", { command: `report ${n}` }),
+        result(`call_${n}-x`, "exec", logText(20_000, n)),
+        assistant(`Answer ${n}: ${"the report moved. ".repeat(600)}`),
+      );
+    }
+    return views;
+  }
+  const answersIn = (view: { messages: unknown[] }) =>
+    view.messages.map(textOf).filter((text) => text.startsWith("Answer "));
+
+  it("when one finished turn fills the room, keeps none at a re-plan so that the next turn start extends the view", async () => {
+    const views = await turnStarts(7_000);
+    for (const v of views) expect(v.estimatedTokens).toBeLessThanOrEqual(7_000);
+    // From turn 2 on (the history holds a turn) at least one turn start in two extends the previous view.
+    const later = cacheStability(views.slice(1).map((v) => v.messages));
+    expect(later.stable * 2).toBeGreaterThanOrEqual(later.compared);
+    // A view that keeps a turn keeps the newest finished one, whole.
+    for (const [i, v] of views.entries()) {
+      const answers = answersIn(v);
+      if (answers.length > 0) expect(answers.map((a) => a.split(":")[0])).toEqual([`Answer ${i}`]);
+    }
+  });
+
+  it("keeps three finished turns at a re-plan while the room they leave holds the next turn", async () => {
+    const views = await turnStarts(20_000);
+    for (const [i, v] of views.entries()) expect(answersIn(v).length).toBeGreaterThanOrEqual(Math.min(i, 3));
+  });
+});
+
 describe("a host that passes a tail of the transcript (2026.9.6)", () => {
   let t: Awaited<ReturnType<typeof createTestEngine>> | undefined;
   afterEach(async () => t?.cleanup());

@@ -2,10 +2,10 @@
  * The long session of `long-session.ts` with 12,000-char answers (20 turns, an `exec` printing 40,000 chars each
  * turn, window 32,000, maxTokens 4,096) on 2026.9.6. The room under the host's memory-flush threshold, less the
  * system prompt, schemas, summary reserve and the host's in-turn copy of the output, is about 4.5k tokens: one
- * whole turn (about 3.7k) fills it, so every turn start re-plans to the newest whole turn (2026.9.6 passes the
- * live question outside `messages`). What such a re-plan sends again is little (the old turn's question and call,
- * and the summary): the figures are held against the cache ceiling of the session's own requests
- * ({@link cacheCeiling}) and against legacy's bill on the same gateway (docs/host-lines.md, prefix caching).
+ * whole turn (about 3.7k) fills it, and 2026.9.6 passes the live question outside `messages`, so a re-plan keeps
+ * no turn (the summary alone) and the next turn start extends that window with the turn just finished. The figures
+ * are held against the cache ceiling of the session's own requests ({@link cacheCeiling}); legacy's bill on the same
+ * gateway is logged beside them (docs/host-lines.md, prefix caching).
  */
 import { expect } from "vitest";
 import type { HostScenario } from "./scenario.js";
@@ -39,10 +39,14 @@ export const longAnswersSessionScenario: HostScenario = {
       figures.answers.map(() => 1),
     );
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
-    // Three runs with the strict mock: 62.9-63.3% cached against a ceiling of 64.4-64.5% (docs/host-lines.md).
+    // Re-plans every other turn at most: at least one turn start in two reads the previous window from the cache
+    // (measured 10 of 19 with the strict mock).
+    expect(figures.mainRequests.extending).toBeGreaterThanOrEqual(Math.floor(figures.mainRequests.compared / 2));
+    // Two runs with the strict mock: 66.9-67.0% cached against a ceiling of 67.7-67.8% (docs/host-lines.md).
     expect(figures.provider.cachedShare).toBeGreaterThanOrEqual((figures.provider.ceiling ?? 1) - 0.05);
-    // Legacy's bill on this workload is not stable ($0.31-0.51 over five runs, every one answering 20 of 20; see
-    // docs/host-lines.md), so it is logged beside context-ledger's, not asserted against.
+    // Legacy's bill on this workload follows how many of its turns start right after one of the host's compactions
+    // ($0.31-0.51 over eight runs, every one answering 20 of 20; see docs/host-lines.md), so it is logged beside
+    // context-ledger's, not asserted against.
     const legacy = await readFigures("long-session-answers", session.version, "legacy");
     const legacyCost = (legacy?.provider as { inputCostUsd?: number } | undefined)?.inputCostUsd;
     console.log(
