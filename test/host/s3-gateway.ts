@@ -7,7 +7,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { createS3Backend } from "../../src/artifacts/s3-backend.js";
-import { blobKey, metaKey } from "../../src/artifacts/store-keys.js";
+import { blobKey, hexOfBlobKey, metaKey } from "../../src/artifacts/store-keys.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import type { RgwFixture } from "../support/s3-fixture.js";
 import type { HostEnv } from "./host-env.js";
@@ -73,6 +73,13 @@ export async function capturedHandles(env: HostEnv): Promise<string[]> {
   return [...new Set(handles)];
 }
 
+/** The fields of a stored meta the tests read. */
+export interface StoredMeta {
+  kind: string;
+  bytes: number;
+  origin?: { toolName?: string; toolCallId?: string; sessionKey?: string };
+}
+
 /** The agent's objects under `prefix` of the fixture's bucket, read directly. */
 export function bucketView(fixture: RgwFixture, prefix: string) {
   const backend = createS3Backend(fixture.options(`${prefix}/agents/${AGENT}`));
@@ -86,6 +93,12 @@ export function bucketView(fixture: RgwFixture, prefix: string) {
         if (!blob || !meta) out.push(h);
       }
       return out;
+    },
+    /** The stored meta of a blob key (`kind` is `tool-output` for a capture), or undefined. */
+    async metaOf(blob: string): Promise<StoredMeta | undefined> {
+      const hex = hexOfBlobKey(blob);
+      const meta = hex === undefined ? undefined : await backend.getRange(metaKey(hex), 0);
+      return meta === undefined ? undefined : (JSON.parse(meta.toString("utf8")) as StoredMeta);
     },
     /** The keys of every stored blob. */
     async blobs(): Promise<{ key: string; modifiedMs: number }[]> {
