@@ -11,9 +11,10 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // `npm run test:unit` the first only. Two workers: the machine has 2 cores.
 // The wall-time reporter prints each project's and each host file's wall time at the end.
 // Every test under test/host/ drives a real host (other helpers' scenario files too); the
-// harness's in-process checks live in test/harness/.
+// harness's in-process checks live in test/harness/. A fourth project, `s3-gateway`, exists only
+// for `npm run test:s3-gateway` (below).
 const HOST_FILES = ["test/host/**/*.test.ts", "**/*.host.test.ts"];
-// Real gateways on a bucket through a 60 s RGW outage, a second gateway and gc: 6-10 min, too long for
+// Real gateways on a bucket through a 60 s RGW outage, a second gateway and gc: 5-8 min, too long for
 // `npm test`. Its own project, defined only for `npm run test:s3-gateway` (LEDGER_S3_GATEWAY=1).
 const S3_GATEWAY_FILES = ["test/host/s3-gateway-outage.test.ts"];
 const SOAK_FILES = [
