@@ -11,8 +11,12 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // `npm run test:unit` the first only. Two workers: the machine has 2 cores.
 // The wall-time reporter prints each project's and each host file's wall time at the end.
 // Every test under test/host/ drives a real host (other helpers' scenario files too); the
-// harness's in-process checks live in test/harness/.
+// harness's in-process checks live in test/harness/. A fourth project, `s3-gateway`, exists only
+// for `npm run test:s3-gateway` (below).
 const HOST_FILES = ["test/host/**/*.test.ts", "**/*.host.test.ts"];
+// Real gateways on a bucket through a 60 s RGW outage, a second gateway and gc: 5-8 min, too long for
+// `npm test`. Its own project, defined only for `npm run test:s3-gateway` (LEDGER_S3_GATEWAY=1).
+const S3_GATEWAY_FILES = ["test/host/s3-gateway-outage.test.ts"];
 const SOAK_FILES = [
   "test/**/*.soak.test.ts",
   "test/reliability/hostile-input.test.ts",
@@ -78,7 +82,7 @@ export default defineConfig({
         test: {
           name: "host",
           include: HOST_FILES,
-          exclude: ["node_modules/**"],
+          exclude: ["node_modules/**", ...S3_GATEWAY_FILES],
           testTimeout: 900_000,
           hookTimeout: 900_000,
           pool: "forks",
@@ -88,6 +92,20 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      ...(process.env.LEDGER_S3_GATEWAY === "1"
+        ? [
+            {
+              test: {
+                name: "s3-gateway",
+                include: S3_GATEWAY_FILES,
+                testTimeout: 1_800_000,
+                hookTimeout: 900_000,
+                pool: "forks" as const,
+                globalSetup: ["./test/host/global-setup.ts"],
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

@@ -76,9 +76,12 @@ export const CAPTURE_COUNTS = [30, 1_000];
  * assemble() as 2026.4.24 calls it (fresh message objects on every call: it loads the transcript anew each
  * run) on a session whose capture folder holds `captures` records, with the newest turn's output big enough to
  * be offloaded, so the capture index is asked for it on every call.
+ * @param {number} captures
+ * @param {number} calls
+ * @param {object} [config] plugin config input (the S3 bench passes its `store`)
  */
-async function captured(captures, calls) {
-  const bench = await createBenchEngine({}, { generation: "2026.4" });
+export async function captured(captures, calls, config = {}) {
+  const bench = await createBenchEngine(config, { generation: "2026.4" });
   const ids = { sessionId: `cap-${captures}`, sessionKey: `agent:main:cap-${captures}` };
   try {
     const index = captureIndexOf(bench.rt, "main");

@@ -37,6 +37,7 @@ export function collectTargets(r) {
   add("ledger_search p95, 500 outputs of one session", r.store?.targets.search500P95Ms);
   add("S3 (Ceph RGW): stash 20 MB", r.s3?.targets?.stash20MBMBps);
   add("S3 (Ceph RGW): 10 lines of 200 MiB, cold store", r.s3?.targets?.fetch10Of200MiBColdMs);
+  add("S3 (Ceph RGW): assemble p50 against the file store's", r.s3?.targets?.assembleP50VsFile);
   add("Planted-fact recall, 60 turns, 3 compactions", r.continuity?.targets.recallAtSmallestBudget);
   add("5 MB over 20 s, backgrounded at 10 s: call sent to the background", r["full-exec-bg"]?.targets?.backgrounded);
   add("5 MB over 20 s, backgrounded at 10 s: stored byte-exact", r["full-exec-bg"]?.targets?.byteExact);
@@ -276,6 +277,24 @@ function replaySection(r) {
 }
 
 /** Where a missed target's cost sits, derived from this run's own measurements. */
+function s3Section(s) {
+  const fmt = (xs) => xs.map((x) => String(x)).join(" / ");
+  return [
+    `A throwaway one-node Ceph RGW 16.2 (memstore, 127.0.0.1; up in ${s.cephStartMs} ms) on the same machine. Stash: a 20 MB log output streamed straight into the bucket (hash, gzip, multipart upload). Fetch: 10 lines of a 200 MiB artifact through a store with nothing cached (index and one chunk by ranged GETs). Assemble: the latency bench's captured session (40 turns, 30 captures, the newest output offloaded) on an engine whose store is the file store and on one whose store is the bucket (spool and cache in front), three runs each, alternated.`,
+    "",
+    "| figure | runs |",
+    "|---|---|",
+    `| stash 20 MB, MB/s | ${fmt(s.stash20MBMBps)} |`,
+    `| 10 lines of 200 MiB, cold store, ms (${s.fetch10Of200MiBBytes} bytes fetched) | ${fmt(s.fetch10Of200MiBColdMs)} |`,
+    ...(s.assembleP50FileMs
+      ? [
+          `| assemble p50, file store, ms | ${fmt(s.assembleP50FileMs)} |`,
+          `| assemble p50, bucket, ms | ${fmt(s.assembleP50S3Ms)} |`,
+        ]
+      : []),
+  ];
+}
+
 export function derivedFindings(r) {
   const notes = [];
   const l = r.latency;
@@ -421,6 +440,7 @@ export async function writeReport(results, { docsDir }) {
     out.push("## 9. Long haul", "", ...longHaulSection(results["long-haul"]), "");
   }
   if (results.sessions) out.push("## 10. Sessions at once", "", ...sessionsSection(results.sessions), "");
+  if (results.s3 && !results.s3.skipped) out.push("## 11. Artifact store on S3", "", ...s3Section(results.s3), "");
   // Dated measurements no bench run produces (real-host sessions): written by hand, kept through every rewrite.
   const notes = await readFile(new URL("bench/notes.md", docsDir), "utf8").catch(() => "");
   if (notes.trim()) out.push(notes.trim(), "");
@@ -434,6 +454,7 @@ export async function writeReport(results, { docsDir }) {
     "npm run bench -- --only replay      # the budget replay alone (~1-2 min)",
     "npm run bench -- --only long-haul   # 500 turns through real gateways, both engines (opt-in; docs/long-haul.md)",
     "npm run bench -- --only sessions    # 10 sessions at once on one gateway (opt-in)",
+    "npm run bench -- --only s3          # the store on a throwaway Ceph RGW (opt-in; needs the Ceph packages)",
     "npm run bench -- --write-docs       # also rewrite this page, its charts and bench/results/<date>.json",
     "npm run bench -- --help             # every option",
     "node --import ./scripts/register-ts.mjs bench/budget-replay.mjs   # the replay alone, printed, nothing written",

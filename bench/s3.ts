@@ -1,14 +1,19 @@
 // Benchmark 11 (opt-in, `--only s3`): the artifact store on S3, against a throwaway Ceph RGW
 // (Debian packages ceph-mon ceph-osd radosgw ceph-common). Stash of a 20 MB output straight to
 // the bucket (hash, gzip, multipart upload), and a 10-line fetch from a 200 MiB artifact with a
-// cold store object (index and chunk by ranged GETs).
+// cold store object (index and chunk by ranged GETs); assemble() on the bucket against the file store.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createS3Backend } from "../src/artifacts/s3-backend.js";
 import { createBackendStore } from "../src/artifacts/store-core.js";
 import { CEPH_INSTALL_COMMAND, cephAvailable, createRgwBucket, startCephRgw } from "../test/support/ceph-rgw.js";
+import { captured } from "./latency.mjs";
 import { check, round } from "./lib/stats.mjs";
+
+/** The environment variables the bench's engines read the RGW user's keys from. */
+const KEY_ENV = "LEDGER_BENCH_S3_KEY";
+const SECRET_ENV = "LEDGER_BENCH_S3_SECRET";
 
 /** `lines` numbered 100-byte log lines, piece by piece. */
 async function* logLines(lines: number, salt: number): AsyncGenerator<Buffer> {
@@ -70,12 +75,42 @@ export async function runS3Bench(options: { quick?: boolean; log?: (line: string
       fetchedBytes = bytes;
     }
     log(`10 lines of 200 MiB, cold store: p50 ${round(median(fetchMs))} ms, ${fetchedBytes} bytes fetched`);
+
+    // The same assemble() workload on an engine whose store is the file store and on one whose store is the
+    // bucket (spool and cache in front), alternated so that the machine's load falls on both alike.
+    process.env[KEY_ENV] = rgw.accessKeyId;
+    process.env[SECRET_ENV] = rgw.secretAccessKey;
+    const s3Store = {
+      backend: "s3",
+      s3: {
+        endpoint: rgw.endpoint,
+        bucket: "bench",
+        prefix: "assemble",
+        pathStyle: true,
+        accessKeyIdEnv: KEY_ENV,
+        secretAccessKeyEnv: SECRET_ENV,
+      },
+    };
+    const calls = options.quick ? 15 : 50;
+    const fileP50: number[] = [];
+    const s3P50: number[] = [];
+    for (let rep = 0; rep < 3; rep++) {
+      fileP50.push((await captured(30, calls)).p50);
+      s3P50.push((await captured(30, calls, { store: s3Store })).p50);
+    }
+    const assembleRatio = median(s3P50) / median(fileP50);
+    log(
+      `assemble p50, 40 turns and 30 captures: file store ${fileP50.join(" / ")} ms, bucket ${s3P50.join(" / ")} ms (ratio of medians ${round(assembleRatio)}x)`,
+    );
     return {
       cephStartMs: rgw.startMs,
       stash20MBMBps: stashMbps.map(round),
       fetch10Of200MiBColdMs: fetchMs.map(round),
       fetch10Of200MiBBytes: fetchedBytes,
+      assembleP50FileMs: fileP50,
+      assembleP50S3Ms: s3P50,
       targets: {
+        assembleP50VsFile: check(assembleRatio, "<=", 1.2, "x"),
         stash20MBMBps: check(median(stashMbps), ">=", 40, "MB/s"),
         fetch10Of200MiBColdMs: check(median(fetchMs), "<=", 150, "ms"),
       },

@@ -74,6 +74,12 @@ export function readSpoolBacklog(root: string): SpoolBacklog {
 }
 
 /**
+ * Longest wait between upload attempts while the remote is unreachable: a spool drains within this (plus the
+ * uploads) of the remote's return. A longer cap saves little (one failed request per attempt).
+ */
+const MAX_UPLOAD_BACKOFF_MS = 10_000;
+
+/**
  * A backend that never makes a turn wait on the network: writes land in a
  * bounded local spool (the file backend) and are uploaded to the remote in
  * the background, with backoff while it is unreachable; reads try the local
@@ -156,7 +162,7 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
         } catch (err) {
           const first = lastError === undefined;
           lastError = (err as Error).message;
-          backoffMs = Math.min(30_000, backoffMs ? backoffMs * 2 : 1_000);
+          backoffMs = Math.min(MAX_UPLOAD_BACKOFF_MS, backoffMs ? backoffMs * 2 : 1_000);
           if (first)
             options.onUploadState?.({
               ok: false,

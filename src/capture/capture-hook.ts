@@ -99,7 +99,8 @@ export async function captureToolCall(
       });
       return;
     }
-    const { handle } = await rt.store(agentId).stash(original.text, {
+    const store = rt.store(agentId);
+    const { handle, created } = await store.stash(original.text, {
       kind: "tool-output",
       origin: {
         toolName: call.toolName,
@@ -108,6 +109,10 @@ export async function captureToolCall(
         sessionKey: ctx.sessionKey ?? ctx.sessionId ?? "unknown",
       },
     });
+    // Assembly links a capture only when its original is on this disk (a synchronous read). A blob another gateway
+    // put in the shared bucket is not: one read brings it into the local cache, or the host's copy of the output
+    // would be stored again beside it.
+    if (!created && settings.store.backend === "s3") await store.readText(handle).catch(() => undefined);
     await captures(agentId).record({
       toolCallId: call.toolCallId,
       toolName: call.toolName,
