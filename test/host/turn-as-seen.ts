@@ -11,7 +11,7 @@ import type { ChatTurn } from "./gateway.js";
 import { GatewayRequestError } from "./gateway-ws.js";
 import { RESET_REPLY, type PluginEvent } from "./logs.js";
 import type { MockRequest } from "./mock-model.js";
-import { hasToolResultInCurrentTurn } from "./mock-scripts.js";
+import { hasToolResultInCurrentTurn, SILENT_REPLY } from "./mock-scripts.js";
 import { engineTurnSettled, pollUntil, waitForEvents } from "./settle.js";
 
 /** How a model answer in these scenarios begins (the mock scripts answer "Answer N: …"). */
@@ -221,6 +221,50 @@ export async function answerCountsInHistory(
   const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
   const shown = messages.filter((m) => (m as { role?: unknown } | undefined)?.role === "assistant").map(textOf);
   return answers.map((a) => shown.filter((t) => t === a).length);
+}
+
+/** The conversation as the session's whole `chat.history` shows it (what a user reopening the chat reads). */
+export interface ConversationShown {
+  /** How often each given answer is shown as an assistant text, byte for byte. */
+  answerCounts: number[];
+  /** The turn numbers (`Turn N:`) of the user messages shown, in order. */
+  userTurns: string[];
+  /** Non-empty assistant texts shown (a tool call alone has none), the silent reply left out. */
+  assistantTexts: number;
+  /** How many of those texts differ from each other. */
+  distinctAssistantTexts: number;
+}
+
+/** Reads the session's whole `chat.history` (each text whole) as a {@link ConversationShown} for `answers`. */
+export async function conversationShown(
+  session: Pick<SeenTurnSession, "sessionKey" | "call">,
+  answers: readonly string[],
+): Promise<ConversationShown> {
+  const history = (await readHistory(session, 1000)) as Record<string, unknown> | undefined;
+  const messages = Array.isArray(history?.messages) ? (history.messages as unknown[]) : [];
+  const ofRole = (role: string) =>
+    messages.filter((m) => (m as { role?: unknown } | undefined)?.role === role).map(textOf);
+  // The silent reply (a host-started run's "nothing to say") is a control token, not a text of the conversation.
+  const assistant = ofRole("assistant").filter((t) => t.trim().length > 0 && t.trim() !== SILENT_REPLY);
+  return {
+    answerCounts: answers.map((a) => assistant.filter((t) => t === a).length),
+    userTurns: ofRole("user").flatMap((t) => /Turn (\d+):/.exec(t)?.[1] ?? []),
+    assistantTexts: assistant.length,
+    distinctAssistantTexts: new Set(assistant).size,
+  };
+}
+
+/**
+ * The conversation as it happened, for a session of `answers.length` turns whose messages are `turnMessage(1..n)`
+ * and whose answers are `answers`: each message once and in order, each answer once, and no other assistant text.
+ */
+export function conversationAsWritten(answers: readonly string[]): ConversationShown {
+  return {
+    answerCounts: answers.map(() => 1),
+    userTurns: answers.map((_, i) => String(i + 1)),
+    assistantTexts: answers.length,
+    distinctAssistantTexts: answers.length,
+  };
 }
 
 /** The text of the turn's final answer as the model wrote it: the last text-only reply of the turn's requests. */

@@ -1,22 +1,30 @@
 /**
  * The long session of `long-session.ts` with 12,000-char answers (20 turns, an `exec` printing 40,000 chars each
- * turn, window 32,000, maxTokens 4,096) on 2026.9.6. The room under the host's memory-flush threshold, less the
- * system prompt, schemas, summary reserve and the host's in-turn copy of the output, is about 4.5k tokens: one
- * whole turn (about 3.7k) fills it, and 2026.9.6 passes the live question outside `messages`, so a re-plan keeps
- * no turn (the summary alone) and the next turn start extends that window with the turn just finished. The figures
- * are held against the cache ceiling of the session's own requests ({@link cacheCeiling}); legacy's bill on the same
- * gateway is logged beside them (docs/host-lines.md, prefix caching).
+ * turn, window 32,000, maxTokens 4,096), on 2026.9.6 and on 2026.7.35 (of 2026.5.28-2026.8.x, a line whose system
+ * prompt and tool schemas leave an empty conversation its maxTokens at 32,000; 2026.8.2 leaves about 50 tokens with
+ * the rig's tool set, docs/host-lines.md). On both: every turn answered, no request below maxTokens, no reset, and
+ * the history a user reopens shows the conversation as written after the post-turn work and again after a gateway
+ * restart.
+ *
+ * On 2026.9.6 the room under the host's memory-flush threshold, less the system prompt, schemas, summary reserve and
+ * the host's in-turn copy of the output, is about 4.5k tokens: one whole turn (about 3.7k) fills it, and 2026.9.6
+ * passes the live question outside `messages`, so a re-plan keeps no turn (the summary alone) and the next turn start
+ * extends that window with the turn just finished. The figures are held against the cache ceiling of the session's
+ * own requests ({@link cacheCeiling}); legacy's bill on the same gateway is logged beside them (docs/host-lines.md,
+ * prefix caching).
  */
 import { expect } from "vitest";
-import type { HostScenario } from "./scenario.js";
+import { countHostLogSignals, markLogs, readHostLog } from "../logs.js";
+import { conversationAsWritten, conversationShown } from "../turn-as-seen.js";
+import type { HostScenario, ScenarioSession } from "./scenario.js";
 import {
   expectEveryTurnAnsweredInFull,
   expectNoHostRuns,
   measureLongSession,
+  type LongSessionFigures,
   type LongSessionWorkload,
 } from "./long-session.js";
 import { readFigures } from "./turn-figures.js";
-import { answerCountsInHistory } from "../turn-as-seen.js";
 
 /** The workload: the long session's turns and outputs, answers of 12,000 chars. */
 export const LONG_ANSWERS_SESSION = {
@@ -25,20 +33,39 @@ export const LONG_ANSWERS_SESSION = {
   answerChars: 12_000,
 } as const satisfies LongSessionWorkload;
 
+/**
+ * Runs the session as `name` and checks what every line must give the user; returns the figures for a line's own
+ * checks, or undefined for a control engine's run.
+ */
+async function runLongAnswers(session: ScenarioSession, name: string): Promise<LongSessionFigures | undefined> {
+  const mark = await markLogs(session.env);
+  const figures = await measureLongSession(session, name, LONG_ANSWERS_SESSION);
+  if (session.engineId !== "context-ledger") return undefined;
+  expectEveryTurnAnsweredInFull(figures);
+  const signals = countHostLogSignals(await readHostLog(session.env, [], mark));
+  expect({ restarted: signals.sessionRestarted, resetReply: signals.resetReply }, "resets").toEqual({
+    restarted: 0,
+    resetReply: 0,
+  });
+  expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
+  // What a user reopening the chat sees: each message and each 12,000-char answer once, as written, also from a
+  // gateway that loads the session afresh.
+  expect(figures.answers.every((a) => a.length >= LONG_ANSWERS_SESSION.answerChars)).toBe(true);
+  const asWritten = conversationAsWritten(figures.answers);
+  expect(await conversationShown(session, figures.answers), "chat.history after the post-turn work").toEqual(asWritten);
+  await session.restartGateway();
+  expect(await conversationShown(session, figures.answers), "chat.history after a gateway restart").toEqual(asWritten);
+  return figures;
+}
+
 export const longAnswersSessionScenario: HostScenario = {
   name: "long-session-answers",
   lines: ["2026.9.6"],
   engines: ["context-ledger", "legacy"],
   async run(session) {
-    const figures = await measureLongSession(session, "long-session-answers", LONG_ANSWERS_SESSION);
-    if (session.engineId !== "context-ledger") return;
-    expectEveryTurnAnsweredInFull(figures);
+    const figures = await runLongAnswers(session, "long-session-answers");
+    if (!figures) return;
     expectNoHostRuns(figures);
-    // What a user reopening the chat sees: each 12,000-char answer once, as the model wrote it.
-    expect(await answerCountsInHistory(session, figures.answers), "each answer in chat.history").toEqual(
-      figures.answers.map(() => 1),
-    );
-    expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
     // Re-plans every other turn at most: at least one turn start in two reads the previous window from the cache
     // (measured 10 of 19 with the strict mock).
     expect(figures.mainRequests.extending).toBeGreaterThanOrEqual(Math.floor(figures.mainRequests.compared / 2));
@@ -52,5 +79,20 @@ export const longAnswersSessionScenario: HostScenario = {
     console.log(
       `[long-session-answers] input cost context-ledger $${figures.provider.inputCostUsd.toFixed(4)}, legacy $${legacyCost?.toFixed(4) ?? "?"}`,
     );
+  },
+};
+
+/**
+ * The same session on 2026.7.35, context-ledger only (legacy answers 1 of 6 reset-loop turns there). The host starts
+ * its memory flush here whatever the engine does: memory-core's plan (`buildMemoryFlushPlan`) puts it at window −
+ * 20,000 − 4,000 = 8,000 tokens at 32,000, under the system prompt and tool schemas alone. It ran once in the session
+ * (once per compaction cycle, `runMemoryFlushIfNeeded`), and the model answers it `NO_REPLY`.
+ */
+export const longAnswersSession735Scenario: HostScenario = {
+  name: "long-session-answers-735",
+  lines: ["2026.7.35"],
+  engines: ["context-ledger"],
+  async run(session) {
+    await runLongAnswers(session, "long-session-answers-735");
   },
 };
