@@ -25,7 +25,14 @@ import {
 } from "../test/host/mock-scripts.js";
 import { stopAllGroups } from "../test/host/processes.js";
 import { outputAllowance, transcriptSize } from "../test/host/scenarios/turn-figures.js";
-import { seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
+import {
+  describeSeenTurn,
+  isHostNotice,
+  seenStatus,
+  sendTurnAsSeen,
+  type SeenTurn,
+  type SeenTurnSession,
+} from "../test/host/turn-as-seen.js";
 import { callTool, commandOf, findHtml, groupRssMb, offers, pluginBytes } from "./lib/gateway-run.js";
 import { check, percentile, round } from "./lib/stats.mjs";
 
@@ -211,6 +218,7 @@ async function runOne(
       if (!seen.answered) {
         notAnswered.push(n);
         log(`${version} ${engine} turn ${n} not answered: ${seen.shown.slice(0, 120)}`);
+        log(`  ${describeMiss(seen)}`);
       }
       if (n % 10 === 0 || n === 1 || n === turns) {
         const allowances = seen.requests.map(outputAllowance).filter((v): v is number => v !== undefined);
@@ -285,6 +293,23 @@ async function runOne(
     if (process.env.CONTEXT_LEDGER_KEEP_ENV === "1" && env) log(`${version} ${engine}: state kept in ${env.root}`);
     else await env?.cleanup();
   }
+}
+
+/**
+ * Why the judge said "not answered" when the history shows an answer: the run, how many texts the history showed for
+ * the turn and how many of them are the model's answer byte for byte (2: shown twice), host notices, and each text's
+ * length and head beside the answer's.
+ */
+function describeMiss(seen: SeenTurn): string {
+  const answer = seen.modelAnswer;
+  const texts = seen.texts.map((t) => `${t.length}:${JSON.stringify(t.slice(0, 40))}${t === answer ? "=" : ""}`);
+  return [
+    describeSeenTurn(seen),
+    `history texts ${seen.texts.length}, equal to the answer ${seen.texts.filter((t) => t === answer).length}`,
+    `host notices ${seen.texts.filter(isHostNotice).length}`,
+    `answer ${answer === undefined ? "none recorded" : `${answer.length}:${JSON.stringify(answer.slice(0, 40))}`}`,
+    `texts [${texts.join(", ")}]`,
+  ].join("; ");
 }
 
 /** The last fatal line of the gateway's output (V8's "FATAL ERROR: ..."), else its last line. */
