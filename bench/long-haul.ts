@@ -14,7 +14,7 @@ import path from "node:path";
 import { startGateway, type Gateway } from "../test/host/gateway.js";
 import { createHostEnv, type HostEnv } from "../test/host/host-env.js";
 import type { HostVersion } from "../test/host/host-install.js";
-import { readPluginEvents } from "../test/host/logs.js";
+import { readPluginEvents, type PluginEvent } from "../test/host/logs.js";
 import { liveHeap, sampleLiveAllocations, type HeapAttribution, type LiveHeap } from "./lib/live-heap.js";
 import { startMockModel, type MockReply, type MockRequest } from "../test/host/mock-model.js";
 import {
@@ -25,7 +25,14 @@ import {
 } from "../test/host/mock-scripts.js";
 import { stopAllGroups } from "../test/host/processes.js";
 import { outputAllowance, transcriptSize } from "../test/host/scenarios/turn-figures.js";
-import { seenStatus, sendTurnAsSeen, type SeenTurnSession } from "../test/host/turn-as-seen.js";
+import {
+  describeSeenTurn,
+  isHostNotice,
+  seenStatus,
+  sendTurnAsSeen,
+  type SeenTurn,
+  type SeenTurnSession,
+} from "../test/host/turn-as-seen.js";
 import { callTool, commandOf, findHtml, groupRssMb, offers, pluginBytes } from "./lib/gateway-run.js";
 import { check, percentile, round } from "./lib/stats.mjs";
 
@@ -181,8 +188,8 @@ async function runOne(
       if (n === Math.round(turns * 0.6)) await live.chatSend(SESSION_KEY, "/compact").catch(() => undefined);
       const seen = await sendTurnAsSeen(session, messageOf(n, facts));
       const events = engine === "legacy" ? [] : await readPluginEvents(hostEnv);
-      const ms = events
-        .slice(eventsSeen)
+      const turnEvents = events.slice(eventsSeen);
+      const ms = turnEvents
         .filter((e) => e.op === "assemble" && e.sessionKey === SESSION_KEY)
         .reduce((s, e) => s + Number(e.ms ?? 0), 0);
       eventsSeen = events.length;
@@ -211,6 +218,8 @@ async function runOne(
       if (!seen.answered) {
         notAnswered.push(n);
         log(`${version} ${engine} turn ${n} not answered: ${seen.shown.slice(0, 120)}`);
+        log(`  ${describeMiss(seen)}`);
+        log(`  engine events: ${describeTurnEvents(turnEvents)}`);
       }
       if (n % 10 === 0 || n === 1 || n === turns) {
         const allowances = seen.requests.map(outputAllowance).filter((v): v is number => v !== undefined);
@@ -285,6 +294,39 @@ async function runOne(
     if (process.env.CONTEXT_LEDGER_KEEP_ENV === "1" && env) log(`${version} ${engine}: state kept in ${env.root}`);
     else await env?.cleanup();
   }
+}
+
+/**
+ * Why the judge said "not answered" when the history shows an answer: the run, how many texts the history showed for
+ * the turn and how many of them are the model's answer byte for byte (2: shown twice), host notices, and each text's
+ * length and head beside the answer's.
+ */
+function describeMiss(seen: SeenTurn): string {
+  const answer = seen.modelAnswer;
+  const texts = seen.texts.map((t) => `${t.length}:${JSON.stringify(t.slice(0, 40))}${t === answer ? "=" : ""}`);
+  return [
+    describeSeenTurn(seen),
+    `history texts ${seen.texts.length}, equal to the answer ${seen.texts.filter((t) => t === answer).length}`,
+    `host notices ${seen.texts.filter(isHostNotice).length}`,
+    `answer ${answer === undefined ? "none recorded" : `${answer.length}:${JSON.stringify(answer.slice(0, 40))}`}`,
+    `texts [${texts.join(", ")}]`,
+  ].join("; ");
+}
+
+/**
+ * The engine's events of a turn in order, each op with what tells a post-turn rewrite apart: a paydown's rewritten
+ * entries, and maintain's host-load compaction and reclaim (a rewrite whose superseded branch stayed in the file shows
+ * the turn's answer twice in 2026.4.24's history).
+ */
+function describeTurnEvents(events: readonly PluginEvent[]): string {
+  const brief = (e: PluginEvent): string => {
+    const pick = (v: unknown): string => (v === undefined ? "" : JSON.stringify(v).slice(0, 160));
+    if (e.op === "paydown") return `paydown(${pick({ changed: e.changed, rewrittenEntries: e.rewrittenEntries })})`;
+    if (e.op === "maintain")
+      return `maintain(${pick({ changed: e.changed, hostLoad: e.hostLoad, reclaim: e.reclaim })})`;
+    return String(e.op);
+  };
+  return events.map(brief).join(" ");
 }
 
 /** The last fatal line of the gateway's output (V8's "FATAL ERROR: ..."), else its last line. */
