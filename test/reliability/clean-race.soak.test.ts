@@ -26,7 +26,9 @@ describe("session clean racing a host writer, 100 runs", () => {
     // That a line is kept in order is not asserted: this writer ignores the host's lock and appends back to back, so
     // a line whose open resolved the old file just before the rename and whose write lands just after it can only be
     // carried after the writer's next line (its fd lives microseconds, too short for any look at /proc). The clean
-    // cannot prevent it, but says so. The host's own appends take its lock.
-    expect({ lost, wrong, unreported }).toEqual({ lost: [], wrong: [], unreported: [] });
+    // cannot prevent it, and says so when it sees the late bytes land after another append while it carries them
+    // (most such runs, not all: a line carried in the copy that also carried the writer's next line looks in order
+    // to it). The host's own appends take its lock. What is guaranteed, and asserted, is that no line is lost.
+    expect({ lost, wrong }).toEqual({ lost: [], wrong: [] });
   });
 });

@@ -4,7 +4,8 @@
  * turns; the later turns re-plan (2 of 29 turn starts, measured 2026-11-27), each time sending the kept window
  * (about 43.6k tokens) uncached. The cache figure is held against the ceiling of the session's own requests
  * ({@link cacheCeiling}): the share any engine could read from the cache, every unit an earlier request sent read
- * back (measured 83.1% against 85.8%).
+ * back (measured 83.1% against 85.8%). The host's own memory-flush run is logged, not asserted: in one of two
+ * clean-clone runs on 2026-11-27 the host started it once at turn 12 (2 requests), every turn still answered in full.
  */
 import { expect } from "vitest";
 import { ledgerLongSession, measureLongSession, type LongSessionWorkload } from "./long-session.js";
@@ -28,4 +29,5 @@ export const longSession128kScenario = ledgerLongSession(
     expect(figures.provider.cachedShare).toBeGreaterThanOrEqual((figures.provider.ceiling ?? 1) - 0.05);
   },
   (session, name) => measureLongSession(session, name, LONG_SESSION_128K),
+  "logged",
 );
