@@ -152,6 +152,9 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
     OPENCLAW_GATEWAY_STARTUP_TRACE: "1",
     ...(host.stageDir ? { OPENCLAW_PLUGIN_STAGE_DIR: host.stageDir } : {}),
     NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(CACHE_DIR, "node-compile-cache"),
+    // The host installs a plugin's dependencies with npm: from the machine's npm cache when it holds them, as a
+    // user's machine that ran npm before does, without asking the registry whether each one changed.
+    npm_config_prefer_offline: "true",
   };
   delete env.NODE_OPTIONS;
   delete env.VITEST;
