@@ -10,8 +10,9 @@
  * the host's in-turn copy of the output, is about 4.5k tokens: one whole turn (about 3.7k) fills it, and 2026.9.6
  * passes the live question outside `messages`, so a re-plan keeps no turn (the summary alone) and the next turn start
  * extends that window with the turn just finished. The figures are held against the cache ceiling of the session's
- * own requests ({@link cacheCeiling}); legacy's bill on the same gateway is logged beside them (docs/host-lines.md,
- * prefix caching).
+ * own requests ({@link cacheCeiling}). Legacy's bill on this workload moves with the host's own compactions
+ * ($0.31-0.51, docs/host-lines.md, prefix caching), so no test can hold context-ledger's against it: its run, which
+ * checks nothing, is left out of `npm test` and added with `LEDGER_LEGACY_BILL=1`, which logs both bills.
  */
 import { expect } from "vitest";
 import { countHostLogSignals, markLogs, readHostLog } from "../logs.js";
@@ -61,7 +62,7 @@ async function runLongAnswers(session: ScenarioSession, name: string): Promise<L
 export const longAnswersSessionScenario: HostScenario = {
   name: "long-session-answers",
   lines: ["2026.9.6"],
-  engines: ["context-ledger", "legacy"],
+  engines: process.env.LEDGER_LEGACY_BILL === "1" ? ["context-ledger", "legacy"] : ["context-ledger"],
   async run(session) {
     const figures = await runLongAnswers(session, "long-session-answers");
     if (!figures) return;
@@ -71,13 +72,12 @@ export const longAnswersSessionScenario: HostScenario = {
     expect(figures.mainRequests.extending).toBeGreaterThanOrEqual(Math.floor(figures.mainRequests.compared / 2));
     // Two runs with the strict mock: 66.9-67.0% cached against a ceiling of 67.7-67.8% (docs/host-lines.md).
     expect(figures.provider.cachedShare).toBeGreaterThanOrEqual((figures.provider.ceiling ?? 1) - 0.05);
-    // Legacy's bill on this workload follows how many of its turns start right after one of the host's compactions
-    // ($0.31-0.51 over eight runs, every one answering 20 of 20; see docs/host-lines.md), so it is logged beside
-    // context-ledger's, not asserted against.
+    // Legacy's bill follows how many of its turns start right after one of the host's compactions ($0.31-0.51 over
+    // eight runs, every one answering 20 of 20; docs/host-lines.md): logged beside context-ledger's when it ran.
     const legacy = await readFigures("long-session-answers", session.version, "legacy");
     const legacyCost = (legacy?.provider as { inputCostUsd?: number } | undefined)?.inputCostUsd;
     console.log(
-      `[long-session-answers] input cost context-ledger $${figures.provider.inputCostUsd.toFixed(4)}, legacy $${legacyCost?.toFixed(4) ?? "?"}`,
+      `[long-session-answers] input cost context-ledger $${figures.provider.inputCostUsd.toFixed(4)}${legacyCost === undefined ? " (legacy's run: LEDGER_LEGACY_BILL=1)" : `, legacy $${legacyCost.toFixed(4)}`}`,
     );
   },
 };
