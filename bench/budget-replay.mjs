@@ -74,10 +74,10 @@ export const PATTERNS = {
  */
 async function replayPattern(session, pattern, { config = {}, counter }) {
   const bench = await createBenchEngine(config, { generation: pattern.generation });
-  const { rt, engine } = bench;
+  const { services, engine } = bench;
   const history = [];
   // The history as the engine could send it: every tool output shaped with the configured (default) thresholds.
-  const probe = createShaper(rt, rt.settings("main"), {
+  const probe = createShaper(services, services.settings("main"), {
     identity: { agentId: "main", sessionKey: IDS.sessionKey, sessionId: IDS.sessionId },
     messages: history,
   });

@@ -84,10 +84,10 @@ export async function captured(captures, calls, config = {}) {
   const bench = await createBenchEngine(config, { generation: "2026.4" });
   const ids = { sessionId: `cap-${captures}`, sessionKey: `agent:main:cap-${captures}` };
   try {
-    const index = captureIndexOf(bench.rt, "main");
+    const index = captureIndexOf(bench.services, "main");
     for (let i = 0; i < captures; i++) {
       const text = `output ${i}\n`.repeat(200);
-      const { handle } = await bench.rt.store("main").stash(text, {});
+      const { handle } = await bench.services.store("main").stash(text, {});
       await index.record({
         toolCallId: `call_${i}`,
         toolName: "exec",

@@ -26,49 +26,49 @@ const MODULE_INSTANCE = (g[COPIES] = (g[COPIES] ?? 0) + 1);
 function runtimeFor(api: OpenClawPluginApi): LedgerRuntime {
   const config = parseConfig(api.pluginConfig ?? {});
   const key = `${process.env.OPENCLAW_STATE_DIR ?? ""}\u0000${JSON.stringify(config)}`;
-  let rt = runtimes.get(key);
-  if (!rt) {
-    rt = createLedgerRuntime({ config, hostLogger: api.logger });
-    runtimes.set(key, rt);
+  let services = runtimes.get(key);
+  if (!services) {
+    services = createLedgerRuntime({ config, hostLogger: api.logger });
+    runtimes.set(key, services);
   }
-  return rt;
+  return services;
 }
 
 /** Registers the engine, the retrieval tools, raw-output capture, the CLI and the /ledger chat command. Wiring only. */
 function register(api: OpenClawPluginApi): void {
-  const rt = runtimeFor(api);
-  void rt.events.write({
+  const services = runtimeFor(api);
+  void services.events.write({
     op: "register",
     mode: String((api as { registrationMode?: unknown }).registrationMode ?? "unknown"),
     runtimes: runtimes.size,
     moduleInstance: MODULE_INSTANCE,
   });
   const hostVersion = runtimeVersionOf(api);
-  api.registerContextEngine(ENGINE_ID, (ctx?: unknown) => createEngine(rt, ctx, hostVersion));
-  registerRequestOverheadProbe(api, rt.requestOverhead);
+  api.registerContextEngine(ENGINE_ID, (ctx?: unknown) => createEngine(services, ctx, hostVersion));
+  registerRequestOverheadProbe(api, services.requestOverhead);
   if (typeof api.registerTool === "function") {
     api.registerTool(
       createLedgerToolFactory({
-        openStore: (agentId: string) => rt.store(agentId),
-        readableAgents: (agentId: string) => rt.settings(agentId).retrieval.readableAgents,
-        defaultMaxChars: rt.config.retrieval.defaultMaxChars,
-        grepTimeoutMs: rt.config.retrieval.grepTimeoutMs,
+        openStore: (agentId: string) => services.store(agentId),
+        readableAgents: (agentId: string) => services.settings(agentId).retrieval.readableAgents,
+        defaultMaxChars: services.config.retrieval.defaultMaxChars,
+        grepTimeoutMs: services.config.retrieval.grepTimeoutMs,
         // `"*"` needs the list of agents; peek answers pass through the calling agent's redaction settings.
-        listAgents: () => listAgentIds(rt.root),
+        listAgents: () => listAgentIds(services.root),
         redact: (text: string, agentId: string | undefined) =>
-          rt.redact(agentId ? rt.settings(agentId) : rt.config, text),
+          services.redact(agentId ? services.settings(agentId) : services.config, text),
         outputOfCall: (agentId, context, toolCallId) =>
-          storedOutputOfCall(rt, agentId, { session: captureSessionOf(context), toolCallId }),
+          storedOutputOfCall(services, agentId, { session: captureSessionOf(context), toolCallId }),
       }),
       { names: ["ledger_fetch", "ledger_peek", "ledger_search"] },
     );
   }
-  if (rt.config.offload.capture) {
-    registerCapture(api, rt, (agentId) => captureIndexOf(rt, agentId), hostVersion);
-    registerFullExec(api, rt, hostVersion);
+  if (services.config.offload.capture) {
+    registerCapture(api, services, (agentId) => captureIndexOf(services, agentId), hostVersion);
+    registerFullExec(api, services, hostVersion);
   }
   if (typeof api.registerCli === "function") registerHostCli(api);
-  registerChatCommand(api, rt);
+  registerChatCommand(api, services);
 }
 
 /** The plugin definition OpenClaw loads (`package.json#openclaw.extensions`). */

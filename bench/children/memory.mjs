@@ -18,7 +18,7 @@ const { createTokenCounter } = await import("../../dist/src/tokens/count-message
 const { createBenchEngine } = await import("../lib/engine.mjs");
 const { generateToolSession } = await import("../lib/synthetic-session.mjs");
 const bench = await createBenchEngine();
-const counter = bench.rt.counter(bench.rt.settings("main"), "gpt-4o");
+const counter = bench.services.counter(bench.services.settings("main"), "gpt-4o");
 counter.countText("warm the tokenizer up");
 settle();
 const loaded = { rssMB: mb(), heapMB: heap() };

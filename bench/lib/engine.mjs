@@ -16,14 +16,14 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} };
  */
 export async function createBenchEngine(config = {}, { generation = "2026.9" } = {}) {
   const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-bench-"));
-  const rt = createLedgerRuntime({ config: parseConfig({ ...config, stateDir: dir }), hostLogger: quiet });
+  const services = createLedgerRuntime({ config: parseConfig({ ...config, stateDir: dir }), hostLogger: quiet });
   const engine = createEngine(
-    rt,
+    services,
     generation === "2026.4" ? undefined : { agentDir: path.join(dir, "agents", "main", "agent") },
   );
   return {
     dir,
-    rt,
+    services,
     engine,
     async cleanup() {
       await engine.dispose();

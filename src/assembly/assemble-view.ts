@@ -52,28 +52,28 @@ export interface AssembledView {
  * history was trimmed, and record the view, the debt reading (reported, never acted on here) and the anchors.
  */
 export async function assembleView(
-  rt: AssemblyDeps,
+  deps: AssemblyDeps,
   ports: AssemblyPorts,
   settings: AgentSettings,
   input: AssembleViewInput,
 ): Promise<AssembledView> {
-  const call = openAssemblyCall(rt, settings, input);
+  const call = openAssemblyCall(deps, settings, input);
   const { identity } = call;
   // A tool result the after_tool_call hook is still storing: its stub cites the capture, not the host's cut copy.
   await call.waited("captures", ports.settleCaptures(identity));
-  const state = await call.waited("state", rt.sessions.read(identity.agentId, identity.sessionKey));
+  const state = await call.waited("state", deps.sessions.read(identity.agentId, identity.sessionKey));
   const findCaptured = ports.capturedOriginals(identity);
-  const view = await fitNewestUserTurn(rt, settings, call);
-  const shaping = shapeView(rt, call.resolved.shaping, call, { view, findCaptured });
+  const view = await fitNewestUserTurn(deps, settings, call);
+  const shaping = shapeView(deps, call.resolved.shaping, call, { view, findCaptured });
   const planned = planView(state, settings, call, shaping);
-  const stored = await storeOffloads(rt, settings, call, {
+  const stored = await storeOffloads(deps, settings, call, {
     shaping,
     planned,
     findCaptured,
     artifactBytes: state.artifactBytes ?? 0,
   });
   const out = await attachSummary(ports, settings, call, stored);
-  const debt = recordAssembly(rt, ports, call, { settings, state, stored, out });
+  const debt = recordAssembly(deps, ports, call, { settings, state, stored, out });
   return assembled(call, stored, out, debt);
 }
 

@@ -41,13 +41,13 @@ const HOST_CHARS = stateSlot("host:chars", () => new WeakMap<object, number>());
 
 /** Resolves what one assemble call reads: the shown history, its counter, the budget in one pass. */
 export function openAssemblyCall(
-  rt: AssemblyCallDeps,
+  deps: AssemblyCallDeps,
   settings: AgentSettings,
   input: AssembleViewInput,
 ): AssemblyCall {
   const history = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
   const messages = withoutOperatorMessages(history);
-  const counter = rt.counter(settings, typeof input.model === "string" ? input.model : undefined);
+  const counter = deps.counter(settings, typeof input.model === "string" ? input.model : undefined);
   const replyPrimingTokens = counter.countMessages([]);
   const generation = input.generation ?? "2026.9";
   const semantics = input.semantics ?? HOST_LINES[generation];
@@ -57,7 +57,7 @@ export function openAssemblyCall(
     semantics,
     messages,
     replyPrimingTokens,
-    hostCharsMemo: rt.state.get(HOST_CHARS),
+    hostCharsMemo: deps.state.get(HOST_CHARS),
   });
   const waits: AssemblyWaits = {};
   const waited = async <T>(step: keyof AssemblyWaits, work: Promise<T>): Promise<T> => {

@@ -46,7 +46,7 @@ const CITED_HANDLE = stateSlot("clearing:cited-handle", () => new WeakMap<object
  * store write on the prompt path. Its original stays in the host transcript.
  */
 export function createClearingShaper(
-  rt: ClearingDeps,
+  deps: ClearingDeps,
   settings: AgentSettings,
   messages: readonly unknown[],
   shaper: Shaper,
@@ -54,9 +54,9 @@ export function createClearingShaper(
   const { clearing } = settings;
   const excluded = toolNamesMatcher(clearing.excludeTools);
   const handles = new Set<string>();
-  const cacheKey = shapeCacheKey(rt, rt.root, settings.offload, settings.clearing, settings.redaction);
-  const clearedCache = rt.state.get(CLEARED);
-  const citedHandle = rt.state.get(CITED_HANDLE);
+  const cacheKey = shapeCacheKey(deps, deps.root, settings.offload, settings.clearing, settings.redaction);
+  const clearedCache = deps.state.get(CLEARED);
+  const citedHandle = deps.state.get(CITED_HANDLE);
 
   const clearedOf = (index: number): unknown => {
     const message = messages[index];
@@ -72,7 +72,7 @@ export function createClearingShaper(
       const stub = stubIn(shaped);
       if (stub) return clearToolResult(shaped, stub.handle, textChars(message), stubSummaryOf(stub.text));
       const gist = summarizeOutput(textOf(message), { toolName: name });
-      return clearToolResult(shaped, undefined, textChars(message), rt.redact(settings, gist));
+      return clearToolResult(shaped, undefined, textChars(message), deps.redact(settings, gist));
     }
     return clearing.clearThinking ? stripThinking(shaped) : shaped;
   };

@@ -20,13 +20,13 @@ export interface PlainView {
  * token count; nothing is stored.
  */
 export function passThroughView(
-  rt: PassThroughDeps,
+  deps: PassThroughDeps,
   settings: AgentSettings,
   messages: unknown,
   model: unknown,
 ): PlainView {
   const list = Array.isArray(messages) ? (messages as unknown[]) : [];
-  const counter = rt.counter(settings, typeof model === "string" ? model : undefined);
+  const counter = deps.counter(settings, typeof model === "string" ? model : undefined);
   return { messages: list, estimatedTokens: counter.countMessages(list), promptAuthority: "assembled" };
 }
 

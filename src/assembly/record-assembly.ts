@@ -19,7 +19,7 @@ export type RecordAssemblyDeps = Pick<LedgerServices, "lastViews" | "sessions">;
  * the operators' view record and the window's anchors. Returns the debt reading.
  */
 export function recordAssembly(
-  rt: RecordAssemblyDeps,
+  deps: RecordAssemblyDeps,
   ports: AssemblyPorts,
   call: AssemblyCall,
   outcome: { settings: AgentSettings; state: SessionState; stored: StoredView; out: SummarizedView },
@@ -32,7 +32,7 @@ export function recordAssembly(
   const { plan, keptIdx, kept, clearBefore, windows } = planned;
   // The handles the kept messages cite: their originals stay fetchable (compact(), the view record).
   const handles = new Set([...shaping.shaper.handles(), ...shaping.clearing.handles()]);
-  rememberView(rt, identity, {
+  rememberView(deps, identity, {
     messages: view,
     sessionId: identity.sessionId,
     shape: (i) => table.carried(i, clearBefore),
@@ -81,7 +81,7 @@ export function recordAssembly(
   });
   const frontier =
     plan.kept.length > 0 ? { start: plan.start, anchor: table.fingerprint(plan.start), total: view.length } : null;
-  rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
+  deps.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
     s.frontier = frontier;
     s.windows = anchors;
     s.sessionId = identity.sessionId;
@@ -90,9 +90,9 @@ export function recordAssembly(
   return debt;
 }
 
-function rememberView(rt: Pick<LedgerServices, "lastViews">, identity: SessionIdentity, view: LastView): void {
+function rememberView(deps: Pick<LedgerServices, "lastViews">, identity: SessionIdentity, view: LastView): void {
   const key = `${identity.agentId}\u0000${identity.sessionKey}`;
-  const previous = rt.lastViews.get(key);
+  const previous = deps.lastViews.get(key);
   // 2026.9.x also assembles partial histories inside a turn (tool-loop retries); compact()
   // must plan on the fullest view of the current conversation, not the last partial one.
   // 9.x's in-loop calls may pass a shorter, host-trimmed slice of the same conversation (same epoch): not the fuller
@@ -115,7 +115,7 @@ function rememberView(rt: Pick<LedgerServices, "lastViews">, identity: SessionId
     previous.messageBudget > view.messageBudget
   )
     return;
-  rt.lastViews.set(key, view);
+  deps.lastViews.set(key, view);
 }
 
 /** The fingerprint of the turn's genuine user message ("" when there is none): what tells one turn from the next. */

@@ -10,7 +10,7 @@ export type ReduceDeps = Pick<LedgerServices, "store" | "redact">;
 
 /** Who reduces the turn: the runtime (its store), the agent's settings, the session and the counter. */
 export interface ReduceContext {
-  rt: ReduceDeps;
+  deps: ReduceDeps;
   settings: AgentSettings;
   identity: SessionIdentity;
   counter: TokenCounter;
@@ -23,13 +23,13 @@ export interface ReduceContext {
  * array is not mutated).
  */
 export async function reduceNewestUserTurn(
-  { rt, settings, identity, counter }: ReduceContext,
+  { deps, settings, identity, counter }: ReduceContext,
   messages: unknown[],
   index: number,
   budget: number,
 ): Promise<unknown[]> {
   const original = messages[index] as Record<string, unknown>;
-  const store = rt.store(identity.agentId);
+  const store = deps.store(identity.agentId);
   const origin = { agentId: identity.agentId, sessionKey: identity.sessionKey };
   let reduced: Record<string, unknown> = original;
   // First with the usual preview; if the stubs alone still do not fit, again with bare stubs.
@@ -57,7 +57,7 @@ export async function reduceNewestUserTurn(
             meta,
             previewChars,
             label: "user message part",
-            redact: (t) => rt.redact(settings, t),
+            redact: (t) => deps.redact(settings, t),
           }),
         };
       } else if (block.type === "image" && typeof block.data === "string") {

@@ -55,19 +55,19 @@ export interface ShaperView {
  * the write happens in `flush()`, before the prompt is returned, so every
  * handle the model sees is fetchable.
  */
-export function createShaper(rt: ShaperDeps, settings: AgentSettings, view: ShaperView): Shaper {
+export function createShaper(deps: ShaperDeps, settings: AgentSettings, view: ShaperView): Shaper {
   const { identity, messages, findCaptured = () => undefined } = view;
-  const shapedCache = rt.state.get(SHAPED);
-  const stashed = rt.state.get(STASHED);
-  const gcEpochs = rt.state.get(GC_EPOCHS);
+  const shapedCache = deps.state.get(SHAPED);
+  const stashed = deps.state.get(STASHED);
+  const gcEpochs = deps.state.get(GC_EPOCHS);
   const memo = new Map<number, unknown>();
   const pending = new Map<string, PendingStash>();
   const handles = new Set<string>();
   let offloaded = 0;
   // Keyed by store root, agent and shaping settings: another runtime or config must not reuse these shapes.
   const cacheKey = shapeCacheKey(
-    rt,
-    rt.root,
+    deps,
+    deps.root,
     identity.agentId,
     settings.offload,
     settings.schemaStrip,
@@ -99,7 +99,7 @@ export function createShaper(rt: ShaperDeps, settings: AgentSettings, view: Shap
         origin,
         exitCode,
         redact: settings.redaction.enabled,
-        redactPatterns: rt.redactPatterns(settings),
+        redactPatterns: deps.redactPatterns(settings),
       });
       if (!plan.changed) return block;
       changed = true;
@@ -122,7 +122,7 @@ export function createShaper(rt: ShaperDeps, settings: AgentSettings, view: Shap
           limits,
           coverage,
           redact: settings.redaction.enabled,
-          redactPatterns: rt.redactPatterns(settings),
+          redactPatterns: deps.redactPatterns(settings),
         });
         return { type: "text", text };
       }
@@ -172,7 +172,7 @@ export function createShaper(rt: ShaperDeps, settings: AgentSettings, view: Shap
   return {
     shape,
     async flush(maxNewBytes = Number.POSITIVE_INFINITY) {
-      const store = rt.store(identity.agentId);
+      const store = deps.store(identity.agentId);
       // A gc (any process) removed artifacts since this process last looked: forget what it believed stored.
       const epoch = store.gcEpoch();
       if (gcEpochs.get(store.root) !== epoch) {
@@ -217,8 +217,8 @@ const MAX_KEYS = 1_024;
 const INTERNED_KEYS = stateSlot("shape-cache-keys", () => new LRUCache<string, string>({ max: MAX_KEYS }));
 
 /** The canonical key for `parts` (root, agent, the settings a shape depends on), interned in the runtime. */
-export function shapeCacheKey(rt: Pick<LedgerServices, "state">, ...parts: unknown[]): string {
-  const interned = rt.state.get(INTERNED_KEYS);
+export function shapeCacheKey(deps: Pick<LedgerServices, "state">, ...parts: unknown[]): string {
+  const interned = deps.state.get(INTERNED_KEYS);
   const key = JSON.stringify(parts);
   const known = interned.get(key);
   if (known !== undefined) return known;

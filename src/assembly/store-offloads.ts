@@ -24,7 +24,7 @@ export type StoreOffloadsDeps = ShaperDeps & ClearingDeps & Pick<LedgerServices,
  * off), shaped and planned under those settings.
  */
 export async function storeOffloads(
-  rt: StoreOffloadsDeps,
+  deps: StoreOffloadsDeps,
   settings: AgentSettings,
   call: AssemblyCall,
   shaped: { shaping: ViewShaping; planned: PlannedView; findCaptured: FindCapturedOriginal; artifactBytes: number },
@@ -36,10 +36,10 @@ export async function storeOffloads(
   } catch (err) {
     if (!isLedgerError(err, "store_full")) throw err;
     const { identity } = call;
-    rt.logger.warn(
+    deps.logger.warn(
       `offload refused session=${identity.sessionKey}: ${err.code}: ${err.message}; tool outputs stay inline this turn`,
     );
-    void rt.events.write({
+    void deps.events.write({
       op: "offload:refused",
       agentId: identity.agentId,
       sessionKey: identity.sessionKey,
@@ -50,7 +50,7 @@ export async function storeOffloads(
       offload: { ...settings.offload, enabled: false },
       clearing: { ...settings.clearing, enabled: false },
     };
-    const inlineShaping = shapeView(rt, inline, call, { view: shaping.view, findCaptured });
+    const inlineShaping = shapeView(deps, inline, call, { view: shaping.view, findCaptured });
     return { shaping: inlineShaping, planned: replanUncleared(call, planned, inlineShaping), storedBytes: 0 };
   }
 }

@@ -24,7 +24,7 @@ export type ShapingDeps = ShaperDeps & ClearingDeps & ReduceDeps;
  * results are shaped, so the user message's carried form is the message itself and is counted as it stands.
  */
 export async function fitNewestUserTurn(
-  rt: ReduceDeps,
+  deps: ReduceDeps,
   settings: AgentSettings,
   call: AssemblyCall,
 ): Promise<unknown[]> {
@@ -34,20 +34,20 @@ export async function fitNewestUserTurn(
   if (newestUser < 0 || counter.countMessage(messages[newestUser]) <= messageBudget) return messages;
   return call.waited(
     "reduce",
-    reduceNewestUserTurn({ rt, settings, identity, counter }, messages, newestUser, messageBudget),
+    reduceNewestUserTurn({ deps, settings, identity, counter }, messages, newestUser, messageBudget),
   );
 }
 
 /** Builds the shaper, the clearing shaper and the message table of `view`, once, under `shaping` settings. */
 export function shapeView(
-  rt: ShaperDeps & ClearingDeps,
+  deps: ShaperDeps & ClearingDeps,
   shaping: AgentSettings,
   call: AssemblyCall,
   { view, findCaptured }: { view: unknown[]; findCaptured: FindCapturedOriginal },
 ): ViewShaping {
   const { counter, resolved } = call;
-  const shaper = createShaper(rt, shaping, { identity: call.identity, messages: view, findCaptured });
-  const clearing = createClearingShaper(rt, shaping, view, shaper);
+  const shaper = createShaper(deps, shaping, { identity: call.identity, messages: view, findCaptured });
+  const clearing = createClearingShaper(deps, shaping, view, shaper);
   const table = createMessageTable(view, {
     carried: clearing.carried,
     tokens: (m) => counter.countMessage(m),

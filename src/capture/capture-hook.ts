@@ -40,8 +40,8 @@ export interface FinishedToolCall {
 const PENDING_CAPTURES = stateSlot("capture:pending", createPendingCaptures);
 
 /** The runtime's registry of captures still being written. */
-export function pendingCapturesOf(rt: Pick<LedgerServices, "processWide">): PendingCaptures {
-  return rt.processWide.get(PENDING_CAPTURES);
+export function pendingCapturesOf(deps: Pick<LedgerServices, "processWide">): PendingCaptures {
+  return deps.processWide.get(PENDING_CAPTURES);
 }
 
 /**
@@ -49,12 +49,12 @@ export function pendingCapturesOf(rt: Pick<LedgerServices, "processWide">): Pend
  * and the caller goes on with what is stored.
  */
 export async function settleCaptures(
-  rt: Pick<LedgerServices, "processWide" | "logger">,
+  deps: Pick<LedgerServices, "processWide" | "logger">,
   scope: PendingScope,
 ): Promise<void> {
-  const left = await pendingCapturesOf(rt).settle(scope);
+  const left = await pendingCapturesOf(deps).settle(scope);
   if (left > 0)
-    rt.logger.warn(
+    deps.logger.warn(
       `${left} capture(s) of session ${scope.sessionKey ?? scope.sessionId ?? "?"} still running after ${CAPTURE_WAIT_MS} ms; going on without them`,
     );
 }
@@ -72,7 +72,7 @@ export function agentOfCall(ctx: ToolCallContext): string | undefined {
  * under (agent, session, call id). Never throws: capture is best effort.
  */
 export async function captureToolCall(
-  rt: CaptureHookDeps,
+  deps: CaptureHookDeps,
   captures: (agentId: string) => CaptureIndex,
   call: FinishedToolCall,
   ctx: ToolCallContext,
@@ -80,16 +80,16 @@ export async function captureToolCall(
   try {
     const agentId = agentOfCall(ctx);
     if (!agentId) {
-      void rt.events.write({ op: "capture:skipped", reason: "no agent", toolCallId: call.toolCallId });
+      void deps.events.write({ op: "capture:skipped", reason: "no agent", toolCallId: call.toolCallId });
       return;
     }
-    const settings = rt.settings(agentId);
+    const settings = deps.settings(agentId);
     if (!settings.enabled || !settings.offload.capture) return;
     // A capture must belong to a session: without one it could be linked to anybody's result.
     if (!ctx.sessionKey && !ctx.sessionId) return;
     const original = await bestOriginal(call.result, call.source, { toolName: call.toolName });
     if (!original || original.text.startsWith(LEDGER_MARKER) || !isOversized(original.text, settings)) {
-      void rt.events.write({
+      void deps.events.write({
         op: "capture:skipped",
         reason: original ? "not oversized" : "no text",
         toolName: call.toolName,
@@ -99,7 +99,7 @@ export async function captureToolCall(
       });
       return;
     }
-    const store = rt.store(agentId);
+    const store = deps.store(agentId);
     const { handle, created } = await store.stash(original.text, {
       kind: "tool-output",
       origin: {
@@ -124,7 +124,7 @@ export async function captureToolCall(
       source: original.source,
       ...(original.partial ? { partial: original.partial } : {}),
     });
-    void rt.events.write({
+    void deps.events.write({
       op: "capture",
       agentId,
       toolName: call.toolName,
@@ -134,7 +134,7 @@ export async function captureToolCall(
       handle,
     });
   } catch (err) {
-    rt.logger.warn(`capture failed tool=${call.toolName}: ${(err as Error).message}`);
+    deps.logger.warn(`capture failed tool=${call.toolName}: ${(err as Error).message}`);
   }
 }
 
@@ -161,14 +161,14 @@ interface HookApi {
  */
 export function registerCapture(
   api: unknown,
-  rt: CaptureHookDeps,
+  deps: CaptureHookDeps,
   captures: (agentId: string) => CaptureIndex,
   hostVersion?: string,
 ): void {
   const hookApi = (api ?? {}) as HookApi;
   if (typeof hookApi.on !== "function") return;
   if (!capturesAfterToolCall(hostVersion)) return;
-  const pending = pendingCapturesOf(rt);
+  const pending = pendingCapturesOf(deps);
   try {
     hookApi.on("after_tool_call", (event, rawCtx) => {
       const e = (event ?? {}) as { toolCallId?: unknown; toolName?: unknown; result?: unknown; error?: unknown };
@@ -177,7 +177,7 @@ export function registerCapture(
       const toolName = typeof e.toolName === "string" ? e.toolName : ctx.toolName;
       if (typeof toolCallId !== "string" || typeof toolName !== "string" || e.result === undefined) return;
       const job = captureToolCall(
-        rt,
+        deps,
         captures,
         { toolCallId, toolName, result: e.result, source: "after-tool-call" },
         ctx,
@@ -185,6 +185,6 @@ export function registerCapture(
       pending.track({ sessionKey: ctx.sessionKey, sessionId: ctx.sessionId }, job);
     });
   } catch (err) {
-    rt.logger.warn(`after_tool_call capture not registered: ${(err as Error).message}`);
+    deps.logger.warn(`after_tool_call capture not registered: ${(err as Error).message}`);
   }
 }

@@ -128,9 +128,9 @@ const RECORDS = stateSlot("capture:records", (): CaptureRecordCache => new LRUCa
  * runtime's parsed records, so a session's captures are read from disk once, not on
  * every assemble (a 500-turn session holds a thousand of them).
  */
-export function captureIndexOf(rt: CaptureIndexDeps, agentId: string): CaptureIndex {
-  const records = rt.state.get(RECORDS);
-  return createCaptureIndex(rt.root, agentId, records);
+export function captureIndexOf(deps: CaptureIndexDeps, agentId: string): CaptureIndex {
+  const records = deps.state.get(RECORDS);
+  return createCaptureIndex(deps.root, agentId, records);
 }
 
 /** Opens the capture index of one agent under the ledger root (`records`: parsed files kept between indexes). */

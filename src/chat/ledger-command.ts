@@ -51,7 +51,7 @@ const HELP = [
  * ledger's own state; fetch goes through the same `ledger_fetch` the model
  * uses (same scope, caps and ReDoS rules). Never throws: errors become text.
  */
-export async function runChatCommand(rt: ChatCommandDeps, ctx: ChatCommandContext): Promise<ChatCommandReply> {
+export async function runChatCommand(deps: ChatCommandDeps, ctx: ChatCommandContext): Promise<ChatCommandReply> {
   const words = (ctx.args ?? "").trim().split(/\s+/).filter(Boolean);
   const [sub, ...rest] = words;
   // Never another agent's state: a chat whose agent cannot be told gets no answer from any store.
@@ -65,30 +65,30 @@ export async function runChatCommand(rt: ChatCommandDeps, ctx: ChatCommandContex
       };
     }
     if (!agentId) return { text: `/ledger ${sub}: this chat names no agent (no agent id, no agent:<id>: session key)` };
-    if (sub === "status") return { text: await statusText(rt, agentId, ctx.sessionKey, ctx.config) };
-    if (sub === "view") return { text: await viewText(rt, agentId, ctx.sessionKey) };
-    return { text: await fetchText(rt, agentId, ctx.sessionKey, rest) };
+    if (sub === "status") return { text: await statusText(deps, agentId, ctx.sessionKey, ctx.config) };
+    if (sub === "view") return { text: await viewText(deps, agentId, ctx.sessionKey) };
+    return { text: await fetchText(deps, agentId, ctx.sessionKey, rest) };
   } catch (err) {
     return { text: `/ledger ${sub}: ${errorMessage(err)}` };
   }
 }
 
 async function statusText(
-  rt: ChatCommandDeps,
+  deps: ChatCommandDeps,
   agentId: string,
   sessionKey: string | undefined,
   hostConfig: Record<string, unknown> | undefined,
 ): Promise<string> {
-  const stats = await rt.store(agentId).stats();
+  const stats = await deps.store(agentId).stats();
   const head = `context-ledger · agent ${agentId}: ${plural(stats.count, "stored output")}, ${formatBytes(stats.bytes)} original, ${formatBytes(stats.storedBytes)} on disk`;
   // Loaded but not selected: the host runs another engine, so this session's last figures are history, not state.
   const slot = hostConfig ? selectedContextEngine(hostConfig) : PLUGIN_ID;
   if (slot !== PLUGIN_ID)
     return `${head}\ncontext-ledger is off: plugins.slots.contextEngine is ${slot ? `"${slot}"` : "unset"}, so the host assembles this chat's prompts with ${slot ? `"${slot}"` : "its legacy engine"}. Stored outputs stay fetchable (/ledger fetch). To switch it on: \`openclaw config set plugins.slots.contextEngine ${PLUGIN_ID}\`, then restart the gateway.`;
-  if (!rt.settings(agentId).enabled)
+  if (!deps.settings(agentId).enabled)
     return `${head}\ncontext-ledger is disabled for agent ${agentId} (plugin config: \`enabled: false\` for it or for all agents): its turns pass through unchanged and nothing new is recorded.`;
   if (!sessionKey) return `${head}\n(no session in this context)`;
-  const s = await rt.sessions.read(agentId, sessionKey);
+  const s = await deps.sessions.read(agentId, sessionKey);
   const d = s.lastDebt;
   if (!d) return `${head}\nSession ${sessionKey}: no turn assembled by context-ledger yet.`;
   const trend = debtTrend(s.debtHistory);
@@ -106,9 +106,9 @@ async function statusText(
   ].join("\n");
 }
 
-async function viewText(rt: ChatCommandDeps, agentId: string, sessionKey: string | undefined): Promise<string> {
+async function viewText(deps: ChatCommandDeps, agentId: string, sessionKey: string | undefined): Promise<string> {
   if (!sessionKey) return "No session in this context.";
-  const views = await readViewRecords(viewRecordPath(rt.root, agentId, sessionKey));
+  const views = await readViewRecords(viewRecordPath(deps.root, agentId, sessionKey));
   const v: ViewRecord | undefined = views.at(-1);
   if (!v)
     return `No assembled view recorded for ${sessionKey} yet (one is recorded at each turn context-ledger assembles).`;
@@ -129,7 +129,7 @@ const FETCH_USAGE =
   "Usage: /ledger fetch HANDLE [lines A-B | head N | tail N | grep PATTERN] (HANDLE: the whole handle or its first 8+ hex digits)";
 
 async function fetchText(
-  rt: ChatCommandDeps,
+  deps: ChatCommandDeps,
   agentId: string,
   sessionKey: string | undefined,
   words: string[],
@@ -138,11 +138,11 @@ async function fetchText(
   if (!typed) return FETCH_USAGE;
   const selector = selectorOf(kind, more.join(" "));
   if (typeof selector === "string") return `${selector}\n${FETCH_USAGE}`;
-  const settings = rt.settings(agentId);
+  const settings = deps.settings(agentId);
   const anySession = settings.retrieval.chatFetchAnySession;
   let handle: string;
   try {
-    handle = await resolveHandleRef(typed, () => chatHandles(rt, agentId, sessionKey, anySession), {
+    handle = await resolveHandleRef(typed, () => chatHandles(deps, agentId, sessionKey, anySession), {
       where: anySession ? `in agent ${agentId}'s store` : "of this chat's session",
     });
   } catch (err) {
@@ -151,17 +151,17 @@ async function fetchText(
     throw err;
   }
   if (!anySession) {
-    const refusal = await outsideSession(rt, agentId, sessionKey, handle);
+    const refusal = await outsideSession(deps, agentId, sessionKey, handle);
     if (refusal) return refusal;
   }
   const [fetchTool] = createLedgerTools(
     {
-      openStore: (a) => rt.store(a),
-      readableAgents: (a) => rt.settings(a).retrieval.readableAgents,
-      defaultMaxChars: Math.min(rt.config.retrieval.defaultMaxChars, 3_500),
-      grepTimeoutMs: rt.config.retrieval.grepTimeoutMs,
+      openStore: (a) => deps.store(a),
+      readableAgents: (a) => deps.settings(a).retrieval.readableAgents,
+      defaultMaxChars: Math.min(deps.config.retrieval.defaultMaxChars, 3_500),
+      grepTimeoutMs: deps.config.retrieval.grepTimeoutMs,
       // A chat is read by people: the same redaction as every other view, over the whole output before the cut.
-      redactFetch: (text) => redactSecrets(text, rt.redactPatterns(settings)),
+      redactFetch: (text) => redactSecrets(text, deps.redactPatterns(settings)),
     },
     { agentId, ...(sessionKey ? { sessionKey } : {}) },
   );
@@ -180,20 +180,20 @@ async function fetchText(
 
 /** Handles a chat may read: those its session's views show and its session stored (any of the agent's, if allowed). */
 async function* chatHandles(
-  rt: ChatCommandDeps,
+  deps: ChatCommandDeps,
   agentId: string,
   sessionKey: string | undefined,
   anySession: boolean,
 ): AsyncIterable<string> {
   if (sessionKey) {
-    const views = await readViewRecords(viewRecordPath(rt.root, agentId, sessionKey)).catch(() => []);
+    const views = await readViewRecords(viewRecordPath(deps.root, agentId, sessionKey)).catch(() => []);
     for (const v of views) {
       for (const o of v.offloaded) yield o.handle;
       for (const m of v.messages) yield* m.handles ?? [];
     }
   }
   if (!sessionKey && !anySession) return;
-  yield* listedHandles(rt.store(agentId), (meta) => anySession || meta.origin.sessionKey === sessionKey);
+  yield* listedHandles(deps.store(agentId), (meta) => anySession || meta.origin.sessionKey === sessionKey);
 }
 
 /**
@@ -201,7 +201,7 @@ async function* chatHandles(
  * or shown in one of its recorded views), unless the operator set `retrieval.chatFetchAnySession`.
  */
 async function outsideSession(
-  rt: ChatCommandDeps,
+  deps: ChatCommandDeps,
   agentId: string,
   sessionKey: string | undefined,
   handle: string,
@@ -211,12 +211,12 @@ async function outsideSession(
     "the operator sets `retrieval.chatFetchAnySession`; `context-ledger artifact fetch` reads any).";
   if (!sessionKey) return refusal;
   const normalized = handle.startsWith("ledger:") ? handle : `ledger:${handle.startsWith("v1:") ? "" : "v1:"}${handle}`;
-  const meta = await rt
+  const meta = await deps
     .store(agentId)
     .tryReadMeta(normalized)
     .catch(() => undefined);
   if (meta?.origin.sessionKey === sessionKey) return undefined;
-  const views = await readViewRecords(viewRecordPath(rt.root, agentId, sessionKey)).catch(() => []);
+  const views = await readViewRecords(viewRecordPath(deps.root, agentId, sessionKey)).catch(() => []);
   const shown = views.some(
     (v) => v.messages.some((m) => m.handles?.includes(normalized)) || v.offloaded.some((o) => o.handle === normalized),
   );

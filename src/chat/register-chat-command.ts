@@ -6,13 +6,13 @@ import { CHAT_COMMAND_NAME, runChatCommand, type ChatCommandContext, type ChatCo
 const registered = new WeakSet<object>();
 
 /** Registers `/ledger status | view | fetch` through the host's plugin command API, once per api object. */
-export function registerChatCommand(api: OpenClawPluginApi, rt: ChatCommandDeps): void {
+export function registerChatCommand(api: OpenClawPluginApi, deps: ChatCommandDeps): void {
   if (typeof api.registerCommand !== "function" || registered.has(api)) return;
   registered.add(api);
   api.registerCommand({
     name: CHAT_COMMAND_NAME,
     description: "context-ledger: /ledger status | view | fetch HANDLE lines A-B",
     acceptsArgs: true,
-    handler: async (ctx: ChatCommandContext) => runChatCommand(rt, ctx),
+    handler: async (ctx: ChatCommandContext) => runChatCommand(deps, ctx),
   });
 }

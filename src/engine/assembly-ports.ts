@@ -16,11 +16,11 @@ export type AssemblyPortDeps = Pick<
  * Wires assembly's ports to this runtime: captures, the session summary, the debt reading, the view record
  * (`assembly/ports.ts`).
  */
-export function createAssemblyPorts(rt: AssemblyPortDeps): AssemblyPorts {
+export function createAssemblyPorts(deps: AssemblyPortDeps): AssemblyPorts {
   return {
-    settleCaptures: (identity) => settleCaptures(rt, identity),
+    settleCaptures: (identity) => settleCaptures(deps, identity),
     capturedOriginals(identity) {
-      const captures = captureIndexOf(rt, identity.agentId);
+      const captures = captureIndexOf(deps, identity.agentId);
       const session = captureSessionOf(identity);
       return (hostId, hostText) => {
         const rec = captures.resolve({ hostId, hostText, session });
@@ -36,17 +36,17 @@ export function createAssemblyPorts(rt: AssemblyPortDeps): AssemblyPorts {
         };
       };
     },
-    summary: (settings, identity, request) => viewSummary(rt, settings, identity, request),
+    summary: (settings, identity, request) => viewSummary(deps, settings, identity, request),
     measureDebt(identity, input) {
       const { tally, debt } = readDebt(input);
       let ofTurn = debt;
       // Applied to the cached state at once: the turn's reading so far is known when this returns.
-      rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
+      deps.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
         s.raw = tally;
         ofTurn = recordDebt(s, debt);
       });
       return ofTurn;
     },
-    recordView: (settings, identity, snapshot) => recordViewSnapshot(rt, settings, identity, snapshot),
+    recordView: (settings, identity, snapshot) => recordViewSnapshot(deps, settings, identity, snapshot),
   };
 }

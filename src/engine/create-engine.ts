@@ -34,11 +34,11 @@ const label = (v: unknown): string => (typeof v === "string" ? v : safeJson(v).s
  * params through `host/`, delegates to one operation, and goes through the
  * boundary so that no exception reaches the host.
  */
-export function createEngine(rt: LedgerServices, factoryContext?: unknown, runtimeVersion?: string) {
+export function createEngine(services: LedgerServices, factoryContext?: unknown, runtimeVersion?: string) {
   const host: HostContext = normalizeFactoryContext(factoryContext, runtimeVersion);
   // Host-internal one-shot sessions this instance served; their state goes at dispose.
   const internal = new Map<string, { agentId: string; sessionKey: string }>();
-  const ports = createAssemblyPorts(rt);
+  const ports = createAssemblyPorts(services);
   // Sessions whose afterTurn ran and whose post-turn maintain has not yet: 2026.4.24 calls maintain() before a run
   // too, when its session manager is already open (see payDownHostLoad).
   const turnEnded = new Set<string>();
@@ -52,7 +52,7 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
     const id = who(p);
     return { agent: id.agentId, session: id.sessionKey, host: host.generation, op };
   };
-  void rt.events.write({
+  void services.events.write({
     op: "factory",
     host: host.generation,
     hostVersion: host.version ?? null,
@@ -66,11 +66,11 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
     async bootstrap(raw: unknown) {
       const p = asParams(raw);
       return guard(
-        rt,
+        services,
         { op: "bootstrap", context: ctx("bootstrap", p) },
         async () => {
           const id = who(p);
-          void rt.events.write({
+          void services.events.write({
             op: "bootstrap",
             agentId: id.agentId,
             sessionKey: id.sessionKey,
@@ -89,7 +89,7 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
     async maintain(raw: unknown) {
       const p = asParams(raw);
       return guard(
-        rt,
+        services,
         { op: "maintain", context: ctx("maintain", p) },
         async () => {
           const id = who(p);
@@ -104,8 +104,8 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
                   stateDir: process.env.OPENCLAW_STATE_DIR,
                 })
               : undefined;
-          const settings = rt.settings(id.agentId);
-          const result = await payDownDebt(rt, settings, {
+          const settings = services.settings(id.agentId);
+          const result = await payDownDebt(services, settings, {
             identity: id,
             sessionFile: p.sessionFile,
             runtimeContext: p.runtimeContext,
@@ -120,14 +120,14 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
             file.kind === "jsonl" &&
             settings.enabled &&
             settings.maintenance.enabled
-              ? await payDownHostLoad(rt, settings, { identity: id, file: file.file })
+              ? await payDownHostLoad(services, settings, { identity: id, file: file.file })
               : undefined;
-          const reclaim = await boundTranscriptFile(rt, settings, {
+          const reclaim = await boundTranscriptFile(services, settings, {
             identity: id,
             sessionFile: p.sessionFile,
             messagesAtAnySize: host.generation === "2026.4",
           });
-          void rt.events.write({
+          void services.events.write({
             op: "maintain",
             agentId: id.agentId,
             sessionKey: id.sessionKey,
@@ -149,13 +149,17 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
     async ingest(raw: unknown) {
       const p = asParams(raw);
       return guard(
-        rt,
+        services,
         { op: "ingest", context: ctx("ingest", p) },
         async () => {
           const id = who(p);
           const key = `ingest:${id.sessionId}:${fingerprintMessage(p.message)}:${String(asParams(p.message).timestamp ?? "")}`;
-          const { status } = await commitTurnMessages(rt, { identity: id, advancementKey: key, messages: [p.message] });
-          void rt.events.write({ op: "ingest", agentId: id.agentId, sessionKey: id.sessionKey, status });
+          const { status } = await commitTurnMessages(services, {
+            identity: id,
+            advancementKey: key,
+            messages: [p.message],
+          });
+          void services.events.write({ op: "ingest", agentId: id.agentId, sessionKey: id.sessionKey, status });
           return { ingested: status === "committed" };
         },
         () => ({ ingested: false }),
@@ -165,14 +169,14 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
     async ingestBatch(raw: unknown) {
       const p = asParams(raw);
       return guard(
-        rt,
+        services,
         { op: "ingestBatch", context: ctx("ingestBatch", p) },
         async () => {
           const id = who(p);
           const messages = arr(p.messages);
           const key = `batch:${id.sessionId}:${messages.map(fingerprintMessage).join(",")}`;
-          const { status } = await commitTurnMessages(rt, { identity: id, advancementKey: key, messages });
-          void rt.events.write({
+          const { status } = await commitTurnMessages(services, { identity: id, advancementKey: key, messages });
+          void services.events.write({
             op: "ingestBatch",
             agentId: id.agentId,
             sessionKey: id.sessionKey,
@@ -188,7 +192,7 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
     async afterTurn(raw: unknown) {
       const p = asParams(raw);
       await guard(
-        rt,
+        services,
         { op: "afterTurn", context: ctx("afterTurn", p) },
         async () => {
           const id = who(p);
@@ -197,14 +201,14 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
             typeof p.prePromptMessageCount === "number" && p.prePromptMessageCount >= 0
               ? Math.min(p.prePromptMessageCount, messages.length)
               : 0;
-          const { status } = await commitTurnMessages(rt, {
+          const { status } = await commitTurnMessages(services, {
             identity: id,
             advancementKey: afterTurnKey(id.sessionId, pre, messages),
             messages,
             transcriptFrom: pre,
           });
           turnEnded.add(`${id.agentId}\u0000${id.sessionKey}`);
-          void rt.events.write({
+          void services.events.write({
             op: "afterTurn",
             agentId: id.agentId,
             sessionKey: id.sessionKey,
@@ -219,16 +223,16 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
     async commitTurn(raw: unknown) {
       const p = asParams(raw);
       return guard(
-        rt,
+        services,
         { op: "commitTurn", context: ctx("commitTurn", p) },
         async () => {
           const id = who(p);
-          const result = await commitTurnMessages(rt, {
+          const result = await commitTurnMessages(services, {
             identity: id,
             advancementKey: p.advancementKey,
             messages: p.messages,
           });
-          void rt.events.write({
+          void services.events.write({
             op: "commitTurn",
             agentId: id.agentId,
             sessionKey: id.sessionKey,
@@ -240,7 +244,7 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
         () => {
           // Throwing would quarantine the engine. The host's transcript keeps the turn; the ledger's
           // counters resync from the transcript at the next assemble, so only bookkeeping is skipped.
-          rt.logger.warn("commitTurn bookkeeping skipped; the turn stays in the host transcript");
+          services.logger.warn("commitTurn bookkeeping skipped; the turn stays in the host transcript");
           return { status: "committed" as const };
         },
       );
@@ -249,14 +253,14 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
     async assemble(raw: unknown): Promise<LedgerAssembleResult> {
       const p = asParams(raw);
       return guard(
-        rt,
+        services,
         { op: "assemble", context: ctx("assemble", p) },
         async () => {
           const id = who(p);
-          const settings = rt.settings(id.agentId);
+          const settings = services.settings(id.agentId);
           const started = performance.now();
           const view = settings.enabled
-            ? await assembleView(rt, ports, settings, {
+            ? await assembleView(services, ports, settings, {
                 identity: id,
                 messages: p.messages,
                 tokenBudget: p.tokenBudget,
@@ -266,10 +270,10 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
                 hostConfig: host.config,
                 prompt: p.prompt,
                 runtimeSettings: p.runtimeSettings,
-                overhead: rt.requestOverhead.get(id.agentId),
+                overhead: services.requestOverhead.get(id.agentId),
               })
-            : passThroughView(rt, settings, p.messages, p.model);
-          void rt.events.write({
+            : passThroughView(services, settings, p.messages, p.model);
+          void services.events.write({
             op: "assemble",
             agentId: id.agentId,
             sessionKey: id.sessionKey,
@@ -292,7 +296,7 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
           });
           if (view.ledger && view.ledger.debt.debtTokens > 0) {
             const d = view.ledger.debt;
-            rt.logger.info(
+            services.logger.info(
               `maintenance-debt session=${id.sessionKey} raw=${d.rawHistoryTokens} assembled=${d.assembledTokens} budget=${d.promptBudget} debt=${d.debtTokens} reducible=${d.reducibleChars}`,
             );
           }
@@ -305,13 +309,13 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
     async compact(raw: unknown) {
       const p = asParams(raw);
       return guard(
-        rt,
+        services,
         { op: "compact", context: ctx("compact", p) },
         async () => {
           const id = who(p);
-          const settings = rt.settings(id.agentId);
+          const settings = services.settings(id.agentId);
           const result = settings.enabled
-            ? await compactSession(rt, settings, {
+            ? await compactSession(services, settings, {
                 identity: id,
                 tokenBudget: hostPromptBudget(host.generation, p.tokenBudget),
                 force: p.force,
@@ -323,7 +327,7 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
                   : {}),
               })
             : { ok: true, compacted: false, reason: "disabled" };
-          void rt.events.write({
+          void services.events.write({
             op: "compact",
             agentId: id.agentId,
             sessionKey: id.sessionKey,
@@ -341,11 +345,11 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
     async prepareSubagentSpawn(raw: unknown) {
       const p = asParams(raw);
       return guard(
-        rt,
+        services,
         { op: "prepareSubagentSpawn", context: { parent: label(p.parentSessionKey), child: label(p.childSessionKey) } },
         () =>
           prepareSubagentContext(
-            rt,
+            services,
             { parentSessionKey: p.parentSessionKey, childSessionKey: p.childSessionKey, contextMode: p.contextMode },
             host.agentId ?? "main",
           ),
@@ -356,28 +360,28 @@ export function createEngine(rt: LedgerServices, factoryContext?: unknown, runti
     async onSubagentEnded(raw: unknown) {
       const p = asParams(raw);
       await guard(
-        rt,
+        services,
         { op: "onSubagentEnded", context: { child: label(p.childSessionKey) } },
-        () => endSubagentContext(rt, p.childSessionKey, host.agentId ?? "main"),
+        () => endSubagentContext(services, p.childSessionKey, host.agentId ?? "main"),
         () => undefined,
       );
     },
 
     async dispose() {
       await guard(
-        rt,
+        services,
         { op: "dispose", context: {} },
         async () => {
-          await rt.sessions.flush();
-          await rt.views.flush();
-          const forgotten = internal.size > 0 ? await forgetInternalSessions(rt, internal.values()) : 0;
+          await services.sessions.flush();
+          await services.views.flush();
+          const forgotten = internal.size > 0 ? await forgetInternalSessions(services, internal.values()) : 0;
           internal.clear();
-          void rt.events.write({
+          void services.events.write({
             op: "dispose",
             host: host.generation,
             ...(forgotten > 0 ? { internalSessionsForgotten: forgotten } : {}),
           });
-          await rt.events.flush();
+          await services.events.flush();
         },
         () => undefined,
       );

@@ -37,8 +37,8 @@ function isStandIn(text: string): boolean {
   return parseStubHandle(text) !== undefined || text.trimStart().startsWith(`${LEDGER_MARKER} cleared]`);
 }
 
-function describe(rt: SnapshotDeps, m: unknown, settings: AgentSettings): Described {
-  const described = rt.state.get(DESCRIBED);
+function describe(deps: SnapshotDeps, m: unknown, settings: AgentSettings): Described {
+  const described = deps.state.get(DESCRIBED);
   const memo = m && typeof m === "object" ? described.get(m) : undefined;
   if (memo?.settings === settings) return memo.row;
   const text = textOf(m);
@@ -52,7 +52,7 @@ function describe(rt: SnapshotDeps, m: unknown, settings: AgentSettings): Descri
     role: roleOf(m),
     chars: text.length,
     preview:
-      rt
+      deps
         // Redacted before the cut, over a window any secret starting in the preview fits in whole.
         .redact(settings, text.slice(0, PREVIEW_REDACT_WINDOW))
         .replace(/\s+/g, " ")
@@ -66,19 +66,23 @@ function describe(rt: SnapshotDeps, m: unknown, settings: AgentSettings): Descri
   return row;
 }
 
-async function offloadsOfView(rt: SnapshotDeps, agentId: string, handles: ReadonlySet<string>): Promise<ViewOffload[]> {
-  const offloads = rt.state.get(OFFLOADS);
+async function offloadsOfView(
+  deps: SnapshotDeps,
+  agentId: string,
+  handles: ReadonlySet<string>,
+): Promise<ViewOffload[]> {
+  const offloads = deps.state.get(OFFLOADS);
   const out: ViewOffload[] = [];
-  for (const handle of handles) out.push(await offloadOf(rt, offloads, agentId, handle));
+  for (const handle of handles) out.push(await offloadOf(deps, offloads, agentId, handle));
   return out;
 }
 
 // Snapshots of back-to-back assemblies overlap; the promise is remembered so they share one read per handle.
-function offloadOf(rt: SnapshotDeps, offloads: OffloadCache, agentId: string, handle: string): Promise<ViewOffload> {
+function offloadOf(deps: SnapshotDeps, offloads: OffloadCache, agentId: string, handle: string): Promise<ViewOffload> {
   const key = `${agentId}\u0000${handle}`;
   const known = offloads.get(key);
   if (known) return known;
-  const read = rt
+  const read = deps
     .store(agentId)
     .tryReadMeta(handle)
     .catch(() => undefined)
@@ -102,7 +106,7 @@ function offloadOf(rt: SnapshotDeps, offloads: OffloadCache, agentId: string, ha
  * outputs read from the store. Never throws; a failure is logged with its code.
  */
 export function recordViewSnapshot(
-  rt: SnapshotDeps,
+  deps: SnapshotDeps,
   settings: AgentSettings,
   identity: SessionIdentity,
   input: ViewSnapshot,
@@ -112,13 +116,13 @@ export function recordViewSnapshot(
     const from = Math.max(0, input.kept.length - MAX_RECORDED_MESSAGES);
     for (let k = from; k < input.kept.length; k++) {
       const index = input.keptIndexes[k] ?? k;
-      const { role, ...rest } = describe(rt, input.kept[k], settings);
+      const { role, ...rest } = describe(deps, input.kept[k], settings);
       messages.push({ index, role, tokens: input.tokensOf(index), ...rest });
     }
     // Outputs offloaded before this assembly (by an earlier one, or stubs paydown wrote into the host's
     // transcript) are offloaded too: the kept tool results that cite a handle name them.
     const cited = messages.filter((m) => m.offloaded === true).flatMap((m) => m.handles ?? []);
-    const offloaded = await offloadsOfView(rt, identity.agentId, new Set([...input.handles, ...cited]));
+    const offloaded = await offloadsOfView(deps, identity.agentId, new Set([...input.handles, ...cited]));
     const record: Omit<ViewRecord, "schema"> = {
       agentId: identity.agentId,
       sessionKey: identity.sessionKey,
@@ -131,13 +135,13 @@ export function recordViewSnapshot(
       messages,
       offloaded,
       summary: input.summary.text
-        ? { text: rt.redact(settings, input.summary.text), tokens: input.summary.tokens }
+        ? { text: deps.redact(settings, input.summary.text), tokens: input.summary.tokens }
         : null,
       debt: input.debt,
     };
-    await rt.views.save(rt.root, record);
+    await deps.views.save(deps.root, record);
   })().catch((err: unknown) => {
-    rt.logger.warn(`view record not saved session=${identity.sessionKey}: ${errorMessage(err)}`);
+    deps.logger.warn(`view record not saved session=${identity.sessionKey}: ${errorMessage(err)}`);
   });
-  rt.views.track(job);
+  deps.views.track(job);
 }

@@ -48,14 +48,14 @@ const SUMMARY_RECORDS = stateSlot("summary:records", () => createVersionedCache<
  * reserve and the room left (early in the child's life; its own summary takes over).
  */
 export async function viewSummary(
-  rt: ViewSummaryDeps,
+  deps: ViewSummaryDeps,
   settings: AgentSettings,
   identity: SessionIdentity,
   input: SummaryRequest,
 ): Promise<ViewSummary> {
-  const own = await ownSummary(rt, settings, identity, input);
+  const own = await ownSummary(deps, settings, identity, input);
   if (!settings.summary.enabled) return own;
-  const inherited = await readInheritedSummary(rt, identity.agentId, identity.sessionKey);
+  const inherited = await readInheritedSummary(deps, identity.agentId, identity.sessionKey);
   if (!inherited) return own;
   const block = `${INHERITED_SUMMARY_HEADING}\n${inherited}`;
   const text = own.text ? `${own.text}\n\n${block}` : block;
@@ -71,17 +71,17 @@ export async function viewSummary(
  * the budget: the rendering shrinks until it fits the room left, or is skipped.
  */
 async function ownSummary(
-  rt: ViewSummaryDeps,
+  deps: ViewSummaryDeps,
   settings: AgentSettings,
   identity: SessionIdentity,
   input: SummaryRequest,
 ): Promise<ViewSummary> {
   if (!settings.summary.enabled) return { tokens: 0 };
   const target = Math.min(input.windowStart, input.messages.length);
-  const redact = (text: string) => rt.redact(settings, text);
-  const opened = await openCachedSummary(rt, identity, input.messages);
-  const advanced = await advanceSummary(rt, settings, identity, { opened, target, messages: input.messages, redact });
-  const entry = await saveSummary(rt, opened, advanced);
+  const redact = (text: string) => deps.redact(settings, text);
+  const opened = await openCachedSummary(deps, identity, input.messages);
+  const advanced = await advanceSummary(deps, settings, identity, { opened, target, messages: input.messages, redact });
+  const entry = await saveSummary(deps, opened, advanced);
   return renderWithinRoom(settings, input, { ...advanced, entry, target, redact });
 }
 
@@ -95,14 +95,14 @@ interface OpenedCachedSummary {
 
 /** Opens the summary of the current epoch; a sidecar that cannot be read is reported once and left for inspection. */
 async function openCachedSummary(
-  rt: ViewSummaryDeps,
+  deps: ViewSummaryDeps,
   identity: SessionIdentity,
   messages: readonly unknown[],
 ): Promise<OpenedCachedSummary> {
-  const reportedSidecars = rt.state.get(REPORTED_SIDECARS);
-  const sessionDir = rt.sessions.dir(identity.agentId, identity.sessionKey);
-  const { epoch, file, mtimeMs } = await findEpochSidecar(sessionDir, messages, rt.state.get(SUMMARY_RECORDS));
-  const cached = rt.state.get(SUMMARIES).get(file);
+  const reportedSidecars = deps.state.get(REPORTED_SIDECARS);
+  const sessionDir = deps.sessions.dir(identity.agentId, identity.sessionKey);
+  const { epoch, file, mtimeMs } = await findEpochSidecar(sessionDir, messages, deps.state.get(SUMMARY_RECORDS));
+  const cached = deps.state.get(SUMMARIES).get(file);
   const opened = await openSummary({
     sessionDir,
     messages,
@@ -111,10 +111,10 @@ async function openCachedSummary(
     onReadError: (code, message) => {
       if (reportedSidecars.has(file)) return;
       reportedSidecars.set(file, true);
-      rt.logger.error(
+      deps.logger.error(
         `summary sidecar problem ${code}: ${message}; it is left untouched for inspection (the summary is rebuilt in memory until it is fixed or removed)`,
       );
-      rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => countProblem(s, { code, message }));
+      deps.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => countProblem(s, { code, message }));
     },
   });
   return { opened, file, mtimeMs, cached };
@@ -137,14 +137,14 @@ function rendererOf(state: SummaryState, redact: (text: string) => string): Rend
  * needs it seals a pack holding the full record (an unchanged one was checked when it changed).
  */
 async function advanceSummary(
-  rt: ViewSummaryDeps,
+  deps: ViewSummaryDeps,
   settings: AgentSettings,
   identity: SessionIdentity,
   step: { opened: OpenedCachedSummary; target: number; messages: readonly unknown[]; redact: (t: string) => string },
 ): Promise<{ state: SummaryState; before: string; render: Render }> {
   const { opened, target, messages, redact } = step;
   const before = summaryKey(opened.opened.state);
-  const store = rt.store(identity.agentId);
+  const store = deps.store(identity.agentId);
   const state = await bringSummaryUpTo(opened.opened.state, messages, target, async (handle) =>
     (await store.tryRead(handle))?.toString("utf8"),
   );
@@ -168,7 +168,7 @@ async function advanceSummary(
 
 /** Saves a changed summary (never over a sidecar that could not be read) and caches it with its renders. */
 async function saveSummary(
-  rt: ViewSummaryDeps,
+  deps: ViewSummaryDeps,
   { opened, file, mtimeMs, cached }: OpenedCachedSummary,
   { state, before }: { state: SummaryState; before: string },
 ): Promise<CachedSummary> {
@@ -181,7 +181,7 @@ async function saveSummary(
     renders: cached && cached.stateKey === stateKey ? cached.renders : new Map(),
     stateKey,
   };
-  if (!opened.readFailed) rt.state.get(SUMMARIES).set(file, entry);
+  if (!opened.readFailed) deps.state.get(SUMMARIES).set(file, entry);
   return entry;
 }
 

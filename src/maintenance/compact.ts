@@ -67,12 +67,12 @@ export interface CompactInput {
  * whenever anything is reducible; otherwise a reason code explains why not.
  */
 export async function compactSession(
-  rt: CompactDeps,
+  deps: CompactDeps,
   settings: AgentSettings,
   input: CompactInput,
 ): Promise<CompactOutcome> {
   const { identity } = input;
-  const view = rt.lastViews.get(`${identity.agentId}\u0000${identity.sessionKey}`);
+  const view = deps.lastViews.get(`${identity.agentId}\u0000${identity.sessionKey}`);
   if (!view) return noAssembledView(input);
   const force = input.force === true;
   const budget = normalizeBudget(input.tokenBudget ?? view.budgetTokens, {
@@ -82,11 +82,12 @@ export async function compactSession(
   const tokensBefore = view.tokens;
   if (!force && withinTarget(settings, view, budget))
     return { ok: true, compacted: false, reason: "within_budget: already under target", result: { tokensBefore } };
-  const counter = rt.counter(settings);
+  const counter = deps.counter(settings);
   const window = compactionWindow(view, counter);
   const plan = planCompaction(window, view, { ...input, force });
-  if (plan.start <= view.start || plan.kept.length === 0) return nothingReducible(rt, settings, input, { view, plan });
-  const sealed = await sealUpTo(rt, settings, { identity, view, start: plan.start });
+  if (plan.start <= view.start || plan.kept.length === 0)
+    return nothingReducible(deps, settings, input, { view, plan });
+  const sealed = await sealUpTo(deps, settings, { identity, view, start: plan.start });
   const tokensAfter = plan.tokens + counter.countText(sealed.text);
   // Report not-smaller before anything is written: a compaction that says "no" changes nothing (summary, checkpoints,
   // frontier).
@@ -96,7 +97,7 @@ export async function compactSession(
       : "not_smaller";
     return { ok: true, compacted: false, reason, result: { tokensBefore, tokensAfter } };
   }
-  return commitCompaction(rt, input, view, { plan, sealed, tokensAfter });
+  return commitCompaction(deps, input, view, { plan, sealed, tokensAfter });
 }
 
 /**
@@ -120,14 +121,14 @@ function noAssembledView(input: CompactInput): CompactOutcome {
  * loads from its newest compaction entry on, and its precheck sizes that): the window's start is recorded there.
  */
 async function nothingReducible(
-  rt: CompactDeps,
+  deps: CompactDeps,
   settings: AgentSettings,
   input: CompactInput,
   { view, plan }: { view: LastView; plan: WindowPlan },
 ): Promise<CompactOutcome> {
   const { identity } = input;
   const recorded = input.hostTranscript
-    ? await recordWindowStart(rt, settings, { identity, view, file: input.hostTranscript })
+    ? await recordWindowStart(deps, settings, { identity, view, file: input.hostTranscript })
     : undefined;
   if (recorded) return recorded;
   // Literally true: the view holds only what the turn needs; the raw transcript is paid down by maintain().
@@ -147,7 +148,7 @@ async function nothingReducible(
 
 /** Stores the checkpoint, moves the view's frontier, records the compaction in the host's transcript when asked. */
 async function commitCompaction(
-  rt: CompactDeps,
+  deps: CompactDeps,
   input: CompactInput,
   view: LastView,
   { plan, sealed, tokensAfter }: { plan: WindowPlan; sealed: SealedSummary; tokensAfter: number },
@@ -159,14 +160,14 @@ async function commitCompaction(
   view.start = plan.start;
   view.tokens = tokensAfter;
   const recorded = input.hostTranscript
-    ? await recordInHostTranscript(rt, input.hostTranscript, {
+    ? await recordInHostTranscript(deps, input.hostTranscript, {
         firstKept: fingerprintMessage(messages[plan.start]),
         summary: sealed.text,
         tokensBefore,
         details: { engine: "context-ledger", checkpoint: handle },
       })
     : undefined;
-  void rt.events.write({
+  void deps.events.write({
     op: "compact:sealed",
     agentId: identity.agentId,
     sessionKey: identity.sessionKey,
@@ -201,17 +202,17 @@ interface SealedSummary {
  * hash): nothing is stored or saved until `commit`, so a compaction that answers not_smaller changes nothing.
  */
 async function sealUpTo(
-  rt: CompactDeps,
+  deps: CompactDeps,
   settings: AgentSettings,
   { identity, view, start }: { identity: SessionIdentity; view: LastView; start: number },
 ): Promise<SealedSummary> {
   const { messages } = view;
-  const store = rt.store(identity.agentId);
+  const store = deps.store(identity.agentId);
   const opened = await openSummary({
-    sessionDir: rt.sessions.dir(identity.agentId, identity.sessionKey),
+    sessionDir: deps.sessions.dir(identity.agentId, identity.sessionKey),
     messages,
     onReadError: (code, message) =>
-      rt.logger.error(`summary sidecar problem ${code}: ${message}; compaction leaves it untouched for inspection`),
+      deps.logger.error(`summary sidecar problem ${code}: ${message}; compaction leaves it untouched for inspection`),
   });
   const brought = await bringSummaryUpTo(opened.state, messages, start, async (h) =>
     (await store.tryRead(h))?.toString("utf8"),
@@ -220,7 +221,7 @@ async function sealUpTo(
     frontierIndex: start,
     frontierFingerprint: fingerprintMessage(messages[start]),
     artifactHandles: [...view.handles],
-    render: { maxChars: settings.summary.maxInjectedChars, redact: (t) => rt.redact(settings, t) },
+    render: { maxChars: settings.summary.maxInjectedChars, redact: (t) => deps.redact(settings, t) },
     stash: async (content) => ({ handle: handleForBytes(content) }),
   });
   const { handle } = sealed;
@@ -228,7 +229,7 @@ async function sealUpTo(
   const text = renderSummary(summary, {
     maxChars: settings.summary.maxInjectedChars,
     checkpointHandle: handle,
-    redact: (t) => rt.redact(settings, t),
+    redact: (t) => deps.redact(settings, t),
   });
   return {
     text,
@@ -244,7 +245,7 @@ async function sealUpTo(
           `Expected the checkpoint pack to store as ${handle}, got ${stored.handle}`,
         );
       await saveOpenedSummary(opened, summary);
-      await rt.sessions.update(identity.agentId, identity.sessionKey, (s) => {
+      await deps.sessions.update(identity.agentId, identity.sessionKey, (s) => {
         s.frontier = { ...frontier, total: messages.length };
         s.compactions += 1;
         s.checkpoints.push({ handle, at: new Date().toISOString(), coveredCount: summary.coveredCount });
@@ -263,7 +264,7 @@ async function sealUpTo(
  * keeps from there or later.
  */
 async function recordWindowStart(
-  rt: CompactDeps,
+  deps: CompactDeps,
   settings: AgentSettings,
   { identity, view, file }: { identity: SessionIdentity; view: LastView; file: string },
 ): Promise<CompactOutcome | undefined> {
@@ -272,15 +273,15 @@ async function recordWindowStart(
   if (start <= 0 || !isGenuineUserMessage(first)) return undefined;
   const firstKept = fingerprintMessage(first);
   if (!(await canAppendJsonlCompaction(file, firstKept))) return undefined;
-  const sealed = await sealUpTo(rt, settings, { identity, view, start });
+  const sealed = await sealUpTo(deps, settings, { identity, view, start });
   const handle = await sealed.commit({ start, anchor: firstKept });
-  const recorded = await recordInHostTranscript(rt, file, {
+  const recorded = await recordInHostTranscript(deps, file, {
     firstKept,
     summary: sealed.text,
     tokensBefore: view.tokens,
     details: { engine: "context-ledger", checkpoint: handle },
   });
-  void rt.events.write({
+  void deps.events.write({
     op: "compact:recorded",
     agentId: identity.agentId,
     sessionKey: identity.sessionKey,
@@ -306,19 +307,19 @@ async function recordWindowStart(
  * Appends the compaction to the host's transcript; a failure is logged and leaves the engine's own compaction standing.
  */
 async function recordInHostTranscript(
-  rt: CompactDeps,
+  deps: CompactDeps,
   file: string,
   entry: Parameters<typeof appendJsonlCompaction>[1],
 ) {
   try {
     const written = await appendJsonlCompaction(file, entry);
     if (!written)
-      rt.logger.warn(
+      deps.logger.warn(
         `compaction not recorded in the host transcript ${file}: its first kept message is not on the active branch, an equal compaction is there, or another process holds the session lock`,
       );
     return written;
   } catch (err) {
-    rt.logger.warn(`compaction not recorded in the host transcript ${file}: ${errorMessage(err)}`);
+    deps.logger.warn(`compaction not recorded in the host transcript ${file}: ${errorMessage(err)}`);
     return undefined;
   }
 }

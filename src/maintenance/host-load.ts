@@ -82,12 +82,12 @@ export function loadedTokens(message: unknown): number {
  * open and would append the user's message beside the entry, off the branch it loads.
  */
 export async function payDownHostLoad(
-  rt: HostLoadDeps,
+  deps: HostLoadDeps,
   settings: AgentSettings,
   input: { identity: SessionIdentity; file: string },
 ): Promise<HostLoadResult> {
   const { identity, file } = input;
-  const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
+  const state = await deps.sessions.read(identity.agentId, identity.sessionKey);
   const budget = state.lastDebt?.promptBudget ?? settings.budget.fallbackBudgetTokens;
   const targetTokens = Math.floor(budget * PAYDOWN_TARGET_SHARE);
   const messages = loadedMessages(await readJsonlTranscript(file));
@@ -95,14 +95,14 @@ export async function payDownHostLoad(
   if (loaded <= targetTokens) return { compacted: false, reason: "within_target", loadedTokens: loaded, targetTokens };
   // The newest turns that fit beside the summary the compaction entry carries.
   const keepFrom = newestTurnsWithin(messages, targetTokens - Math.ceil(settings.summary.maxInjectedChars / 4));
-  const outcome: CompactOutcome = await compactSession(rt, settings, {
+  const outcome: CompactOutcome = await compactSession(deps, settings, {
     identity,
     force: true,
     hostTranscript: file,
     ...(keepFrom !== undefined ? { keepFrom: fingerprintMessage(keepFrom) } : {}),
   }).catch((err: unknown): CompactOutcome => {
     // The turn's paydown stands; the host's own precheck asks for this compaction before the next turn if needed.
-    rt.logger.warn(`host load of ${file} not compacted: ${errorMessage(err)}`);
+    deps.logger.warn(`host load of ${file} not compacted: ${errorMessage(err)}`);
     return { ok: false, compacted: false, reason: "error" };
   });
   const firstKeptEntryId = outcome.result?.firstKeptEntryId;

@@ -73,7 +73,7 @@ export interface ReclaimDeps {
  * where there is nothing to do (maintenance off, no JSONL file); a failure is logged and changes nothing.
  */
 export async function boundTranscriptFile(
-  rt: TranscriptBoundDeps,
+  deps: TranscriptBoundDeps,
   settings: AgentSettings,
   input: {
     identity: SessionIdentity;
@@ -87,20 +87,20 @@ export async function boundTranscriptFile(
   if (!settings.enabled || !settings.maintenance.enabled) {
     // A killed reclaim's link is swept even after the reclaim was switched off (the reclaim sweeps otherwise).
     await sweepReclaimLinks(path.dirname(locator.file)).catch((err: unknown) => {
-      rt.logger.warn(`reclaim links beside ${locator.file} not swept: ${errorMessage(err)}`);
+      deps.logger.warn(`reclaim links beside ${locator.file} not swept: ${errorMessage(err)}`);
     });
     return undefined;
   }
   const { agentId, sessionKey } = input.identity;
   try {
     return await reclaimJsonlBranches(locator.file, {
-      store: rt.store(agentId),
-      agentDir: agentRoot(rt.root, agentId),
+      store: deps.store(agentId),
+      agentDir: agentRoot(deps.root, agentId),
       origin: { agentId, sessionKey },
       messagesAtAnySize: input.messagesAtAnySize,
     });
   } catch (err) {
-    rt.logger.warn(`transcript ${locator.file} not reclaimed: ${errorMessage(err)}`);
+    deps.logger.warn(`transcript ${locator.file} not reclaimed: ${errorMessage(err)}`);
     return { reclaimed: false, reason: "error", error: errorMessage(err) };
   }
 }

@@ -60,7 +60,7 @@ const nothing = (reason: string): PaydownResult => ({ changed: false, bytesFreed
  * instead). Bounded per call; honours `abortSignal`.
  */
 export async function payDownDebt(
-  rt: PaydownDeps,
+  deps: PaydownDeps,
   settings: AgentSettings,
   input: PaydownInput,
 ): Promise<PaydownResult> {
@@ -81,26 +81,32 @@ export async function payDownDebt(
         : undefined;
   if (!entries) return nothing("entry_ids_unavailable");
   const { identity } = input;
-  const state = await rt.sessions.read(identity.agentId, identity.sessionKey);
+  const state = await deps.sessions.read(identity.agentId, identity.sessionKey);
   // A rewrite before the turn the host has just stored races its admission of that message: an adopted session's
   // first rewrite (the whole raw history) on every line, and on 2026.9.x any rewrite at all (a clean-clone CI run
   // lost turn 18 of a served 20-turn session: "Persisted user turn changed before replay admission"). The maintain()
   // after the turn pays it down instead.
   if ((state.turns === 0 || sqlite) && awaitsAnswer(entries.map((e) => e.message))) return nothing("turn_in_flight");
   // A stub written into the transcript is permanent: it must cite the captured original, not the host's cut copy.
-  await settleCaptures(rt, identity);
+  await settleCaptures(deps, identity);
   let raw = entries.reduce((sum, e) => sum + estimateRawTokens(e.message), 0);
   // Oversized tool results always go: the prompt shows them as stubs anyway.
   const candidates = pickToolResults(entries, settings);
-  const store = rt.store(identity.agentId);
-  const captures = captureIndexOf(rt, identity.agentId);
+  const store = deps.store(identity.agentId);
+  const captures = captureIndexOf(deps, identity.agentId);
   const replacements: { entryId: string; message: Record<string, unknown> }[] = [];
   let freedChars = 0;
   for (const entry of candidates) {
     if (replacements.length >= settings.maintenance.maxEntriesPerCall) break;
     if (input.abortSignal?.aborted)
       throw new LedgerError("aborted", "Expected maintain() to run to completion, got an abort signal");
-    const stub = await stubEntry(entry, { settings, store, captures, identity, redact: (t) => rt.redact(settings, t) });
+    const stub = await stubEntry(entry, {
+      settings,
+      store,
+      captures,
+      identity,
+      redact: (t) => deps.redact(settings, t),
+    });
     if (!stub) continue;
     freedChars += textOf(entry.message).length - textOf(stub).length;
     replacements.push({ entryId: entry.id, message: stub });
@@ -110,7 +116,7 @@ export async function payDownDebt(
   // Write-ahead: gc must know the transcript cites these handles before the host rewrites it.
   const transcriptFile = locator.kind === "jsonl" ? locator.file : (sqlite?.file ?? "");
   await recordTranscriptReferences(
-    agentRoot(rt.root, identity.agentId),
+    agentRoot(deps.root, identity.agentId),
     transcriptFile,
     replacements.flatMap((r) => [...JSON.stringify(r.message).matchAll(HANDLE_IN_TEXT)].map((m) => m[0])),
   );
@@ -125,11 +131,11 @@ export async function payDownDebt(
   const settled = out.changed && sqlite ? await waitForSqliteProjection(sqlite, waitOptions(input)) : undefined;
   if (out.changed) {
     // The raw tally no longer matches the transcript: recount (by chars, cheap) at the next assemble.
-    rt.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
+    deps.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
       s.raw = { count: 0, lastFingerprint: null, tokens: 0, reducibleChars: 0 };
     });
   }
-  void rt.events.write({
+  void deps.events.write({
     op: "paydown",
     agentId: identity.agentId,
     sessionKey: identity.sessionKey,

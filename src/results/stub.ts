@@ -34,7 +34,7 @@ export interface BuildStubOptions {
   preview?: string;
   /**
    * Secret redaction applied to the summary and the preview (the preview is
-   * redacted before it is cut). Pass the agent's rules (`rt.redact`); `(t) => t`
+   * redacted before it is cut). Pass the agent's rules (`deps.redact`); `(t) => t`
    * only when config switches redaction off. @default the built-in rules
    */
   redact?: (text: string) => string;

@@ -22,15 +22,15 @@ export function isInternalSessionKey(sessionKey: string): boolean {
  * stashed stay in the content-addressed store (shared, collected by `store gc`).
  */
 export async function forgetInternalSessions(
-  rt: InternalSessionDeps,
+  deps: InternalSessionDeps,
   sessions: Iterable<{ agentId: string; sessionKey: string }>,
 ): Promise<number> {
-  await rt.sessions.flush();
+  await deps.sessions.flush();
   let removed = 0;
   for (const { agentId, sessionKey } of sessions) {
     if (!isInternalSessionKey(sessionKey)) continue;
-    rt.lastViews.delete(`${agentId}\u0000${sessionKey}`);
-    await fsp.rm(rt.sessions.dir(agentId, sessionKey), { recursive: true, force: true });
+    deps.lastViews.delete(`${agentId}\u0000${sessionKey}`);
+    await fsp.rm(deps.sessions.dir(agentId, sessionKey), { recursive: true, force: true });
     removed++;
   }
   return removed;

@@ -31,7 +31,7 @@ export interface SubagentSpawnInput {
  * when the spawn fails.
  */
 export async function prepareSubagentContext(
-  rt: SubagentDeps,
+  deps: SubagentDeps,
   input: SubagentSpawnInput,
   fallbackAgentId: string,
 ): Promise<{ rollback: () => Promise<void> } | undefined> {
@@ -39,18 +39,18 @@ export async function prepareSubagentContext(
   if (typeof input.parentSessionKey !== "string" || typeof input.childSessionKey !== "string") return undefined;
   const parentAgent = agentIdFromSessionKey(input.parentSessionKey) ?? fallbackAgentId;
   const childAgent = agentIdFromSessionKey(input.childSessionKey) ?? parentAgent;
-  const settings = rt.settings(parentAgent);
+  const settings = deps.settings(parentAgent);
   // Rendered to leave the heading room inside the child's summary reserve (see readInheritedSummary).
   const maxChars = Math.max(200, settings.summary.maxInjectedChars - INHERITED_SUMMARY_HEADING.length - 1);
   const bounded = await newestSummaryText(
-    rt.sessions.dir(parentAgent, input.parentSessionKey),
-    (t) => rt.redact(settings, t),
+    deps.sessions.dir(parentAgent, input.parentSessionKey),
+    (t) => deps.redact(settings, t),
     maxChars,
   );
   if (!bounded) return undefined;
-  const file = path.join(rt.sessions.dir(childAgent, input.childSessionKey), INHERITED_SUMMARY_FILE);
+  const file = path.join(deps.sessions.dir(childAgent, input.childSessionKey), INHERITED_SUMMARY_FILE);
   await writeFileAtomic(file, bounded);
-  void rt.events.write({
+  void deps.events.write({
     op: "subagent:fork",
     parent: input.parentSessionKey,
     child: input.childSessionKey,
@@ -61,13 +61,13 @@ export async function prepareSubagentContext(
 
 /** Cleans what a child inherited when it ends. */
 export async function endSubagentContext(
-  rt: Pick<LedgerServices, "sessions">,
+  deps: Pick<LedgerServices, "sessions">,
   childSessionKey: unknown,
   fallbackAgentId: string,
 ): Promise<void> {
   if (typeof childSessionKey !== "string") return;
   const agent = agentIdFromSessionKey(childSessionKey) ?? fallbackAgentId;
-  await fsp.rm(path.join(rt.sessions.dir(agent, childSessionKey), INHERITED_SUMMARY_FILE), { force: true });
+  await fsp.rm(path.join(deps.sessions.dir(agent, childSessionKey), INHERITED_SUMMARY_FILE), { force: true });
 }
 
 async function newestSummaryText(
@@ -90,14 +90,14 @@ const INHERITED_TEXTS = stateSlot("subagents:inherited", () => createVersionedCa
  * call); the text is read once per version of the file.
  */
 export async function readInheritedSummary(
-  rt: Pick<LedgerServices, "sessions" | "state">,
+  deps: Pick<LedgerServices, "sessions" | "state">,
   agentId: string,
   sessionKey: string,
 ): Promise<string | undefined> {
   if (!sessionKey.includes(":subagent:")) return undefined;
-  const file = path.join(rt.sessions.dir(agentId, sessionKey), INHERITED_SUMMARY_FILE);
+  const file = path.join(deps.sessions.dir(agentId, sessionKey), INHERITED_SUMMARY_FILE);
   const mtimeMs = mtimeOrMissing(file);
   if (mtimeMs < 0) return undefined;
-  const inheritedTexts = rt.state.get(INHERITED_TEXTS);
+  const inheritedTexts = deps.state.get(INHERITED_TEXTS);
   return inheritedTexts(file, mtimeMs, () => fsp.readFile(file, "utf8").catch(() => undefined));
 }

@@ -48,7 +48,7 @@ export interface CommitTurnResult {
  * after a crash re-stashes harmlessly) and the state, with the key, is written
  * in one rename, which is the commit point.
  */
-export async function commitTurnMessages(rt: CommitTurnDeps, input: CommitTurnInput): Promise<CommitTurnResult> {
+export async function commitTurnMessages(deps: CommitTurnDeps, input: CommitTurnInput): Promise<CommitTurnResult> {
   const { identity } = input;
   if (typeof input.advancementKey !== "string" || input.advancementKey.length === 0) {
     throw new LedgerError(
@@ -58,10 +58,10 @@ export async function commitTurnMessages(rt: CommitTurnDeps, input: CommitTurnIn
   }
   const key = input.advancementKey;
   const messages = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
-  const settings = rt.settings(identity.agentId);
+  const settings = deps.settings(identity.agentId);
   // Outputs the after_tool_call hook is still storing are linked, not captured again from the host's cut copy.
-  await settleCaptures(rt, identity);
-  return rt.sessions.update<CommitTurnResult>(identity.agentId, identity.sessionKey, async (state) => {
+  await settleCaptures(deps, identity);
+  return deps.sessions.update<CommitTurnResult>(identity.agentId, identity.sessionKey, async (state) => {
     if (state.committedKeys.includes(key)) return { value: { status: "duplicate" }, write: false };
     let turn = messages;
     if (input.transcriptFrom !== undefined) {
@@ -82,11 +82,11 @@ export async function commitTurnMessages(rt: CommitTurnDeps, input: CommitTurnIn
         ? await captureTurnOutputs({
             messages: turn,
             settings,
-            store: rt.store(identity.agentId),
-            captures: captureIndexOf(rt, identity.agentId),
+            store: deps.store(identity.agentId),
+            captures: captureIndexOf(deps, identity.agentId),
             origin: { agentId: identity.agentId, sessionKey: identity.sessionKey, sessionId: identity.sessionId },
             teedOutput: (toolCallId, toolName) =>
-              takeTeedOutput(rt, {
+              takeTeedOutput(deps, {
                 agentId: identity.agentId,
                 session: captureSessionOf(identity),
                 toolCallId,
@@ -103,10 +103,10 @@ export async function commitTurnMessages(rt: CommitTurnDeps, input: CommitTurnIn
         count: (state.unstored?.count ?? 0) + 1,
         last: { at: new Date().toISOString(), reason: err.message },
       };
-      rt.logger.warn(
+      deps.logger.warn(
         `commitTurn session=${identity.sessionKey}: store_full: tool outputs of this turn were not stored (${err.message})`,
       );
-      void rt.events.write({
+      void deps.events.write({
         op: "commitTurn:not-stored",
         agentId: identity.agentId,
         sessionKey: identity.sessionKey,

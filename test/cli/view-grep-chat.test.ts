@@ -89,14 +89,14 @@ describe("view, grep and /ledger through a real assemble", () => {
   });
 
   it("/ledger status, view and fetch lines A-B answer in chat; registration is idempotent", async () => {
-    const rt = t.rt;
-    const status = await runChatCommand(rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: "status" });
+    const services = t.services;
+    const status = await runChatCommand(services, { agentId: "main", sessionKey: SESSION.sessionKey, args: "status" });
     expect(status.text).toMatch(/Prompt [\d,]+ of 8,000 budget tokens/);
-    const view = await runChatCommand(rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: "view" });
+    const view = await runChatCommand(services, { agentId: "main", sessionKey: SESSION.sessionKey, args: "view" });
     expect(view.text).toContain("What the model saw · turn 1");
     const handle = /offloaded (ledger:v1:sha256:[0-9a-f]{64})/.exec(view.text)?.[1];
     expect(handle).toBeDefined();
-    const fetched = await runChatCommand(rt, {
+    const fetched = await runChatCommand(services, {
       agentId: "main",
       sessionKey: SESSION.sessionKey,
       args: `fetch ${handle} lines 2-3`,
@@ -104,30 +104,35 @@ describe("view, grep and /ledger through a real assemble", () => {
     expect(fetched.text.split("\n").slice(1)).toHaveLength(2);
     expect(fetched.text).toMatch(/^\[context-ledger fetch ledger:v1:sha256:/);
     expect(
-      (await runChatCommand(rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: `fetch ${handle} lines x` }))
-        .text,
+      (
+        await runChatCommand(services, {
+          agentId: "main",
+          sessionKey: SESSION.sessionKey,
+          args: `fetch ${handle} lines x`,
+        })
+      ).text,
     ).toContain("Expected `lines A-B`");
     // A chat that names no agent reads no store (there is no fallback to `main`).
-    expect((await runChatCommand(rt, { args: `fetch ${handle} lines 2-3` })).text).toMatch(/names no agent/);
+    expect((await runChatCommand(services, { args: `fetch ${handle} lines 2-3` })).text).toMatch(/names no agent/);
     // Another session of the same agent may not read this session's outputs in chat.
-    const other = await runChatCommand(rt, {
+    const other = await runChatCommand(services, {
       agentId: "main",
       sessionKey: "agent:main:other",
       args: `fetch ${handle}`,
     });
     expect(other.text).toMatch(/No output of this chat's session has that handle/);
-    const typo = await runChatCommand(rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: "stauts" });
+    const typo = await runChatCommand(services, { agentId: "main", sessionKey: SESSION.sessionKey, args: "stauts" });
     expect(typo.text).toMatch(
       /^Unknown \/ledger command `stauts`; expected status, view or fetch\. Did you mean `\/ledger status`\?\n/,
     );
     expect(typo.text).toContain("/ledger fetch HANDLE lines A-B");
     // A typo is answered as one even in a chat that names no agent.
-    expect((await runChatCommand(rt, { args: "veiw" })).text).toContain("Did you mean `/ledger view`?");
-    expect((await runChatCommand(rt, { args: "zzzzzz" })).text).not.toContain("Did you mean");
+    expect((await runChatCommand(services, { args: "veiw" })).text).toContain("Did you mean `/ledger view`?");
+    expect((await runChatCommand(services, { args: "zzzzzz" })).text).not.toContain("Did you mean");
     const registered: unknown[] = [];
     const api = { registerCommand: (c: unknown) => registered.push(c) } as never;
-    registerChatCommand(api, rt);
-    registerChatCommand(api, rt);
+    registerChatCommand(api, services);
+    registerChatCommand(api, services);
     expect(registered).toHaveLength(1);
   });
 });
@@ -137,7 +142,7 @@ describe("view records keep what the model was shown", () => {
     const t = await createTestEngine();
     const S = { sessionId: "s-stubbed", sessionKey: "agent:main:stubbed" };
     const original = logText(30_000, 7);
-    const { handle } = await t.rt.store("main").stash(original, { origin: { toolName: "exec" } } as never);
+    const { handle } = await t.services.store("main").stash(original, { origin: { toolName: "exec" } } as never);
     // The transcript as paydown leaves it: the tool result is a stub, nothing is left to offload.
     const messages = [
       user("run the build"),
@@ -164,7 +169,7 @@ describe("view records keep what the model was shown", () => {
     );
     expect(fetched.code, fetched.stderr).toBe(0);
     expect(fetched.stdout).toBe(`${original.split("\n").slice(0, 2).join("\n")}\n`);
-    const chat = await runChatCommand(t.rt, { agentId: "main", sessionKey: S.sessionKey, args: "view" });
+    const chat = await runChatCommand(t.services, { agentId: "main", sessionKey: S.sessionKey, args: "view" });
     expect(chat.text).toContain(`offloaded ${handle}`);
     await t.cleanup();
   });
@@ -204,7 +209,7 @@ describe("figures of the turn's main prompt", () => {
     expect(session.promptBudget).toBe(31_964);
     expect(session.assembledTokens).toBeGreaterThan(512);
     expect(session.hostInTurnAssembles).toEqual({ count: 2, smallestBudget: 512 });
-    const chat = (await runChatCommand(t.rt, { agentId: "main", sessionKey: S.sessionKey, args: "status" })).text;
+    const chat = (await runChatCommand(t.services, { agentId: "main", sessionKey: S.sessionKey, args: "status" })).text;
     expect(chat).toMatch(/Prompt [\d,]+ of 31,964 budget tokens; raw history/);
     expect(chat).toContain(
       "(the turn's main prompt; the host's 2 other assembles for the turn had budgets down to 512)",
@@ -224,7 +229,7 @@ describe("view marks offloaded only what is offloaded", () => {
     const t = await createTestEngine();
     const S = { sessionId: "s-mention", sessionKey: "agent:main:mention" };
     const original = logText(30_000, 3);
-    const { handle } = await t.rt.store("main").stash(original, { origin: { toolName: "exec" } } as never);
+    const { handle } = await t.services.store("main").stash(original, { origin: { toolName: "exec" } } as never);
     const messages = [
       user("run the build"),
       call("c1", "exec", { command: "make" }),
@@ -260,7 +265,7 @@ describe("handles a person can type in chat", () => {
     const t = await createTestEngine();
     const S = { sessionId: "s-typed", sessionKey: "agent:main:typed" };
     const original = logText(30_000, 11);
-    const { handle } = await t.rt.store("main").stash(original, {
+    const { handle } = await t.services.store("main").stash(original, {
       origin: { toolName: "exec", sessionKey: S.sessionKey },
     } as never);
     // The stub paydown and session clean write into the host's transcript.
@@ -268,7 +273,7 @@ describe("handles a person can type in chat", () => {
     const hint = /In chat: `\/ledger (fetch [^`]+)`/.exec(stub)?.[1];
     expect(hint).toMatch(/^fetch [0-9a-f]{12}$/);
     const chat = (args: string, sessionKey = S.sessionKey) =>
-      runChatCommand(t.rt, { agentId: "main", sessionKey, args }).then((r) => r.text);
+      runChatCommand(t.services, { agentId: "main", sessionKey, args }).then((r) => r.text);
     const fetched = await chat(`${hint} tail 3`);
     expect(fetched.split("\n").slice(1).join("\n")).toBe(original.split("\n").slice(-3).join("\n"));
     expect(fetched).toContain(`[context-ledger fetch ${handle}`);
@@ -295,8 +300,9 @@ describe("handles a person can type in chat", () => {
     const twins = ["3f2a9c0d11", "3f2a9c0d22"].map((hex) => `ledger:v1:sha256:${hex.padEnd(64, "0")}`);
     await t.engine.assemble({ ...S, messages: [user(`compare ${twins[0]} with ${twins[1]}`)], tokenBudget: 8_000 });
     await t.engine.dispose();
-    const text = (await runChatCommand(t.rt, { agentId: "main", sessionKey: S.sessionKey, args: "fetch 3f2a9c0d" }))
-      .text;
+    const text = (
+      await runChatCommand(t.services, { agentId: "main", sessionKey: S.sessionKey, args: "fetch 3f2a9c0d" })
+    ).text;
     expect(text).toContain("Expected `3f2a9c0d` to start one handle of this chat's session, got 2:");
     for (const h of twins) expect(text).toContain(h);
     await t.cleanup();
@@ -306,11 +312,13 @@ describe("handles a person can type in chat", () => {
 describe("/ledger status for an agent context-ledger is off for", () => {
   it("says the agent is disabled instead of showing an empty session", async () => {
     const t = await createTestEngine({ agents: { ops: { enabled: false } } });
-    const text = (await runChatCommand(t.rt, { agentId: "ops", sessionKey: "agent:ops:main", args: "status" })).text;
+    const text = (await runChatCommand(t.services, { agentId: "ops", sessionKey: "agent:ops:main", args: "status" }))
+      .text;
     expect(text).toMatch(/^context-ledger · agent ops: 0 stored outputs/);
     expect(text).toContain("context-ledger is disabled for agent ops");
     expect(text).not.toContain("no turn assembled");
-    const main = (await runChatCommand(t.rt, { agentId: "main", sessionKey: "agent:main:main", args: "status" })).text;
+    const main = (await runChatCommand(t.services, { agentId: "main", sessionKey: "agent:main:main", args: "status" }))
+      .text;
     expect(main).not.toContain("disabled");
     await t.cleanup();
   });
@@ -320,7 +328,7 @@ describe("/ledger status for an agent context-ledger is off for", () => {
     await t.engine.assemble({ ...SESSION, messages: conversation(3, 3_000), tokenBudget: 8_000 });
     await t.engine.dispose();
     const ask = (config: Record<string, unknown>) =>
-      runChatCommand(t.rt, { agentId: "main", sessionKey: SESSION.sessionKey, args: "status", config });
+      runChatCommand(t.services, { agentId: "main", sessionKey: SESSION.sessionKey, args: "status", config });
     const on = (await ask({ plugins: { slots: { contextEngine: "context-ledger" } } })).text;
     expect(on).toContain(`Session ${SESSION.sessionKey}: `);
     expect(on).not.toContain("is off");

@@ -102,9 +102,9 @@ describe("process-wide state across plugin versions", () => {
           ? oldLocks
           : 7;
     try {
-      const rt = createLedgerRuntime({ config: parseConfig({ stateDir: root }) });
-      expect(rt.requestOverhead).toBeInstanceOf(Map);
-      expect(rt.processWide.get(stateSlot("probe", () => "this version's object"))).toBe("this version's object");
+      const services = createLedgerRuntime({ config: parseConfig({ stateDir: root }) });
+      expect(services.requestOverhead).toBeInstanceOf(Map);
+      expect(services.processWide.get(stateSlot("probe", () => "this version's object"))).toBe("this version's object");
       await expect(withFileLock(path.join(tmp(), "state.lock"), () => Promise.resolve("locked"))).resolves.toBe(
         "locked",
       );

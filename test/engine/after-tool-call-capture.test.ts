@@ -34,17 +34,17 @@ describe("after_tool_call capture", () => {
     t = await createTestEngine();
     hook = undefined;
     const api = { on: (name: string, handler: Hook) => void (name === "after_tool_call" && (hook = handler)) };
-    registerCapture(api, t.rt, (agentId) => createCaptureIndex(t.rt.root, agentId));
+    registerCapture(api, t.services, (agentId) => createCaptureIndex(t.services.root, agentId));
   });
   afterEach(async () => t.cleanup());
 
   it("an engine of another copy of the plugin in the process waits for the capture as well", async () => {
     // 2026.9.6 loads the plugin twice (`full` and `discovery`): each copy builds its own runtime on the same state
     // root, and the hooks of one copy serve the engine of the other.
-    const other = createLedgerRuntime({ config: t.rt.config, hostLogger: createMemoryLogger().logger });
+    const other = createLedgerRuntime({ config: t.services.config, hostLogger: createMemoryLogger().logger });
     let release = (): void => undefined;
     const writing = new Promise<void>((resolve) => (release = resolve));
-    pendingCapturesOf(t.rt).track({ sessionKey: "agent:main:copies" }, writing);
+    pendingCapturesOf(t.services).track({ sessionKey: "agent:main:copies" }, writing);
     expect(await pendingCapturesOf(other).settle({ sessionKey: "agent:main:copies" }, 30)).toBe(1);
     release();
     expect(await pendingCapturesOf(other).settle({ sessionKey: "agent:main:copies" }, 1_000)).toBe(0);
@@ -79,7 +79,7 @@ describe("after_tool_call capture", () => {
     const stub = out.messages.find((m) => m.role === "toolResult")?.content[0]?.text ?? "";
     expect(parseStubHandle(stub)).toBe(handleForBytes(full));
     expect(stub).toContain(`Full output stored losslessly under this handle: ${full.length.toLocaleString("en-US")}`);
-    expect((await t.rt.store("main").read(handleForBytes(full))).toString("utf8")).toBe(full);
+    expect((await t.services.store("main").read(handleForBytes(full))).toString("utf8")).toBe(full);
   });
 
   it("files nothing when the call names no agent (no fallback to main)", async () => {
@@ -92,9 +92,9 @@ describe("after_tool_call capture", () => {
       },
       { sessionId: "s-anon", toolName: "exec" },
     );
-    await pendingCapturesOf(t.rt).settle({ sessionId: "s-anon" });
-    expect(await t.rt.store("main").has(handleForBytes(full))).toBe(false);
-    expect(await listAgentIds(t.rt.root)).not.toContain("main");
+    await pendingCapturesOf(t.services).settle({ sessionId: "s-anon" });
+    expect(await t.services.store("main").has(handleForBytes(full))).toBe(false);
+    expect(await listAgentIds(t.services.root)).not.toContain("main");
   });
 
   it("takes the agent from the session key when the context does not name it", async () => {
@@ -107,8 +107,8 @@ describe("after_tool_call capture", () => {
       },
       { sessionKey: "agent:ops:work", toolName: "exec" },
     );
-    await pendingCapturesOf(t.rt).settle({ sessionKey: "agent:ops:work" });
-    expect(await t.rt.store("ops").has(handleForBytes(full))).toBe(true);
-    expect(await t.rt.store("main").has(handleForBytes(full))).toBe(false);
+    await pendingCapturesOf(t.services).settle({ sessionKey: "agent:ops:work" });
+    expect(await t.services.store("ops").has(handleForBytes(full))).toBe(true);
+    expect(await t.services.store("main").has(handleForBytes(full))).toBe(false);
   });
 });

@@ -29,8 +29,8 @@ describe("an assemble's waits", () => {
   it("does not give the event loop away once the session's state is cached and its outputs stored", async () => {
     const history = conversation(6);
     await t.engine.assemble({ ...ids, messages: history, tokenBudget: 32_000 });
-    await t.rt.sessions.flush();
-    await t.rt.views.flush();
+    await t.services.sessions.flush();
+    await t.services.views.flush();
 
     // The next turn: the same stored outputs, a new user message.
     const next = [...history, assistant("Noted."), user("Turn 6: and the tests?")];

@@ -101,7 +101,7 @@ describe("elastic, cache-aware windows", () => {
     expect(withHandle.length).toBeGreaterThan(0);
     for (const m of withHandle) {
       const original = messages.find((x) => (x as { toolCallId?: string }).toolCallId === m.toolCallId);
-      expect(await t.rt.store("main").readText(HANDLE.exec(textOf(m))![0])).toBe(textOf(original));
+      expect(await t.services.store("main").readText(HANDLE.exec(textOf(m))![0])).toBe(textOf(original));
     }
     for (const m of cleared.filter((c) => !HANDLE.test(textOf(c)))) expect(textOf(m)).toContain("rerun the tool");
   });

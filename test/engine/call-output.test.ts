@@ -25,7 +25,7 @@ async function startWrapped(
   command: string,
 ): Promise<{ done: Promise<Buffer>; pid: number }> {
   const hooked = await wrapForFullCapture(
-    t.rt,
+    t.services,
     { config: {}, trackPending: true },
     { toolName: "exec", toolCallId: ctx.toolCallId, params: { command } },
     ctx,
@@ -37,10 +37,10 @@ async function startWrapped(
 function fetchToolOf(t: TestEngine, sessionKey: string, waitMs?: number): LedgerTool {
   const [fetch] = createLedgerTools(
     {
-      openStore: (agentId) => t.rt.store(agentId),
+      openStore: (agentId) => t.services.store(agentId),
       readableAgents: () => [],
       outputOfCall: (agentId, context, id) =>
-        storedOutputOfCall(t.rt, agentId, {
+        storedOutputOfCall(t.services, agentId, {
           session: captureSessionOf(context),
           toolCallId: id,
           ...(waitMs === undefined ? {} : { waitMs }),
@@ -63,7 +63,7 @@ describe("fetching a call's output by its id", () => {
       const result = { content: [{ type: "text", text: "(the host's cut copy)" }] };
       // The host fires after_tool_call without waiting for it: its store of the tee file is under way when the
       // model's fetch of the same call arrives.
-      const hook = storeTeedCall(t.rt, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
+      const hook = storeTeedCall(t.services, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
       const got = await fetchToolOf(t, ctx.sessionKey).execute("call_f1", {
         toolCallId: ctx.toolCallId,
         lines: `${LINES - 9}-${LINES}`,
@@ -82,7 +82,7 @@ describe("fetching a call's output by its id", () => {
       const ctx = { agentId: "main", sessionKey: "agent:main:bg", toolCallId: "call_bg" };
       const running = await startWrapped(t, ctx, `sleep 0.5; ${NUMBERED}`);
       const result = { content: [{ type: "text", text: "Command still running (session abc12345, pid 1)." }] };
-      await storeTeedCall(t.rt, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
+      await storeTeedCall(t.services, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
       const got = await fetchToolOf(t, ctx.sessionKey, 20_000).execute("call_f1", {
         toolCallId: ctx.toolCallId,
         lines: `${LINES - 9}-${LINES}`,
@@ -101,7 +101,7 @@ describe("fetching a call's output by its id", () => {
       const ctx = { agentId: "main", sessionKey: "agent:main:slow", toolCallId: "call_slow" };
       const running = await startWrapped(t, ctx, "echo started; sleep 30");
       const result = { content: [{ type: "text", text: "Command still running (session abc12345, pid 1)." }] };
-      await storeTeedCall(t.rt, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
+      await storeTeedCall(t.services, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
       const started = Date.now();
       const got = await fetchToolOf(t, ctx.sessionKey, 300).execute("call_f1", { toolCallId: ctx.toolCallId });
       expect(Date.now() - started).toBeLessThan(5_000);

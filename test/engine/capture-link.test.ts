@@ -20,8 +20,8 @@ describe("assembly links host copies to captures", () => {
   afterEach(async () => t.cleanup());
 
   const capture = async (sessionKey: string, sessionId: string, rawId: string, text: string) => {
-    const { handle } = await t.rt.store("main").stash(text);
-    await createCaptureIndex(t.rt.root, "main").record({
+    const { handle } = await t.services.store("main").stash(text);
+    await createCaptureIndex(t.services.root, "main").record({
       toolCallId: rawId,
       toolName: "exec",
       sessionKey,

@@ -23,12 +23,12 @@ describe("compact() that answers not_smaller", () => {
     const messages: unknown[] = [];
     for (let i = 0; i < 60; i++) messages.push(user(`q${i}`), assistant(`a${i}`));
     await t.engine.assemble({ ...s, messages, tokenBudget: 3_000 });
-    await t.rt.sessions.flush();
+    await t.services.sessions.flush();
     // assemble also records what `context-ledger view` shows, in the background: settle it before the snapshot.
-    await t.rt.views.flush();
+    await t.services.views.flush();
     const before = await listFiles(t.dir);
     const artifactsBefore: string[] = [];
-    for await (const m of t.rt.store("main").list()) artifactsBefore.push(m.handle);
+    for await (const m of t.services.store("main").list()) artifactsBefore.push(m.handle);
     const r = (await t.engine.compact({ ...s, force: true, tokenBudget: 3_000 })) as {
       compacted: boolean;
       reason?: string;
@@ -39,7 +39,7 @@ describe("compact() that answers not_smaller", () => {
       reason: expect.stringMatching(/^not_smaller(: nothing to compact|$)/),
     });
     const artifactsAfter: string[] = [];
-    for await (const m of t.rt.store("main").list()) artifactsAfter.push(m.handle);
+    for await (const m of t.services.store("main").list()) artifactsAfter.push(m.handle);
     expect(artifactsAfter).toEqual(artifactsBefore);
     const after = await listFiles(t.dir);
     const changed = [...after.keys()].filter((f) => before.get(f) !== after.get(f) && !f.endsWith("state.json"));

@@ -3,9 +3,15 @@ import { createTestEngine } from "../support/engine-harness.js";
 import type { LedgerRuntime } from "../../src/runtime/ledger-runtime.js";
 
 /** The turns the runtime's session state holds (read from disk, so a commit is what persisted). */
-async function committedTurns(rt: LedgerRuntime, sessionKey: string): Promise<{ key: string; messages: number }[]> {
-  await rt.sessions.flush();
-  return (await rt.sessions.read("main", sessionKey)).recentTurns.map((r) => ({ key: r.key, messages: r.messages }));
+async function committedTurns(
+  services: LedgerRuntime,
+  sessionKey: string,
+): Promise<{ key: string; messages: number }[]> {
+  await services.sessions.flush();
+  return (await services.sessions.read("main", sessionKey)).recentTurns.map((r) => ({
+    key: r.key,
+    messages: r.messages,
+  }));
 }
 
 describeEngineConformance("context-ledger (2026.9 factory)", async () => {
@@ -13,7 +19,7 @@ describeEngineConformance("context-ledger (2026.9 factory)", async () => {
   return {
     engine: t.engine as never,
     restart: () => t.restart() as never,
-    committedTurns: (key) => committedTurns(t.rt, key),
+    committedTurns: (key) => committedTurns(t.services, key),
     cleanup: () => t.cleanup(),
   };
 });
@@ -23,7 +29,7 @@ describeEngineConformance("context-ledger (2026.4 factory, no argument)", async 
   return {
     engine: t.engine as never,
     restart: () => t.restart() as never,
-    committedTurns: (key) => committedTurns(t.rt, key),
+    committedTurns: (key) => committedTurns(t.services, key),
     cleanup: () => t.cleanup(),
   };
 });

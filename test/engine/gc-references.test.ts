@@ -88,7 +88,7 @@ describe("gc keeps every artifact something still cites", () => {
     const cited = handlesOf(JSON.stringify(written));
     expect(cited.length).toBeGreaterThan(0);
     await gcAll(agentRoot(t.dir, "main"));
-    for (const h of cited) expect(await t.rt.store("main").has(h), h).toBe(true);
+    for (const h of cited) expect(await t.services.store("main").has(h), h).toBe(true);
   });
 
   it("after a transcript reclaim: the packed branches keep their parts, cited by the transcript or elsewhere", async () => {
@@ -204,10 +204,10 @@ describe("gc keeps every artifact something still cites", () => {
     const handle = parseStubHandle(handlesOf(first).map((h) => `[context-ledger artifact ${h}]`)[0]);
     expect(handle).toBeDefined();
     // An operator's gc (another process: it cannot see this prompt) removes it.
-    await t.rt.store("main").gc({ maxAgeMs: -1, referenced: new Set() });
-    expect(await t.rt.store("main").has(handle as string)).toBe(false);
+    await t.services.store("main").gc({ maxAgeMs: -1, referenced: new Set() });
+    expect(await t.services.store("main").has(handle as string)).toBe(false);
     const second = JSON.stringify(await t.engine.assemble({ ...s, messages, tokenBudget: 50_000 }));
     expect(second).toContain(handle as string);
-    expect(await t.rt.store("main").has(handle as string)).toBe(true);
+    expect(await t.services.store("main").has(handle as string)).toBe(true);
   });
 });

@@ -45,11 +45,11 @@ describe("engine on the host lines", () => {
         messages: [user("remember"), assistant("ok")],
       });
     }
-    await t.rt.sessions.flush();
-    expect(existsSync(t.rt.sessions.dir("main", internalKey))).toBe(true);
+    await t.services.sessions.flush();
+    expect(existsSync(t.services.sessions.dir("main", internalKey))).toBe(true);
     await t.engine.dispose();
-    expect(existsSync(t.rt.sessions.dir("main", internalKey))).toBe(false);
-    expect(existsSync(t.rt.sessions.dir("main", "agent:main:chat"))).toBe(true);
+    expect(existsSync(t.services.sessions.dir("main", internalKey))).toBe(false);
+    expect(existsSync(t.services.sessions.dir("main", "agent:main:chat"))).toBe(true);
   });
 
   // 2026.8.2 too: its preflight threw "Preflight compaction required but failed: nothing_reducible" and ended turns 3-6
@@ -59,8 +59,12 @@ describe("engine on the host lines", () => {
     async (version) => {
       const dir = await mkdtemp(path.join(os.tmpdir(), "ledger-preflight-"));
       cleanups.push(() => rm(dir, { recursive: true, force: true }));
-      const rt = createLedgerRuntime({ config: parseConfig({ stateDir: dir }) });
-      const engine = createEngine(rt, { config: {}, agentDir: path.join(dir, "agents", "main", "agent") }, version);
+      const services = createLedgerRuntime({ config: parseConfig({ stateDir: dir }) });
+      const engine = createEngine(
+        services,
+        { config: {}, agentDir: path.join(dir, "agents", "main", "agent") },
+        version,
+      );
       const messages = [user("run it"), call("call_b_1-x", "exec"), result("call_b_1-x", "exec", "done")];
       await engine.assemble({ sessionId: "s", sessionKey: "agent:main:s", messages, tokenBudget: 32_000 });
       const out = await engine.compact({

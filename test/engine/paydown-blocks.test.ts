@@ -90,12 +90,12 @@ describe("paydown of a result with two blocks", () => {
     const blocks = await payDown(output, note);
     expect(blocks).toHaveLength(2);
     const handle = parseStubHandle(blocks[0]?.text);
-    expect((await t.rt.store("main").read(handle as string)).toString("utf8")).toBe(output);
+    expect((await t.services.store("main").read(handle as string)).toString("utf8")).toBe(output);
     // Under the offload size the note stays as it was; a stub of it would cite the note, never the output.
     const second = blocks[1]?.text ?? "";
     const secondHandle = parseStubHandle(second);
     if (secondHandle)
-      expect((await t.rt.store("main").readText(secondHandle)).startsWith("Note: the build")).toBe(true);
+      expect((await t.services.store("main").readText(secondHandle)).startsWith("Note: the build")).toBe(true);
     else expect(second).toBe(note);
   });
 

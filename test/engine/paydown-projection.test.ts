@@ -141,7 +141,7 @@ describe("maintain() before a turn on 2026.9.x", () => {
     cleanups.push(() => t.cleanup());
     const { file, db } = await hostStore(true);
     // A session this engine has served before (not an adoption).
-    t.rt.sessions.updateBehind("main", SESSION.sessionKey, (s) => {
+    t.services.sessions.updateBehind("main", SESSION.sessionKey, (s) => {
       s.turns = 5;
     });
     const host = hostRewrite(db, 10);

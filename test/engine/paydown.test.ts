@@ -70,7 +70,7 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
     const rawAfter = entries.reduce((s, e) => s + estimateRawTokens(byId.get(e.id) ?? e.message), 0);
     expect(rawAfter).toBeLessThan(rawBefore / 10);
     // Lossless: each stub's handle fetches the byte-exact original (the full details.aggregated for exec).
-    const store = t.rt.store("main");
+    const store = t.services.store("main");
     for (const tool of session.tools) {
       const stub = byId.get(tool.entryId) as { content: { text: string }[]; details?: Record<string, unknown> };
       const handle = parseStubHandle(stub.content[0]?.text);
@@ -191,7 +191,7 @@ describe("afterTurn on 2026.4.24: called after every tool-loop step with the gro
     await t.engine.afterTurn({ ...s, messages: step2 });
     await t.engine.afterTurn({ ...s, messages: step3 });
     await t.engine.afterTurn({ ...s, messages: step3 });
-    const state = await t.rt.sessions.read("main", "agent:main:loop");
+    const state = await t.services.sessions.read("main", "agent:main:loop");
     expect(state.recentTurns.map((r) => r.messages)).toEqual([2, 1, 1]);
     expect(state.ingested).toEqual({ sessionId: "loop", count: 6 });
     await t.cleanup();

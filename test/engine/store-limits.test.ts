@@ -38,7 +38,7 @@ describe("limits: a refused stash never leaves an unfetchable handle in the prom
     });
     const handle = /ledger:v1:sha256:[0-9a-f]{64}/.exec(JSON.stringify(view.messages))?.[0];
     expect(handle).toBeDefined();
-    expect(await t.rt.store("main").readText(handle as string)).toBe(output);
+    expect(await t.services.store("main").readText(handle as string)).toBe(output);
     await t.cleanup();
   });
 });
@@ -70,7 +70,7 @@ describe("an oversized newest user turn is reduced losslessly, never dropped", (
     expect(last.role).toBe("user");
     expect(last.content[0]?.text).toBe("Please review this log:");
     const handle = /ledger:v1:sha256:[0-9a-f]{64}/.exec(last.content[1]?.text ?? "")?.[0] as string;
-    expect(await t.rt.store("main").readText(handle)).toBe(paste);
+    expect(await t.services.store("main").readText(handle)).toBe(paste);
     await t.cleanup();
   });
 });

@@ -25,9 +25,9 @@ describe("summary packs over a long session", () => {
       history.push(assistant(`Turn ${n} done: the build passed; noted MARK-${n}.`));
       last = JSON.stringify((await t.engine.assemble({ ...ids, messages: [...history], tokenBudget: 3_000 })).messages);
     }
-    await t.rt.sessions.flush();
+    await t.services.sessions.flush();
 
-    const store = t.rt.store("main");
+    const store = t.services.store("main");
     const packs: string[] = [];
     for await (const meta of store.list())
       if (meta.kind === "checkpoint" && meta.origin.sessionKey === ids.sessionKey)
@@ -38,7 +38,7 @@ describe("summary packs over a long session", () => {
     const missing = Array.from({ length: turns }, (_, i) => i + 1).filter((n) => !reachable(n));
     expect(missing.length).toBeLessThanOrEqual(SEAL_LAG_TURNS);
 
-    const dir = t.rt.sessions.dir("main", ids.sessionKey);
+    const dir = t.services.sessions.dir("main", ids.sessionKey);
     const sidecar = (await readdir(dir)).find((f) => /^summary-.*\.json$/.test(f));
     const record = JSON.parse(await readFile(path.join(dir, sidecar!), "utf8")) as { entries: unknown[] };
     expect(record.entries.length).toBeLessThan(60);

@@ -142,8 +142,8 @@ describe("crash safety: writers SIGKILLed at seeded points", () => {
         expect(l.logs).toEqual([]);
       }
       const mem = createMemoryLogger();
-      const rt = createLedgerRuntime({ config: parseConfig({ stateDir }), hostLogger: mem.logger });
-      const engine = createEngine(rt, { agentDir: path.join(stateDir, "host", "agents", "main", "agent") });
+      const services = createLedgerRuntime({ config: parseConfig({ stateDir }), hostLogger: mem.logger });
+      const engine = createEngine(services, { agentDir: path.join(stateDir, "host", "agents", "main", "agent") });
       const finished = new Set(commitDone.map((l) => l.key));
       const inFlight = commitStarted.filter((l) => !finished.has(l.key));
       const retried = await Promise.all(

@@ -9,12 +9,12 @@ describe("errors on state and summary paths are visible", () => {
   it("a corrupt state.json is kept for inspection, logged with its code and counted in the session state", async () => {
     const t = await createTestEngine();
     const s = { sessionId: "s1", sessionKey: "agent:main:corrupt" };
-    const dir = t.rt.sessions.dir("main", s.sessionKey);
+    const dir = t.services.sessions.dir("main", s.sessionKey);
     await fsp.mkdir(dir, { recursive: true });
     const file = sessionStatePath(dir);
     await fsp.writeFile(file, "{not json");
     await t.engine.commitTurn({ ...s, advancementKey: "k1", messages: [user("hello")] });
-    await t.rt.sessions.flush();
+    await t.services.sessions.flush();
     const kept = (await fsp.readdir(dir)).filter((n) => n.startsWith("state.json.corrupt-"));
     expect(kept).toHaveLength(1);
     expect(await fsp.readFile(path.join(dir, kept[0]!), "utf8")).toBe("{not json");
@@ -31,14 +31,14 @@ describe("errors on state and summary paths are visible", () => {
     const t = await createTestEngine({ offload: { maxChars: 2_000 } });
     const s = { sessionId: "s2", sessionKey: "agent:main:bad-summary" };
     const messages = [...conversation(12, 6_000), user("what failed?")];
-    const dir = t.rt.sessions.dir("main", s.sessionKey);
+    const dir = t.services.sessions.dir("main", s.sessionKey);
     await fsp.mkdir(dir, { recursive: true });
     const file = path.join(dir, `summary-${conversationEpoch(messages)}.json`);
     await fsp.writeFile(file, "garbage, not a summary");
     const view = (await t.engine.assemble({ ...s, messages, tokenBudget: 6_000 })) as { messages: unknown[] };
     expect(view.messages.length).toBeGreaterThan(0);
     await t.engine.assemble({ ...s, messages, tokenBudget: 6_000 });
-    await t.rt.sessions.flush();
+    await t.services.sessions.flush();
     expect(await fsp.readFile(file, "utf8")).toBe("garbage, not a summary");
     expect(
       t.logs.filter((l) => l.startsWith("error") && l.includes("summary sidecar problem state_corrupt")),
@@ -51,11 +51,11 @@ describe("errors on state and summary paths are visible", () => {
   it("a failed state write is logged with its code", async () => {
     const t = await createTestEngine();
     const s = { sessionId: "s3", sessionKey: "agent:main:nowrite" };
-    const dir = t.rt.sessions.dir("main", s.sessionKey);
+    const dir = t.services.sessions.dir("main", s.sessionKey);
     await fsp.mkdir(path.dirname(dir), { recursive: true });
     await fsp.writeFile(dir, "a file where the session folder should be");
     await t.engine.assemble({ ...s, messages: [user("hi")], tokenBudget: 6_000 });
-    await t.rt.sessions.flush();
+    await t.services.sessions.flush();
     expect(t.logs.some((l) => l.startsWith("error") && /session state problem \w+: state write failed/.test(l))).toBe(
       true,
     );

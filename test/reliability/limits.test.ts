@@ -45,7 +45,7 @@ describe("limits: a full artifact store", () => {
       offload: { maxChars: 2_000, structuredMaxChars: 1_000 },
     });
     // Fill the store with incompressible bytes so the next offload does not fit.
-    await t.rt.store("main").stash(randomBytes(MiB - 4 * 1024));
+    await t.services.store("main").stash(randomBytes(MiB - 4 * 1024));
     const output = randomBytes(30 * 1024).toString("base64");
     const messages = [
       user("dump the blob"),
@@ -62,7 +62,7 @@ describe("limits: a full artifact store", () => {
     });
     const handles = JSON.stringify(view.messages).match(/ledger:v1:sha256:[0-9a-f]{64}/g) ?? [];
     for (const h of handles)
-      expect(await t.rt.store("main").has(h), `unfetchable handle ${h} in the prompt`).toBe(true);
+      expect(await t.services.store("main").has(h), `unfetchable handle ${h} in the prompt`).toBe(true);
     // The tool output is still in the prompt in some form: the original or a fetchable stub.
     const text = JSON.stringify(view.messages);
     expect(handles.length > 0 || text.includes(output)).toBe(true);

@@ -9,7 +9,7 @@ const MiB = 1024 * 1024;
 describe("store full", () => {
   it("the engine's store gcs unreferenced artifacts (older than 10 minutes) before it refuses", async () => {
     const t = await createTestEngine({ limits: { maxStoreBytes: MiB } });
-    const store = t.rt.store("main");
+    const store = t.services.store("main");
     const old = await store.stash(randomBytes(MiB - 64 * 1024), { kind: "tool-output" });
     // Age it past the keep-newer window, as a stale output would be.
     const metaFile = (await fsp.readdir(`${store.root}/meta`, { recursive: true }))
@@ -29,7 +29,7 @@ describe("store full", () => {
     const t = await createTestEngine({ limits: { maxStoreBytes: MiB }, offload: { maxChars: 2_000 } });
     const s = { sessionId: "s1", sessionKey: "agent:main:full-commit" };
     // Everything in the store is young: nothing may be collected.
-    await t.rt.store("main").stash(randomBytes(MiB - 8 * 1024), { kind: "tool-output" });
+    await t.services.store("main").stash(randomBytes(MiB - 8 * 1024), { kind: "tool-output" });
     const output = randomBytes(60 * 1024).toString("base64");
     const r = (await t.engine.commitTurn({
       ...s,
@@ -42,8 +42,10 @@ describe("store full", () => {
     expect(r.status).toBe("committed");
     expect(r.notStored?.code).toBe("store_full");
     expect(t.logs.some((l) => l.includes("store_full") && l.includes("not stored"))).toBe(true);
-    await t.rt.sessions.flush();
-    const state = JSON.parse(await fsp.readFile(sessionStatePath(t.rt.sessions.dir("main", s.sessionKey)), "utf8")) as {
+    await t.services.sessions.flush();
+    const state = JSON.parse(
+      await fsp.readFile(sessionStatePath(t.services.sessions.dir("main", s.sessionKey)), "utf8"),
+    ) as {
       unstored?: { count: number };
     };
     expect(state.unstored?.count).toBe(1);

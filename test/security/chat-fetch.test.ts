@@ -40,25 +40,29 @@ describe("/ledger fetch in a chat", () => {
   it("redacts a secret in the lines it shows, and the stored original keeps it", async () => {
     const { t, sessionKey, handle } = await sessionWithSecretOutput();
     cleanup = () => t.cleanup();
-    const shown = await runChatCommand(t.rt, { agentId: "main", sessionKey, args: `fetch ${handle} lines 38-41` });
+    const shown = await runChatCommand(t.services, {
+      agentId: "main",
+      sessionKey,
+      args: `fetch ${handle} lines 38-41`,
+    });
     expect(shown.text).toMatch(/^\[context-ledger fetch /);
     expect(shown.text).toContain("OPENAI_API_KEY=");
     expect(shown.text).not.toContain(SECRET);
     expect(shown.text).not.toContain(SECRET.slice(0, 12));
-    expect((await t.rt.store("main").readText(handle)).includes(SECRET)).toBe(true);
+    expect((await t.services.store("main").readText(handle)).includes(SECRET)).toBe(true);
   });
 
   it("refuses another session's output unless the operator opts in, and then still redacts", async () => {
     const { t, handle } = await sessionWithSecretOutput();
     cleanup = () => t.cleanup();
-    const other = await runChatCommand(t.rt, {
+    const other = await runChatCommand(t.services, {
       agentId: "main",
       sessionKey: "agent:main:else",
       args: `fetch ${handle}`,
     });
     expect(other.text).toMatch(/No output of this chat's session has that handle/);
     const open = await sessionWithSecretOutput({ retrieval: { chatFetchAnySession: true } });
-    const opened = await runChatCommand(open.t.rt, {
+    const opened = await runChatCommand(open.t.services, {
       agentId: "main",
       sessionKey: "agent:main:else",
       args: `fetch ${open.handle} lines 38-41`,

@@ -60,10 +60,10 @@ describe("permissions audit", () => {
 describe("per-agent scoping", () => {
   it("agent B cannot fetch agent A's artifact by handle unless retrieval.readableAgents allows it", async () => {
     const t = await createTestEngine({ agents: { reader: { retrieval: { readableAgents: ["alpha"] } } } });
-    const { handle } = await t.rt.store("alpha").stash("alpha's private build log");
+    const { handle } = await t.services.store("alpha").stash("alpha's private build log");
     const deps = {
-      openStore: (id: string) => t.rt.store(id),
-      readableAgents: (id: string) => t.rt.settings(id).retrieval.readableAgents,
+      openStore: (id: string) => t.services.store(id),
+      readableAgents: (id: string) => t.services.settings(id).retrieval.readableAgents,
     };
     for (const agentId of ["beta", "reader", "alpha"]) {
       const [fetch, peek] = createLedgerTools(deps, { agentId });
@@ -87,8 +87,8 @@ describe("per-agent scoping", () => {
       tokenBudget: 4_000,
     });
     const stub = JSON.stringify(view.messages).match(/ledger:v1:sha256:[0-9a-f]{64}/)?.[0] as string;
-    expect(await t.rt.store("beta").has(stub)).toBe(true);
-    expect(await t.rt.store("alpha").has(stub)).toBe(false);
+    expect(await t.services.store("beta").has(stub)).toBe(true);
+    expect(await t.services.store("alpha").has(stub)).toBe(false);
     await t.cleanup();
   });
 });
@@ -147,10 +147,10 @@ describe("secret redaction", () => {
       .find((h) => h && h.endsWith(createHash("sha256").update(output).digest("hex")));
     expect(handle).toBeDefined();
     const [fetchTool] = createLedgerTools(
-      { openStore: (id) => t.rt.store(id), readableAgents: () => [] },
+      { openStore: (id) => t.services.store(id), readableAgents: () => [] },
       { agentId: "main" },
     );
-    expect((await t.rt.store("main").read(handle as string)).equals(Buffer.from(output, "utf8"))).toBe(true);
+    expect((await t.services.store("main").read(handle as string)).equals(Buffer.from(output, "utf8"))).toBe(true);
     const fetched = await fetchTool!.execute("c", { handle, selector: "head", lines: 4 });
     expect(fetched.details.error).toBeUndefined();
     const blobs = (

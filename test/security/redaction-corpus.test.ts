@@ -82,9 +82,9 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
   });
 
   it("ledger_peek (tools built without a redact dependency still redact)", async () => {
-    const store = t.rt.store("main");
+    const store = t.services.store("main");
     const [, peek] = createLedgerTools(
-      { openStore: (id) => t.rt.store(id), readableAgents: () => [] },
+      { openStore: (id) => t.services.store(id), readableAgents: () => [] },
       { agentId: "main" },
     );
     const shown: string[] = [];
@@ -110,8 +110,8 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
     expect(`${summaryOf(view)}${summaryOf(after)}`).toContain("[context-ledger summary]");
     expect(leaks(`${summaryOf(view)}\n${summaryOf(after)}`)).toEqual([]);
     const packs: string[] = [];
-    for await (const meta of t.rt.store("main").list())
-      if (meta.kind === "checkpoint") packs.push(await t.rt.store("main").readText(meta.handle));
+    for await (const meta of t.services.store("main").list())
+      if (meta.kind === "checkpoint") packs.push(await t.services.store("main").readText(meta.handle));
     expect(packs.length).toBeGreaterThan(0);
     expect(leaks(packs.join("\n"))).toEqual([]);
   });
@@ -126,7 +126,7 @@ describe("redaction corpus: 0 leaks on every path that shows text outside ledger
       contextMode: "fork",
     });
     const text = await fsp.readFile(
-      path.join(t.rt.sessions.dir("main", "agent:main:subagent:red-child"), INHERITED_SUMMARY_FILE),
+      path.join(t.services.sessions.dir("main", "agent:main:subagent:red-child"), INHERITED_SUMMARY_FILE),
       "utf8",
     );
     expect(text).toContain("[context-ledger summary]");

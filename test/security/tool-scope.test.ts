@@ -26,21 +26,21 @@ async function registerPlugin(pluginConfig: Record<string, unknown>) {
 describe("tool scope", () => {
   it("a tool context without agentId does not read main's store; the session key names the agent", async () => {
     const t = await createTestEngine();
-    const { handle } = await t.rt.store("main").stash("main's private output", { kind: "tool-output" });
-    const [fetchNoAgent] = createLedgerTools({ openStore: (id) => t.rt.store(id), readableAgents: () => [] }, {});
+    const { handle } = await t.services.store("main").stash("main's private output", { kind: "tool-output" });
+    const [fetchNoAgent] = createLedgerTools({ openStore: (id) => t.services.store(id), readableAgents: () => [] }, {});
     const r = await fetchNoAgent!.execute("call_aB_1-x", { handle });
     expect(r.content[0]!.text).not.toContain("main's private output");
     expect(r.details.error).toMatchObject({ code: "input_invalid" });
     expect(r.content[0]!.text).toMatch(/Expected the tool context to name the calling agent/);
 
     const [fetchOps] = createLedgerTools(
-      { openStore: (id) => t.rt.store(id), readableAgents: () => [] },
+      { openStore: (id) => t.services.store(id), readableAgents: () => [] },
       { sessionKey: "agent:ops:s1" },
     );
     const denied = await fetchOps!.execute("call_aB_2-x", { handle });
     expect(denied.details.error).toMatchObject({ code: "artifact_not_found" });
     const [fetchMain] = createLedgerTools(
-      { openStore: (id) => t.rt.store(id), readableAgents: () => [] },
+      { openStore: (id) => t.services.store(id), readableAgents: () => [] },
       { sessionKey: "agent:main:s1" },
     );
     expect((await fetchMain!.execute("call_aB_3-x", { handle })).content[0]!.text).toContain("main's private output");

@@ -24,7 +24,7 @@ describe("views.json", () => {
         tokenBudget: 16_000,
       });
       await t.engine.dispose();
-      const file = await fsp.readFile(viewRecordPath(t.rt.root, "main", sessionKey), "utf8");
+      const file = await fsp.readFile(viewRecordPath(t.services.root, "main", sessionKey), "utf8");
       expect(file).toContain('"role":"user"');
       for (let cut = 12; cut <= SECRET.length; cut += 4) expect(file).not.toContain(SECRET.slice(0, cut));
     } finally {

@@ -33,16 +33,16 @@ export async function createTestEngine(
     })());
   const dir = await makeTempDir("ledger-engine-", cleanup, options.tmpRoot);
   const mem = createMemoryLogger();
-  const make = (): { rt: LedgerRuntime; engine: LedgerEngine } => {
-    const rt = createLedgerRuntime({ config: parseConfig({ ...config, stateDir: dir }), hostLogger: mem.logger });
-    return { rt, engine: createEngine(rt, factoryContext) };
+  const make = (): { services: LedgerRuntime; engine: LedgerEngine } => {
+    const services = createLedgerRuntime({ config: parseConfig({ ...config, stateDir: dir }), hostLogger: mem.logger });
+    return { services, engine: createEngine(services, factoryContext) };
   };
   let current = make();
   return {
     dir,
     logs: mem.lines,
-    get rt() {
-      return current.rt;
+    get services() {
+      return current.services;
     },
     get engine() {
       return current.engine;

@@ -50,17 +50,17 @@ async function within<T>(work: Promise<T>, ms: number, timedOut: symbol): Promis
  * when its store is still under way after the wait (a command the host sent to the background still runs).
  */
 export async function storedOutputOfCall(
-  rt: CallOutputDeps,
+  deps: CallOutputDeps,
   agentId: string,
   query: CallOutputQuery,
 ): Promise<string | undefined> {
   const { session, toolCallId } = query;
   if (!session.sessionKey && !session.sessionId) return undefined;
-  const index = captureIndexOf(rt, agentId);
+  const index = captureIndexOf(deps, agentId);
   const call = { toolCallId, toolName: "exec", session };
-  const teed = await takeTeedOutput(rt, { agentId, ...call }, (full) => recordTeedOutput(index, call, full));
+  const teed = await takeTeedOutput(deps, { agentId, ...call }, (full) => recordTeedOutput(index, call, full));
   if (teed) return teed.handle;
-  const storing = teeRegistryOf(rt).whenStored(toolCallId, session);
+  const storing = teeRegistryOf(deps).whenStored(toolCallId, session);
   if (storing) {
     const waitMs = query.waitMs ?? CALL_OUTPUT_WAIT_MS;
     const timedOut = Symbol("timed out");

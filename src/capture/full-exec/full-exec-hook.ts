@@ -58,9 +58,10 @@ function execTimeoutMs(params: unknown, config: unknown): number {
 }
 
 /** True when any agent has the opt-in on. */
-export function fullExecWanted(rt: FullExecDeps): boolean {
+export function fullExecWanted(deps: FullExecDeps): boolean {
   return (
-    rt.config.offload.fullExecOutput || Object.values(rt.config.agents).some((a) => a.offload?.fullExecOutput === true)
+    deps.config.offload.fullExecOutput ||
+    Object.values(deps.config.agents).some((a) => a.offload?.fullExecOutput === true)
   );
 }
 
@@ -91,7 +92,7 @@ interface HookApi {
  * throws (a throwing handler blocks the user's call on every line).
  */
 export async function wrapForFullCapture(
-  rt: FullExecDeps,
+  deps: FullExecDeps,
   options: FullExecHost,
   event: BeforeToolCallEvent,
   ctx: ToolCallContext & { toolCallId?: unknown },
@@ -100,7 +101,7 @@ export async function wrapForFullCapture(
     const agentId = agentOfCall(ctx);
     const toolCallId = typeof event.toolCallId === "string" ? event.toolCallId : ctx.toolCallId;
     if (!agentId || typeof toolCallId !== "string" || (!ctx.sessionKey && !ctx.sessionId)) return undefined;
-    const settings = rt.settings(agentId);
+    const settings = deps.settings(agentId);
     if (!settings.enabled || !settings.offload.capture || !settings.offload.fullExecOutput) return undefined;
     const verdict = execPolicyVerdict({
       toolName: String(event.toolName ?? ""),
@@ -111,11 +112,11 @@ export async function wrapForFullCapture(
       ...(options.approvals ? { approvals: (await options.approvals())(agentId) } : {}),
     });
     if (!verdict.wrap) {
-      void rt.events.write({ op: "full-exec:passed", toolCallId, reason: verdict.reason });
+      void deps.events.write({ op: "full-exec:passed", toolCallId, reason: verdict.reason });
       return undefined;
     }
-    const registry = teeRegistryOf(rt);
-    const dir = teeDirOf(rt.root);
+    const registry = teeRegistryOf(deps);
+    const dir = teeDirOf(deps.root);
     const file = await createTeeFile(dir);
     const command = wrapCommand({
       command: verdict.command,
@@ -127,8 +128,8 @@ export async function wrapForFullCapture(
     if (!fitsOneArgument(command)) {
       await removeTeeFile(file);
       const reason = `the wrapped command would pass the ${MAX_SHELL_ARG_BYTES}-byte limit of one argument`;
-      rt.logger.info(`full exec capture: call ${toolCallId} runs unwrapped: ${reason}`);
-      void rt.events.write({ op: "full-exec:passed", toolCallId, reason });
+      deps.logger.info(`full exec capture: call ${toolCallId} runs unwrapped: ${reason}`);
+      void deps.events.write({ op: "full-exec:passed", toolCallId, reason });
       return undefined;
     }
     const stored = registry.add({
@@ -143,13 +144,13 @@ export async function wrapForFullCapture(
     // The host fires after_tool_call late (after the turn's own afterTurn, on 2026.9.6): engine calls of this
     // session wait for the stored output from now on, bounded, as for any capture.
     if (options.trackPending)
-      pendingCapturesOf(rt).track({ sessionKey: ctx.sessionKey, sessionId: ctx.sessionId }, stored);
-    const sweep = rt.processWide.get(TEE_SWEEP);
+      pendingCapturesOf(deps).track({ sessionKey: ctx.sessionKey, sessionId: ctx.sessionId }, stored);
+    const sweep = deps.processWide.get(TEE_SWEEP);
     if (Date.now() - sweep.last > SWEEP_EVERY_MS) {
       sweep.last = Date.now();
       void sweepTeeFiles(dir, registry.files(), TEE_MAX_AGE_MS);
     }
-    void rt.events.write({
+    void deps.events.write({
       op: "full-exec:wrapped",
       toolCallId,
       agentId,
@@ -158,7 +159,7 @@ export async function wrapForFullCapture(
     });
     return { params: { ...(event.params as Record<string, unknown>), command } };
   } catch (err) {
-    rt.logger.warn(`full exec capture not set up for this call: ${(err as Error).message}`);
+    deps.logger.warn(`full exec capture not set up for this call: ${(err as Error).message}`);
     return undefined;
   }
 }
@@ -168,7 +169,7 @@ export async function wrapForFullCapture(
  * that `registerCapture` records, or removes the file of a call that gave no result. Never throws.
  */
 export async function storeTeedCall(
-  rt: FullExecDeps,
+  deps: FullExecDeps,
   event: { toolCallId?: unknown; toolName?: unknown; result?: unknown },
   ctx: ToolCallContext & { toolCallId?: unknown; toolName?: unknown },
 ): Promise<void> {
@@ -178,13 +179,13 @@ export async function storeTeedCall(
     const toolName = typeof event.toolName === "string" ? event.toolName : ctx.toolName;
     if (!agentId || typeof toolCallId !== "string" || typeof toolName !== "string") return;
     const session = captureSessionOf(ctx);
-    if (event.result === undefined) return await discardTeedOutput(rt, toolCallId, session);
-    const index = captureIndexOf(rt, agentId);
-    await takeTeedOutput(rt, { agentId, session, toolCallId, toolName }, (full) =>
+    if (event.result === undefined) return await discardTeedOutput(deps, toolCallId, session);
+    const index = captureIndexOf(deps, agentId);
+    await takeTeedOutput(deps, { agentId, session, toolCallId, toolName }, (full) =>
       recordTeedOutput(index, { toolCallId, toolName, session }, full),
     );
   } catch (err) {
-    rt.logger.warn(`full exec output not stored: ${(err as Error).message}`);
+    deps.logger.warn(`full exec output not stored: ${(err as Error).message}`);
   }
 }
 
@@ -192,9 +193,9 @@ export async function storeTeedCall(
  * Registers the `before_tool_call` wrapper when some agent opted in, and where the host has it, the
  * `after_tool_call` store (elsewhere the turn-end capture stores the file). Never throws.
  */
-export function registerFullExec(api: unknown, rt: FullExecDeps, hostVersion?: string): void {
+export function registerFullExec(api: unknown, deps: FullExecDeps, hostVersion?: string): void {
   const hookApi = (api ?? {}) as HookApi;
-  if (typeof hookApi.on !== "function" || !fullExecWanted(rt)) return;
+  if (typeof hookApi.on !== "function" || !fullExecWanted(deps)) return;
   let approvals: Promise<HostApprovalsReader> | undefined;
   const host: FullExecHost = {
     config: hookApi.config,
@@ -204,7 +205,7 @@ export function registerFullExec(api: unknown, rt: FullExecDeps, hostVersion?: s
   try {
     hookApi.on("before_tool_call", (event, ctx) =>
       wrapForFullCapture(
-        rt,
+        deps,
         host,
         (event ?? {}) as BeforeToolCallEvent,
         (ctx ?? {}) as ToolCallContext & { toolCallId?: unknown },
@@ -212,9 +213,9 @@ export function registerFullExec(api: unknown, rt: FullExecDeps, hostVersion?: s
     );
     if (host.trackPending)
       hookApi.on("after_tool_call", (event, ctx) => {
-        void storeTeedCall(rt, (event ?? {}) as Record<string, unknown>, (ctx ?? {}) as ToolCallContext);
+        void storeTeedCall(deps, (event ?? {}) as Record<string, unknown>, (ctx ?? {}) as ToolCallContext);
       });
   } catch (err) {
-    rt.logger.warn(`full exec capture not registered: ${(err as Error).message}`);
+    deps.logger.warn(`full exec capture not registered: ${(err as Error).message}`);
   }
 }

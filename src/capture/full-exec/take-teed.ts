@@ -25,14 +25,14 @@ export const FOLLOW_POLL_MS = 250;
 
 /** Stores the tee file of an ended command, writes the capture event; removes the file either way. */
 async function storeEnded(
-  rt: TakeTeedDeps,
+  deps: TakeTeedDeps,
   call: TeedCall & { file: string; background: boolean },
   keep: ((full: TeeCapture) => Promise<void>) | undefined,
 ): Promise<TeeCapture | undefined> {
   const { file, background } = call;
-  const settings = rt.settings(call.agentId);
+  const settings = deps.settings(call.agentId);
   const full = await stashTeeOutput(file, {
-    store: rt.store(call.agentId),
+    store: deps.store(call.agentId),
     origin: {
       toolName: call.toolName,
       toolCallId: call.toolCallId,
@@ -43,7 +43,7 @@ async function storeEnded(
     oversizedBytes: 4 * settings.offload.maxChars,
   });
   if (full) await keep?.(full);
-  void rt.events.write({
+  void deps.events.write({
     op: full ? "capture" : "capture:skipped",
     agentId: call.agentId,
     toolName: call.toolName,
@@ -71,18 +71,18 @@ async function storeEnded(
  * rejects.
  */
 function followTeedOutput(
-  rt: TakeTeedDeps,
+  deps: TakeTeedDeps,
   call: TeedCall,
   entry: TeeEntry,
   keep: ((full: TeeCapture) => Promise<void>) | undefined,
 ): Promise<TeeCapture | undefined> {
-  const followed = teeRegistryOf(rt).follow(entry.file);
+  const followed = teeRegistryOf(deps).follow(entry.file);
   // The turn that made the call has ended by then: the output is recorded under its call all the same.
   const record =
     keep ??
     ((full: TeeCapture) =>
       recordTeedOutput(
-        captureIndexOf(rt, call.agentId),
+        captureIndexOf(deps, call.agentId),
         { toolCallId: call.toolCallId, toolName: call.toolName, session: call.session },
         full,
       ));
@@ -93,9 +93,10 @@ function followTeedOutput(
       while (state.kind === "unfinished" && Date.now() < (entry.followUntil ?? 0))
         state = await pause().then(() => readTeeState(entry.file));
       followed.release();
-      if (state.kind === "ended") return await storeEnded(rt, { ...call, file: entry.file, background: true }, record);
+      if (state.kind === "ended")
+        return await storeEnded(deps, { ...call, file: entry.file, background: true }, record);
       await removeTeeFile(entry.file);
-      void rt.events.write({
+      void deps.events.write({
         op: "capture:skipped",
         agentId: call.agentId,
         toolName: call.toolName,
@@ -108,7 +109,7 @@ function followTeedOutput(
     } catch (err) {
       followed.release();
       await removeTeeFile(entry.file);
-      rt.logger.warn(`full exec output of a background command not stored: ${(err as Error).message}`);
+      deps.logger.warn(`full exec output of a background command not stored: ${(err as Error).message}`);
       return undefined;
     }
   };
@@ -122,11 +123,11 @@ function followTeedOutput(
  * `keep` (recording the capture) runs before engine calls waiting on this call are let go.
  */
 export async function takeTeedOutput(
-  rt: TakeTeedDeps,
+  deps: TakeTeedDeps,
   call: TeedCall,
   keep?: (full: TeeCapture) => Promise<void>,
 ): Promise<TeeCapture | undefined> {
-  const registry = teeRegistryOf(rt);
+  const registry = teeRegistryOf(deps);
   const taken = registry.take(call.toolCallId, call.session);
   if (!taken) return undefined;
   let later: Promise<TeeCapture | undefined> | undefined;
@@ -134,10 +135,10 @@ export async function takeTeedOutput(
     try {
       const state = await readTeeState(taken.entry.file);
       if (state.kind === "unfinished" && taken.entry.followUntil !== undefined) {
-        later = followTeedOutput(rt, call, taken.entry, keep);
+        later = followTeedOutput(deps, call, taken.entry, keep);
         return undefined;
       }
-      return await storeEnded(rt, { ...call, file: taken.entry.file, background: false }, keep);
+      return await storeEnded(deps, { ...call, file: taken.entry.file, background: false }, keep);
     } finally {
       taken.finish();
     }
@@ -151,8 +152,12 @@ export async function takeTeedOutput(
 }
 
 /** Forgets a wrapped call that gave no result (the tool failed to run) and removes its tee file. */
-export async function discardTeedOutput(rt: TakeTeedDeps, toolCallId: string, session: CaptureSession): Promise<void> {
-  const taken = teeRegistryOf(rt).take(toolCallId, session);
+export async function discardTeedOutput(
+  deps: TakeTeedDeps,
+  toolCallId: string,
+  session: CaptureSession,
+): Promise<void> {
+  const taken = teeRegistryOf(deps).take(toolCallId, session);
   if (!taken) return;
   await removeTeeFile(taken.entry.file);
   taken.finish();

@@ -109,6 +109,6 @@ function createTeeRegistry(): TeeRegistry {
 const TEE_REGISTRY = stateSlot("capture:tee", createTeeRegistry);
 
 /** The runtime's registry of wrapped calls. */
-export function teeRegistryOf(rt: TeeRegistryDeps): TeeRegistry {
-  return rt.processWide.get(TEE_REGISTRY);
+export function teeRegistryOf(deps: TeeRegistryDeps): TeeRegistry {
+  return deps.processWide.get(TEE_REGISTRY);
 }

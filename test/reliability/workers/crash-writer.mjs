@@ -12,9 +12,9 @@ import { contentFor, journal, memoryLogger, prng, turnFor } from "./shared.mjs";
 const { tag, stateDir, journalFile, marker, seed } = JSON.parse(process.argv[2]);
 const rand = prng(seed);
 const mem = memoryLogger();
-const rt = createLedgerRuntime({ config: parseConfig({ stateDir, logLevel: "warn" }), hostLogger: mem.logger });
-const engine = createEngine(rt, { agentDir: path.join(stateDir, "host", "agents", "main", "agent") });
-const store = rt.store("main");
+const services = createLedgerRuntime({ config: parseConfig({ stateDir, logLevel: "warn" }), hostLogger: mem.logger });
+const engine = createEngine(services, { agentDir: path.join(stateDir, "host", "agents", "main", "agent") });
+const store = services.store("main");
 const sessionKey = `agent:main:crash-${tag}`;
 
 writeFileSync(marker, String(process.pid));

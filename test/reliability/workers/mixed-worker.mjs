@@ -15,9 +15,9 @@ const { id, stateDir, journalDir, durationMs, sharedKeys, sharedContents, seed }
 const rand = prng(seed);
 const pick = (list) => list[Math.floor(rand() * list.length)];
 const mem = memoryLogger();
-const rt = createLedgerRuntime({ config: parseConfig({ stateDir, logLevel: "warn" }), hostLogger: mem.logger });
-const engine = createEngine(rt, { agentDir: path.join(stateDir, "host", "agents", "main", "agent") });
-const store = rt.store("main");
+const services = createLedgerRuntime({ config: parseConfig({ stateDir, logLevel: "warn" }), hostLogger: mem.logger });
+const engine = createEngine(services, { agentDir: path.join(stateDir, "host", "agents", "main", "agent") });
+const store = services.store("main");
 const refsFile = path.join(journalDir, `refs-${id}.jsonl`);
 const doneFile = path.join(journalDir, `done-${id}.jsonl`);
 const commitsFile = path.join(journalDir, `commits-${id}.jsonl`);
