@@ -57,72 +57,56 @@ const NUMBERED = `for i in $(seq 1 ${LINES}); do echo "line $i ${"z".repeat(50)}
 describe("fetching a call's output by its id", () => {
   it("waits for the after_tool_call store already under way instead of answering none", async () => {
     const t = await createTestEngine({ offload: { fullExecOutput: true } });
-    try {
-      const ctx = { agentId: "main", sessionKey: "agent:main:race", toolCallId: "call_race" };
-      const out = await (await startWrapped(t, ctx, NUMBERED)).done;
-      const result = { content: [{ type: "text", text: "(the host's cut copy)" }] };
-      // The host fires after_tool_call without waiting for it: its store of the tee file is under way when the
-      // model's fetch of the same call arrives.
-      const hook = storeTeedCall(t.services, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
-      const got = await fetchToolOf(t, ctx.sessionKey).execute("call_f1", {
-        toolCallId: ctx.toolCallId,
-        lines: `${LINES - 9}-${LINES}`,
-      });
-      await hook;
-      expect(got.details.error).toBeUndefined();
-      expect(got.content[0]?.text.split("\n").slice(1)).toEqual(out.toString("utf8").trimEnd().split("\n").slice(-10));
-    } finally {
-      await t.cleanup();
-    }
+    const ctx = { agentId: "main", sessionKey: "agent:main:race", toolCallId: "call_race" };
+    const out = await (await startWrapped(t, ctx, NUMBERED)).done;
+    const result = { content: [{ type: "text", text: "(the host's cut copy)" }] };
+    // The host fires after_tool_call without waiting for it: its store of the tee file is under way when the
+    // model's fetch of the same call arrives.
+    const hook = storeTeedCall(t.services, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
+    const got = await fetchToolOf(t, ctx.sessionKey).execute("call_f1", {
+      toolCallId: ctx.toolCallId,
+      lines: `${LINES - 9}-${LINES}`,
+    });
+    await hook;
+    expect(got.details.error).toBeUndefined();
+    expect(got.content[0]?.text.split("\n").slice(1)).toEqual(out.toString("utf8").trimEnd().split("\n").slice(-10));
   });
 
   it("waits, bounded, for a command the host sent to the background to end, then answers its whole output", async () => {
     const t = await createTestEngine({ offload: { fullExecOutput: true } });
-    try {
-      const ctx = { agentId: "main", sessionKey: "agent:main:bg", toolCallId: "call_bg" };
-      const running = await startWrapped(t, ctx, `sleep 0.5; ${NUMBERED}`);
-      const result = { content: [{ type: "text", text: "Command still running (session abc12345, pid 1)." }] };
-      await storeTeedCall(t.services, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
-      const got = await fetchToolOf(t, ctx.sessionKey, 20_000).execute("call_f1", {
-        toolCallId: ctx.toolCallId,
-        lines: `${LINES - 9}-${LINES}`,
-      });
-      const out = await running.done;
-      expect(got.details.error).toBeUndefined();
-      expect(got.content[0]?.text.split("\n").slice(1)).toEqual(out.toString("utf8").trimEnd().split("\n").slice(-10));
-    } finally {
-      await t.cleanup();
-    }
+    const ctx = { agentId: "main", sessionKey: "agent:main:bg", toolCallId: "call_bg" };
+    const running = await startWrapped(t, ctx, `sleep 0.5; ${NUMBERED}`);
+    const result = { content: [{ type: "text", text: "Command still running (session abc12345, pid 1)." }] };
+    await storeTeedCall(t.services, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
+    const got = await fetchToolOf(t, ctx.sessionKey, 20_000).execute("call_f1", {
+      toolCallId: ctx.toolCallId,
+      lines: `${LINES - 9}-${LINES}`,
+    });
+    const out = await running.done;
+    expect(got.details.error).toBeUndefined();
+    expect(got.content[0]?.text.split("\n").slice(1)).toEqual(out.toString("utf8").trimEnd().split("\n").slice(-10));
   });
 
   it("says the command still runs when it has not ended within the wait, and never hangs", async () => {
     const t = await createTestEngine({ offload: { fullExecOutput: true } });
-    try {
-      const ctx = { agentId: "main", sessionKey: "agent:main:slow", toolCallId: "call_slow" };
-      const running = await startWrapped(t, ctx, "echo started; sleep 30");
-      const result = { content: [{ type: "text", text: "Command still running (session abc12345, pid 1)." }] };
-      await storeTeedCall(t.services, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
-      const started = Date.now();
-      const got = await fetchToolOf(t, ctx.sessionKey, 300).execute("call_f1", { toolCallId: ctx.toolCallId });
-      expect(Date.now() - started).toBeLessThan(5_000);
-      expect(got.details.error).toMatchObject({ code: "artifact_not_found" });
-      expect(got.content[0]?.text).toMatch(/still running/);
-      process.kill(-running.pid, "SIGKILL");
-      await running.done;
-    } finally {
-      await t.cleanup();
-    }
+    const ctx = { agentId: "main", sessionKey: "agent:main:slow", toolCallId: "call_slow" };
+    const running = await startWrapped(t, ctx, "echo started; sleep 30");
+    const result = { content: [{ type: "text", text: "Command still running (session abc12345, pid 1)." }] };
+    await storeTeedCall(t.services, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
+    const started = Date.now();
+    const got = await fetchToolOf(t, ctx.sessionKey, 300).execute("call_f1", { toolCallId: ctx.toolCallId });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(got.details.error).toMatchObject({ code: "artifact_not_found" });
+    expect(got.content[0]?.text).toMatch(/still running/);
+    process.kill(-running.pid, "SIGKILL");
+    await running.done;
   });
 
   it("answers none at once for a call of this session that nothing stored", async () => {
     const t = await createTestEngine({ offload: { fullExecOutput: true } });
-    try {
-      const started = Date.now();
-      const got = await fetchToolOf(t, "agent:main:none").execute("call_f1", { toolCallId: "call_unknown" });
-      expect(Date.now() - started).toBeLessThan(1_000);
-      expect(got.details.error).toMatchObject({ code: "artifact_not_found" });
-    } finally {
-      await t.cleanup();
-    }
+    const started = Date.now();
+    const got = await fetchToolOf(t, "agent:main:none").execute("call_f1", { toolCallId: "call_unknown" });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(got.details.error).toMatchObject({ code: "artifact_not_found" });
   });
 });

@@ -115,73 +115,61 @@ describe("the full-exec wrapper", () => {
 describe("storing a tee file", () => {
   it("stores the bytes as written, says when the cap bit, and removes the file", async () => {
     const t = await createTestEngine();
-    try {
-      const store = t.services.store("main");
-      const { file, text } = await wrapped(`head -c 3000000 /dev/zero | tr '\\000' 'a'; printf '\\377'`, 1_048_576);
-      await run("bash", text);
-      const got = await stashTeeOutput(file, {
-        store,
-        origin: { toolName: "exec", toolCallId: "c1", agentId: "main", sessionKey: "s" },
-        oversized: () => true,
-        oversizedBytes: 32_000,
-      });
-      expect(got?.partial).toBe("the first 1.0 MiB of 2.9 MiB (the capture cap, offload.maxCaptureBytes)");
-      expect((await store.read(got?.handle ?? "")).equals(Buffer.alloc(1_048_576, "a"))).toBe(true);
-      await expect(fsp.stat(file)).rejects.toThrow(/ENOENT/);
+    const store = t.services.store("main");
+    const { file, text } = await wrapped(`head -c 3000000 /dev/zero | tr '\\000' 'a'; printf '\\377'`, 1_048_576);
+    await run("bash", text);
+    const got = await stashTeeOutput(file, {
+      store,
+      origin: { toolName: "exec", toolCallId: "c1", agentId: "main", sessionKey: "s" },
+      oversized: () => true,
+      oversizedBytes: 32_000,
+    });
+    expect(got?.partial).toBe("the first 1.0 MiB of 2.9 MiB (the capture cap, offload.maxCaptureBytes)");
+    expect((await store.read(got?.handle ?? "")).equals(Buffer.alloc(1_048_576, "a"))).toBe(true);
+    await expect(fsp.stat(file)).rejects.toThrow(/ENOENT/);
 
-      const bin = await wrapped(`head -c 100000 /dev/zero; printf '\\377'`);
-      const ran = await run("bash", bin.text);
-      const stored = await stashTeeOutput(bin.file, {
-        store,
-        origin: { toolName: "exec", toolCallId: "c2", agentId: "main", sessionKey: "s" },
-        oversized: () => true,
-        oversizedBytes: 32_000,
-      });
-      expect(stored?.binary).toBe("contains NUL bytes");
-      expect((await store.read(stored?.handle ?? "")).equals(ran.out)).toBe(true);
-    } finally {
-      await t.cleanup();
-    }
+    const bin = await wrapped(`head -c 100000 /dev/zero; printf '\\377'`);
+    const ran = await run("bash", bin.text);
+    const stored = await stashTeeOutput(bin.file, {
+      store,
+      origin: { toolName: "exec", toolCallId: "c2", agentId: "main", sessionKey: "s" },
+      oversized: () => true,
+      oversizedBytes: 32_000,
+    });
+    expect(stored?.binary).toBe("contains NUL bytes");
+    expect((await store.read(stored?.handle ?? "")).equals(ran.out)).toBe(true);
   });
 
   it("counts chars as the host does (UTF-16 units) and lines as countLines, across read pieces", async () => {
     const t = await createTestEngine();
-    try {
-      // 2-, 3- and 4-byte sequences, so some fall across the 64 KiB pieces the scan reads.
-      const text = Array.from({ length: 9_000 }, (_, i) => `row ${i} é 漢字 🙂 ${"x".repeat(i % 13)}`).join("\n");
-      const source = path.join(dir, "mixed.txt");
-      await fsp.writeFile(source, text);
-      const { file, text: command } = await wrapped(`cat '${source}'`);
-      await run("bash", command);
-      const got = await stashTeeOutput(file, {
-        store: t.services.store("main"),
-        origin: { toolName: "exec", toolCallId: "c4", agentId: "main", sessionKey: "s" },
-        oversized: () => true,
-        oversizedBytes: 32_000,
-      });
-      expect(got).toMatchObject({ chars: text.length, lines: countLines(text), bytes: Buffer.byteLength(text) });
-      expect(got?.binary).toBeUndefined();
-    } finally {
-      await t.cleanup();
-    }
+    // 2-, 3- and 4-byte sequences, so some fall across the 64 KiB pieces the scan reads.
+    const text = Array.from({ length: 9_000 }, (_, i) => `row ${i} é 漢字 🙂 ${"x".repeat(i % 13)}`).join("\n");
+    const source = path.join(dir, "mixed.txt");
+    await fsp.writeFile(source, text);
+    const { file, text: command } = await wrapped(`cat '${source}'`);
+    await run("bash", command);
+    const got = await stashTeeOutput(file, {
+      store: t.services.store("main"),
+      origin: { toolName: "exec", toolCallId: "c4", agentId: "main", sessionKey: "s" },
+      oversized: () => true,
+      oversizedBytes: 32_000,
+    });
+    expect(got).toMatchObject({ chars: text.length, lines: countLines(text), bytes: Buffer.byteLength(text) });
+    expect(got?.binary).toBeUndefined();
   });
 
   it("leaves an output that has not ended (a background command) to the host", async () => {
     const t = await createTestEngine();
-    try {
-      const file = await createTeeFile(dir);
-      await fsp.writeFile(file, "x".repeat(100_000));
-      const got = await stashTeeOutput(file, {
-        store: t.services.store("main"),
-        origin: { toolName: "exec", toolCallId: "c3", agentId: "main", sessionKey: "s" },
-        oversized: () => true,
-        oversizedBytes: 32_000,
-      });
-      expect(got).toBeUndefined();
-      await expect(fsp.stat(file)).rejects.toThrow(/ENOENT/);
-    } finally {
-      await t.cleanup();
-    }
+    const file = await createTeeFile(dir);
+    await fsp.writeFile(file, "x".repeat(100_000));
+    const got = await stashTeeOutput(file, {
+      store: t.services.store("main"),
+      origin: { toolName: "exec", toolCallId: "c3", agentId: "main", sessionKey: "s" },
+      oversized: () => true,
+      oversizedBytes: 32_000,
+    });
+    expect(got).toBeUndefined();
+    await expect(fsp.stat(file)).rejects.toThrow(/ENOENT/);
   });
 
   it("refuses a tee file that is not the private file it made", async () => {
@@ -263,93 +251,81 @@ describe("which exec calls are wrapped", () => {
 describe("the before_tool_call wrapper and the capture, together", () => {
   it("stores the whole output of a wrapped call and links it to the host's tail copy", async () => {
     const t = await createTestEngine({ offload: { fullExecOutput: true } });
-    try {
-      const ctx = { agentId: "main", sessionKey: "agent:main:s1", sessionId: "sid-1", toolCallId: "call_a1" };
-      const command = `for i in $(seq 1 20000); do echo "row $i ${"y".repeat(40)}"; done`;
-      const hooked = await wrapForFullCapture(
-        t.services,
-        { config: {}, trackPending: true },
-        { toolName: "exec", toolCallId: "call_a1", params: { command, timeout: 30 } },
-        ctx,
-      );
-      expect(hooked?.params.timeout).toBe(30);
-      // The user's command comes last, verbatim, after one line's worth of plumbing.
-      expect(String(hooked?.params.command).endsWith(`; fi; ${command}`)).toBe(true);
-      const via = await run("bash", String(hooked?.params.command));
-      // Engine calls of the session wait for the stored output from the moment the call was wrapped.
-      const scope = { sessionKey: ctx.sessionKey, sessionId: ctx.sessionId };
-      expect(await pendingCapturesOf(t.services).settle(scope, 20)).toBe(1);
-      const output = via.out.toString("utf8");
-      expect(output.length).toBeGreaterThan(900_000);
-      // What exec hands after_tool_call: its kept tail, the final newline trimmed.
-      const kept = output.slice(-200_000).trimEnd();
-      const index = createCaptureIndex(t.services.root, "main");
-      const result = { content: [{ type: "text", text: kept }], details: { aggregated: kept } };
-      // The two after_tool_call handlers: the host's copy (registerCapture) and the teed whole (registerFullExec).
-      await captureToolCall(
-        t.services,
-        () => index,
-        { toolCallId: "call_a1", toolName: "exec", result, source: "after-tool-call" },
-        ctx,
-      );
-      await storeTeedCall(t.services, { toolCallId: "call_a1", toolName: "exec", result }, ctx);
-      const found = createCaptureIndex(t.services.root, "main").resolve({
-        hostId: "call_a1",
-        hostText: kept,
-        session: { sessionKey: ctx.sessionKey, sessionId: ctx.sessionId },
-      });
-      expect(found?.source).toBe("exec-tee");
-      expect(found?.chars).toBe(output.length);
-      expect(found?.lines).toBe(20_000);
-      expect(found?.partial).toBeUndefined();
-      expect((await t.services.store("main").read(found?.handle ?? "")).equals(via.out)).toBe(true);
-      expect(teeRegistryOf(t.services).files().size).toBe(0);
-      expect(await pendingCapturesOf(t.services).settle(scope, 20)).toBe(0);
-      expect(await fsp.readdir(path.join(t.services.root, "exec-tee"))).toEqual([]);
-    } finally {
-      await t.cleanup();
-    }
+    const ctx = { agentId: "main", sessionKey: "agent:main:s1", sessionId: "sid-1", toolCallId: "call_a1" };
+    const command = `for i in $(seq 1 20000); do echo "row $i ${"y".repeat(40)}"; done`;
+    const hooked = await wrapForFullCapture(
+      t.services,
+      { config: {}, trackPending: true },
+      { toolName: "exec", toolCallId: "call_a1", params: { command, timeout: 30 } },
+      ctx,
+    );
+    expect(hooked?.params.timeout).toBe(30);
+    // The user's command comes last, verbatim, after one line's worth of plumbing.
+    expect(String(hooked?.params.command).endsWith(`; fi; ${command}`)).toBe(true);
+    const via = await run("bash", String(hooked?.params.command));
+    // Engine calls of the session wait for the stored output from the moment the call was wrapped.
+    const scope = { sessionKey: ctx.sessionKey, sessionId: ctx.sessionId };
+    expect(await pendingCapturesOf(t.services).settle(scope, 20)).toBe(1);
+    const output = via.out.toString("utf8");
+    expect(output.length).toBeGreaterThan(900_000);
+    // What exec hands after_tool_call: its kept tail, the final newline trimmed.
+    const kept = output.slice(-200_000).trimEnd();
+    const index = createCaptureIndex(t.services.root, "main");
+    const result = { content: [{ type: "text", text: kept }], details: { aggregated: kept } };
+    // The two after_tool_call handlers: the host's copy (registerCapture) and the teed whole (registerFullExec).
+    await captureToolCall(
+      t.services,
+      () => index,
+      { toolCallId: "call_a1", toolName: "exec", result, source: "after-tool-call" },
+      ctx,
+    );
+    await storeTeedCall(t.services, { toolCallId: "call_a1", toolName: "exec", result }, ctx);
+    const found = createCaptureIndex(t.services.root, "main").resolve({
+      hostId: "call_a1",
+      hostText: kept,
+      session: { sessionKey: ctx.sessionKey, sessionId: ctx.sessionId },
+    });
+    expect(found?.source).toBe("exec-tee");
+    expect(found?.chars).toBe(output.length);
+    expect(found?.lines).toBe(20_000);
+    expect(found?.partial).toBeUndefined();
+    expect((await t.services.store("main").read(found?.handle ?? "")).equals(via.out)).toBe(true);
+    expect(teeRegistryOf(t.services).files().size).toBe(0);
+    expect(await pendingCapturesOf(t.services).settle(scope, 20)).toBe(0);
+    expect(await fsp.readdir(path.join(t.services.root, "exec-tee"))).toEqual([]);
   });
 
   it("removes the tee file of a call that gave no result", async () => {
     const t = await createTestEngine({ offload: { fullExecOutput: true } });
-    try {
-      const ctx = { agentId: "main", sessionKey: "agent:main:s2", toolCallId: "call_c1" };
-      const hooked = await wrapForFullCapture(
-        t.services,
-        { config: {}, trackPending: true },
-        { toolName: "exec", toolCallId: "call_c1", params: { command: "true" } },
-        ctx,
-      );
-      expect(hooked).toBeDefined();
-      expect(await fsp.readdir(path.join(t.services.root, "exec-tee"))).toHaveLength(1);
-      await storeTeedCall(t.services, { toolCallId: "call_c1", toolName: "exec" }, ctx);
-      expect(await fsp.readdir(path.join(t.services.root, "exec-tee"))).toEqual([]);
-      expect(await pendingCapturesOf(t.services).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
-    } finally {
-      await t.cleanup();
-    }
+    const ctx = { agentId: "main", sessionKey: "agent:main:s2", toolCallId: "call_c1" };
+    const hooked = await wrapForFullCapture(
+      t.services,
+      { config: {}, trackPending: true },
+      { toolName: "exec", toolCallId: "call_c1", params: { command: "true" } },
+      ctx,
+    );
+    expect(hooked).toBeDefined();
+    expect(await fsp.readdir(path.join(t.services.root, "exec-tee"))).toHaveLength(1);
+    await storeTeedCall(t.services, { toolCallId: "call_c1", toolName: "exec" }, ctx);
+    expect(await fsp.readdir(path.join(t.services.root, "exec-tee"))).toEqual([]);
+    expect(await pendingCapturesOf(t.services).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
   });
 
   it("runs a command too long to wrap unwrapped, says why, and leaves no file behind", async () => {
     const t = await createTestEngine({ offload: { fullExecOutput: true } });
-    try {
-      const ctx = { agentId: "main", sessionKey: "agent:main:s3", toolCallId: "call_long" };
-      // 130,600 chars run plain; wrapped they passed Linux's 131,072-byte limit of one argument (E2BIG).
-      const command = `echo ${"x".repeat(130_595)}`;
-      const hooked = await wrapForFullCapture(
-        t.services,
-        { config: {}, trackPending: true },
-        { toolName: "exec", toolCallId: "call_long", params: { command } },
-        ctx,
-      );
-      expect(hooked).toBeUndefined();
-      expect(t.logs.some((l) => l.includes("call_long runs unwrapped") && l.includes("131072-byte"))).toBe(true);
-      expect(await fsp.readdir(path.join(t.services.root, "exec-tee"))).toEqual([]);
-      expect(await pendingCapturesOf(t.services).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
-    } finally {
-      await t.cleanup();
-    }
+    const ctx = { agentId: "main", sessionKey: "agent:main:s3", toolCallId: "call_long" };
+    // 130,600 chars run plain; wrapped they passed Linux's 131,072-byte limit of one argument (E2BIG).
+    const command = `echo ${"x".repeat(130_595)}`;
+    const hooked = await wrapForFullCapture(
+      t.services,
+      { config: {}, trackPending: true },
+      { toolName: "exec", toolCallId: "call_long", params: { command } },
+      ctx,
+    );
+    expect(hooked).toBeUndefined();
+    expect(t.logs.some((l) => l.includes("call_long runs unwrapped") && l.includes("131072-byte"))).toBe(true);
+    expect(await fsp.readdir(path.join(t.services.root, "exec-tee"))).toEqual([]);
+    expect(await pendingCapturesOf(t.services).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
   });
 
   /** Starts a wrapped command in a process group of its own, as the host runs exec; its output drained. */
@@ -389,139 +365,123 @@ describe("the before_tool_call wrapper and the capture, together", () => {
 
   it("stores the whole output of a call the host sent to the background, once its command ends", async () => {
     const t = await createTestEngine({ offload: { fullExecOutput: true } });
-    try {
-      const ctx = { agentId: "main", sessionKey: "agent:main:bg1", toolCallId: "call_bg1" };
-      // About 5 MB over about 3 s: the host's copy at backgrounding time is a "still running" note.
-      const command = `for i in $(seq 1 30); do head -c 174763 /dev/zero | tr '\\000' 'a'; echo " $i"; sleep 0.1; done`;
-      const hooked = await wrapForFullCapture(
-        t.services,
-        { config: {}, trackPending: true },
-        { toolName: "exec", toolCallId: "call_bg1", params: { command } },
-        ctx,
-      );
-      const running = startGroup(String(hooked?.params.command));
-      await new Promise((r) => setTimeout(r, 500));
-      const result = { content: [{ type: "text", text: "Command still running (session abc12345, pid 1)." }] };
-      await storeTeedCall(t.services, { toolCallId: "call_bg1", toolName: "exec", result }, ctx);
-      const teeDir = path.join(t.services.root, "exec-tee");
-      expect((await fsp.readdir(teeDir)).length, "the file stays while the command runs").toBeGreaterThan(0);
-      // The engine does not wait on a command the host sent to the background.
-      expect(await pendingCapturesOf(t.services).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
-      const ran = await running.done;
-      expect(ran.out.length).toBeGreaterThan(5_000_000);
-      const records = await until(async () => {
-        const r = await recordsOf(t.services.root, "call_bg1");
-        return r.length > 0 ? r : undefined;
-      }, 30_000);
-      expect(records?.map((r) => r.source)).toEqual(["exec-tee"]);
-      expect((await t.services.store("main").read(records?.[0]?.handle ?? "")).equals(ran.out)).toBe(true);
-      expect(await until(async () => ((await fsp.readdir(teeDir)).length === 0 ? true : undefined), 5_000)).toBe(true);
-    } finally {
-      await t.cleanup();
-    }
+    const ctx = { agentId: "main", sessionKey: "agent:main:bg1", toolCallId: "call_bg1" };
+    // About 5 MB over about 3 s: the host's copy at backgrounding time is a "still running" note.
+    const command = `for i in $(seq 1 30); do head -c 174763 /dev/zero | tr '\\000' 'a'; echo " $i"; sleep 0.1; done`;
+    const hooked = await wrapForFullCapture(
+      t.services,
+      { config: {}, trackPending: true },
+      { toolName: "exec", toolCallId: "call_bg1", params: { command } },
+      ctx,
+    );
+    const running = startGroup(String(hooked?.params.command));
+    await new Promise((r) => setTimeout(r, 500));
+    const result = { content: [{ type: "text", text: "Command still running (session abc12345, pid 1)." }] };
+    await storeTeedCall(t.services, { toolCallId: "call_bg1", toolName: "exec", result }, ctx);
+    const teeDir = path.join(t.services.root, "exec-tee");
+    expect((await fsp.readdir(teeDir)).length, "the file stays while the command runs").toBeGreaterThan(0);
+    // The engine does not wait on a command the host sent to the background.
+    expect(await pendingCapturesOf(t.services).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
+    const ran = await running.done;
+    expect(ran.out.length).toBeGreaterThan(5_000_000);
+    const records = await until(async () => {
+      const r = await recordsOf(t.services.root, "call_bg1");
+      return r.length > 0 ? r : undefined;
+    }, 30_000);
+    expect(records?.map((r) => r.source)).toEqual(["exec-tee"]);
+    expect((await t.services.store("main").read(records?.[0]?.handle ?? "")).equals(ran.out)).toBe(true);
+    expect(await until(async () => ((await fsp.readdir(teeDir)).length === 0 ? true : undefined), 5_000)).toBe(true);
   });
 
   it("leaves no file behind of background calls killed by the host, after the sweep", async () => {
     const t = await createTestEngine({ offload: { fullExecOutput: true } });
-    try {
-      const teeDir = path.join(t.services.root, "exec-tee");
-      const calls = ["SIGTERM", "SIGKILL", "SIGTERM", "SIGKILL"].map((signal, i) => ({
-        signal: signal as NodeJS.Signals,
-        ctx: { agentId: "main", sessionKey: "agent:main:bg2", toolCallId: `call_kill${i}` },
-      }));
-      const started = await Promise.all(
-        calls.map(async ({ ctx }) => {
-          const hooked = await wrapForFullCapture(
-            t.services,
-            { config: {}, trackPending: true },
-            // A 1 s timeout: a command whose end never comes is given up 2 s after it started.
-            {
-              toolName: "exec",
-              toolCallId: ctx.toolCallId,
-              params: { command: "echo started; sleep 30; echo never", timeout: 1 },
-            },
-            ctx,
-          );
-          return startGroup(String(hooked?.params.command));
-        }),
-      );
-      await new Promise((r) => setTimeout(r, 400));
-      const result = { content: [{ type: "text", text: "Command still running." }] };
-      for (const { ctx } of calls)
-        await storeTeedCall(t.services, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
-      for (const [i, { signal }] of calls.entries()) process.kill(-(started[i] as { pid: number }).pid, signal);
-      await Promise.all(started.map((s) => s.done));
-      // Killed by SIGTERM: the stream ends and the filter writes its trailer; by SIGKILL: the filter dies with
-      // the command, no trailer, and the file goes when the call's time is up.
-      await until(async () => ((await fsp.readdir(teeDir)).length === 0 ? true : undefined), 10_000);
-      await sweepTeeFiles(teeDir, teeRegistryOf(t.services).files(), 0);
-      expect(await fsp.readdir(teeDir)).toEqual([]);
-    } finally {
-      await t.cleanup();
-    }
+    const teeDir = path.join(t.services.root, "exec-tee");
+    const calls = ["SIGTERM", "SIGKILL", "SIGTERM", "SIGKILL"].map((signal, i) => ({
+      signal: signal as NodeJS.Signals,
+      ctx: { agentId: "main", sessionKey: "agent:main:bg2", toolCallId: `call_kill${i}` },
+    }));
+    const started = await Promise.all(
+      calls.map(async ({ ctx }) => {
+        const hooked = await wrapForFullCapture(
+          t.services,
+          { config: {}, trackPending: true },
+          // A 1 s timeout: a command whose end never comes is given up 2 s after it started.
+          {
+            toolName: "exec",
+            toolCallId: ctx.toolCallId,
+            params: { command: "echo started; sleep 30; echo never", timeout: 1 },
+          },
+          ctx,
+        );
+        return startGroup(String(hooked?.params.command));
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 400));
+    const result = { content: [{ type: "text", text: "Command still running." }] };
+    for (const { ctx } of calls)
+      await storeTeedCall(t.services, { toolCallId: ctx.toolCallId, toolName: "exec", result }, ctx);
+    for (const [i, { signal }] of calls.entries()) process.kill(-(started[i] as { pid: number }).pid, signal);
+    await Promise.all(started.map((s) => s.done));
+    // Killed by SIGTERM: the stream ends and the filter writes its trailer; by SIGKILL: the filter dies with
+    // the command, no trailer, and the file goes when the call's time is up.
+    await until(async () => ((await fsp.readdir(teeDir)).length === 0 ? true : undefined), 10_000);
+    await sweepTeeFiles(teeDir, teeRegistryOf(t.services).files(), 0);
+    expect(await fsp.readdir(teeDir)).toEqual([]);
   });
 
   it("lets the model fetch a wrapped call's whole output by the call's id before the host reports the call", async () => {
     const t = await createTestEngine({ offload: { fullExecOutput: true } });
-    try {
-      const ctx = { agentId: "main", sessionKey: "agent:main:byid", toolCallId: "call_byid" };
-      const command = `for i in $(seq 1 17000); do echo "line $i ${"z".repeat(50)}"; done`;
-      const hooked = await wrapForFullCapture(
-        t.services,
-        { config: {}, trackPending: true },
-        { toolName: "exec", toolCallId: "call_byid", params: { command } },
-        ctx,
-      );
-      const via = await run("bash", String(hooked?.params.command));
-      // No after_tool_call yet (2026.9.6 sends it after the turn): the fetch stores the tee file itself.
-      const [fetchTool] = createLedgerTools(
-        {
-          openStore: (agentId) => t.services.store(agentId),
-          readableAgents: () => [],
-          outputOfCall: (agentId, context, id) =>
-            storedOutputOfCall(t.services, agentId, { session: captureSessionOf(context), toolCallId: id }),
-        },
-        { agentId: "main", sessionKey: ctx.sessionKey },
-      );
-      const got = await fetchTool!.execute("call_f1", { toolCallId: "call_byid", lines: "16991-17000" });
-      expect(got.details.error).toBeUndefined();
-      const lines = via.out.toString("utf8").trimEnd().split("\n");
-      expect(got.content[0]?.text.split("\n").slice(1)).toEqual(lines.slice(-10));
-      // The same again, now from the capture the first fetch recorded; the tee folder is empty.
-      const again = await fetchTool!.execute("call_f2", { toolCallId: "call_byid", lines: "1-2" });
-      expect(again.content[0]?.text.split("\n").slice(1)).toEqual(lines.slice(0, 2));
-      expect(await fsp.readdir(path.join(t.services.root, "exec-tee"))).toEqual([]);
-      // Another session does not reach it.
-      const [other] = createLedgerTools(
-        {
-          openStore: (agentId) => t.services.store(agentId),
-          readableAgents: () => [],
-          outputOfCall: (agentId, context, id) =>
-            storedOutputOfCall(t.services, agentId, { session: captureSessionOf(context), toolCallId: id }),
-        },
-        { agentId: "main", sessionKey: "agent:main:other" },
-      );
-      const refused = await other!.execute("call_f3", { toolCallId: "call_byid", lines: "1-2" });
-      expect(refused.details.error).toMatchObject({ code: "artifact_not_found" });
-    } finally {
-      await t.cleanup();
-    }
+    const ctx = { agentId: "main", sessionKey: "agent:main:byid", toolCallId: "call_byid" };
+    const command = `for i in $(seq 1 17000); do echo "line $i ${"z".repeat(50)}"; done`;
+    const hooked = await wrapForFullCapture(
+      t.services,
+      { config: {}, trackPending: true },
+      { toolName: "exec", toolCallId: "call_byid", params: { command } },
+      ctx,
+    );
+    const via = await run("bash", String(hooked?.params.command));
+    // No after_tool_call yet (2026.9.6 sends it after the turn): the fetch stores the tee file itself.
+    const [fetchTool] = createLedgerTools(
+      {
+        openStore: (agentId) => t.services.store(agentId),
+        readableAgents: () => [],
+        outputOfCall: (agentId, context, id) =>
+          storedOutputOfCall(t.services, agentId, { session: captureSessionOf(context), toolCallId: id }),
+      },
+      { agentId: "main", sessionKey: ctx.sessionKey },
+    );
+    const got = await fetchTool!.execute("call_f1", { toolCallId: "call_byid", lines: "16991-17000" });
+    expect(got.details.error).toBeUndefined();
+    const lines = via.out.toString("utf8").trimEnd().split("\n");
+    expect(got.content[0]?.text.split("\n").slice(1)).toEqual(lines.slice(-10));
+    // The same again, now from the capture the first fetch recorded; the tee folder is empty.
+    const again = await fetchTool!.execute("call_f2", { toolCallId: "call_byid", lines: "1-2" });
+    expect(again.content[0]?.text.split("\n").slice(1)).toEqual(lines.slice(0, 2));
+    expect(await fsp.readdir(path.join(t.services.root, "exec-tee"))).toEqual([]);
+    // Another session does not reach it.
+    const [other] = createLedgerTools(
+      {
+        openStore: (agentId) => t.services.store(agentId),
+        readableAgents: () => [],
+        outputOfCall: (agentId, context, id) =>
+          storedOutputOfCall(t.services, agentId, { session: captureSessionOf(context), toolCallId: id }),
+      },
+      { agentId: "main", sessionKey: "agent:main:other" },
+    );
+    const refused = await other!.execute("call_f3", { toolCallId: "call_byid", lines: "1-2" });
+    expect(refused.details.error).toMatchObject({ code: "artifact_not_found" });
   });
 
   it("leaves every call alone when the opt-in is off", async () => {
     const t = await createTestEngine();
-    try {
-      const ctx = { agentId: "main", sessionKey: "agent:main:s1", toolCallId: "call_b1" };
-      expect(
-        await wrapForFullCapture(
-          t.services,
-          { config: {}, trackPending: true },
-          { toolName: "exec", params: { command: "ls" } },
-          ctx,
-        ),
-      ).toBeUndefined();
-    } finally {
-      await t.cleanup();
-    }
+    const ctx = { agentId: "main", sessionKey: "agent:main:s1", toolCallId: "call_b1" };
+    expect(
+      await wrapForFullCapture(
+        t.services,
+        { config: {}, trackPending: true },
+        { toolName: "exec", params: { command: "ls" } },
+        ctx,
+      ),
+    ).toBeUndefined();
   });
 });

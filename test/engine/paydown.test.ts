@@ -85,32 +85,28 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
 
   it("where the host sizes the assembled view, not the raw transcript (every line after 2026.4.24), the answers the user read stay", async () => {
     const t6 = await createTestEngine({}, "2026.9");
-    try {
-      const entries = await readActiveBranch(file);
-      const requests: { entryId: string; message: Record<string, unknown> }[][] = [];
-      const rewriteTranscriptEntries = async (req: {
-        replacements: { entryId: string; message: Record<string, unknown> }[];
-      }) => {
-        requests.push(req.replacements);
-        return { changed: true, bytesFreed: 1, rewrittenEntries: req.replacements.length };
-      };
-      await t6.engine.assemble({
-        sessionId: session.sessionId,
-        sessionKey: "agent:main:jsonl6",
-        messages: entries.map((e) => e.message),
-        tokenBudget: 32_000,
-      });
-      const result = await t6.engine.maintain({
-        sessionId: session.sessionId,
-        sessionKey: "agent:main:jsonl6",
-        sessionFile: file,
-        runtimeContext: { rewriteTranscriptEntries },
-      });
-      expect(result.changed).toBe(true);
-      expect(requests.flat().map((r) => r.message.role)).toEqual(session.tools.map(() => "toolResult"));
-    } finally {
-      await t6.cleanup();
-    }
+    const entries = await readActiveBranch(file);
+    const requests: { entryId: string; message: Record<string, unknown> }[][] = [];
+    const rewriteTranscriptEntries = async (req: {
+      replacements: { entryId: string; message: Record<string, unknown> }[];
+    }) => {
+      requests.push(req.replacements);
+      return { changed: true, bytesFreed: 1, rewrittenEntries: req.replacements.length };
+    };
+    await t6.engine.assemble({
+      sessionId: session.sessionId,
+      sessionKey: "agent:main:jsonl6",
+      messages: entries.map((e) => e.message),
+      tokenBudget: 32_000,
+    });
+    const result = await t6.engine.maintain({
+      sessionId: session.sessionId,
+      sessionKey: "agent:main:jsonl6",
+      sessionFile: file,
+      runtimeContext: { rewriteTranscriptEntries },
+    });
+    expect(result.changed).toBe(true);
+    expect(requests.flat().map((r) => r.message.role)).toEqual(session.tools.map(() => "toolResult"));
   });
 
   it("before a turn the host has just stored (its user message unanswered) it waits: the rewrite would race the turn", async () => {

@@ -20,27 +20,23 @@ soak("concurrency soak: 8 processes for 30 s", () => {
 
   it("a session lock abandoned by a SIGKILLed holder is recovered by commitTurn after the default stale timeout", async () => {
     const t = await createTestEngine();
-    try {
-      const sessionKey = "agent:main:stale";
-      let status = "";
-      await killHolderAndRecover({
-        lockFile: () => `${sessionStatePath(sessionRoot(t.dir, "main", sessionKey))}.lock`,
-        recover: async () => {
-          status = (
-            await t.engine.commitTurn({
-              sessionId: "s",
-              sessionKey,
-              advancementKey: "after-kill",
-              messages: [user("hello")],
-            })
-          ).status;
-        },
-      });
-      expect(status).toBe("committed");
-      expect(t.logs.filter((l) => l.startsWith("error"))).toEqual([]);
-      expect(path.isAbsolute(t.dir)).toBe(true);
-    } finally {
-      await t.cleanup();
-    }
+    const sessionKey = "agent:main:stale";
+    let status = "";
+    await killHolderAndRecover({
+      lockFile: () => `${sessionStatePath(sessionRoot(t.dir, "main", sessionKey))}.lock`,
+      recover: async () => {
+        status = (
+          await t.engine.commitTurn({
+            sessionId: "s",
+            sessionKey,
+            advancementKey: "after-kill",
+            messages: [user("hello")],
+          })
+        ).status;
+      },
+    });
+    expect(status).toBe("committed");
+    expect(t.logs.filter((l) => l.startsWith("error"))).toEqual([]);
+    expect(path.isAbsolute(t.dir)).toBe(true);
   }, 120_000);
 });
