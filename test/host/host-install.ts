@@ -158,7 +158,7 @@ async function npmInstallHost(version: HostVersion, packageDir: string): Promise
 
 /**
  * `argv` at the lowest CPU and I/O priority where `nice` and `ionice` exist (Linux). The global setup installs every
- * missing line at once while the unit and soak files run; at equal priority the six installs (about 100 CPU seconds,
+ * missing line at once while the unit and soak files run; at equal priority the five installs (about 100 CPU seconds,
  * 350 MB each) took most of both cores for the first 100 s of a clean clone's run, and the fuzz and crash files took
  * three to four times as long as alone. The lines are needed only when the host files start, minutes later.
  */

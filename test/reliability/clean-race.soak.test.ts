@@ -12,9 +12,8 @@ describe("session clean racing a host writer, 100 runs", () => {
       const lock = run % 2 === 0 ? "stale" : "live-forced";
       const outcome = await raceCleanAgainstWriter(1_000, lock);
       // Past a stale lock the clean replaces, unless its last look finds the writer holding the file open.
-      const held = outcome.status === "refused" && (outcome.reason ?? "").includes("for writing");
-      if (lock === "stale" && held) heldByWriter++;
-      const expected = lock === "stale" ? (held ? "refused" : "cleaned") : "refused";
+      if (lock === "stale" && outcome.heldByWriter) heldByWriter++;
+      const expected = lock === "stale" ? (outcome.heldByWriter ? "refused" : "cleaned") : "refused";
       if (outcome.status !== expected) wrong.push(`${run}: ${outcome.status} ${outcome.reason ?? ""}`);
       if (outcome.kept !== 1_000 || outcome.duplicated) lost.push(run);
       if (!outcome.inOrder) reordered++;

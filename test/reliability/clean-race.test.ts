@@ -8,9 +8,8 @@ describe("session clean racing a host writer", () => {
       // As in clean-race.soak.test.ts: past a stale lock the clean replaces the file unless its last look finds the
       // writer holding it open, and a line this lock-ignoring writer lands during the rename can be kept after its
       // next one (a clean-clone run on 2026-11-27 saw it here). What is guaranteed is that no line is lost.
-      const held = outcome.status === "refused" && (outcome.reason ?? "").includes("for writing");
       expect({ status: outcome.status, kept: outcome.kept, duplicated: outcome.duplicated }).toEqual({
-        status: held ? "refused" : "cleaned",
+        status: outcome.heldByWriter ? "refused" : "cleaned",
         kept: 1_000,
         duplicated: false,
       });

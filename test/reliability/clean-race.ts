@@ -33,6 +33,8 @@ tick();
 export interface RaceOutcome {
   status: string;
   reason: string | undefined;
+  /** The clean refused because its last look found the writer holding the file open for writing. */
+  heldByWriter: boolean;
   kept: number;
   inOrder: boolean;
   duplicated: boolean;
@@ -70,6 +72,7 @@ export async function raceCleanAgainstWriter(lines: number, lock: "stale" | "liv
     return {
       status: result.status,
       reason: result.reason,
+      heldByWriter: result.status === "refused" && (result.reason ?? "").includes("for writing"),
       kept: new Set(ids).size,
       inOrder: ids.every((n, i) => i === 0 || n > (ids[i - 1] as number)),
       duplicated: new Set(ids).size !== ids.length,
