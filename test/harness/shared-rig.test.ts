@@ -100,7 +100,7 @@ describe("scenario registry", () => {
   });
 
   it("the 2026.9.6 line starts one gateway per engine; its 128k, 48k and 64k sessions run on agents of their own", () => {
-    const plans = plansFor("2026.9.6");
+    const plans = plansFor("2026.9.6", allScenarios(), { figures: true });
     expect(plans.map(planKey)).toEqual(["legacy", "context-ledger"]);
     expect(plans[1]?.agents.map((a) => [a.id, a.model?.contextWindow, a.ledgerConfig])).toEqual([
       ["long-session-128k", 128_000, undefined],
@@ -108,6 +108,16 @@ describe("scenario registry", () => {
       ["long-session-64k", 65_536, undefined],
       ["host-cut-64k", 65_536, { maintenance: { enabled: false } }],
     ]);
+  });
+
+  it("a figure scenario is planned only for a figures run", () => {
+    const run = async (): Promise<void> => undefined;
+    const plain: HostScenario = { name: "plain", lines: ["2026.9.6"], engines: ["context-ledger"], run };
+    const figure: HostScenario = { ...plain, name: "cost", figure: true };
+    const names = (figures: boolean): string[] =>
+      plansFor("2026.9.6", [plain, figure], { figures }).flatMap((p) => p.scenarios.map((s) => s.name));
+    expect(names(false)).toEqual(["plain"]);
+    expect(names(true)).toEqual(["plain", "cost"]);
   });
 
   it("index.ts lists one module per line, sorted, so parallel additions merge", () => {

@@ -22,7 +22,7 @@ export const LONG_SESSION_128K = {
 } as const satisfies LongSessionWorkload;
 
 export const longSession128kScenario = ledgerLongSession(
-  { name: "long-session-128k", model: LONG_SESSION_128K_MODEL },
+  { name: "long-session-128k", model: LONG_SESSION_128K_MODEL, figure: true },
   (figures) => {
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);
     expect(figures.mainRequests.missingNewestTurns).toEqual([]);

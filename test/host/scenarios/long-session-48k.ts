@@ -17,7 +17,7 @@ import type { ScenarioModel } from "./scenario.js";
 export const LONG_SESSION_48K_MODEL: ScenarioModel = { contextWindow: 49_152, maxTokens: 4_096 };
 
 export const longSession48kScenario = ledgerLongSession(
-  { name: "long-session-48k", model: LONG_SESSION_48K_MODEL },
+  { name: "long-session-48k", model: LONG_SESSION_48K_MODEL, figure: true },
   (figures) => {
     // History outgrew the room (else the fill figure says nothing).
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThan(0);

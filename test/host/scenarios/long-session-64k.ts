@@ -22,7 +22,7 @@ import type { ScenarioModel } from "./scenario.js";
 export const LONG_SESSION_64K_MODEL: ScenarioModel = { contextWindow: 65_536, maxTokens: 4_096 };
 
 export const longSession64kScenario = ledgerLongSession(
-  { name: "long-session-64k", model: LONG_SESSION_64K_MODEL },
+  { name: "long-session-64k", model: LONG_SESSION_64K_MODEL, figure: true },
   (figures) => {
     // Nothing cut the conversation's start: not the engine (its room is not outgrown), not the host's byte cap.
     expect(figures.mainRequests.trimmedRequests).toBe(0);
@@ -31,7 +31,12 @@ export const longSession64kScenario = ledgerLongSession(
 );
 
 export const hostCut64kScenario = ledgerLongSession(
-  { name: "host-cut-64k", model: LONG_SESSION_64K_MODEL, ledgerConfig: { maintenance: { enabled: false } } },
+  {
+    name: "host-cut-64k",
+    model: LONG_SESSION_64K_MODEL,
+    ledgerConfig: { maintenance: { enabled: false } },
+    figure: true,
+  },
   (figures) => {
     // The host's cut reached the conversation's start (else nothing here is about cuts).
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThanOrEqual(2);

@@ -12,12 +12,12 @@
  * extends that window with the turn just finished. The figures are held against the cache ceiling of the session's
  * own requests ({@link cacheCeiling}). Legacy's bill on this workload moves with the host's own compactions
  * ($0.31-0.51, docs/host-lines.md, prefix caching), so no test can hold context-ledger's against it: its run, which
- * checks nothing, is left out of `npm test` and added with `LEDGER_LEGACY_BILL=1`, which logs both bills.
+ * checks nothing, is left out of `npm test` and added by `npm run test:figures`, which logs both bills.
  */
 import { expect } from "vitest";
 import { countHostLogSignals, markLogs, readHostLog } from "../logs.js";
 import { conversationAsWritten, conversationShown } from "../turn-as-seen.js";
-import type { HostScenario, ScenarioSession } from "./scenario.js";
+import { figuresRun, type HostScenario, type ScenarioSession } from "./scenario.js";
 import {
   expectEveryTurnAnsweredInFull,
   expectNoHostRuns,
@@ -62,7 +62,7 @@ async function runLongAnswers(session: ScenarioSession, name: string): Promise<L
 export const longAnswersSessionScenario: HostScenario = {
   name: "long-session-answers",
   lines: ["2026.9.6"],
-  engines: process.env.LEDGER_LEGACY_BILL === "1" ? ["context-ledger", "legacy"] : ["context-ledger"],
+  engines: figuresRun() ? ["context-ledger", "legacy"] : ["context-ledger"],
   async run(session) {
     const figures = await runLongAnswers(session, "long-session-answers");
     if (!figures) return;
@@ -77,7 +77,7 @@ export const longAnswersSessionScenario: HostScenario = {
     const legacy = await readFigures("long-session-answers", session.version, "legacy");
     const legacyCost = (legacy?.provider as { inputCostUsd?: number } | undefined)?.inputCostUsd;
     console.log(
-      `[long-session-answers] input cost context-ledger $${figures.provider.inputCostUsd.toFixed(4)}${legacyCost === undefined ? " (legacy's run: LEDGER_LEGACY_BILL=1)" : `, legacy $${legacyCost.toFixed(4)}`}`,
+      `[long-session-answers] input cost context-ledger $${figures.provider.inputCostUsd.toFixed(4)}${legacyCost === undefined ? " (legacy's run: npm run test:figures)" : `, legacy $${legacyCost.toFixed(4)}`}`,
     );
   },
 };

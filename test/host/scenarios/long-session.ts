@@ -300,7 +300,7 @@ export function expectNoHostRuns(figures: LongSessionFigures): void {
  * answered in full, no host-started run (unless `hostRuns: "logged"`), then the scenario's own figures (`check`).
  */
 export function ledgerLongSession(
-  spec: Pick<HostScenario, "name" | "model" | "ledgerConfig">,
+  spec: Pick<HostScenario, "name" | "model" | "ledgerConfig" | "figure">,
   check: (figures: LongSessionFigures) => void,
   measure: (session: ScenarioSession, name: string) => Promise<LongSessionFigures> = measureLongSession,
   hostRuns: "none" | "logged" = "none",

@@ -2,7 +2,7 @@ import { agentOverrideSchema } from "../../../src/config/schema.js";
 import type { EngineChoice } from "../host-env.js";
 import type { HostVersion } from "../host-install.js";
 import * as modules from "./index.js";
-import { ownAgentOf, type HostScenario, type ScenarioAgent } from "./scenario.js";
+import { figuresRun, ownAgentOf, type HostScenario, type ScenarioAgent } from "./scenario.js";
 
 /** True for a value shaped like a {@link HostScenario}. */
 export function isHostScenario(value: unknown): value is HostScenario {
@@ -74,12 +74,16 @@ export function planKey(plan: Pick<RigPlan, "engine">): string {
 /**
  * The gateways a host line needs (one per engine; legacy first, then context-ledger) and what each serves.
  * A scenario with its own model shape or plugin settings runs on an agent of its own on its engine's
- * gateway, after the scenarios of the default shape.
+ * gateway, after the scenarios of the default shape. The figure scenarios only where `options.figures` is true.
  */
-export function plansFor(version: HostVersion, scenarios: readonly HostScenario[] = allScenarios()): RigPlan[] {
+export function plansFor(
+  version: HostVersion,
+  scenarios: readonly HostScenario[] = allScenarios(),
+  options: { figures?: boolean } = { figures: figuresRun() },
+): RigPlan[] {
   const plans = new Map<string, RigPlan>();
   for (const s of scenarios) {
-    if (!s.lines.includes(version)) continue;
+    if (!s.lines.includes(version) || (s.figure === true && options.figures !== true)) continue;
     for (const engine of s.engines) {
       const key = planKey({ engine });
       const plan = plans.get(key) ?? { version, engine, agents: [], scenarios: [] };

@@ -79,8 +79,22 @@ export interface HostScenario {
    * {@link ledgerConfig}: those get an agent of their own, named after the scenario.
    */
   agentId?: string;
+  /**
+   * A cost or cache figure of a session at a model shape of its own, not a behaviour the user sees: it runs in
+   * `npm run test:figures` ({@link FIGURES_ENV}=1) and is listed as skipped in `npm test`, whose time it would
+   * otherwise lengthen by a few gateway-minutes.
+   */
+  figure?: boolean;
   /** Runs the scenario and asserts with vitest's `expect`; throws on failure. */
   run(session: ScenarioSession): Promise<void>;
+}
+
+/** The variable that adds the {@link HostScenario.figure} scenarios (and legacy's bills) to a host run. */
+export const FIGURES_ENV = "LEDGER_HOST_FIGURES";
+
+/** True in `npm run test:figures`: the figure scenarios run, and legacy's runs that only bill. */
+export function figuresRun(): boolean {
+  return process.env[FIGURES_ENV] === "1";
 }
 
 /** The model a gateway advertises: its context window and output allowance (tokens). */
