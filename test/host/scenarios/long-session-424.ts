@@ -53,9 +53,10 @@ export const longSession424Scenario: HostScenario = {
     expect(await conversationShown(session, figures.answers), "chat.history after the post-turn work").toEqual(
       asWritten,
     );
-    await session.restartGateway();
-    expect(await conversationShown(session, figures.answers), "chat.history after a gateway restart").toEqual(
-      asWritten,
-    );
+    session.afterRestart(async () => {
+      expect(await conversationShown(session, figures.answers), "chat.history after a gateway restart").toEqual(
+        asWritten,
+      );
+    });
   },
 };
