@@ -130,7 +130,15 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
       slots: { contextEngine: engineId },
       entries,
     },
-    gateway: { mode: "local", bind: "loopback", auth: { mode: "token", token: gatewayToken } },
+    // The Control UI and the update check are nothing the tests drive; 2026.9.6 verifies and copies the UI's assets
+    // after every start (about 1.5 CPU seconds of a 16-second start).
+    gateway: {
+      mode: "local",
+      bind: "loopback",
+      auth: { mode: "token", token: gatewayToken },
+      controlUi: { enabled: false },
+    },
+    update: { checkOnStart: false },
     // HOST_LOG_LEVEL=debug shows the host's own budget decisions (memoryFlush / preflightCompaction checks) when
     // diagnosing a line.
     logging: { file: hostLogPath, ...(process.env.HOST_LOG_LEVEL ? { level: process.env.HOST_LOG_LEVEL } : {}) },
