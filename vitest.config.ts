@@ -25,38 +25,61 @@ const SOAK_FILES = [
   "test/s3/**/*.test.ts",
 ];
 
-// The host files that take longest, longest first (clean-checkout CI, 2026-11-23: 2026.9.6 280-471 s,
-// 2026.4.24 about 175 s, every other host file 17-52 s). On a clean checkout vitest has no durations
-// and starts the larger files first; the line files are all about 210 bytes, so the longest started
-// last and one worker idled at the end (host project 470 s; 415 s with them first and one more
-// scenario). Splitting the 2026.9.6 file in two did not help (433 s): the gateways share 2 cores.
-// The install path installs the tarball on all six lines in one file (11.5 min at a load average of 16, the
-// only measurement so far): third, so it starts when 2026.4.24's file ends.
+// The host files, longest first (their wall time in a clean-clone CI run on two cores, docs/testing.md), so the two
+// workers end together: each takes the next file when it finishes one. On a clean checkout vitest has no durations
+// and starts the larger files first, but the line files are all about 210 bytes. Splitting the 2026.9.6 file in two
+// does not help: its gateways already keep a core busy. A host file not listed runs after these.
 const HOST_FILES_LONGEST_FIRST = [
   "test/host/line-2026.9.6.test.ts",
   "test/host/line-2026.4.24.test.ts",
   "test/host/install-path.test.ts",
+  "test/host/line-2026.7.35.test.ts",
+  "test/host/adoption.test.ts",
+  "test/host/line-2026.6.11.test.ts",
+  "test/host/line-2026.5.28.test.ts",
+  "test/host/s3-gateway.test.ts",
+  "test/host/line-2026.8.2.test.ts",
+  "test/host/operator-doctor-96.test.ts",
 ];
 
-/** Vitest's order, except that the host project's longest files start first. */
-class LongestHostFilesFirst extends BaseSequencer {
+/** The soak files, longest first, for the same reason (the unit files after them are short). */
+const SOAK_FILES_LONGEST_FIRST = [
+  "test/reliability/hostile-input.test.ts",
+  "test/reliability/concurrency.soak.test.ts",
+  "test/reliability/clean-race.soak.test.ts",
+  "test/reliability/crash.test.ts",
+  "test/s3/migrate.test.ts",
+  "test/reliability/reclaim-kill.soak.test.ts",
+  "test/reliability/clean-late-writer.soak.test.ts",
+  "test/s3/shared-gc.test.ts",
+];
+
+/** Vitest's order, except that the host and soak projects' longest files start first. */
+class LongestFilesFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const rank = (f: TestSpecification): number => {
-      const i = HOST_FILES_LONGEST_FIRST.findIndex((name) => f.moduleId.endsWith(name));
-      return i < 0 ? HOST_FILES_LONGEST_FIRST.length : i;
-    };
-    const isHost = (f: TestSpecification): boolean => f.project.name === "host";
-    const host = sorted.filter(isHost).sort((a, b) => rank(a) - rank(b));
-    let next = 0;
-    return sorted.map((f) => (isHost(f) ? (host[next++] as TestSpecification) : f));
+    for (const [project, order] of [
+      ["host", HOST_FILES_LONGEST_FIRST],
+      ["soak", SOAK_FILES_LONGEST_FIRST],
+    ] as const) {
+      const rank = (f: TestSpecification): number => {
+        const i = order.findIndex((name) => f.moduleId.endsWith(name));
+        return i < 0 ? order.length : i;
+      };
+      const inProject = (f: TestSpecification): boolean => f.project.name === project;
+      const ranked = sorted.filter(inProject).sort((a, b) => rank(a) - rank(b));
+      let next = 0;
+      for (let i = 0; i < sorted.length; i++)
+        if (inProject(sorted[i] as TestSpecification)) sorted[i] = ranked[next++] as TestSpecification;
+    }
+    return sorted;
   }
 }
 
 export default defineConfig({
   test: {
     reporters: ["default", "./test/reporters/wall-time.ts"],
-    sequence: { sequencer: LongestHostFilesFirst },
+    sequence: { sequencer: LongestFilesFirst },
     maxWorkers: 2,
     projects: [
       {
