@@ -120,27 +120,6 @@ export async function agentLocal(env: HostEnv, options: AgentLocalOptions): Prom
   return { ...result, json };
 }
 
-/**
- * `openclaw plugins inspect <id> --json` (plus `--runtime` on 9.6; 4.24 has no such flag and loads the runtime anyway),
- * parsed.
- */
-export async function pluginsInspect(env: HostEnv, id: string): Promise<{ result: CliResult; json: unknown }> {
-  const args = ["plugins", "inspect", id, ...(env.host.version === "2026.9.6" ? ["--runtime"] : []), "--json"];
-  const result = await runOpenclawOk(env, args, { timeoutMs: 180_000 });
-  return { result, json: extractJson(result.stdout) ?? extractJson(result.stderr) };
-}
-
-/** `openclaw plugins install <tarball or dir>` (9.6 needs `--force --accept-capabilities`). */
-export async function pluginsInstall(
-  env: HostEnv,
-  source: string,
-  options: { link?: boolean } = {},
-): Promise<CliResult> {
-  const args = ["plugins", "install", ...(options.link ? ["-l"] : []), source];
-  if (env.host.version === "2026.9.6") args.push("--force", "--accept-capabilities");
-  return runOpenclawOk(env, args, { timeoutMs: 300_000 });
-}
-
 /** Engine ids a `plugins inspect --json` answer reports (both hosts' shapes). */
 export function inspectedContextEngineIds(json: unknown): string[] {
   const ids = new Set<string>();
