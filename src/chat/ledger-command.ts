@@ -7,11 +7,11 @@ import { redactSecrets } from "../results/redact.js";
 import type { LedgerServices } from "../runtime/services.js";
 import { readViewRecords, viewRecordPath, type ViewRecord } from "../state/view-record.js";
 import { errorMessage, isLedgerError } from "../errors.js";
-import { formatBytes, formatCount, plural } from "../cli/format.js";
+import { formatBytes, formatCount, plural } from "../cli/core/format.js";
 import { viewHeadline } from "../cli/view-render.js";
 import { debtTrend, inTurnAssembles, trendLabel } from "../cli/status-debt-trend.js";
-import { closestWord } from "../cli/nearest.js";
-import { PLUGIN_ID, selectedContextEngine } from "../cli/operator-context.js";
+import { closestWord } from "../cli/core/nearest.js";
+import { PLUGIN_ID, selectedContextEngine } from "../cli/core/operator-context.js";
 
 /** What the /ledger chat command reads: config, settings, stores, session state. */
 export type ChatCommandDeps = Pick<

@@ -9,7 +9,7 @@ import { createArtifactStore } from "../artifacts/store.js";
 import { stashReclaimedLines } from "../maintenance/reclaimed-lines.js";
 import { artifactRoot } from "../state/paths.js";
 import { runArtifactCommand } from "./artifact.js";
-import { parseArgv, parseDuration, parseSize } from "./args.js";
+import { parseArgv, parseDuration, parseSize } from "./core/args.js";
 
 let tmp: string;
 let state: string;

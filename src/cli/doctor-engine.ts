@@ -3,8 +3,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ENGINE_INFO } from "../host/engine-info.js";
 import type { DoctorFinding } from "./doctor-types.js";
-import { readPackageJson } from "./package-json.js";
-import { shellWord } from "./shell-word.js";
+import { readPackageJson } from "./core/package-json.js";
+import { shellWord } from "./core/shell-word.js";
 
 /** The npm package name, as its `package.json` says. */
 const PACKAGE_NAME = "openclaw-context-ledger";

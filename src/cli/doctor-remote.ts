@@ -3,7 +3,7 @@ import { probeRemoteStore } from "../artifacts/remote-probe.js";
 import { readSpoolBacklog } from "../artifacts/tiered-backend.js";
 import { artifactRoot } from "../state/paths.js";
 import type { DoctorFinding } from "./doctor-types.js";
-import { listLedgerAgents } from "./ledger-scan.js";
+import { listLedgerAgents } from "./core/ledger-scan.js";
 
 /**
  * With the S3 backend: the bucket's reachability, credentials and permissions

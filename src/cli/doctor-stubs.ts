@@ -3,7 +3,7 @@ import { collectUnreadable } from "../state/reference-scan.js";
 import { knownAgentIds, pluginOffReason } from "./doctor-host.js";
 import type { DoctorFinding } from "./doctor-types.js";
 import { listHostTranscripts, transcriptHandles } from "./host-sessions.js";
-import type { OperatorContext } from "./operator-context.js";
+import type { OperatorContext } from "./core/operator-context.js";
 
 /** Sessions named one by one before the rest is counted. */
 const MAX_NAMED_SESSIONS = 20;

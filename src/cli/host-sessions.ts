@@ -8,7 +8,7 @@ import { existsSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { tryParseJson } from "../json.js";
 import { collectUnreadable, scanFileHandles, scanSqliteHandles } from "../state/reference-scan.js";
-import { listLedgerSessions } from "./ledger-scan.js";
+import { listLedgerSessions } from "./core/ledger-scan.js";
 import { sqliteDatabaseClass } from "../fs/sqlite.js";
 
 /** One session's transcript in the host's state dir. */

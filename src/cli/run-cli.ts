@@ -1,10 +1,10 @@
 import { PLUGIN_VERSION } from "../version.js";
-import { renderUsage, unknownCommand } from "./command.js";
-import { reportFailure } from "./fail.js";
-import type { CliIo } from "./io.js";
-import { wantsJson } from "./args.js";
+import { renderUsage, unknownCommand } from "./core/command.js";
+import { reportFailure } from "./core/fail.js";
+import type { CliIo } from "./core/io.js";
+import { wantsJson } from "./core/args.js";
 
-export type { CliIo } from "./io.js";
+export type { CliIo } from "./core/io.js";
 
 /** A command group: `context-ledger <group> ...`. */
 type GroupRunner = (argv: string[], io: CliIo) => Promise<number>;

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { describeValue, LedgerError } from "../errors.js";
+import { describeValue, LedgerError } from "../../errors.js";
 import { closestWord } from "./nearest.js";
 
 /** One option a command accepts. */

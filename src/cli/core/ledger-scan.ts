@@ -1,9 +1,9 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { errorMessage } from "../errors.js";
-import { agentRoot, decodeSegment } from "../state/paths.js";
-import type { SessionState } from "../state/session-state.js";
-import { readSessionState, sessionStatePath } from "../state/session-file.js";
+import { errorMessage } from "../../errors.js";
+import { agentRoot, decodeSegment } from "../../state/paths.js";
+import type { SessionState } from "../../state/session-state.js";
+import { readSessionState, sessionStatePath } from "../../state/session-file.js";
 
 /** One session folder found under the ledger root. */
 export interface ScannedSession {

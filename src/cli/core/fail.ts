@@ -1,4 +1,4 @@
-import { errorMessage, isLedgerError, type LedgerErrorCode } from "../errors.js";
+import { errorMessage, isLedgerError, type LedgerErrorCode } from "../../errors.js";
 import { progName, type CliIo } from "./io.js";
 
 /**

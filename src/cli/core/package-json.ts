@@ -1,5 +1,5 @@
 import { promises as fsp } from "node:fs";
-import { tryParseJson } from "../json.js";
+import { tryParseJson } from "../../json.js";
 
 /** The fields of a `package.json` the operator commands read. */
 export interface PackageJson {

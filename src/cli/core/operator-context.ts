@@ -2,10 +2,10 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import JSON5 from "json5";
-import { parseConfig } from "../config/parse-config.js";
-import type { LedgerConfig } from "../config/schema.js";
-import { describeValue, errorMessage, LedgerError } from "../errors.js";
-import { resolveLedgerRoot } from "../state/paths.js";
+import { parseConfig } from "../../config/parse-config.js";
+import type { LedgerConfig } from "../../config/schema.js";
+import { describeValue, errorMessage, LedgerError } from "../../errors.js";
+import { resolveLedgerRoot } from "../../state/paths.js";
 
 /** Plugin id and engine id as they appear in `openclaw.json`. */
 export const PLUGIN_ID = "context-ledger";
