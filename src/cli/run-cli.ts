@@ -23,11 +23,11 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>
   },
   grep: {
     summary: "PATTERN [--agent ID] [--session KEY] [--json]   search every stored artifact an agent may read",
-    load: async () => (await import("./grep.js")).runGrepCommand,
+    load: async () => (await import("./artifacts/grep.js")).runGrepCommand,
   },
   artifact: {
     summary: "stash | fetch | peek | list | rm | gc | migrate   the content-addressed artifact store",
-    load: async () => (await import("./artifact.js")).runArtifactCommand,
+    load: async () => (await import("./artifacts/artifact.js")).runArtifactCommand,
     commands: ["stash", "fetch", "peek", "list", "rm", "gc"],
   },
   session: {

@@ -10,7 +10,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openArtifactStore, type OpenedStore, type StoreBackendSettings } from "../../src/artifacts/open-store.js";
-import { scanReferencedHandles } from "../../src/cli/artifact-references.js";
+import { scanReferencedHandles } from "../../src/cli/artifacts/artifact-references.js";
 import { agentRoot, artifactRoot } from "../../src/state/paths.js";
 import { useCephRgw, type RgwFixture } from "../support/s3-fixture.js";
 import type { ChatTurn } from "./gateway.js";

@@ -7,7 +7,7 @@ import { openMigrationEnds } from "../../src/artifacts/migrate-open.js";
 import { openArtifactStore, type StoreBackendSettings } from "../../src/artifacts/open-store.js";
 import { createArtifactStore } from "../../src/artifacts/store.js";
 import { migrateArtifacts } from "../../src/artifacts/store-migrate.js";
-import { runArtifactCommand } from "../../src/cli/artifact.js";
+import { runArtifactCommand } from "../../src/cli/artifacts/artifact.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import { runWith } from "../cli/cli-fixtures.js";
 import { createS3Backend } from "../../src/artifacts/s3-backend.js";

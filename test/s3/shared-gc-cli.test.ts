@@ -3,7 +3,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { createCliIo } from "../support/cli-io.js";
 import { describe, expect, it } from "vitest";
-import { runArtifactCommand } from "../../src/cli/artifact.js";
+import { runArtifactCommand } from "../../src/cli/artifacts/artifact.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import { useCephRgw } from "../support/s3-fixture.js";
 import { useSharedTempDir } from "../support/temp-dir.js";

@@ -1,5 +1,5 @@
 // A migration the parent SIGKILLs part-way: runs `artifact migrate --to s3` as the CLI does, in its own process.
-import { runArtifactCommand } from "../../../src/cli/artifact.ts";
+import { runArtifactCommand } from "../../../src/cli/artifacts/artifact.ts";
 
 const { env } = JSON.parse(process.argv[2]);
 const quiet = { write: () => true };

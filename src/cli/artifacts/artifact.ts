@@ -1,28 +1,28 @@
-import { parseLineRange } from "../retrieval/fetch-input.js";
+import { parseLineRange } from "../../retrieval/fetch-input.js";
 import { promises as fsp } from "node:fs";
-import { listedHandles, resolveHandleRef } from "../artifacts/handle-prefix.js";
-import { parseSelector, type Selector } from "../artifacts/selectors.js";
-import { openArtifactStore } from "../artifacts/open-store.js";
-import { createArtifactStore } from "../artifacts/store.js";
-import { isLedgerError, LedgerError } from "../errors.js";
-import { readReclaimedLines } from "../maintenance/reclaimed-lines.js";
-import { detectFormat, type OutputFormat } from "../results/detect-format.js";
-import { buildPreview } from "../results/preview.js";
-import { resolveAgentSettings } from "../config/parse-config.js";
-import { compileRedactPatterns, redactSecrets } from "../results/redact.js";
-import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
-import { choiceFlag, COMMON_OPTIONS, intFlag, stringFlag, type ArgSpec, type ParsedArgs } from "./core/args.js";
+import { listedHandles, resolveHandleRef } from "../../artifacts/handle-prefix.js";
+import { parseSelector, type Selector } from "../../artifacts/selectors.js";
+import { openArtifactStore } from "../../artifacts/open-store.js";
+import { createArtifactStore } from "../../artifacts/store.js";
+import { isLedgerError, LedgerError } from "../../errors.js";
+import { readReclaimedLines } from "../../maintenance/reclaimed-lines.js";
+import { detectFormat, type OutputFormat } from "../../results/detect-format.js";
+import { buildPreview } from "../../results/preview.js";
+import { resolveAgentSettings } from "../../config/parse-config.js";
+import { compileRedactPatterns, redactSecrets } from "../../results/redact.js";
+import { agentRoot, artifactRoot, encodeSegment } from "../../state/paths.js";
+import { choiceFlag, COMMON_OPTIONS, intFlag, stringFlag, type ArgSpec, type ParsedArgs } from "../core/args.js";
 import { runGcCommand, runListCommand, runRmCommand } from "./artifact-admin.js";
 import { runMigrateCommand } from "./artifact-migrate.js";
 import { ARTIFACT_SCHEMAS, writeReceipt, type ArtifactCommandContext } from "./artifact-receipts.js";
-import { runCommand, runGroup } from "./core/command.js";
-import { CliFailure, EXIT } from "./core/fail.js";
-import { progName, type CliIo } from "./core/io.js";
-import { listLedgerAgents } from "./core/ledger-scan.js";
-import { loadOperatorContext } from "./core/operator-context.js";
+import { runCommand, runGroup } from "../core/command.js";
+import { CliFailure, EXIT } from "../core/fail.js";
+import { progName, type CliIo } from "../core/io.js";
+import { listLedgerAgents } from "../core/ledger-scan.js";
+import { loadOperatorContext } from "../core/operator-context.js";
 
 export { ARTIFACT_SCHEMAS } from "./artifact-receipts.js";
-export { exitCodeFor } from "./core/fail.js";
+export { exitCodeFor } from "../core/fail.js";
 
 /** Formats `artifact stash --format` accepts. */
 export const STASH_FORMATS: readonly OutputFormat[] = ["json", "html", "xml", "pdf-text", "log", "text"];

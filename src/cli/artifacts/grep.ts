@@ -1,15 +1,15 @@
-import { grepLines } from "../artifacts/grep-lines.js";
-import { compileSafeRegex } from "../safe-regex.js";
-import { createArtifactStore } from "../artifacts/store.js";
-import { resolveAgentSettings } from "../config/parse-config.js";
-import { artifactRoot } from "../state/paths.js";
-import { COMMON_OPTIONS, intFlag, stringFlag } from "./core/args.js";
-import { runCommand } from "./core/command.js";
-import { CliFailure, EXIT } from "./core/fail.js";
-import { formatCount, plural } from "./core/format.js";
-import { progName, writeJson, type CliIo } from "./core/io.js";
-import { listLedgerAgents } from "./core/ledger-scan.js";
-import { loadOperatorContext } from "./core/operator-context.js";
+import { grepLines } from "../../artifacts/grep-lines.js";
+import { compileSafeRegex } from "../../safe-regex.js";
+import { createArtifactStore } from "../../artifacts/store.js";
+import { resolveAgentSettings } from "../../config/parse-config.js";
+import { artifactRoot } from "../../state/paths.js";
+import { COMMON_OPTIONS, intFlag, stringFlag } from "../core/args.js";
+import { runCommand } from "../core/command.js";
+import { CliFailure, EXIT } from "../core/fail.js";
+import { formatCount, plural } from "../core/format.js";
+import { progName, writeJson, type CliIo } from "../core/io.js";
+import { listLedgerAgents } from "../core/ledger-scan.js";
+import { loadOperatorContext } from "../core/operator-context.js";
 
 /** Schema tag of `grep --json`. */
 export const GREP_SCHEMA = "context-ledger.grep.v1";

@@ -3,13 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { handleForBytes, HANDLE_PREFIX } from "../artifacts/handle.js";
-import { artifactPaths } from "../artifacts/blob-path.js";
-import { createArtifactStore } from "../artifacts/store.js";
-import { stashReclaimedLines } from "../maintenance/reclaimed-lines.js";
-import { artifactRoot } from "../state/paths.js";
+import { handleForBytes, HANDLE_PREFIX } from "../../artifacts/handle.js";
+import { artifactPaths } from "../../artifacts/blob-path.js";
+import { createArtifactStore } from "../../artifacts/store.js";
+import { stashReclaimedLines } from "../../maintenance/reclaimed-lines.js";
+import { artifactRoot } from "../../state/paths.js";
 import { runArtifactCommand } from "./artifact.js";
-import { parseArgv, parseDuration, parseSize } from "./core/args.js";
+import { parseArgv, parseDuration, parseSize } from "../core/args.js";
 
 let tmp: string;
 let state: string;
@@ -160,7 +160,7 @@ describe("context-ledger artifact: operator details", () => {
       stdin: Readable.from([Buffer.from("one line")]),
       env: {},
     });
-    const { createArtifactStore } = await import("../artifacts/store.js");
+    const { createArtifactStore } = await import("../../artifacts/store.js");
     const store = createArtifactStore({ root: artifactRoot(state, "main") });
     await store.stash(LOG, {
       kind: "tool-output",

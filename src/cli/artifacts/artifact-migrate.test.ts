@@ -1,9 +1,9 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeTempState, runWith } from "../../test/cli/cli-fixtures.js";
-import { createArtifactStore } from "../artifacts/store.js";
-import { artifactRoot } from "../state/paths.js";
+import { makeTempState, runWith } from "../../../test/cli/cli-fixtures.js";
+import { createArtifactStore } from "../../artifacts/store.js";
+import { artifactRoot } from "../../state/paths.js";
 import { runArtifactCommand } from "./artifact.js";
 
 let t: Awaited<ReturnType<typeof makeTempState>>;

@@ -1,11 +1,11 @@
-import { formatHandle, parseHandle } from "../artifacts/handle.js";
-import type { ArtifactMeta } from "../artifacts/meta.js";
-import { LedgerError } from "../errors.js";
+import { formatHandle, parseHandle } from "../../artifacts/handle.js";
+import type { ArtifactMeta } from "../../artifacts/meta.js";
+import { LedgerError } from "../../errors.js";
 import { ARTIFACT_SCHEMAS, writeReceipt, type ArtifactCommandContext } from "./artifact-receipts.js";
 import { scanReferencedHandles } from "./artifact-references.js";
-import { intFlag, parseDuration, parseSize, stringFlag } from "./core/args.js";
-import { formatBytes, formatCount, formatTable, plural } from "./core/format.js";
-import { createProgress } from "./core/progress.js";
+import { intFlag, parseDuration, parseSize, stringFlag } from "../core/args.js";
+import { formatBytes, formatCount, formatTable, plural } from "../core/format.js";
+import { createProgress } from "../core/progress.js";
 
 /** `artifact list`: newest first, filtered by session, tool or age; a table with a header, totals on stderr. */
 export async function runListCommand(c: ArtifactCommandContext): Promise<number> {

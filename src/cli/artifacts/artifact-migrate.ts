@@ -5,18 +5,18 @@ import {
   listBucketAgentSegments,
   openMigrationEnds,
   type MigrateDirection,
-} from "../artifacts/migrate-open.js";
-import { migrateArtifacts, type MigrateReport } from "../artifacts/store-migrate.js";
-import { LedgerError } from "../errors.js";
-import { agentRoot, artifactRoot, decodeSegment, encodeSegment } from "../state/paths.js";
-import { choiceFlag, COMMON_OPTIONS, stringFlag, type ArgSpec } from "./core/args.js";
+} from "../../artifacts/migrate-open.js";
+import { migrateArtifacts, type MigrateReport } from "../../artifacts/store-migrate.js";
+import { LedgerError } from "../../errors.js";
+import { agentRoot, artifactRoot, decodeSegment, encodeSegment } from "../../state/paths.js";
+import { choiceFlag, COMMON_OPTIONS, stringFlag, type ArgSpec } from "../core/args.js";
 import { writeReceipt } from "./artifact-receipts.js";
-import { runCommand } from "./core/command.js";
-import { EXIT } from "./core/fail.js";
-import { formatBytes, plural } from "./core/format.js";
-import { progName, type CliIo } from "./core/io.js";
-import { listLedgerAgents } from "./core/ledger-scan.js";
-import { loadOperatorContext } from "./core/operator-context.js";
+import { runCommand } from "../core/command.js";
+import { EXIT } from "../core/fail.js";
+import { formatBytes, plural } from "../core/format.js";
+import { progName, type CliIo } from "../core/io.js";
+import { listLedgerAgents } from "../core/ledger-scan.js";
+import { loadOperatorContext } from "../core/operator-context.js";
 
 /** Receipt schema of `artifact migrate --json`. */
 export const MIGRATE_SCHEMA = "context-ledger.artifact.migrate.v1";
