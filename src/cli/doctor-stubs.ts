@@ -2,7 +2,7 @@ import { resolveAgentSettings } from "../config/parse-config.js";
 import { collectUnreadable } from "../state/reference-scan.js";
 import { knownAgentIds, pluginOffReason } from "./doctor-host.js";
 import type { DoctorFinding } from "./doctor-types.js";
-import { listHostTranscripts, transcriptHandles } from "./host-sessions.js";
+import { listHostTranscripts, transcriptHandles } from "./sessions/host-sessions.js";
 import type { OperatorContext } from "./core/operator-context.js";
 
 /** Sessions named one by one before the rest is counted. */

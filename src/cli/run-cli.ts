@@ -32,7 +32,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>
   },
   session: {
     summary: "clean [--dry-run] ...   pay down bloated JSONL session files losslessly",
-    load: async () => (await import("./session.js")).runSessionCommand,
+    load: async () => (await import("./sessions/session.js")).runSessionCommand,
     commands: ["clean", "backups"],
   },
   checkpoint: {
@@ -43,7 +43,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>
   export: {
     summary:
       "--session KEY --out DIR [--force] [--json]   the way out: a session's offloaded outputs as plain files, with an index",
-    load: async () => (await import("./export.js")).runExportCommand,
+    load: async () => (await import("./sessions/export.js")).runExportCommand,
   },
   doctor: {
     summary: "[--fix] [--openclaw-bin PATH]   config, host, store permissions and artifact hashes",

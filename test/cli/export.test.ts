@@ -6,7 +6,7 @@ import { artifactPaths } from "../../src/artifacts/blob-path.js";
 import { handleForBytes } from "../../src/artifacts/handle.js";
 import { createArtifactStore } from "../../src/artifacts/store.js";
 import type { ArtifactStore } from "../../src/artifacts/store-types.js";
-import type { ExportIndex } from "../../src/cli/export.js";
+import type { ExportIndex } from "../../src/cli/sessions/export.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { buildStub } from "../../src/results/stub.js";
 import { artifactRoot, sessionRoot } from "../../src/state/paths.js";

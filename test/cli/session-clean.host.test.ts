@@ -1,7 +1,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSessionCommand } from "../../src/cli/session.js";
+import { runSessionCommand } from "../../src/cli/sessions/session.js";
 import { parseStubHandle } from "../../src/results/stub.js";
 import { loadHostSessionManager } from "../support/host-session-manager.js";
 import { bloatedSession, makeTempState, runWith, writeHostSession } from "./cli-fixtures.js";

@@ -6,7 +6,7 @@ import { zstdCompressSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { createArtifactStore } from "../../src/artifacts/store.js";
 import { scanReferencedHandles } from "../../src/cli/artifacts/artifact-references.js";
-import { cleanSessionFile } from "../../src/cli/session-clean/clean-session-file.js";
+import { cleanSessionFile } from "../../src/cli/sessions/clean/clean-session-file.js";
 import { parseConfig } from "../../src/config/parse-config.js";
 import { resolveAgentSettings } from "../../src/config/parse-config.js";
 import { isLedgerError } from "../../src/errors.js";

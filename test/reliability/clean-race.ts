@@ -11,7 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createArtifactStore } from "../../src/artifacts/store.js";
-import { cleanSessionFile } from "../../src/cli/session-clean/clean-session-file.js";
+import { cleanSessionFile } from "../../src/cli/sessions/clean/clean-session-file.js";
 import { parseConfig, resolveAgentSettings } from "../../src/config/parse-config.js";
 import { bloatedSession } from "../cli/cli-fixtures.js";
 

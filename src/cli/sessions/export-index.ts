@@ -1,4 +1,4 @@
-import { formatCount } from "./core/format.js";
+import { formatCount } from "../core/format.js";
 
 /** Schema tag of `index.json` and of `export --json`. */
 export const EXPORT_SCHEMA = "context-ledger.export.v1";

@@ -1,4 +1,4 @@
-import { LedgerError } from "../../errors.js";
+import { LedgerError } from "../../../errors.js";
 
 /** One step into a JSON value: a member name or an array index. */
 export type JsonStep = string | number;

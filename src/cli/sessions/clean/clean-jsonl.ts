@@ -1,7 +1,7 @@
-import { LedgerError } from "../../errors.js";
-import { isLedgerBlock } from "../../results/stub.js";
+import { LedgerError } from "../../../errors.js";
+import { isLedgerBlock } from "../../../results/stub.js";
 import { findJsonValueSpan, type JsonStep } from "./json-span.js";
-import { joinByteLines, splitByteLines } from "../../fs/byte-lines.js";
+import { joinByteLines, splitByteLines } from "../../../fs/byte-lines.js";
 
 /** One payload that cleaning moves into the artifact store. */
 export interface PayloadPlan {

@@ -1,9 +1,9 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import type { ArtifactStore } from "../artifacts/store-types.js";
-import { collectReferences, collectUnreadable, followCitations, scanFileHandles } from "../state/reference-scan.js";
-import { agentRoot, encodeSegment, sessionRoot } from "../state/paths.js";
-import { tryReadSessionState, sessionStatePath } from "../state/session-file.js";
+import type { ArtifactStore } from "../../artifacts/store-types.js";
+import { collectReferences, collectUnreadable, followCitations, scanFileHandles } from "../../state/reference-scan.js";
+import { agentRoot, encodeSegment, sessionRoot } from "../../state/paths.js";
+import { tryReadSessionState, sessionStatePath } from "../../state/session-file.js";
 import {
   describeTranscript,
   listHostTranscripts,

@@ -1,19 +1,19 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { createArtifactStore } from "../artifacts/store.js";
-import { resolveAgentSettings } from "../config/parse-config.js";
-import { linesWithTranscriptStore } from "../host/host-lines.js";
-import { isSessionTranscriptName } from "../host/transcript-names.js";
-import { artifactRoot } from "../state/paths.js";
-import { COMMON_OPTIONS, intFlag } from "./core/args.js";
-import { runCommand, runGroup } from "./core/command.js";
-import { CliFailure, EXIT } from "./core/fail.js";
-import { formatBytes, formatCount, formatTable } from "./core/format.js";
-import { progName, writeJson, type CliIo } from "./core/io.js";
-import { DEFAULT_MIN_CHARS } from "./session-clean/clean-jsonl.js";
-import { cleanSessionFile, type CleanFileResult } from "./session-clean/clean-session-file.js";
-import { loadOperatorContext } from "./core/operator-context.js";
-import { createProgress } from "./core/progress.js";
+import { createArtifactStore } from "../../artifacts/store.js";
+import { resolveAgentSettings } from "../../config/parse-config.js";
+import { linesWithTranscriptStore } from "../../host/host-lines.js";
+import { isSessionTranscriptName } from "../../host/transcript-names.js";
+import { artifactRoot } from "../../state/paths.js";
+import { COMMON_OPTIONS, intFlag } from "../core/args.js";
+import { runCommand, runGroup } from "../core/command.js";
+import { CliFailure, EXIT } from "../core/fail.js";
+import { formatBytes, formatCount, formatTable } from "../core/format.js";
+import { progName, writeJson, type CliIo } from "../core/io.js";
+import { DEFAULT_MIN_CHARS } from "./clean/clean-jsonl.js";
+import { cleanSessionFile, type CleanFileResult } from "./clean/clean-session-file.js";
+import { loadOperatorContext } from "../core/operator-context.js";
+import { createProgress } from "../core/progress.js";
 import { runBackupsCommand } from "./session-backups.js";
 
 /** Schema tag of `session clean --json`. */

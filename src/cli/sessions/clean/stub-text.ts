@@ -1,6 +1,6 @@
-import type { AgentSettings } from "../../config/schema.js";
-import { stubForText } from "../../results/shape-tool-result.js";
-import { compileRedactPatterns } from "../../results/redact.js";
+import type { AgentSettings } from "../../../config/schema.js";
+import { stubForText } from "../../../results/shape-tool-result.js";
+import { compileRedactPatterns } from "../../../results/redact.js";
 
 /** What the CLI knows about a payload it replaces by a stub. */
 export interface CliStubInfo {

@@ -6,10 +6,10 @@
  */
 import { existsSync, promises as fsp } from "node:fs";
 import path from "node:path";
-import { tryParseJson } from "../json.js";
-import { collectUnreadable, scanFileHandles, scanSqliteHandles } from "../state/reference-scan.js";
-import { listLedgerSessions } from "./core/ledger-scan.js";
-import { sqliteDatabaseClass } from "../fs/sqlite.js";
+import { tryParseJson } from "../../json.js";
+import { collectUnreadable, scanFileHandles, scanSqliteHandles } from "../../state/reference-scan.js";
+import { listLedgerSessions } from "../core/ledger-scan.js";
+import { sqliteDatabaseClass } from "../../fs/sqlite.js";
 
 /** One session's transcript in the host's state dir. */
 export interface HostTranscript {

@@ -1,11 +1,11 @@
 import path from "node:path";
-import { parseHandle } from "../artifacts/handle.js";
-import type { ArtifactMeta } from "../artifacts/meta.js";
-import { createArtifactStore } from "../artifacts/store.js";
-import { errorMessage, isLedgerError } from "../errors.js";
-import { artifactRoot } from "../state/paths.js";
-import { COMMON_OPTIONS, stringFlag } from "./core/args.js";
-import { runCommand } from "./core/command.js";
+import { parseHandle } from "../../artifacts/handle.js";
+import type { ArtifactMeta } from "../../artifacts/meta.js";
+import { createArtifactStore } from "../../artifacts/store.js";
+import { errorMessage, isLedgerError } from "../../errors.js";
+import { artifactRoot } from "../../state/paths.js";
+import { COMMON_OPTIONS, stringFlag } from "../core/args.js";
+import { runCommand } from "../core/command.js";
 import { assertNamesWritable, prepareExportDir, writeTextFile, writeVerifiedFile } from "./export-files.js";
 import {
   EXPORT_SCHEMA,
@@ -14,10 +14,10 @@ import {
   type ExportFailure,
   type ExportIndex,
 } from "./export-index.js";
-import { CliFailure, EXIT } from "./core/fail.js";
-import { formatBytes, plural } from "./core/format.js";
-import { progName, writeJson, type CliIo } from "./core/io.js";
-import { loadOperatorContext } from "./core/operator-context.js";
+import { CliFailure, EXIT } from "../core/fail.js";
+import { formatBytes, plural } from "../core/format.js";
+import { progName, writeJson, type CliIo } from "../core/io.js";
+import { loadOperatorContext } from "../core/operator-context.js";
 import { findSessionReferences } from "./session-references.js";
 
 export { EXPORT_SCHEMA, type ExportedFile, type ExportFailure, type ExportIndex } from "./export-index.js";

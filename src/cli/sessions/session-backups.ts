@@ -1,10 +1,10 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { COMMON_OPTIONS, parseDuration, stringFlag } from "./core/args.js";
-import { runCommand } from "./core/command.js";
-import { formatBytes, formatTable, plural } from "./core/format.js";
-import { progName, writeJson, type CliIo } from "./core/io.js";
-import { loadOperatorContext } from "./core/operator-context.js";
+import { COMMON_OPTIONS, parseDuration, stringFlag } from "../core/args.js";
+import { runCommand } from "../core/command.js";
+import { formatBytes, formatTable, plural } from "../core/format.js";
+import { progName, writeJson, type CliIo } from "../core/io.js";
+import { loadOperatorContext } from "../core/operator-context.js";
 
 /** Schema tag of `session backups --json`. */
 export const SESSION_BACKUPS_SCHEMA = "context-ledger.session.backups.v1";

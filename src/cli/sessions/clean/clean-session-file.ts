@@ -1,15 +1,15 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import type { ArtifactStore } from "../../artifacts/store-types.js";
-import { handleForBytes } from "../../artifacts/handle.js";
-import { errorMessage, isLedgerError, LedgerError } from "../../errors.js";
-import { replaceKeepingAppends } from "../../fs/replace-keeping-appends.js";
-import type { AgentSettings } from "../../config/schema.js";
-import { detectFormat } from "../../results/detect-format.js";
-import { recordTranscriptReferences } from "../../state/reference-index.js";
+import type { ArtifactStore } from "../../../artifacts/store-types.js";
+import { handleForBytes } from "../../../artifacts/handle.js";
+import { errorMessage, isLedgerError, LedgerError } from "../../../errors.js";
+import { replaceKeepingAppends } from "../../../fs/replace-keeping-appends.js";
+import type { AgentSettings } from "../../../config/schema.js";
+import { detectFormat } from "../../../results/detect-format.js";
+import { recordTranscriptReferences } from "../../../state/reference-index.js";
 import { planClean, type CleanPlan, type PlanCleanOptions, type Stubber } from "./clean-jsonl.js";
-import { inspectHostLock, withHostLock, type HostLockInfo } from "../../host/session-lock.js";
-import { findWriters } from "../../fs/file-writers.js";
+import { inspectHostLock, withHostLock, type HostLockInfo } from "../../../host/session-lock.js";
+import { findWriters } from "../../../fs/file-writers.js";
 import { cliStub } from "./stub-text.js";
 
 /** Outcome of cleaning one session file: the plan's figures (without the new text) plus what happened. */
