@@ -8,8 +8,8 @@ import type { LedgerServices } from "../runtime/services.js";
 import { readViewRecords, viewRecordPath, type ViewRecord } from "../state/view-record.js";
 import { errorMessage, isLedgerError } from "../errors.js";
 import { formatBytes, formatCount, plural } from "../cli/core/format.js";
-import { viewHeadline } from "../cli/view-render.js";
-import { debtTrend, inTurnAssembles, trendLabel } from "../cli/status-debt-trend.js";
+import { viewHeadline } from "../cli/inspect/view-render.js";
+import { debtTrend, inTurnAssembles, trendLabel } from "../cli/inspect/status-debt-trend.js";
 import { closestWord } from "../cli/core/nearest.js";
 import { PLUGIN_ID, selectedContextEngine } from "../cli/core/operator-context.js";
 

@@ -14,12 +14,12 @@ type GroupRunner = (argv: string[], io: CliIo) => Promise<number>;
 const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>; commands?: readonly string[] }> = {
   status: {
     summary: "[--agent ID] [--session KEY] [--all] [--json]   budget, debt and artifacts per session",
-    load: async () => (await import("./status.js")).runStatusCommand,
+    load: async () => (await import("./inspect/status.js")).runStatusCommand,
   },
   view: {
     summary:
       "--session KEY [--turn N] [--json | --html PATH]   what the model saw last: kept, offloaded, summary, budget",
-    load: async () => (await import("./view.js")).runViewCommand,
+    load: async () => (await import("./inspect/view.js")).runViewCommand,
   },
   grep: {
     summary: "PATTERN [--agent ID] [--session KEY] [--json]   search every stored artifact an agent may read",
@@ -37,7 +37,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>
   },
   checkpoint: {
     summary: "list | show   checkpoint packs sealed by compaction",
-    load: async () => (await import("./checkpoint.js")).runCheckpointCommand,
+    load: async () => (await import("./inspect/checkpoint.js")).runCheckpointCommand,
     commands: ["list", "show"],
   },
   export: {

@@ -7,7 +7,7 @@ import {
   CHECKPOINT_SHOW_SCHEMA,
   runCheckpointCommand,
   type CheckpointListing,
-} from "../../src/cli/checkpoint.js";
+} from "../../src/cli/inspect/checkpoint.js";
 import { artifactRoot, sessionRoot } from "../../src/state/paths.js";
 import { createSessionState } from "../../src/state/session-state.js";
 import { sessionStatePath, writeSessionState } from "../../src/state/session-file.js";

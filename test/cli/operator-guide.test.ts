@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CHECKPOINT_LIST_SCHEMA, CHECKPOINT_SHOW_SCHEMA } from "../../src/cli/checkpoint.js";
+import { CHECKPOINT_LIST_SCHEMA, CHECKPOINT_SHOW_SCHEMA } from "../../src/cli/inspect/checkpoint.js";
 import { DOCTOR_SCHEMA } from "../../src/cli/doctor.js";
 import { EXPORT_SCHEMA } from "../../src/cli/sessions/export.js";
 import { SESSION_CLEAN_SCHEMA } from "../../src/cli/sessions/session.js";
-import { STATUS_SCHEMA } from "../../src/cli/status.js";
+import { STATUS_SCHEMA } from "../../src/cli/inspect/status.js";
 import { readBlock } from "../../src/config/doc-block.js";
 import { listConfigOptions, renderConfigReference } from "../../src/config/reference.js";
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { readBlock } from "../../src/config/doc-block.js";
 import { buildManifest } from "../../src/config/manifest.js";
 import { runCli, usage } from "../../src/cli/run-cli.js";
-import { debtAdvice } from "../../src/cli/status.js";
+import { debtAdvice } from "../../src/cli/inspect/status.js";
 import { HOST_LINE_IDS, HOST_LINES, linesWithTranscriptStore } from "../../src/host/host-lines.js";
 import { runWith } from "../cli/cli-fixtures.js";
 import { renderConfigReference } from "../../src/config/reference.js";

@@ -113,7 +113,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["plugin.ts", "public-api.ts"],
   ["chat"],
   ["cli", "engine"],
-  ["cli/artifacts", "cli/sessions"],
+  ["cli/artifacts", "cli/inspect", "cli/sessions"],
   ["cli/core"],
   ["assembly", "maintenance", "turns"],
   ["capture/full-exec"],

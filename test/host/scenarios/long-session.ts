@@ -23,7 +23,7 @@ import { answerCountsInHistory, describeSeenTurn, sendTurnAsSeen } from "../turn
 import type { HostVersion } from "../host-install.js";
 import type { HostScenario, ScenarioModel, ScenarioSession } from "./scenario.js";
 import { extractJson, runLedgerCli } from "../openclaw-cli.js";
-import type { StatusReport } from "../../../src/cli/status-report.js";
+import type { StatusReport } from "../../../src/cli/inspect/status-report.js";
 import type { ViewRecord } from "../../../src/state/view-record.js";
 import { grantCliScopes } from "./cli-scopes.js";
 import { requestOverhead } from "./reset-loop.js";

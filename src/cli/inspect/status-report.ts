@@ -1,5 +1,5 @@
 import type { DebtTrend } from "./status-debt-trend.js";
-import type { DebtReading } from "../host/raw-tally.js";
+import type { DebtReading } from "../../host/raw-tally.js";
 
 /** Schema tag of `status --json`. */
 export const STATUS_SCHEMA = "context-ledger.status.v1";

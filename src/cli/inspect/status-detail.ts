@@ -1,4 +1,4 @@
-import { formatCount, formatTable } from "./core/format.js";
+import { formatCount, formatTable } from "../core/format.js";
 import type { SessionStatus } from "./status-report.js";
 import { trendLabel } from "./status-debt-trend.js";
 

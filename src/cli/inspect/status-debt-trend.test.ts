@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { DebtReading } from "../state/session-state.js";
+import type { DebtReading } from "../../state/session-state.js";
 import { debtTrend, NOTHING_TO_RECLAIM, trendLabel } from "./status-debt-trend.js";
 
 const readings = (debts: number[], reducibleChars = 1_000_000): DebtReading[] =>

@@ -1,11 +1,11 @@
-import { writeFileAtomic } from "../fs/atomic-write.js";
-import { readViewRecords, viewRecordPath, type ViewRecord } from "../state/view-record.js";
-import { COMMON_OPTIONS, intFlag, stringFlag } from "./core/args.js";
-import { runCommand } from "./core/command.js";
-import { CliFailure, EXIT } from "./core/fail.js";
-import { progName, writeJson, type CliIo } from "./core/io.js";
-import { listLedgerAgents, listLedgerSessions } from "./core/ledger-scan.js";
-import { loadOperatorContext } from "./core/operator-context.js";
+import { writeFileAtomic } from "../../fs/atomic-write.js";
+import { readViewRecords, viewRecordPath, type ViewRecord } from "../../state/view-record.js";
+import { COMMON_OPTIONS, intFlag, stringFlag } from "../core/args.js";
+import { runCommand } from "../core/command.js";
+import { CliFailure, EXIT } from "../core/fail.js";
+import { progName, writeJson, type CliIo } from "../core/io.js";
+import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
+import { loadOperatorContext } from "../core/operator-context.js";
 import { renderViewHtml, renderViewText } from "./view-render.js";
 
 /** Schema tag of `view --json`. */

@@ -1,6 +1,6 @@
-import { isOffloadedMessage, type ViewRecord } from "../state/view-record.js";
+import { isOffloadedMessage, type ViewRecord } from "../../state/view-record.js";
 import { inTurnAssembles } from "./status-debt-trend.js";
-import { formatBytes, formatCount, formatTable, plural } from "./core/format.js";
+import { formatBytes, formatCount, formatTable, plural } from "../core/format.js";
 
 /** One line on whether the provider's prompt cache stays warm. */
 export function cacheLine(v: ViewRecord): string {

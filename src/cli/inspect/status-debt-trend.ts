@@ -1,4 +1,4 @@
-import type { DebtReading } from "../state/session-state.js";
+import type { DebtReading } from "../../state/session-state.js";
 
 /** How many recent readings the trend looks at. */
 export const TREND_WINDOW = 5;

@@ -1,17 +1,17 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { parseHandle } from "../artifacts/handle.js";
-import { createArtifactStore } from "../artifacts/store.js";
-import { artifactRoot } from "../state/paths.js";
-import { parseCheckpointPack, type CheckpointPack } from "../summary/checkpoint.js";
-import { tryLoadSummary } from "../summary/sidecar.js";
-import { COMMON_OPTIONS, stringFlag } from "./core/args.js";
-import { runCommand, runGroup } from "./core/command.js";
-import { CliFailure, EXIT } from "./core/fail.js";
-import { formatBytes, formatCount, formatTable } from "./core/format.js";
-import { progName, writeJson, type CliIo } from "./core/io.js";
-import { listLedgerAgents, listLedgerSessions } from "./core/ledger-scan.js";
-import { loadOperatorContext } from "./core/operator-context.js";
+import { parseHandle } from "../../artifacts/handle.js";
+import { createArtifactStore } from "../../artifacts/store.js";
+import { artifactRoot } from "../../state/paths.js";
+import { parseCheckpointPack, type CheckpointPack } from "../../summary/checkpoint.js";
+import { tryLoadSummary } from "../../summary/sidecar.js";
+import { COMMON_OPTIONS, stringFlag } from "../core/args.js";
+import { runCommand, runGroup } from "../core/command.js";
+import { CliFailure, EXIT } from "../core/fail.js";
+import { formatBytes, formatCount, formatTable } from "../core/format.js";
+import { progName, writeJson, type CliIo } from "../core/io.js";
+import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
+import { loadOperatorContext } from "../core/operator-context.js";
 
 /** Schema tag of `checkpoint list --json`. */
 export const CHECKPOINT_LIST_SCHEMA = "context-ledger.checkpoint.list.v1";
