@@ -47,7 +47,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<GroupRunner>
   },
   doctor: {
     summary: "[--fix] [--openclaw-bin PATH]   config, host, store permissions and artifact hashes",
-    load: async () => (await import("./doctor.js")).runDoctorCommand,
+    load: async () => (await import("./doctor/doctor.js")).runDoctorCommand,
   },
 };
 

@@ -3,9 +3,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { artifactPaths } from "../../src/artifacts/blob-path.js";
 import { createArtifactStore } from "../../src/artifacts/store.js";
-import { DOCTOR_SCHEMA, runDoctorCommand, type DoctorReport } from "../../src/cli/doctor.js";
-import { standaloneCommandFinding } from "../../src/cli/doctor-engine.js";
-import { isSupportedHostVersion } from "../../src/cli/doctor-host.js";
+import { DOCTOR_SCHEMA, runDoctorCommand, type DoctorReport } from "../../src/cli/doctor/doctor.js";
+import { standaloneCommandFinding } from "../../src/cli/doctor/doctor-engine.js";
+import { isSupportedHostVersion } from "../../src/cli/doctor/doctor-host.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import { makeTempState, runWith } from "./cli-fixtures.js";
 

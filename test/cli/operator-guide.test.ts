@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CHECKPOINT_LIST_SCHEMA, CHECKPOINT_SHOW_SCHEMA } from "../../src/cli/inspect/checkpoint.js";
-import { DOCTOR_SCHEMA } from "../../src/cli/doctor.js";
+import { DOCTOR_SCHEMA } from "../../src/cli/doctor/doctor.js";
 import { EXPORT_SCHEMA } from "../../src/cli/sessions/export.js";
 import { SESSION_CLEAN_SCHEMA } from "../../src/cli/sessions/session.js";
 import { STATUS_SCHEMA } from "../../src/cli/inspect/status.js";

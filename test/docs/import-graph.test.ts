@@ -113,6 +113,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["plugin.ts", "public-api.ts"],
   ["chat"],
   ["cli", "engine"],
+  ["cli/doctor"],
   ["cli/artifacts", "cli/inspect", "cli/sessions"],
   ["cli/core"],
   ["assembly", "maintenance", "turns"],

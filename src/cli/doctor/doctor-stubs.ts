@@ -1,9 +1,9 @@
-import { resolveAgentSettings } from "../config/parse-config.js";
-import { collectUnreadable } from "../state/reference-scan.js";
+import { resolveAgentSettings } from "../../config/parse-config.js";
+import { collectUnreadable } from "../../state/reference-scan.js";
 import { knownAgentIds, pluginOffReason } from "./doctor-host.js";
 import type { DoctorFinding } from "./doctor-types.js";
-import { listHostTranscripts, transcriptHandles } from "./sessions/host-sessions.js";
-import type { OperatorContext } from "./core/operator-context.js";
+import { listHostTranscripts, transcriptHandles } from "../sessions/host-sessions.js";
+import type { OperatorContext } from "../core/operator-context.js";
 
 /** Sessions named one by one before the rest is counted. */
 const MAX_NAMED_SESSIONS = 20;

@@ -1,12 +1,12 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { createArtifactStore } from "../artifacts/store.js";
-import { STALE_TEMP_MS } from "../artifacts/store-gc.js";
-import { DIR_MODE, FILE_MODE, TEMP_PREFIX } from "../fs/atomic-write.js";
-import { artifactRoot } from "../state/paths.js";
+import { createArtifactStore } from "../../artifacts/store.js";
+import { STALE_TEMP_MS } from "../../artifacts/store-gc.js";
+import { DIR_MODE, FILE_MODE, TEMP_PREFIX } from "../../fs/atomic-write.js";
+import { artifactRoot } from "../../state/paths.js";
 import type { DoctorFinding } from "./doctor-types.js";
-import { listLedgerAgents, listLedgerSessions } from "./core/ledger-scan.js";
-import type { Progress } from "./core/progress.js";
+import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
+import type { Progress } from "../core/progress.js";
 
 /** Options for the store checks. */
 export interface StoreCheckOptions {

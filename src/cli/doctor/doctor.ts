@@ -1,15 +1,15 @@
 import path from "node:path";
-import { COMMON_OPTIONS, stringFlag } from "./core/args.js";
-import { runCommand } from "./core/command.js";
+import { COMMON_OPTIONS, stringFlag } from "../core/args.js";
+import { runCommand } from "../core/command.js";
 import { checkEngineContract, standaloneCommandFinding } from "./doctor-engine.js";
 import { checkHostConfig, checkHostVersion, hostValidateFinding } from "./doctor-host.js";
 import { checkRemoteStore } from "./doctor-remote.js";
 import { checkArtifactsAndState, checkPermissionsAndTemp } from "./doctor-store.js";
 import { checkStubsWhileOff } from "./doctor-stubs.js";
 import type { DoctorFinding } from "./doctor-types.js";
-import { progName, writeJson, type CliIo } from "./core/io.js";
-import { loadOperatorContext, PLUGIN_ID } from "./core/operator-context.js";
-import { createProgress } from "./core/progress.js";
+import { progName, writeJson, type CliIo } from "../core/io.js";
+import { loadOperatorContext, PLUGIN_ID } from "../core/operator-context.js";
+import { createProgress } from "../core/progress.js";
 
 /** Schema tag of `doctor --json`. */
 export const DOCTOR_SCHEMA = "context-ledger.doctor.v1";

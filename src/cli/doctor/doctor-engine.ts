@@ -1,10 +1,10 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ENGINE_INFO } from "../host/engine-info.js";
+import { ENGINE_INFO } from "../../host/engine-info.js";
 import type { DoctorFinding } from "./doctor-types.js";
-import { readPackageJson } from "./core/package-json.js";
-import { shellWord } from "./core/shell-word.js";
+import { readPackageJson } from "../core/package-json.js";
+import { shellWord } from "../core/shell-word.js";
 
 /** The npm package name, as its `package.json` says. */
 const PACKAGE_NAME = "openclaw-context-ledger";
@@ -45,7 +45,7 @@ const HOST_CAPTURE_PREFIX = "openclaw-plugin-build-";
  */
 export async function standaloneCommandFinding(
   pluginDirs: readonly string[] = [],
-  self = fileURLToPath(new URL("./main.js", import.meta.url)),
+  self = fileURLToPath(new URL("../main.js", import.meta.url)),
 ): Promise<DoctorFinding> {
   const scratch = self.split(path.sep).some((part) => part.startsWith(HOST_CAPTURE_PREFIX));
   const candidates = [

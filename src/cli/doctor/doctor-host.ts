@@ -1,17 +1,17 @@
 import { promises as fsp } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { resolveAgentSettings } from "../config/parse-config.js";
+import { resolveAgentSettings } from "../../config/parse-config.js";
 import type { DoctorFinding } from "./doctor-types.js";
-import { readPackageJson } from "./core/package-json.js";
+import { readPackageJson } from "../core/package-json.js";
 import {
   PLUGIN_ID,
   pluginEntry,
   resolveOpenclawState,
   selectedContextEngine,
   type OperatorContext,
-} from "./core/operator-context.js";
-import { shellWord } from "./core/shell-word.js";
+} from "../core/operator-context.js";
+import { shellWord } from "../core/shell-word.js";
 
 /** Oldest host release supported. */
 export const MIN_HOST_VERSION = [2026, 4, 24] as const;

@@ -1,9 +1,9 @@
-import type { StoreBackendSettings } from "../artifacts/open-store.js";
-import { probeRemoteStore } from "../artifacts/remote-probe.js";
-import { readSpoolBacklog } from "../artifacts/tiered-backend.js";
-import { artifactRoot } from "../state/paths.js";
+import type { StoreBackendSettings } from "../../artifacts/open-store.js";
+import { probeRemoteStore } from "../../artifacts/remote-probe.js";
+import { readSpoolBacklog } from "../../artifacts/tiered-backend.js";
+import { artifactRoot } from "../../state/paths.js";
 import type { DoctorFinding } from "./doctor-types.js";
-import { listLedgerAgents } from "./core/ledger-scan.js";
+import { listLedgerAgents } from "../core/ledger-scan.js";
 
 /**
  * With the S3 backend: the bucket's reachability, credentials and permissions
