@@ -10,7 +10,7 @@ import { errorMessage, isLedgerError } from "../errors.js";
 import { formatBytes, formatCount, plural } from "../cli/core/format.js";
 import { viewHeadline } from "../cli/inspect/view-render.js";
 import { debtTrend, inTurnAssembles, trendLabel } from "../cli/inspect/status-debt-trend.js";
-import { closestWord } from "../cli/core/nearest.js";
+import { closestWord } from "../cli/core/closest-word.js";
 import { PLUGIN_ID, selectedContextEngine } from "../cli/core/operator-context.js";
 
 /** What the /ledger chat command reads: config, settings, stores, session state. */

@@ -1,5 +1,5 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
-import { exitQuietlyOnEpipe } from "./core/io.js";
+import { exitQuietlyOnEpipe } from "./core/cli-io.js";
 import { runCli, usage } from "./run-cli.js";
 
 const DESCRIPTION = "context-ledger: status, view, grep, artifacts, session cleaning, doctor";

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { exitQuietlyOnEpipe } from "./core/io.js";
+import { exitQuietlyOnEpipe } from "./core/cli-io.js";
 import { runCli } from "./run-cli.js";
 
 exitQuietlyOnEpipe(process.stdout);

@@ -1,10 +1,10 @@
 import { PLUGIN_VERSION } from "../version.js";
 import { renderUsage, unknownCommand } from "./core/command.js";
-import { reportFailure } from "./core/fail.js";
-import type { CliIo } from "./core/io.js";
+import { reportFailure } from "./core/cli-failure.js";
+import type { CliIo } from "./core/cli-io.js";
 import { wantsJson } from "./core/args.js";
 
-export type { CliIo } from "./core/io.js";
+export type { CliIo } from "./core/cli-io.js";
 
 /** A command group: `context-ledger <group> ...`. */
 type GroupRunner = (argv: string[], io: CliIo) => Promise<number>;

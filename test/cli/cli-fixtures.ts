@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { zstdCompressSync } from "node:zlib";
-import type { CliIo } from "../../src/cli/core/io.js";
+import type { CliIo } from "../../src/cli/core/cli-io.js";
 
 /** Captured output of one CLI run. */
 export interface CliRun {

@@ -3,7 +3,7 @@ import { existsSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/run-cli.js";
-import type { CliIo } from "../../src/cli/core/io.js";
+import type { CliIo } from "../../src/cli/core/cli-io.js";
 import { makeTempState, runWith } from "./cli-fixtures.js";
 
 const REPO = path.resolve(import.meta.dirname, "../..");

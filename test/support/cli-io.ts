@@ -1,5 +1,5 @@
 import { PassThrough, Readable } from "node:stream";
-import type { CliIo } from "../../src/cli/core/io.js";
+import type { CliIo } from "../../src/cli/core/cli-io.js";
 
 /** Captured streams for `runCli` in tests; stdin is empty unless given. */
 export function createCliIo(env: NodeJS.ProcessEnv = {}, stdin = "") {

@@ -12,9 +12,9 @@ import { agentRoot, artifactRoot, decodeSegment, encodeSegment } from "../../sta
 import { choiceFlag, COMMON_OPTIONS, stringFlag, type ArgSpec } from "../core/args.js";
 import { writeReceipt } from "./artifact-receipts.js";
 import { runCommand } from "../core/command.js";
-import { EXIT } from "../core/fail.js";
+import { EXIT } from "../core/cli-failure.js";
 import { formatBytes, plural } from "../core/format.js";
-import { progName, type CliIo } from "../core/io.js";
+import { progName, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents } from "../core/ledger-scan.js";
 import { loadOperatorContext } from "../core/operator-context.js";
 

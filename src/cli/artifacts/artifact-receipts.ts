@@ -1,7 +1,7 @@
 import type { GatewayRegistry } from "../../artifacts/gateway-registry.js";
 import type { ArtifactStore } from "../../artifacts/store-types.js";
 import type { ParsedArgs } from "../core/args.js";
-import type { CliIo } from "../core/io.js";
+import type { CliIo } from "../core/cli-io.js";
 
 /** Receipt schema names of `artifact ... --json`. */
 export const ARTIFACT_SCHEMAS = {

@@ -16,13 +16,13 @@ import { runGcCommand, runListCommand, runRmCommand } from "./artifact-admin.js"
 import { runMigrateCommand } from "./artifact-migrate.js";
 import { ARTIFACT_SCHEMAS, writeReceipt, type ArtifactCommandContext } from "./artifact-receipts.js";
 import { runCommand, runGroup } from "../core/command.js";
-import { CliFailure, EXIT } from "../core/fail.js";
-import { progName, type CliIo } from "../core/io.js";
+import { CliFailure, EXIT } from "../core/cli-failure.js";
+import { progName, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents } from "../core/ledger-scan.js";
 import { loadOperatorContext } from "../core/operator-context.js";
 
 export { ARTIFACT_SCHEMAS } from "./artifact-receipts.js";
-export { exitCodeFor } from "../core/fail.js";
+export { exitCodeFor } from "../core/cli-failure.js";
 
 /** Formats `artifact stash --format` accepts. */
 export const STASH_FORMATS: readonly OutputFormat[] = ["json", "html", "xml", "pdf-text", "log", "text"];

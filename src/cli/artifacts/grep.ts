@@ -5,9 +5,9 @@ import { resolveAgentSettings } from "../../config/parse-config.js";
 import { artifactRoot } from "../../state/paths.js";
 import { COMMON_OPTIONS, intFlag, stringFlag } from "../core/args.js";
 import { runCommand } from "../core/command.js";
-import { CliFailure, EXIT } from "../core/fail.js";
+import { CliFailure, EXIT } from "../core/cli-failure.js";
 import { formatCount, plural } from "../core/format.js";
-import { progName, writeJson, type CliIo } from "../core/io.js";
+import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents } from "../core/ledger-scan.js";
 import { loadOperatorContext } from "../core/operator-context.js";
 

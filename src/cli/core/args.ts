@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { describeValue, LedgerError } from "../../errors.js";
-import { closestWord } from "./nearest.js";
+import { closestWord } from "./closest-word.js";
 
 /** One option a command accepts. */
 export interface ArgOption {

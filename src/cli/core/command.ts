@@ -1,7 +1,7 @@
 import { parseArgv, wantsHelp, wantsJson, type ArgSpec, type ParsedArgs } from "./args.js";
-import { CliFailure, EXIT, reportFailure } from "./fail.js";
-import { progName, type CliIo } from "./io.js";
-import { closestWord } from "./nearest.js";
+import { CliFailure, EXIT, reportFailure } from "./cli-failure.js";
+import { progName, type CliIo } from "./cli-io.js";
+import { closestWord } from "./closest-word.js";
 
 /** One leaf command: its words, options and help text. */
 export interface CommandSpec {

@@ -7,7 +7,7 @@ import { checkRemoteStore } from "./doctor-remote.js";
 import { checkArtifactsAndState, checkPermissionsAndTemp } from "./doctor-store.js";
 import { checkStubsWhileOff } from "./doctor-stubs.js";
 import type { DoctorFinding } from "./doctor-types.js";
-import { progName, writeJson, type CliIo } from "../core/io.js";
+import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { loadOperatorContext, PLUGIN_ID } from "../core/operator-context.js";
 import { createProgress } from "../core/progress.js";
 

@@ -7,9 +7,9 @@ import { parseCheckpointPack, type CheckpointPack } from "../../summary/checkpoi
 import { tryLoadSummary } from "../../summary/sidecar.js";
 import { COMMON_OPTIONS, stringFlag } from "../core/args.js";
 import { runCommand, runGroup } from "../core/command.js";
-import { CliFailure, EXIT } from "../core/fail.js";
+import { CliFailure, EXIT } from "../core/cli-failure.js";
 import { formatBytes, formatCount, formatTable } from "../core/format.js";
-import { progName, writeJson, type CliIo } from "../core/io.js";
+import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
 import { loadOperatorContext } from "../core/operator-context.js";
 

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { constants, promises as fsp } from "node:fs";
 import path from "node:path";
-import { CliFailure, EXIT } from "../core/fail.js";
+import { CliFailure, EXIT } from "../core/cli-failure.js";
 
 /**
  * Makes `dir` ready for an export and returns its real path: created 0700 when absent; an existing one must be a

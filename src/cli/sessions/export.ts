@@ -14,9 +14,9 @@ import {
   type ExportFailure,
   type ExportIndex,
 } from "./export-index.js";
-import { CliFailure, EXIT } from "../core/fail.js";
+import { CliFailure, EXIT } from "../core/cli-failure.js";
 import { formatBytes, plural } from "../core/format.js";
-import { progName, writeJson, type CliIo } from "../core/io.js";
+import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { loadOperatorContext } from "../core/operator-context.js";
 import { findSessionReferences } from "./session-references.js";
 

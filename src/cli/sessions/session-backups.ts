@@ -3,7 +3,7 @@ import path from "node:path";
 import { COMMON_OPTIONS, parseDuration, stringFlag } from "../core/args.js";
 import { runCommand } from "../core/command.js";
 import { formatBytes, formatTable, plural } from "../core/format.js";
-import { progName, writeJson, type CliIo } from "../core/io.js";
+import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { loadOperatorContext } from "../core/operator-context.js";
 
 /** Schema tag of `session backups --json`. */

@@ -1,5 +1,5 @@
 import { errorMessage, isLedgerError, type LedgerErrorCode } from "../../errors.js";
-import { progName, type CliIo } from "./io.js";
+import { progName, type CliIo } from "./cli-io.js";
 
 /**
  * Exit codes of every command: 0 ok, 1 usage error, 2 not found, 3 corrupt,
