@@ -152,6 +152,19 @@ describe("src/ folders keep their layer order", () => {
   });
 });
 
+describe("the CLI stays a front end", () => {
+  const files = fileGraph();
+  const inCli = (f: string): boolean => folderOf(f).split("/")[0] === "cli";
+
+  it("only the plugin's wiring, the chat command and the CLI itself import from cli/", () => {
+    const importers = [...files]
+      .filter(([file, deps]) => !inCli(file) && deps.some(inCli))
+      .map(([file]) => path.relative(SRC, file))
+      .filter((f) => f !== "plugin.ts" && !f.startsWith(`chat${path.sep}`));
+    expect(importers).toEqual([]);
+  });
+});
+
 /** File → the src files it imports for values (type-only imports and re-exports left out): what runs. */
 function valueGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
