@@ -16,7 +16,7 @@ import { EXIT } from "../core/cli-failure.js";
 import { formatBytes, plural } from "../core/format.js";
 import { progName, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents } from "../core/ledger-scan.js";
-import { loadOperatorContext } from "../core/operator-context.js";
+import { operatorContextOf } from "../core/operator-context.js";
 
 /** Receipt schema of `artifact migrate --json`. */
 export const MIGRATE_SCHEMA = "context-ledger.artifact.migrate.v1";
@@ -59,11 +59,7 @@ export async function runMigrateCommand(argv: string[], io: CliIo): Promise<numb
       const agentFlag = stringFlag(args, "agent");
       if (all && agentFlag !== undefined)
         throw new LedgerError("input_invalid", "Expected --agent ID or --all, got both");
-      const ctx = await loadOperatorContext({
-        stateDir: stringFlag(args, "state-dir"),
-        openclawState: stringFlag(args, "openclaw-state"),
-        env: io.env,
-      });
+      const ctx = await operatorContextOf(args, io.env);
       if (ctx.configError) throw new LedgerError("config_invalid", ctx.configError);
       const settings = ctx.config.store;
       const agents = all

@@ -19,7 +19,7 @@ import { runCommand, runGroup } from "../core/command.js";
 import { CliFailure, EXIT } from "../core/cli-failure.js";
 import { progName, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents } from "../core/ledger-scan.js";
-import { loadOperatorContext } from "../core/operator-context.js";
+import { operatorContextOf } from "../core/operator-context.js";
 
 export { ARTIFACT_SCHEMAS } from "./artifact-receipts.js";
 export { exitCodeFor } from "../core/cli-failure.js";
@@ -117,11 +117,7 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
           io2,
           { name: `artifact ${sub}`, options: leaf.options, usage: leaf.usage },
           async (args, json) => {
-            const ctx = await loadOperatorContext({
-              stateDir: stringFlag(args, "state-dir"),
-              openclawState: stringFlag(args, "openclaw-state"),
-              env: io2.env,
-            });
+            const ctx = await operatorContextOf(args, io2.env);
             const agentId = stringFlag(args, "agent") ?? "main";
             const root = artifactRoot(ctx.ledgerRoot, agentId);
             const opened = openArtifactStore({

@@ -9,7 +9,7 @@ import { CliFailure, EXIT } from "../core/cli-failure.js";
 import { formatCount, plural } from "../core/format.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents } from "../core/ledger-scan.js";
-import { loadOperatorContext } from "../core/operator-context.js";
+import { operatorContextOf } from "../core/operator-context.js";
 
 /** Schema tag of `grep --json`. */
 export const GREP_SCHEMA = "context-ledger.grep.v1";
@@ -59,11 +59,7 @@ export async function runGrepCommand(argv: string[], io: CliIo): Promise<number>
     const context = intFlag(args, "context", 0, 20) ?? 0;
     const maxChars = intFlag(args, "max-chars", 100, 1_000_000) ?? 20_000;
     const timeoutMs = intFlag(args, "timeout-ms", 10, 600_000) ?? 5_000;
-    const ctx = await loadOperatorContext({
-      stateDir: stringFlag(args, "state-dir"),
-      openclawState: stringFlag(args, "openclaw-state"),
-      env: io.env,
-    });
+    const ctx = await operatorContextOf(args, io.env);
     const agentId = stringFlag(args, "agent") ?? "main";
     const session = stringFlag(args, "session");
     const readable = resolveAgentSettings(ctx.config, agentId).retrieval.readableAgents;

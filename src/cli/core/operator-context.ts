@@ -6,6 +6,7 @@ import { parseConfig } from "../../config/parse-config.js";
 import type { LedgerConfig } from "../../config/schema.js";
 import { describeValue, errorMessage, LedgerError } from "../../errors.js";
 import { resolveLedgerRoot } from "../../state/paths.js";
+import { stringFlag, type ParsedArgs } from "./args.js";
 
 /** Plugin id and engine id as they appear in `openclaw.json`. */
 export const PLUGIN_ID = "context-ledger";
@@ -71,6 +72,15 @@ export async function loadOperatorContext(options: OperatorContextOptions): Prom
     env: { ...options.env, OPENCLAW_STATE_DIR: openclawState },
   });
   return { openclawState, configPath, hostConfig, hostConfigError, config, configError, ledgerRoot };
+}
+
+/** {@link loadOperatorContext} from a command's `--state-dir` and `--openclaw-state` flags. */
+export function operatorContextOf(args: ParsedArgs, env: NodeJS.ProcessEnv): Promise<OperatorContext> {
+  return loadOperatorContext({
+    stateDir: stringFlag(args, "state-dir"),
+    openclawState: stringFlag(args, "openclaw-state"),
+    env,
+  });
 }
 
 /** Reads `openclaw.json` (JSON5, as the host writes and reads it); undefined when missing. */

@@ -8,7 +8,7 @@ import { checkArtifactsAndState, checkPermissionsAndTemp } from "./doctor-store.
 import { checkStubsWhileOff } from "./doctor-stubs.js";
 import type { DoctorFinding } from "./doctor-types.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
-import { loadOperatorContext, PLUGIN_ID } from "../core/operator-context.js";
+import { operatorContextOf, PLUGIN_ID } from "../core/operator-context.js";
 import { createProgress } from "../core/progress.js";
 
 /** Schema tag of `doctor --json`. */
@@ -48,11 +48,7 @@ Exit codes: 0 no error left (context-ledger switched off is not an error), 1 usa
 export async function runDoctorCommand(argv: string[], io: CliIo): Promise<number> {
   return runCommand(argv, io, { name: "doctor", options: SPEC, usage: USAGE }, async (args, json) => {
     const fix = args.flags.fix === true;
-    const ctx = await loadOperatorContext({
-      stateDir: stringFlag(args, "state-dir"),
-      openclawState: stringFlag(args, "openclaw-state"),
-      env: io.env,
-    });
+    const ctx = await operatorContextOf(args, io.env);
     const progress = createProgress(io.stderr);
     const bin = stringFlag(args, "openclaw-bin");
     // `found` is for callers that need the host package; the report keeps the finding only.

@@ -11,7 +11,7 @@ import { CliFailure, EXIT } from "../core/cli-failure.js";
 import { formatBytes, formatCount, formatTable } from "../core/format.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
-import { loadOperatorContext } from "../core/operator-context.js";
+import { operatorContextOf } from "../core/operator-context.js";
 
 /** Schema tag of `checkpoint list --json`. */
 export const CHECKPOINT_LIST_SCHEMA = "context-ledger.checkpoint.list.v1";
@@ -58,11 +58,7 @@ async function runList(argv: string[], io: CliIo): Promise<number> {
     io,
     { name: "checkpoint list", options: LIST_SPEC, usage: LIST_USAGE },
     async (args, json) => {
-      const ctx = await loadOperatorContext({
-        stateDir: stringFlag(args, "state-dir"),
-        openclawState: stringFlag(args, "openclaw-state"),
-        env: io.env,
-      });
+      const ctx = await operatorContextOf(args, io.env);
       const list = await listCheckpoints(ctx.ledgerRoot, stringFlag(args, "agent"), stringFlag(args, "session"));
       if (json) writeJson(io, { schema: CHECKPOINT_LIST_SCHEMA, root: ctx.ledgerRoot, checkpoints: list });
       else if (list.length === 0) io.stdout.write(`No checkpoints under ${ctx.ledgerRoot}\n`);
@@ -102,11 +98,7 @@ async function runShow(argv: string[], io: CliIo): Promise<number> {
           `${progName(io)} checkpoint list`,
         );
       parseHandle(handle);
-      const ctx = await loadOperatorContext({
-        stateDir: stringFlag(args, "state-dir"),
-        openclawState: stringFlag(args, "openclaw-state"),
-        env: io.env,
-      });
+      const ctx = await operatorContextOf(args, io.env);
       const agentFilter = stringFlag(args, "agent");
       const agents = agentFilter ? [agentFilter] : await listLedgerAgents(ctx.ledgerRoot);
       for (const agentId of agents) {

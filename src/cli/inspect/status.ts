@@ -10,7 +10,7 @@ import { CliFailure, EXIT } from "../core/cli-failure.js";
 import { formatBytes, formatCount, formatTable, shortHandle } from "../core/format.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
-import { loadOperatorContext } from "../core/operator-context.js";
+import { operatorContextOf } from "../core/operator-context.js";
 import { debtTrend, inTurnAssembles, trendLabel } from "./status-debt-trend.js";
 import { STATUS_SCHEMA, type AgentStatus, type StatusReport } from "./status-report.js";
 import { renderSessionDetail } from "./status-detail.js";
@@ -48,11 +48,7 @@ export function isInternalSessionKey(key: string): boolean {
 /** `context-ledger status`: budget, debt, trend, artifacts and checkpoints per session. */
 export async function runStatusCommand(argv: string[], io: CliIo): Promise<number> {
   return runCommand(argv, io, { name: "status", options: SPEC, usage: USAGE }, async (args, json) => {
-    const ctx = await loadOperatorContext({
-      stateDir: stringFlag(args, "state-dir"),
-      openclawState: stringFlag(args, "openclaw-state"),
-      env: io.env,
-    });
+    const ctx = await operatorContextOf(args, io.env);
     const agentFilter = stringFlag(args, "agent");
     const sessionFilter = stringFlag(args, "session");
     const report = await buildStatusReport(ctx.ledgerRoot, ctx.config, {

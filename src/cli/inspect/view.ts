@@ -5,7 +5,7 @@ import { runCommand } from "../core/command.js";
 import { CliFailure, EXIT } from "../core/cli-failure.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
-import { loadOperatorContext } from "../core/operator-context.js";
+import { operatorContextOf } from "../core/operator-context.js";
 import { renderViewHtml, renderViewText } from "./view-render.js";
 
 /** Schema tag of `view --json`. */
@@ -37,11 +37,7 @@ export async function runViewCommand(argv: string[], io: CliIo): Promise<number>
         `${prog} status (lists the sessions)`,
       );
     const turn = intFlag(args, "turn", 1, Number.MAX_SAFE_INTEGER);
-    const ctx = await loadOperatorContext({
-      stateDir: stringFlag(args, "state-dir"),
-      openclawState: stringFlag(args, "openclaw-state"),
-      env: io.env,
-    });
+    const ctx = await operatorContextOf(args, io.env);
     const found = await findViews(ctx.ledgerRoot, sessionKey, stringFlag(args, "agent"));
     if (!found) {
       const known = (

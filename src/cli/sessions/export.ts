@@ -17,7 +17,7 @@ import {
 import { CliFailure, EXIT } from "../core/cli-failure.js";
 import { formatBytes, plural } from "../core/format.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
-import { loadOperatorContext } from "../core/operator-context.js";
+import { operatorContextOf } from "../core/operator-context.js";
 import { findSessionReferences } from "./session-references.js";
 
 export { EXPORT_SCHEMA, type ExportedFile, type ExportFailure, type ExportIndex } from "./export-index.js";
@@ -57,11 +57,7 @@ export async function runExportCommand(argv: string[], io: CliIo): Promise<numbe
         EXIT.usage,
         `${prog} export --help`,
       );
-    const ctx = await loadOperatorContext({
-      stateDir: stringFlag(args, "state-dir"),
-      openclawState: stringFlag(args, "openclaw-state"),
-      env: io.env,
-    });
+    const ctx = await operatorContextOf(args, io.env);
     const agentId = stringFlag(args, "agent") ?? "main";
     const session = stringFlag(args, "session");
     const store = createArtifactStore({ root: artifactRoot(ctx.ledgerRoot, agentId) });

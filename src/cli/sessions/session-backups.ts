@@ -4,7 +4,7 @@ import { COMMON_OPTIONS, parseDuration, stringFlag } from "../core/args.js";
 import { runCommand } from "../core/command.js";
 import { formatBytes, formatTable, plural } from "../core/format.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
-import { loadOperatorContext } from "../core/operator-context.js";
+import { operatorContextOf } from "../core/operator-context.js";
 
 /** Schema tag of `session backups --json`. */
 export const SESSION_BACKUPS_SCHEMA = "context-ledger.session.backups.v1";
@@ -26,11 +26,7 @@ export interface BackupFile {
 /** `context-ledger session backups [--prune]`: the space `session clean` has not given back yet. */
 export async function runBackupsCommand(argv: string[], io: CliIo): Promise<number> {
   return runCommand(argv, io, { name: "session backups", options: SPEC, usage: USAGE }, async (args, json) => {
-    const ctx = await loadOperatorContext({
-      stateDir: stringFlag(args, "state-dir"),
-      openclawState: stringFlag(args, "openclaw-state"),
-      env: io.env,
-    });
+    const ctx = await operatorContextOf(args, io.env);
     const agentId = stringFlag(args, "agent") ?? "main";
     const olderRaw = stringFlag(args, "older-than");
     const olderMs = olderRaw === undefined ? 0 : parseDuration(olderRaw, "older-than");
