@@ -97,24 +97,5 @@ function definePlan(plan: RigPlan): void {
         HOST_TEST_TIMEOUT_MS,
       );
     }
-    it(
-      "after one gateway restart, what each scenario registered",
-      async (ctx) => {
-        if (!shared) throw new Error(`Expected the ${plan.version} gateway (${planKey(plan)}) to be running`);
-        const t0 = Date.now();
-        const results = await shared.restartAndCheck();
-        if (results.length === 0) return ctx.skip("no scenario on this gateway asked for a restart");
-        const s = `restart + ${results.length} check(s) ${((Date.now() - t0) / 1000).toFixed(1)}s`;
-        times.push(s);
-        console.log(`${label} ${s}`);
-        const failed = results.filter((r) => r.error !== undefined);
-        expect(failed.map((r) => `${r.scenario}: ${describeError(r.error)}`)).toEqual([]);
-      },
-      HOST_TEST_TIMEOUT_MS,
-    );
   });
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

@@ -53,10 +53,9 @@ export const longSession424Scenario: HostScenario = {
     expect(await conversationShown(session, figures.answers), "chat.history after the post-turn work").toEqual(
       asWritten,
     );
-    session.afterRestart(async () => {
-      expect(await conversationShown(session, figures.answers), "chat.history after a gateway restart").toEqual(
-        asWritten,
-      );
-    });
+    await session.restartGateway();
+    expect(await conversationShown(session, figures.answers), "chat.history after a gateway restart").toEqual(
+      asWritten,
+    );
   },
 };

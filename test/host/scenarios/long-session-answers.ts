@@ -54,11 +54,8 @@ async function runLongAnswers(session: ScenarioSession, name: string): Promise<L
   expect(figures.answers.every((a) => a.length >= LONG_ANSWERS_SESSION.answerChars)).toBe(true);
   const asWritten = conversationAsWritten(figures.answers);
   expect(await conversationShown(session, figures.answers), "chat.history after the post-turn work").toEqual(asWritten);
-  session.afterRestart(async () => {
-    expect(await conversationShown(session, figures.answers), "chat.history after a gateway restart").toEqual(
-      asWritten,
-    );
-  });
+  await session.restartGateway();
+  expect(await conversationShown(session, figures.answers), "chat.history after a gateway restart").toEqual(asWritten);
   return figures;
 }
 

@@ -126,10 +126,10 @@ export const resetLoopScenario: HostScenario = {
     // restarts one (the lines the issue names: 2026.4.24, one of 2026.5.28-2026.8.x, 2026.9.6).
     const once = answers.map(() => 1);
     expect(await answerCountsInHistory(session, answers), "each answer in chat.history").toEqual(once);
-    if (RESTART_LINES.includes(session.version))
-      session.afterRestart(async () => {
-        expect(await answerCountsInHistory(session, answers), "after a gateway restart").toEqual(once);
-      });
+    if (RESTART_LINES.includes(session.version)) {
+      await session.restartGateway();
+      expect(await answerCountsInHistory(session, answers), "after a gateway restart").toEqual(once);
+    }
     expect(transcript.store).not.toBe("none");
     // Bounded: the active branch the host replays stays under one turn's raw exec output per turn.
     const active = transcript.activeBytes ?? transcript.bytes;

@@ -47,12 +47,10 @@ export interface ScenarioSession {
   /** The engine plugin's events written since this scenario's session opened. */
   pluginEvents(): Promise<PluginEvent[]>;
   /**
-   * Registers `check` (with `expect`) to run after the gateway restarts on the same state, as an operator restarts it
-   * (sessions survive it). The gateway every scenario of the line shares restarts once, after its last scenario, for
-   * all the checks registered on it (a 2026.9.6 start takes about 15 s); a failed check fails that step, naming this
-   * scenario. Other scenarios may run in their own sessions between this one and the restart.
+   * Restarts the gateway every scenario of the line shares, on the same state (sessions survive it), and waits until
+   * it is ready. Other scenarios' sessions see a restart between their turns, never during one.
    */
-  afterRestart(check: () => Promise<void>): void;
+  restartGateway(): Promise<void>;
 }
 
 /** A user-visible behaviour, checked in a real host. */

@@ -53,18 +53,7 @@ export interface SharedRig {
    * script, its requests, and its agent's model shape.
    */
   open(name: string, agentId?: string): Promise<ScenarioSession>;
-  /**
-   * Restarts the gateway once and runs every check the scenarios registered with
-   * {@link ScenarioSession.afterRestart}, in order; the registry is emptied. No check registered: no restart, [].
-   */
-  restartAndCheck(): Promise<RestartCheckResult[]>;
   close(): Promise<void>;
-}
-
-/** One scenario's check after the shared restart: passed, or its error. */
-export interface RestartCheckResult {
-  scenario: string;
-  error?: unknown;
 }
 
 /** The tag that routes a user message (and every model request of its turn) to scenario `name`. */
@@ -106,7 +95,6 @@ export function ownModelRef(
 export async function startSharedRig(options: SharedRigOptions): Promise<SharedRig> {
   const scripts = new Map<string, MockScript>();
   let active = "";
-  const restartChecks: { scenario: string; check: () => Promise<void> }[] = [];
   const model = SCENARIO_MODEL;
   const fallback: MockScript = () => ({ text: "OK." });
   const agents = options.agents ?? [];
@@ -199,25 +187,8 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
         call: (method, params, timeoutMs) => rig.gateway.call(method, params, timeoutMs),
         hostLog: () => readHostLog(rig.env, [], mark),
         pluginEvents: () => readPluginEvents(rig.env, mark),
-        afterRestart(check) {
-          restartChecks.push({ scenario: name, check });
-        },
+        restartGateway: () => rig.restartGateway(),
       };
-    },
-    async restartAndCheck() {
-      const due = restartChecks.splice(0);
-      if (due.length === 0) return [];
-      await rig.restartGateway();
-      const results: RestartCheckResult[] = [];
-      for (const { scenario, check } of due) {
-        try {
-          await check();
-          results.push({ scenario });
-        } catch (error) {
-          results.push({ scenario, error });
-        }
-      }
-      return results;
     },
     close: () => rig.close(),
   };
