@@ -16,7 +16,7 @@ import {
   saveOpenedSummary,
   summaryKey,
 } from "../summary/summary-service.js";
-import type { SummaryState } from "../summary/summary-state.js";
+import { createEmptyDigest, type SummaryState } from "../summary/summary-state.js";
 import { INHERITED_SUMMARY_HEADING, readInheritedSummary } from "../subagents/subagent-context.js";
 import { stateSlot } from "../runtime/state-slots.js";
 
@@ -41,6 +41,17 @@ const REPORTED_SIDECARS = stateSlot(
   () => new LRUCache<string, true>({ max: MAX_REPORTED_SIDECARS }),
 );
 const SUMMARY_RECORDS = stateSlot("summary:records", () => createVersionedCache<SummaryState>(MAX_CACHED_SUMMARIES));
+/** Blocks of windows that may stand while the record moves on (a few budget classes per session). */
+const MAX_STANDING_BLOCKS = 1_024;
+/**
+ * The block each window was first shown, by summary file, window start (and the message it follows) and size: while
+ * the window stands its block stays byte-equal, even after another budget class sealed a pack and folded the record
+ * (re-rendering the turns before the window from the folded record would change it, a prompt-cache miss).
+ */
+const STANDING_BLOCKS = stateSlot(
+  "summary:standing-blocks",
+  () => new LRUCache<string, { text: string; tokens: number }>({ max: MAX_STANDING_BLOCKS }),
+);
 
 /**
  * The session's own summary block (see {@link ownSummary}), followed, in a forked
@@ -82,7 +93,9 @@ async function ownSummary(
   const opened = await openCachedSummary(deps, identity, input.messages);
   const advanced = await advanceSummary(deps, settings, identity, { opened, target, messages: input.messages, redact });
   const entry = await saveSummary(deps, opened, advanced);
-  return renderWithinRoom(settings, input, { ...advanced, entry, target, redact });
+  const standing = deps.state.get(STANDING_BLOCKS);
+  const windowKey = `${opened.file}|${target}|${target > 0 ? fingerprintMessage(input.messages[target - 1]) : ""}`;
+  return renderWithinRoom(settings, input, { ...advanced, entry, target, redact, standing, windowKey });
 }
 
 /** The session's summary as opened: the sidecar's state, or the cached one while the file is unchanged. */
@@ -189,34 +202,55 @@ async function saveSummary(
 function renderWithinRoom(
   settings: AgentSettings,
   input: SummaryRequest,
-  told: { state: SummaryState; render: Render; entry: CachedSummary; target: number; redact: (t: string) => string },
+  told: {
+    state: SummaryState;
+    render: Render;
+    entry: CachedSummary;
+    target: number;
+    redact: (t: string) => string;
+    standing: LRUCache<string, { text: string; tokens: number }>;
+    windowKey: string;
+  },
 ): ViewSummary {
-  const { state, render, entry, target, redact } = told;
+  const { state, render, entry, target, redact, standing, windowKey } = told;
   const { windowStart, windowTokens } = input;
   const pressured = windowTokens > settings.summary.injectAtShare * (windowTokens + Math.max(0, input.budgetLeft));
   // A record whose turns lie wholly before the list (the host dropped the front) tells what the list no longer holds.
   const tellsDroppedFront = state.entries.some((e) => e.to === 0) || (state.digest.turns > 0 && state.digest.to === 0);
   const tellsSomething = state.coveredCount > 0 || tellsDroppedFront;
   if (!tellsSomething || !(windowStart > 0 || pressured || tellsDroppedFront)) return { tokens: 0 };
-  // A window that starts before the record's end (another budget class advanced it) is shown only the turns
-  // it dropped itself: its block stays as it was while the window stands, and no turn is told twice.
-  const shown =
-    state.coveredCount > target
-      ? {
-          ...state,
-          entries: state.entries.filter((e) => e.to <= target),
-          checkpoints: state.checkpoints.filter((c) => c.coveredCount <= target),
-        }
-      : state;
-  const shownKey = shown === state ? "" : `@${shown.entries.length}:${shown.checkpoints.length}`;
+  const shown = recordBefore(state, target, tellsDroppedFront);
+  if (!shown) return { tokens: 0 };
+  const shownKey = shown === state ? "" : `@${shown.entries.length}:${shown.checkpoints.length}:${shown.digest.turns}`;
   for (let maxChars = settings.summary.maxInjectedChars; maxChars >= 200; maxChars = Math.floor(maxChars / 2)) {
-    let counted = entry.renders.get(`${maxChars}${shownKey}`);
+    const standingKey = `${windowKey}|${maxChars}`;
+    let counted =
+      (shown === state ? undefined : standing.get(standingKey)) ?? entry.renders.get(`${maxChars}${shownKey}`);
     if (!counted) {
       const text = shown === state ? render(maxChars).text : renderSummaryReport(shown, { maxChars, redact }).text;
       counted = { text, tokens: input.counter.countText(text) };
       entry.renders.set(`${maxChars}${shownKey}`, counted);
     }
+    if (!standing.has(standingKey) || shown === state) standing.set(standingKey, counted);
     if (counted.tokens <= input.budgetLeft) return { text: counted.text, tokens: counted.tokens };
   }
   return { tokens: 0 };
+}
+
+/**
+ * What a window starting at `target` is told. A window that starts before the record's end (another budget class
+ * advanced it) is shown only the turns it dropped itself, so no turn is told twice: the entries and packs up to its
+ * start, and the folded digest only if it ends there too. Undefined when that leaves nothing and nothing lies before
+ * the window; when the turns before it were folded past its start, the whole record (nothing is left untold).
+ */
+function recordBefore(state: SummaryState, target: number, tellsDroppedFront: boolean): SummaryState | undefined {
+  if (state.coveredCount <= target) return state;
+  const shown = {
+    ...state,
+    entries: state.entries.filter((e) => e.to <= target),
+    checkpoints: state.checkpoints.filter((c) => c.coveredCount <= target),
+    digest: state.digest.to <= target ? state.digest : createEmptyDigest(),
+  };
+  if (shown.entries.length > 0 || shown.digest.turns > 0 || tellsDroppedFront) return shown;
+  return target === 0 ? undefined : { ...state };
 }

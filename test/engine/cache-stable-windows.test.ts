@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { textOf } from "../../src/host/messages.js";
 import { cacheStability } from "../support/budget-metrics.js";
 import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
-import { summaryOf } from "../support/view-summary.js";
+import { conversationOf, summaryOf } from "../support/view-summary.js";
 
 const HANDLE = /ledger:v1:sha256:[0-9a-f]{64}/;
 
@@ -58,6 +58,36 @@ describe("elastic, cache-aware windows", () => {
     expect(mains.map((m) => m.length)).toEqual(alone.map((m) => m.length));
     // The summary block counts: the small classes advance the summary record, and the main call must not show it.
     expect(cacheStability(mains, systems).share).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it("leaves a standing window's summary block as it was when another budget class seals a pack", async () => {
+    t = await createTestEngine();
+    const session = { sessionId: "s", sessionKey: "agent:main:seal" };
+    const all = history(120, 1_500);
+    const store = t.services.store("main");
+    const packs = async () => {
+      let n = 0;
+      for await (const meta of store.list()) if (meta.kind === "checkpoint") n++;
+      return n;
+    };
+    let previous: { conversation: unknown[]; summary: string } | undefined;
+    let standingAcrossSeal = 0;
+    for (let n = 60; n <= all.length; n += 6) {
+      const messages = all.slice(0, n);
+      const sealedBefore = await packs();
+      const main = await t.engine.assemble({ ...session, messages, tokenBudget: 31_950 });
+      for (const tokenBudget of [17_055, 6_871]) await t.engine.assemble({ ...session, messages, tokenBudget });
+      const sealed = (await packs()) > sealedBefore;
+      const now = { conversation: conversationOf(main), summary: summaryOf(main) };
+      // The main window stood (its conversation extends the one before): its block is byte-equal, seal or none.
+      if (previous && cacheStability([previous.conversation, now.conversation]).stable === 1) {
+        expect(now.summary).toBe(previous.summary);
+        if (sealed) standingAcrossSeal++;
+      }
+      previous = now;
+    }
+    // Not vacuous: the small classes sealed packs while the main window stood.
+    expect(standingAcrossSeal).toBeGreaterThan(0);
   });
 
   it("re-plans upward when the budget grows past the class of the kept window", async () => {
