@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ensureHost, type HostVersion } from "../host-install.js";
 import { HOST_LOG_WORDING, missingLiterals, readHostDist, wordingsOn, type HostLogSignal } from "../log-wording.js";
 import { HOST_LOG_PATTERNS } from "../logs.js";
-import { allScenarios, planKey, plansFor, type RigPlan } from "./registry.js";
-import { agentIdOf, figuresRun } from "./scenario.js";
+import { allScenarios, planKey, plannedOn, plansFor, type RigPlan } from "./registry.js";
+import { agentIdOf } from "./scenario.js";
 import { startSharedRig, type SharedRig } from "./shared-rig.js";
 
 const HOST_TEST_TIMEOUT_MS = 900_000;
@@ -34,7 +34,7 @@ export function defineLineSuite(version: HostVersion): void {
     for (const plan of plans) definePlan(plan);
     // Listed, not hidden: what `npm run test:figures` adds on this line.
     for (const s of allScenarios()) {
-      if (s.figure === true && !figuresRun() && s.lines.includes(version))
+      if (plannedOn(s, version, { figures: true }) && !plannedOn(s, version))
         it.skip(`${s.name} (a figure: npm run test:figures)`, () => undefined);
     }
   });

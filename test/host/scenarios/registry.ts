@@ -71,6 +71,15 @@ export function planKey(plan: Pick<RigPlan, "engine">): string {
   return engineKey(plan.engine);
 }
 
+/** Whether {@link plansFor} runs scenario `s` on `version`: a line it lists, a figure only where `figures` is true. */
+export function plannedOn(
+  s: HostScenario,
+  version: HostVersion,
+  options: { figures?: boolean } = { figures: figuresRun() },
+): boolean {
+  return s.lines.includes(version) && (s.figure !== true || options.figures === true);
+}
+
 /**
  * The gateways a host line needs (one per engine; legacy first, then context-ledger) and what each serves.
  * A scenario with its own model shape or plugin settings runs on an agent of its own on its engine's
@@ -83,7 +92,7 @@ export function plansFor(
 ): RigPlan[] {
   const plans = new Map<string, RigPlan>();
   for (const s of scenarios) {
-    if (!s.lines.includes(version) || (s.figure === true && options.figures !== true)) continue;
+    if (!plannedOn(s, version, options)) continue;
     for (const engine of s.engines) {
       const key = planKey({ engine });
       const plan = plans.get(key) ?? { version, engine, agents: [], scenarios: [] };
