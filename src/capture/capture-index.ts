@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { LRUCache } from "lru-cache";
 import path from "node:path";
 import { sha256Hex } from "../artifacts/handle.js";
@@ -124,17 +124,57 @@ const MAX_CACHED_RECORDS = 100_000;
 const RECORDS = stateSlot("capture:records", (): CaptureRecordCache => new LRUCache({ max: MAX_CACHED_RECORDS }));
 
 /**
- * The capture index of one agent as this runtime opens it: one per call, sharing the
- * runtime's parsed records, so a session's captures are read from disk once, not on
- * every assemble (a 500-turn session holds a thousand of them).
+ * A session folder's record files as last listed, and the records of each call asked. Trusted without listing again
+ * only while `settled` and the folder's time is unchanged; otherwise listed again, and only the files that are new
+ * are read and matched.
  */
-export function captureIndexOf(deps: CaptureIndexDeps, agentId: string): CaptureIndex {
-  const records = deps.state.get(RECORDS);
-  return createCaptureIndex(deps.root, agentId, records);
+interface FolderListing {
+  dir: string;
+  mtimeNs: bigint;
+  settled: boolean;
+  /** Names of its record files. */
+  files: Set<string>;
+  byCall: Map<string, ReadRecord[]>;
 }
 
-/** Opens the capture index of one agent under the ledger root (`records`: parsed files kept between indexes). */
-export function createCaptureIndex(root: string, agentId: string, records?: CaptureRecordCache): CaptureIndex {
+/** Folder listings a runtime keeps (one per session with captures). */
+export type CaptureListingCache = LRUCache<string, FolderListing>;
+
+const MAX_CACHED_LISTINGS = 256;
+const LISTINGS = stateSlot("capture:listings", (): CaptureListingCache => new LRUCache({ max: MAX_CACHED_LISTINGS }));
+
+function isSubset(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
+}
+
+/**
+ * A listing is trusted without listing the folder again only once the folder has not changed for this long before
+ * it was listed: a file added within the timestamp's granularity of the listing would leave the folder's time as it
+ * was (git's racy-index rule).
+ */
+const SETTLED_NS = 2_000_000_000n;
+
+/**
+ * The capture index of one agent as this runtime opens it: one per call, sharing the
+ * runtime's parsed records and folder listings, so a session's captures are read from disk once and
+ * its folder listed again only when it changed, not on every assemble (a 500-turn session holds a
+ * thousand of them).
+ */
+export function captureIndexOf(deps: CaptureIndexDeps, agentId: string): CaptureIndex {
+  return createCaptureIndex(deps.root, agentId, deps.state.get(RECORDS), deps.state.get(LISTINGS));
+}
+
+/**
+ * Opens the capture index of one agent under the ledger root (`records`: parsed files, `listings`: folder listings,
+ * both kept between indexes).
+ */
+export function createCaptureIndex(
+  root: string,
+  agentId: string,
+  records?: CaptureRecordCache,
+  listings?: CaptureListingCache,
+): CaptureIndex {
   const dir = path.join(agentRoot(root, agentId), "captures", "v2");
   const storeRoot = artifactRoot(root, agentId);
   // Records are immutable once written (the file name holds the handle): memoise by path. A file that does not
@@ -169,23 +209,62 @@ export function createCaptureIndex(root: string, agentId: string, records?: Capt
     return textMemo.get(handle) ?? undefined;
   };
 
+  /** A folder's listing: the kept one while it is settled and unchanged, else listed again onto the kept one. */
+  const listFolder = (d: string): FolderListing | undefined => {
+    let mtimeNs: bigint;
+    let names: string[];
+    const kept = listings?.get(d);
+    try {
+      mtimeNs = statSync(d, { bigint: true }).mtimeNs;
+      if (kept?.settled && kept.mtimeNs === mtimeNs) return kept;
+      names = readdirSync(d);
+    } catch {
+      // No capture folder for this session (yet).
+      return undefined;
+    }
+    const files = new Set(names.filter((n) => n.endsWith(".json")));
+    const settled = BigInt(Date.now()) * 1_000_000n - mtimeNs > SETTLED_NS;
+    const listing: FolderListing = { dir: d, mtimeNs, settled, files, byCall: new Map() };
+    // Records are never rewritten in place: while none was removed, what was matched stays, plus the new files.
+    if (kept && kept.byCall.size > 0 && isSubset(kept.files, files)) {
+      const added = names.filter((n) => files.has(n) && !kept.files.has(n));
+      for (const [callId, found] of kept.byCall) {
+        const more = matching(d, added, callId);
+        if (more) listing.byCall.set(callId, [...found, ...more]);
+      }
+    }
+    listings?.set(d, listing);
+    return listing;
+  };
+  /** The records among `files` of one call id; undefined when one of them could not be read (ask again later). */
+  const matching = (d: string, names: Iterable<string>, callId: string): ReadRecord[] | undefined => {
+    const found: ReadRecord[] = [];
+    for (const name of names) {
+      const entry = readRecord(path.join(d, name));
+      if (!entry) return undefined;
+      if (entry.matchesId(callId)) found.push(entry);
+    }
+    return found;
+  };
+  /** A folder's records of one call id, matched once per listing. */
+  const folderRecordsOf = (listing: FolderListing, callId: string): ReadRecord[] => {
+    const known = listing.byCall.get(callId);
+    if (known) return known;
+    const found = matching(listing.dir, listing.files, callId);
+    if (found) listing.byCall.set(callId, found);
+    return (
+      found ??
+      [...listing.files].flatMap((n) => readRecord(path.join(listing.dir, n)) ?? []).filter((e) => e.matchesId(callId))
+    );
+  };
   /** The session's capture records of one tool call (its host id in any of the forms the hosts store). */
   const recordsOfCall = (session: Parameters<typeof sessionDirs>[0], callId: string): CaptureRecord[] => {
     const found: CaptureRecord[] = [];
     for (const d of sessionDirs(session)) {
-      let names: string[];
-      try {
-        names = readdirSync(d);
-      } catch {
-        // No capture folder for this session (yet).
-        continue;
-      }
-      for (const name of names) {
-        if (!name.endsWith(".json")) continue;
-        const entry = readRecord(path.join(d, name));
-        if (entry && sameSession(entry.rec, session) && entry.matchesId(callId) && !found.includes(entry.rec))
-          found.push(entry.rec);
-      }
+      const listing = listFolder(d);
+      if (!listing) continue;
+      for (const entry of folderRecordsOf(listing, callId))
+        if (sameSession(entry.rec, session) && !found.includes(entry.rec)) found.push(entry.rec);
     }
     return found;
   };

@@ -3,9 +3,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createArtifactStore } from "../artifacts/store.js";
-import { artifactRoot } from "../state/paths.js";
+import { agentRoot, artifactRoot } from "../state/paths.js";
 import { hostFunction, installedHostDists } from "../../test/support/host-dist.js";
-import { createCaptureIndex, type CaptureIndex } from "./capture-index.js";
+import {
+  createCaptureIndex,
+  type CaptureIndex,
+  type CaptureListingCache,
+  type CaptureRecordCache,
+} from "./capture-index.js";
+import { LRUCache } from "lru-cache";
 import { matchHostCopy, MIDDLE_OMISSION_MARKER, parseHostCopy } from "../results/host-copy.js";
 import { readHostSpillFile } from "./spill-file.js";
 import {
@@ -252,6 +258,41 @@ describe("capture index", () => {
     const found = index.resolve({ hostId: "callt1r1", hostText: hostCut(capped), session: { sessionKey: "k" } });
     expect(found?.handle).toBe(fullHandle);
     expect(found?.chars).toBe(full.length);
+  });
+
+  it("a runtime that keeps folder listings still sees every record another writer adds", async () => {
+    const records = new LRUCache<string, never>({ max: 1_000 }) as unknown as CaptureRecordCache;
+    const listings = new LRUCache({ max: 10 }) as CaptureListingCache;
+    const session = { sessionKey: "agent:main:kept" };
+    const folder = path.join(agentRoot(tmp, "main"), "captures", "v2");
+    const kept = () => createCaptureIndex(tmp, "main", records, listings);
+    const handles = (callId: string) =>
+      kept()
+        .ofCall(callId, session)
+        .map((r) => r.handle);
+    const settle = async () => {
+      // The folder last changed long ago: its listing is trusted while its time stays as it is.
+      const past = new Date(Date.now() - 60_000);
+      for (const d of await fsp.readdir(folder)) await fsp.utimes(path.join(folder, d), past, past);
+    };
+    const first = await record("call_a", `a\n${numbered(50)}`, session);
+    await settle();
+    expect(handles("call_a")).toEqual([first]);
+    expect(handles("call_b")).toEqual([]);
+    // Another writer (the plain index of this suite) adds a record: the folder's time moves, the listing is redone.
+    const second = await record("call_b", `b\n${numbered(60)}`, session);
+    expect(handles("call_b")).toEqual([second]);
+    // A folder changed just now is listed again on every call: a record added within its time's granularity (here:
+    // the time put back as it was) is still seen.
+    const justNow = Math.floor(Date.now() / 1000);
+    const setTimes = async () => {
+      for (const d of await fsp.readdir(folder)) await fsp.utimes(path.join(folder, d), justNow, justNow);
+    };
+    await setTimes();
+    expect(handles("call_a")).toEqual([first]);
+    const third = await record("call_a", `a again\n${numbered(70)}`, session);
+    await setTimes();
+    expect(handles("call_a").sort()).toEqual([first, third].sort());
   });
 });
 
