@@ -414,6 +414,16 @@ export async function writeReport(results, { docsDir }) {
           `Partial re-run: only ${results.partialRerun.join(", ")} ran on ${results.date}; the other sections are carried over from the run of ${results.carriedFrom ?? "an earlier date"}.`,
         ]
       : []),
+    ...(results.carriedSections && Object.keys(results.carriedSections).length > 0
+      ? [
+          "",
+          `Opt-in sections not run on ${results.date}, carried over from their newest saved run: ${Object.entries(
+            results.carriedSections,
+          )
+            .map(([key, date]) => `${key} (${date})`)
+            .join(", ")}.`,
+        ]
+      : []),
     "",
     "## Targets",
     "",

@@ -3,7 +3,7 @@
 // JSON into the git-ignored .bench/results/. Only --write-docs touches tracked files
 // (docs/benchmarks.md, docs/bench/*.svg, bench/results/<date>.json). `--help` lists the options.
 import { cpus, loadavg, totalmem } from "node:os";
-import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runBudgetReplayBench } from "./budget-replay.mjs";
@@ -253,9 +253,19 @@ if (only) {
       lh.rerunRuns = [...rerun];
     }
     results.durationMs = saved.durationMs;
+    if (results.carriedSections) {
+      results.carriedSections = { ...results.carriedSections };
+      for (const key of only) delete results.carriedSections[key];
+    }
     results.partialRerun = [...only];
     results.carriedFrom = saved.carriedFrom ?? saved.date;
   }
+}
+if (writeDocs && !only) {
+  // A full run leaves the opt-in sections out (an hour of long haul, real gateways, a Ceph RGW): the page keeps the
+  // newest tracked results of each, dated, instead of dropping them.
+  const carried = await carryOptInSections(results, optIn, new URL("../bench/results/", import.meta.url));
+  if (Object.keys(carried).length > 0) results.carriedSections = carried;
 }
 await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
 if (writeDocs) {
@@ -277,3 +287,24 @@ const where = writeDocs
 console.log(
   `\n${rows.filter(([, t]) => t.pass).length}/${rows.length} targets met; results in ${rel(file)}${where}; ${elapsed()} total`,
 );
+
+/**
+ * Copies into `results` each opt-in section it lacks from the newest results file in `dir` that holds it (and no
+ * error); returns the date each came from, by section.
+ */
+async function carryOptInSections(results, optInKeys, dir) {
+  const files = (await readdir(dir).catch(() => []))
+    .filter((f) => /^\d{4}-\d{2}-\d{2}\.json$/.test(f) && f !== `${results.date}.json`)
+    .sort()
+    .reverse();
+  const carried = {};
+  for (const f of files) {
+    const saved = JSON.parse(await readFile(new URL(f, dir), "utf8"));
+    for (const key of optInKeys) {
+      if (key in results || !saved[key] || saved[key].error) continue;
+      results[key] = saved[key];
+      carried[key] = saved.date;
+    }
+  }
+  return carried;
+}
