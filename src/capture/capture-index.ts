@@ -113,6 +113,8 @@ function holdsAll(original: string, kept: string | undefined): boolean {
 /** A record as read, with the matcher of its call id (its host forms are costly: computed once). */
 interface ReadRecord {
   rec: CaptureRecord;
+  /** Its file's path: records of one call are taken in this order, whatever order the folder lists them in. */
+  file: string;
   matchesId: (hostId: string) => boolean;
 }
 
@@ -142,6 +144,10 @@ export type CaptureListingCache = LRUCache<string, FolderListing>;
 
 const MAX_CACHED_LISTINGS = 256;
 const LISTINGS = stateSlot("capture:listings", (): CaptureListingCache => new LRUCache({ max: MAX_CACHED_LISTINGS }));
+
+function byFile(records: ReadRecord[]): ReadRecord[] {
+  return records.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
 
 function isSubset(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   for (const x of a) if (!b.has(x)) return false;
@@ -182,7 +188,7 @@ export function createCaptureIndex(
   const read: Pick<CaptureRecordCache, "get" | "set"> = records ?? new LRUCache({ max: MAX_CACHED_RECORDS });
   const unreadable = new Set<string>();
   const remember = (file: string, rec: CaptureRecord): ReadRecord => {
-    const entry = { rec, matchesId: toolCallIdMatcher(rec.toolCallId) };
+    const entry = { rec, file, matchesId: toolCallIdMatcher(rec.toolCallId) };
     read.set(file, entry);
     return entry;
   };
@@ -230,7 +236,7 @@ export function createCaptureIndex(
       const added = names.filter((n) => files.has(n) && !kept.files.has(n));
       for (const [callId, found] of kept.byCall) {
         const more = matching(d, added, callId);
-        if (more) listing.byCall.set(callId, [...found, ...more]);
+        if (more) listing.byCall.set(callId, byFile([...found, ...more]));
       }
     }
     listings?.set(d, listing);
@@ -251,11 +257,12 @@ export function createCaptureIndex(
     const known = listing.byCall.get(callId);
     if (known) return known;
     const found = matching(listing.dir, listing.files, callId);
-    if (found) listing.byCall.set(callId, found);
-    return (
-      found ??
-      [...listing.files].flatMap((n) => readRecord(path.join(listing.dir, n)) ?? []).filter((e) => e.matchesId(callId))
-    );
+    if (found) {
+      listing.byCall.set(callId, byFile(found));
+      return found;
+    }
+    const readable = [...listing.files].flatMap((n) => readRecord(path.join(listing.dir, n)) ?? []);
+    return byFile(readable.filter((e) => e.matchesId(callId)));
   };
   /** The session's capture records of one tool call (its host id in any of the forms the hosts store). */
   const recordsOfCall = (session: Parameters<typeof sessionDirs>[0], callId: string): CaptureRecord[] => {
