@@ -411,7 +411,9 @@ export async function writeReport(results, { docsDir }) {
     ...(results.partialRerun
       ? [
           "",
-          `Partial re-run: only ${results.partialRerun.join(", ")} ran on ${results.date}; the other sections are carried over from the run of ${results.carriedFrom ?? "an earlier date"}.`,
+          results.carriedFrom === results.date
+            ? `${results.partialRerun.join(", ")}: run on its own the same day and merged into this run's results.`
+            : `Partial re-run: only ${results.partialRerun.join(", ")} ran on ${results.date}; the other sections are carried over from the run of ${results.carriedFrom ?? "an earlier date"}.`,
         ]
       : []),
     ...(results.carriedSections && Object.keys(results.carriedSections).length > 0
