@@ -45,6 +45,7 @@ export async function attachSummary(
           freshSummary(ports, settings, call, {
             messages: shaping.view,
             windowStart: plan.start,
+            fingerprint: table.fingerprint,
             windowTokens: plan.tokens,
             // The summary travels as a message: its framing comes out of the room too.
             budgetLeft: room - counter.countMessage(summaryMessage("")),

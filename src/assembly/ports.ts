@@ -30,6 +30,8 @@ export interface SummaryRequest {
   messages: readonly unknown[];
   /** First index the window keeps: the summary tells the turns before it. */
   windowStart: number;
+  /** The fingerprint of `messages[index]`, from the view's table (computed once per message). */
+  fingerprint: (index: number) => string;
   /** Exact tokens of the window as planned. */
   windowTokens: number;
   /** Exact tokens still free inside the budget after the kept messages. */

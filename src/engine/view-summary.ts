@@ -3,7 +3,6 @@ import { createVersionedCache } from "../fs/versioned-cache.js";
 import { LRUCache } from "lru-cache";
 import type { SummaryRequest, ViewSummary } from "../assembly/ports.js";
 import type { AgentSettings } from "../config/schema.js";
-import { fingerprintMessage } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerServices } from "../runtime/services.js";
 import { renderSummaryReport } from "../summary/render-summary.js";
@@ -91,10 +90,18 @@ async function ownSummary(
   const target = Math.min(input.windowStart, input.messages.length);
   const redact = (text: string) => deps.redact(settings, text);
   const opened = await openCachedSummary(deps, identity, input.messages);
-  const advanced = await advanceSummary(deps, settings, identity, { opened, target, messages: input.messages, redact });
+  // The message the window follows (the record's frontier), by the view table's fingerprint.
+  const frontier = target > 0 ? input.fingerprint(target - 1) : null;
+  const advanced = await advanceSummary(deps, settings, identity, {
+    opened,
+    target,
+    frontier,
+    messages: input.messages,
+    redact,
+  });
   const entry = await saveSummary(deps, opened, advanced);
   const standing = deps.state.get(STANDING_BLOCKS);
-  const windowKey = `${opened.file}|${target}|${target > 0 ? fingerprintMessage(input.messages[target - 1]) : ""}`;
+  const windowKey = `${opened.file}|${target}|${frontier ?? ""}`;
   return renderWithinRoom(settings, input, { ...advanced, entry, target, redact, standing, windowKey });
 }
 
@@ -153,9 +160,15 @@ async function advanceSummary(
   deps: ViewSummaryDeps,
   settings: AgentSettings,
   identity: SessionIdentity,
-  step: { opened: OpenedCachedSummary; target: number; messages: readonly unknown[]; redact: (t: string) => string },
+  step: {
+    opened: OpenedCachedSummary;
+    target: number;
+    frontier: string | null;
+    messages: readonly unknown[];
+    redact: (t: string) => string;
+  },
 ): Promise<{ state: SummaryState; before: string; render: Render }> {
-  const { opened, target, messages, redact } = step;
+  const { opened, target, frontier, messages, redact } = step;
   const before = summaryKey(opened.opened.state);
   const store = deps.store(identity.agentId);
   const state = await bringSummaryUpTo(opened.opened.state, messages, target, async (handle) =>
@@ -166,7 +179,7 @@ async function advanceSummary(
   if (summaryKey(state) === before || !render(maxInjectedChars).needsCheckpoint) return { state, before, render };
   const sealed = await sealCheckpoint(state, {
     frontierIndex: target,
-    frontierFingerprint: target > 0 ? fingerprintMessage(messages[target - 1]) : null,
+    frontierFingerprint: frontier,
     render: { maxChars: maxInjectedChars, redact },
     stash: (content) =>
       store.stash(content, {
