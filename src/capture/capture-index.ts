@@ -233,36 +233,33 @@ export function createCaptureIndex(
     const listing: FolderListing = { dir: d, mtimeNs, settled, files, byCall: new Map() };
     // Records are never rewritten in place: while none was removed, what was matched stays, plus the new files.
     if (kept && kept.byCall.size > 0 && isSubset(kept.files, files)) {
-      const added = names.filter((n) => files.has(n) && !kept.files.has(n));
+      const added = [...files].filter((n) => !kept.files.has(n));
       for (const [callId, found] of kept.byCall) {
         const more = matching(d, added, callId);
-        if (more) listing.byCall.set(callId, byFile([...found, ...more]));
+        if (more.complete) listing.byCall.set(callId, byFile([...found, ...more.found]));
       }
     }
     listings?.set(d, listing);
     return listing;
   };
-  /** The records among `files` of one call id; undefined when one of them could not be read (ask again later). */
-  const matching = (d: string, names: Iterable<string>, callId: string): ReadRecord[] | undefined => {
+  /** The readable records among `names` of one call id, in file order; `complete` when every one could be read. */
+  const matching = (d: string, names: Iterable<string>, callId: string) => {
     const found: ReadRecord[] = [];
+    let complete = true;
     for (const name of names) {
       const entry = readRecord(path.join(d, name));
-      if (!entry) return undefined;
-      if (entry.matchesId(callId)) found.push(entry);
+      if (!entry) complete = false;
+      else if (entry.matchesId(callId)) found.push(entry);
     }
-    return found;
+    return { found: byFile(found), complete };
   };
-  /** A folder's records of one call id, matched once per listing. */
+  /** A folder's records of one call id, matched once per listing (a file that could not be read: asked again). */
   const folderRecordsOf = (listing: FolderListing, callId: string): ReadRecord[] => {
     const known = listing.byCall.get(callId);
     if (known) return known;
-    const found = matching(listing.dir, listing.files, callId);
-    if (found) {
-      listing.byCall.set(callId, byFile(found));
-      return found;
-    }
-    const readable = [...listing.files].flatMap((n) => readRecord(path.join(listing.dir, n)) ?? []);
-    return byFile(readable.filter((e) => e.matchesId(callId)));
+    const { found, complete } = matching(listing.dir, listing.files, callId);
+    if (complete) listing.byCall.set(callId, found);
+    return found;
   };
   /** The session's capture records of one tool call (its host id in any of the forms the hosts store). */
   const recordsOfCall = (session: Parameters<typeof sessionDirs>[0], callId: string): CaptureRecord[] => {
