@@ -39,12 +39,27 @@ export function collectTargets(r) {
   add("S3 (Ceph RGW): 10 lines of 200 MiB, cold store", r.s3?.targets?.fetch10Of200MiBColdMs);
   add("S3 (Ceph RGW): assemble p50 against the file store's", r.s3?.targets?.assembleP50VsFile);
   add("Planted-fact recall, 60 turns, 3 compactions", r.continuity?.targets.recallAtSmallestBudget);
+  add("Slowest built-in scan call on 1 MB adversarial input", r.bounded?.targets?.scan1MBMs);
+  add("Slowest assemble with a 1 MB adversarial tool output", r.bounded?.targets?.assemble1MBMs);
+  add("Grep that backtracks without end: stopped, at a 300 ms limit", r.bounded?.targets?.grepStopMs);
   add("5 MB over 20 s, backgrounded at 10 s: call sent to the background", r["full-exec-bg"]?.targets?.backgrounded);
   add("5 MB over 20 s, backgrounded at 10 s: stored byte-exact", r["full-exec-bg"]?.targets?.byteExact);
   add("5 MB over 20 s, backgrounded at 10 s: tee files left", r["full-exec-bg"]?.targets?.teeFilesLeft);
   for (const [key, t] of Object.entries(r.replay?.targets ?? {})) add(replayTargetLabel(key, r.replay), t);
   rows.push(...gatewayTargets(r));
   return rows;
+}
+
+function boundedSection(b) {
+  return [
+    `Every built-in scan over ${fmtInt(b.inputs)} inputs of ${fmtInt(b.inputChars)} chars built to make a backtracking pattern or a naive scan go quadratic (test/support/adversarial-inputs.ts); the slowest call of each:`,
+    "",
+    "| scan | slowest call | on |",
+    "|---|---:|---|",
+    ...b.scans.map((s) => `| ${s.scan} | ${s.ms} ms | ${s.input} |`),
+    "",
+    `assemble() with a 1 MB adversarial tool output of each kind (warm engine, the output offloaded): ${b.assemble.map((r) => `${r.kind} ${r.ms} ms`).join("; ")}. A grep whose pattern backtracks without end stopped after ${b.grepStopMs} ms at its ${b.grepLimitMs} ms limit.`,
+  ];
 }
 
 function tokensSection(t) {
@@ -453,6 +468,8 @@ export async function writeReport(results, { docsDir }) {
   }
   if (results.sessions) out.push("## 10. Sessions at once", "", ...sessionsSection(results.sessions), "");
   if (results.s3 && !results.s3.skipped) out.push("## 11. Artifact store on S3", "", ...s3Section(results.s3), "");
+  if (results.bounded && !results.bounded.error)
+    out.push("## 13. Bounded work on hostile input", "", ...boundedSection(results.bounded), "");
   // Dated measurements no bench run produces (real-host sessions): written by hand, kept through every rewrite.
   const notes = await readFile(new URL("bench/notes.md", docsDir), "utf8").catch(() => "");
   if (notes.trim()) out.push(notes.trim(), "");

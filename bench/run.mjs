@@ -18,6 +18,7 @@ import { runConcurrentSessionsBench } from "./concurrent-sessions.ts";
 import { runLongHaulBench } from "./long-haul.ts";
 import { runS3Bench } from "./s3.ts";
 import { runFullExecBackgroundBench } from "./full-exec-background.ts";
+import { runBoundedWorkBench } from "./bounded-work.ts";
 
 const log = (name) => (line) => console.log(`  [${name}] ${line}`);
 
@@ -62,6 +63,11 @@ const steps = [
     "replay",
     "8 budget replay (host budget patterns)",
     (quick) => runBudgetReplayBench({ turns: quick ? 40 : 160, log: log("replay") }),
+  ],
+  [
+    "bounded",
+    "13 bounded work on 1 MB adversarial inputs",
+    (quick) => runBoundedWorkBench({ quick, log: log("bounded") }),
   ],
   [
     "long-haul",
