@@ -19,11 +19,17 @@ describe("an assemble's waits", () => {
 
   const ids = { sessionId: "sid-waits", sessionKey: "agent:main:waits" };
 
-  it("reports what it awaited, per step, in milliseconds", async () => {
+  it("reports what it awaited, per step, in milliseconds: only the steps that ran", async () => {
     const out = (await t.engine.assemble({ ...ids, messages: conversation(4), tokenBudget: 32_000 })) as Waits;
     const waits = out.ledger?.waits ?? {};
     expect(Object.keys(waits)).toEqual(expect.arrayContaining(["captures", "state", "store"]));
-    for (const ms of Object.values(waits)) expect(ms).toBeGreaterThanOrEqual(0);
+    for (const ms of Object.values(waits)) expect(Number.isFinite(ms)).toBe(true);
+    // The newest user message fits: nothing was reduced, so no reduction was awaited.
+    expect(waits).not.toHaveProperty("reduce");
+
+    const oversized = [...conversation(4), assistant("Noted."), user(`Read this: ${"all work ".repeat(40_000)}`)];
+    const reduced = (await t.engine.assemble({ ...ids, messages: oversized, tokenBudget: 32_000 })) as Waits;
+    expect(Object.keys(reduced.ledger?.waits ?? {})).toContain("reduce");
   });
 
   it("does not give the event loop away once the session's state is cached and its outputs stored", async () => {
