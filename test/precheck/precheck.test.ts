@@ -4,7 +4,7 @@ import { createTestEngine } from "../support/engine-harness.js";
 import { syntheticSession } from "../support/synthetic-session.js";
 import { precheck424, precheck96 } from "./precheck-reference.js";
 
-// The reset loop in numbers: the old rule sizes the raw transcript and routes a
+// The reset loop in numbers: 2026.4.24's rule sizes the raw transcript and routes a
 // session whose engine built a small, valid prompt into compaction and reset;
 // with the assembled view and its authority the prompt is admitted and the raw
 // pressure shows up only as maintenance debt.
@@ -23,7 +23,7 @@ describe("precheck rules on a synthetic 50,000-message session", () => {
     expect(raw).toBeLessThan(24_000_000);
   });
 
-  it("old rule: compaction (the reset path); assembled rule: admitted, pressure reported as debt", async () => {
+  it("2026.4.24's rule (raw history counts): compaction, the reset path; 2026.9.x's assembled rule: admitted, pressure reported as debt", async () => {
     const contextWindow = 128_000;
     const view = await t.engine.assemble({
       sessionId: "big",
@@ -39,9 +39,9 @@ describe("precheck rules on a synthetic 50,000-message session", () => {
       contextWindow,
       reserveTokens: 20_000,
     };
-    const old = precheck424(input);
-    expect(old.route).toBe("compact");
-    expect(old.overflowTokens).toBeGreaterThan(1_000_000);
+    const raw = precheck424(input);
+    expect(raw.route).toBe("compact");
+    expect(raw.overflowTokens).toBeGreaterThan(1_000_000);
     expect(precheck96({ ...input, ownsCompaction: true })).toBe("skipped");
     const assembledOnly = precheck96({ ...input, ownsCompaction: false });
     expect(assembledOnly).not.toBe("skipped");

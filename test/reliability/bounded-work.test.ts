@@ -62,8 +62,8 @@ describe("bounded work on any input", () => {
     expect(malformed).toEqual([]);
   });
 
-  it("stripLedgerBlocks: the linear scan cuts exactly what the old regex cut (property)", () => {
-    const OLD = /\[context-ledger (summary|checkpoint)\b[^\]]*\][\s\S]*?(?:\[\/context-ledger \1\]|$)/g;
+  it("stripLedgerBlocks: the linear scan cuts exactly what the reference regex cuts (property)", () => {
+    const REFERENCE = /\[context-ledger (summary|checkpoint)\b[^\]]*\][\s\S]*?(?:\[\/context-ledger \1\]|$)/g;
     const piece = fc.constantFrom(
       "[context-ledger summary",
       "[context-ledger checkpoint",
@@ -79,7 +79,7 @@ describe("bounded work on any input", () => {
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 14 }), (list) => {
         const text = `lead ${list.join("")}`;
-        expect(stripLedgerBlocks(text)).toBe(text.replace(OLD, ""));
+        expect(stripLedgerBlocks(text)).toBe(text.replace(REFERENCE, ""));
       }),
       { numRuns: 2_000 },
     );
@@ -104,7 +104,7 @@ describe("bounded work on any input", () => {
     expect(() => planSchemaStrip(objects)).not.toThrow();
   });
 
-  it("planSchemaStrip still strips the same parts after the rewrite", () => {
+  it("planSchemaStrip moves a tool schema and a large field out, and keeps the rest as it is", () => {
     const schema = {
       type: "object",
       properties: { q: { type: "string", description: "the query ".repeat(30) } },
@@ -153,7 +153,7 @@ describe("bounded work on any input", () => {
     );
   });
 
-  it("grep: an ordinary scan still finds every match", () => {
+  it("grep: an ordinary scan finds every match", () => {
     const text = Array.from({ length: 10_000 }, (_, i) => (i % 1000 === 7 ? `ERROR at ${i}` : `ok ${i}`)).join("\n");
     const r = selectSlice(text, { kind: "grep", pattern: "ERROR" }, { maxChars: 8_000 });
     expect(r.notice).toBe("grep /ERROR/: 10 matching lines of 10,000, 10 shown");
