@@ -2,6 +2,7 @@ import { assembleView } from "../assembly/assemble-view.js";
 import { createAssemblyPorts } from "./assembly-ports.js";
 import { passThroughView, safeFallbackView } from "../assembly/pass-through.js";
 import {
+  isInternalSessionKey,
   isManualCompaction,
   locateTranscript,
   normalizeFactoryContext,
@@ -15,7 +16,7 @@ import { boundTranscriptFile } from "../maintenance/jsonl-reclaim.js";
 import { payDownDebt } from "../maintenance/paydown.js";
 import { payDownHostLoad } from "../maintenance/host-load.js";
 import { locateSqliteTranscript } from "../maintenance/transcript-sqlite.js";
-import { forgetInternalSessions, isInternalSessionKey } from "../runtime/internal-sessions.js";
+import { forgetInternalSessions } from "../runtime/internal-sessions.js";
 import type { LedgerServices } from "../runtime/services.js";
 import { endSubagentContext, prepareSubagentContext } from "../subagents/subagent-context.js";
 import { afterTurnKey, commitTurnMessages } from "../turns/commit-turn.js";

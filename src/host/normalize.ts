@@ -69,6 +69,16 @@ export function agentIdFromSessionKey(sessionKey: string | undefined): string | 
   return m?.[1];
 }
 
+/**
+ * True for a session the host runs for itself, one-shot: `agent:<id>:internal-session-effects:<run>` (from 2026.8.2
+ * the pre-compaction memory flush and other runs whose side effects it suppresses). The host's own test
+ * (`isInternalSessionEffectsKey`) checks this segment and no other; no host line makes another
+ * `agent:<id>:internal-…` key, so a user's session named like one is a user's session.
+ */
+export function isInternalSessionKey(sessionKey: string): boolean {
+  return /^agent:[^:]+:internal-session-effects:/.test(sessionKey);
+}
+
 /** Who a lifecycle call is about. */
 export interface SessionIdentity {
   agentId: string;

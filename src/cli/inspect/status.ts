@@ -3,6 +3,7 @@ import { readSpoolBacklog } from "../../artifacts/tiered-backend.js";
 import { resolveAgentSettings } from "../../config/parse-config.js";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
+import { isInternalSessionKey } from "../../host/normalize.js";
 import { artifactRoot } from "../../state/paths.js";
 import { COMMON_OPTIONS, stringFlag } from "../core/args.js";
 import { runCommand } from "../core/command.js";
@@ -36,14 +37,9 @@ const SPEC = { ...COMMON_OPTIONS, session: { type: "string" }, all: { type: "boo
 const USAGE = `Usage: {prog} status [--agent ID] [--session KEY] [--all] [--json] [--state-dir DIR] [--openclaw-state DIR]
 Budget, assembled tokens, raw history, maintenance debt and its trend, per session.
   --session KEY   one session in detail (recent turns, debt readings, checkpoints)
-  --all           include the host's internal sessions (agent:<id>:internal-…), hidden by default
+  --all           include the host's internal sessions (agent:<id>:internal-session-effects:…), hidden by default
 Exit codes: 0 ok, 1 usage error, 2 unknown agent or session, 5 other failure.
 `;
-
-/** True for session keys the host makes for its own bookkeeping (e.g. `agent:main:internal-session-effects:…`). */
-export function isInternalSessionKey(key: string): boolean {
-  return /^agent:[^:]+:internal-/.test(key);
-}
 
 /** `context-ledger status`: budget, debt, trend, artifacts and checkpoints per session. */
 export async function runStatusCommand(argv: string[], io: CliIo): Promise<number> {
