@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { promises as fsp } from "node:fs";
 import { promisify } from "node:util";
 import { gunzip as gunzipCb, gunzipSync, type ZlibOptions } from "node:zlib";
 import { LedgerError } from "../errors.js";
@@ -40,21 +39,6 @@ export interface ChunkLayout {
 
 /** Reads `length` bytes at `position` (fewer only at the end of the file). */
 export type ReadAt = (length: number, position: number) => Promise<Buffer>;
-
-/** A {@link ReadAt} over an open file, reporting each read's size to `observe`. */
-export function readerOf(file: fsp.FileHandle, observe?: (bytes: number) => void): ReadAt {
-  return async (length, position) => {
-    const buf = Buffer.allocUnsafe(length);
-    let got = 0;
-    while (got < length) {
-      const { bytesRead } = await file.read(buf, got, length - got, position + got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    observe?.(got);
-    return got === length ? buf : buf.subarray(0, got);
-  };
-}
 
 /**
  * The layout of the chunked blob of `hex` (`size` bytes), or undefined when

@@ -12,7 +12,7 @@ import type { JsonParseMemo } from "./json-bounded.js";
 import { ARTIFACT_META_SCHEMA, cleanOrigin, parseArtifactMeta, type ArtifactMeta } from "./meta.js";
 import { selectSlice } from "./selectors.js";
 import { readGcEpoch, runGc } from "./store-gc.js";
-import { BLOB_PREFIX, blobKey, hexOfBlobKey, hexOfMetaKey, isTempKey, META_PREFIX, metaKey } from "./store-keys.js";
+import { BLOB_PREFIX, blobKey, hexOfMetaKey, META_PREFIX, metaKey } from "./store-keys.js";
 import { describeBlob, openBlob, readBlobBytes, selectFromBlob, verifyBlob, type OpenBlob } from "./store-read.js";
 import type {
   ArtifactStore,
@@ -338,11 +338,6 @@ export function createBackendStore(backend: StoreBackend, options: ArtifactStore
     },
   };
   return store;
-}
-
-/** True when a listed key is a blob or meta object of this store (not a temp file or a stranger). */
-export function isArtifactKey(key: string): boolean {
-  return !isTempKey(key) && (hexOfBlobKey(key) !== undefined || hexOfMetaKey(key) !== undefined);
 }
 
 function notFound(handle: string): LedgerError {

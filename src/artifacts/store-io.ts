@@ -1,4 +1,4 @@
-import { constants, promises as fsp } from "node:fs";
+import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeSyncedTemp } from "../fs/atomic-write.js";
 
@@ -34,16 +34,6 @@ export async function linkIfAbsent(temp: string, target: string): Promise<boolea
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw err;
-  }
-}
-
-/** Reads `file` refusing a symlink as the last component (O_NOFOLLOW). */
-export async function readFileNoFollow(file: string): Promise<Buffer> {
-  const handle = await fsp.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    return await handle.readFile();
-  } finally {
-    await handle.close();
   }
 }
 

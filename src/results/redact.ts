@@ -36,9 +36,6 @@ const DEFAULT_RULES: Array<{ re: RegExp; keep?: number }> = [
   { re: new RegExp(String.raw`(${LABEL}${ASSIGN}(?:\\?["'])?)[^\s"'\\,;&]{3,}`, "gi"), keep: 1 },
 ];
 
-/** The default patterns as plain regular expressions (for doctor and docs). */
-export const DEFAULT_SECRET_PATTERNS: readonly RegExp[] = DEFAULT_RULES.map((r) => r.re);
-
 /** The operator's extra patterns, compiled once by their owner (the runtime keeps them per agent's settings). */
 export type RedactPatterns = readonly RegExp[];
 
