@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue, LedgerError } from "../errors.js";
+import { editDistance } from "./edit-distance.js";
 import { configSchema, type AgentSettings, type LedgerConfig } from "./schema.js";
 
 /**
@@ -94,21 +95,6 @@ function closest(key: string, known: readonly string[]): string | undefined {
     if (d < bestD) [best, bestD] = [k, d];
   }
   return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++)
-      cur[j] = Math.min(
-        (prev[j] ?? 0) + 1,
-        (cur[j - 1] ?? 0) + 1,
-        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    prev = cur;
-  }
-  return prev[b.length] ?? 0;
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
