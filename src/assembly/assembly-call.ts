@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { AgentSettings } from "../config/schema.js";
 import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
 import { hasToolCall, isSummaryMessage, roleOf, withoutOperatorMessages } from "../host/messages.js";
@@ -36,6 +37,23 @@ export interface AssemblyCall {
 /** What opening a call uses: the token counter and the host-size memo. */
 export type AssemblyCallDeps = Pick<LedgerServices, "counter" | "state">;
 
+/** Sessions whose quoted user messages' size the next plan reserves room for. */
+const MAX_QUOTED_USER_SESSIONS = 1_024;
+
+/**
+ * Per session, the chars a summary block needs to quote every user message of the conversation (written after each
+ * summary, read by the next plan: see `resolveAssemblyBudget`).
+ */
+export const QUOTED_USER_CHARS = stateSlot(
+  "summary:quoted-user-chars",
+  () => new LRUCache<string, number>({ max: MAX_QUOTED_USER_SESSIONS }),
+);
+
+/** The key of a session in {@link QUOTED_USER_CHARS}. */
+export function quotedUsersKey(identity: Pick<SessionIdentity, "agentId" | "sessionKey">): string {
+  return `${identity.agentId}\u0000${identity.sessionKey}`;
+}
+
 // Each message's size as the host's estimator counts it, per message object.
 const HOST_CHARS = stateSlot("host:chars", () => new WeakMap<object, number>());
 
@@ -58,6 +76,7 @@ export function openAssemblyCall(
     messages,
     replyPrimingTokens,
     hostCharsMemo: deps.state.get(HOST_CHARS),
+    quotedUserChars: deps.state.get(QUOTED_USER_CHARS).get(quotedUsersKey(input.identity)) ?? 0,
   });
   const waits: AssemblyWaits = {};
   const waited = async <T>(step: keyof AssemblyWaits, work: Promise<T>): Promise<T> => {

@@ -1,5 +1,5 @@
 import type { AgentSettings } from "../config/schema.js";
-import { isSummaryMessage, roleOf, summaryMessage } from "../host/messages.js";
+import { isSummaryMessage, roleOf, SUMMARY_OPEN, summaryMessage, timestampOf } from "../host/messages.js";
 import type { AssemblyCall } from "./assembly-call.js";
 import type { AssemblyPorts } from "./ports.js";
 import type { StoredView } from "./store-offloads.js";
@@ -16,6 +16,8 @@ export interface SummarizedView {
   hostEstimate: number;
   /** The larger of the two: the host's estimate never exceeds what the engine said. */
   estimatedTokens: number;
+  /** The host's compaction summary (the engine's own, 2026.4.x) gave way to the summary message. */
+  replacedHostSummary: boolean;
 }
 
 /**
@@ -32,14 +34,18 @@ export async function attachSummary(
   const { counter, resolved, history } = call;
   const { table } = shaping;
   const { plan, keptIdx, kept, clearBefore } = planned;
+  // A compaction entry's summary that the engine wrote (2026.4.x loads it first) gives way to the engine's own block:
+  // one summary per request, and the block quotes what the entry's record told.
+  const hostOwn = isOwnCompactionSummary(kept[0]);
+  const hostTokens = hostOwn ? table.tokens(keptIdx[0]!, clearBefore) : 0;
   const keptTokens = keptIdx.reduce<number>((sum, i) => sum + table.tokens(i, clearBefore), 0);
-  const room = resolved.summaryRoom(keptTokens);
+  const room = resolved.summaryRoom(keptTokens - hostTokens);
   const carried = [history[0], history[1]].find(isSummaryMessage);
+  // A carried summary stays whatever the in-turn budget (2026.9.6 passes 1): it quotes the user messages the turn's
+  // main request showed.
   const summary =
     carried !== undefined
-      ? counter.countMessage(carried) <= room
-        ? carried
-        : undefined
+      ? carried
       : await call.waited(
           "summary",
           freshSummary(ports, settings, call, {
@@ -50,14 +56,24 @@ export async function attachSummary(
             // The summary travels as a message: its framing comes out of the room too.
             budgetLeft: room - counter.countMessage(summaryMessage("")),
             counter,
+            timestamp: coveredTime(shaping.view, plan.start, kept),
           }),
         );
-  const messages = summary ? withSummaryAfterHostSummary(kept, summary) : kept;
+  const replaced = summary !== undefined && hostOwn;
+  const messages = summary ? withSummaryAfterHostSummary(replaced ? kept.slice(1) : kept, summary) : kept;
   const summaryTokens = summary ? counter.countMessage(summary) : 0;
-  const exactTokens = keptTokens + summaryTokens + call.replyPrimingTokens;
+  const exactTokens = keptTokens - (replaced ? hostTokens : 0) + summaryTokens + call.replyPrimingTokens;
   const hostEstimate = resolved.hostEstimate(messages);
   const estimatedTokens = Math.max(exactTokens, resolved.hostPlan.host.rule === "none" ? 0 : hostEstimate);
-  return { messages, summary, summaryTokens, exactTokens, hostEstimate, estimatedTokens };
+  return {
+    messages,
+    summary,
+    summaryTokens,
+    exactTokens,
+    hostEstimate,
+    estimatedTokens,
+    replacedHostSummary: replaced,
+  };
 }
 
 /** The session summary for a planned window, as the view's summary message (undefined when none is due). */
@@ -68,7 +84,27 @@ async function freshSummary(
   request: Parameters<AssemblyPorts["summary"]>[2],
 ): Promise<unknown> {
   const summary = await ports.summary(settings, call.identity, request);
-  return summary.text ? summaryMessage(summary.text) : undefined;
+  return summary.text ? summaryMessage(summary.text, summary.timestamp ?? request.timestamp) : undefined;
+}
+
+/** True for 2026.4.x's compaction summary message when its summary is one the engine wrote. */
+function isOwnCompactionSummary(message: unknown): boolean {
+  if (roleOf(message) !== "compactionSummary") return false;
+  const text = (message as { summary?: unknown }).summary;
+  return typeof text === "string" && text.includes(SUMMARY_OPEN);
+}
+
+/** The time of the newest message a summary before `start` tells, else of the window's oldest dated message. */
+function coveredTime(view: readonly unknown[], start: number, kept: readonly unknown[]): number | undefined {
+  for (let i = Math.min(start, view.length) - 1; i >= 0; i--) {
+    const t = timestampOf(view[i]);
+    if (t !== undefined) return t;
+  }
+  for (const m of kept) {
+    const t = timestampOf(m);
+    if (t !== undefined) return t;
+  }
+  return undefined;
 }
 
 /** The view with the summary message first, or second behind the host's own compaction summary (2026.4.x). */

@@ -45,6 +45,11 @@ export interface AssemblyBudgetInput {
   replyPrimingTokens: number;
   /** Where host sizes of message objects are kept between calls (the runtime's); none: sized every time. */
   hostCharsMemo?: WeakMap<object, number>;
+  /**
+   * Chars a summary block needs, on top of `summary.maxInjectedChars`, to quote the conversation's user messages
+   * (within their share of the budget: see `USER_TURNS_SHARE`). @default 0
+   */
+  quotedUserChars?: number;
 }
 
 /** Every budget figure of one assembly. */
@@ -93,7 +98,7 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
     prompt: input.prompt,
     runtimeSettings: input.runtimeSettings,
     overhead: input.overhead,
-    summaryChars: settings.summary.enabled ? settings.summary.maxInjectedChars : 0,
+    summaryChars: settings.summary.enabled ? settings.summary.maxInjectedChars + (input.quotedUserChars ?? 0) : 0,
     history: input.messages,
     hostChars: sizeOf,
   });
@@ -103,7 +108,10 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
     ...(hostPlan.exactCeiling !== undefined ? { maxTokens: hostPlan.exactCeiling } : {}),
   });
   const margin = Math.ceil(budget.tokens * settings.budget.safetyMarginRatio) + settings.budget.safetyMarginTokens;
-  const summaryReserve = settings.summary.enabled ? Math.ceil(settings.summary.maxInjectedChars / 3) + 16 : 0;
+  // The summary block: its bound, and on top the conversation's user messages quoted whole (within their share).
+  const summaryReserve = settings.summary.enabled
+    ? Math.ceil((settings.summary.maxInjectedChars + (input.quotedUserChars ?? 0)) / 3) + 16
+    : 0;
   const priming = input.replyPrimingTokens;
   const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve - priming);
   // The host's units left for messages, less the same safety share the exact budget keeps.

@@ -37,12 +37,16 @@ export interface SummaryRequest {
   /** Exact tokens still free inside the budget after the kept messages. */
   budgetLeft: number;
   counter: TokenCounter;
+  /** The time the summary message carries: that of the newest message it tells (see `summaryMessage`). */
+  timestamp?: number;
 }
 
 /** The summary block of one view (no text: nothing injected) and its exact tokens. */
 export interface ViewSummary {
   text?: string;
   tokens: number;
+  /** The time of the newest message the block quotes, when it quotes one (the summary message carries it). */
+  timestamp?: number;
 }
 
 /** What the model is about to see, for `context-ledger view` and `/ledger view`. */

@@ -5,6 +5,13 @@ import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerServices } from "../runtime/services.js";
 import { buildStub } from "../results/stub.js";
 
+/**
+ * A user message part shorter than this is never moved out of the prompt (the prompt contract, docs/design.md): a
+ * stub with its handle, preview and fetch advice runs to about 1,000 chars, so a shorter part would be replaced by
+ * something longer than itself, and the model would lose the user's words for nothing.
+ */
+export const USER_PART_STUB_FLOOR_CHARS = 4_000;
+
 /** What reducing a user turn uses: the store and redaction. */
 export type ReduceDeps = Pick<LedgerServices, "store" | "redact">;
 
@@ -17,10 +24,11 @@ export interface ReduceContext {
 }
 
 /**
- * The newest user turn alone exceeds the budget: move its oversized parts into
- * the artifact store and leave stubs (handle, preview, summary), largest first,
- * until it fits. Never drops the turn; returns a new message list (the host's
- * array is not mutated).
+ * The newest user turn alone exceeds the budget: move its oversized parts (from
+ * {@link USER_PART_STUB_FLOOR_CHARS} up) into the artifact store and leave stubs
+ * (handle, preview, summary), largest first, until it fits. Never drops the turn,
+ * never stubs a part shorter than the floor; returns a new message list (the
+ * host's array is not mutated).
  */
 export async function reduceNewestUserTurn(
   { deps, settings, identity, counter }: ReduceContext,
@@ -40,7 +48,7 @@ export async function reduceNewestUserTurn(
         i,
         size: typeof b.text === "string" ? b.text.length : typeof b.data === "string" ? b.data.length : 0,
       }))
-      .filter((x) => x.size > 0)
+      .filter((x) => x.size >= USER_PART_STUB_FLOOR_CHARS)
       .sort((a, b) => b.size - a.size || a.i - b.i);
     reduced = { ...original, content: blocks };
     for (const { i } of order) {
@@ -49,17 +57,15 @@ export async function reduceNewestUserTurn(
       if (!block) continue;
       if (typeof block.text === "string" && !block.text.startsWith(LEDGER_MARKER)) {
         const { handle, meta } = await store.stash(block.text, { kind: "user-input", origin });
-        blocks[i] = {
-          type: "text",
-          text: buildStub({
-            handle,
-            text: block.text,
-            meta,
-            previewChars,
-            label: "user message part",
-            redact: (t) => deps.redact(settings, t),
-          }),
-        };
+        const stub = buildStub({
+          handle,
+          text: block.text,
+          meta,
+          previewChars,
+          label: "user message part",
+          redact: (t) => deps.redact(settings, t),
+        });
+        if (stub.length < block.text.length) blocks[i] = { type: "text", text: stub };
       } else if (block.type === "image" && typeof block.data === "string") {
         const { handle } = await store.stash(Buffer.from(block.data, "base64"), {
           kind: "user-image",

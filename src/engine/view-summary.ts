@@ -16,6 +16,9 @@ import {
   summaryKey,
 } from "../summary/summary-service.js";
 import { createEmptyDigest, type SummaryState } from "../summary/summary-state.js";
+import { alignUserTurns, userFingerprints, userTurnsBefore, type NumberedUserTurn } from "../summary/user-turns.js";
+import { CHARS_PER_TOKEN_FLOOR, quotedUserChars, userTurnsShareChars } from "../summary/user-turns.js";
+import { QUOTED_USER_CHARS, quotedUsersKey } from "../assembly/assembly-call.js";
 import { INHERITED_SUMMARY_HEADING, readInheritedSummary } from "../subagents/subagent-context.js";
 import { stateSlot } from "../runtime/state-slots.js";
 
@@ -92,17 +95,25 @@ async function ownSummary(
   const opened = await openCachedSummary(deps, identity, input.messages);
   // The message the window follows (the record's frontier), by the view table's fingerprint.
   const frontier = target > 0 ? input.fingerprint(target - 1) : null;
+  // The quoted user messages' share of this budget, or of the session's last one when that allowed more: a host's
+  // degenerate in-turn budget (2026.9.6 passes 1) must not cut what the turn's main request showed.
+  const quoted = deps.state.get(QUOTED_USER_CHARS);
+  const previous = quoted.get(quotedUsersKey(identity)) ?? 0;
+  const userChars = Math.max(userTurnsShareChars(input.windowTokens + Math.max(0, input.budgetLeft)), previous);
   const advanced = await advanceSummary(deps, settings, identity, {
     opened,
     target,
     frontier,
     messages: input.messages,
     redact,
+    userChars,
   });
+  // The next plan reserves room for the conversation's quoted user messages (see `resolveAssemblyBudget`).
+  quoted.set(quotedUsersKey(identity), Math.min(quotedUserChars(advanced.state.users ?? []), userChars));
   const entry = await saveSummary(deps, opened, advanced);
   const standing = deps.state.get(STANDING_BLOCKS);
-  const windowKey = `${opened.file}|${target}|${frontier ?? ""}`;
-  return renderWithinRoom(settings, input, { ...advanced, entry, target, redact, standing, windowKey });
+  const windowKey = `${opened.file}|${target}|${frontier ?? ""}|${advanced.users.length}`;
+  return renderWithinRoom(settings, input, { ...advanced, userChars, entry, target, redact, standing, windowKey });
 }
 
 /** The session's summary as opened: the sidecar's state, or the cached one while the file is unchanged. */
@@ -121,7 +132,10 @@ async function openCachedSummary(
 ): Promise<OpenedCachedSummary> {
   const reportedSidecars = deps.state.get(REPORTED_SIDECARS);
   const sessionDir = deps.sessions.dir(identity.agentId, identity.sessionKey);
-  const { epoch, file, mtimeMs } = await findEpochSidecar(sessionDir, messages, deps.state.get(SUMMARY_RECORDS));
+  const { epoch, file, mtimeMs } =
+    continuedInMemory(deps, sessionDir, messages) ??
+    (await findEpochSidecar(sessionDir, messages, deps.state.get(SUMMARY_RECORDS)));
+  deps.state.get(LAST_SIDECARS).set(sessionDir, file);
   const cached = deps.state.get(SUMMARIES).get(file);
   const opened = await openSummary({
     sessionDir,
@@ -140,14 +154,47 @@ async function openCachedSummary(
   return { opened, file, mtimeMs, cached };
 }
 
+/** The sidecar each session used last (a host that drops the list's front shows another first message every turn). */
+const LAST_SIDECARS = stateSlot(
+  "summary:last-sidecars",
+  () => new LRUCache<string, string>({ max: MAX_CACHED_SUMMARIES }),
+);
+
+/**
+ * The sidecar the session used last, while the list still shows one of the user messages its record holds (the
+ * record in memory is ahead of the file: user messages are written behind the call).
+ */
+function continuedInMemory(
+  deps: ViewSummaryDeps,
+  sessionDir: string,
+  messages: readonly unknown[],
+): { epoch: string; file: string; mtimeMs: number } | undefined {
+  const file = deps.state.get(LAST_SIDECARS).get(sessionDir);
+  const cached = file === undefined ? undefined : deps.state.get(SUMMARIES).get(file);
+  if (!file || !cached || !showsKnownUser(cached.state, messages)) return undefined;
+  return { epoch: cached.state.epoch, file, mtimeMs: mtimeOrMissing(file) };
+}
+
+/** True when `messages` hold a genuine user message of the record's conversation. */
+function showsKnownUser(state: SummaryState, messages: readonly unknown[]): boolean {
+  const known = new Set((state.users ?? []).map((u) => u.fp));
+  return known.size > 0 && userFingerprints(messages).some((fp) => known.has(fp));
+}
+
 type Render = (maxChars: number) => ReturnType<typeof renderSummaryReport>;
 
-/** Renders of one state, each size once. */
-function rendererOf(state: SummaryState, redact: (text: string) => string): Render {
+/** Renders of one state, each size once, quoting `userTurns` whole. */
+function rendererOf(
+  state: SummaryState,
+  redact: (text: string) => string,
+  userTurns: readonly NumberedUserTurn[],
+  userChars: number,
+): Render {
   const renders = new Map<number, ReturnType<typeof renderSummaryReport>>();
   return (maxChars) => {
     let report = renders.get(maxChars);
-    if (!report) renders.set(maxChars, (report = renderSummaryReport(state, { maxChars, redact })));
+    if (!report)
+      renders.set(maxChars, (report = renderSummaryReport(state, { maxChars, redact, userTurns, userChars })));
     return report;
   };
 }
@@ -166,17 +213,20 @@ async function advanceSummary(
     frontier: string | null;
     messages: readonly unknown[];
     redact: (t: string) => string;
+    userChars: number;
   },
-): Promise<{ state: SummaryState; before: string; render: Render }> {
-  const { opened, target, frontier, messages, redact } = step;
+): Promise<{ state: SummaryState; before: string; render: Render; users: NumberedUserTurn[] }> {
+  const { opened, target, frontier, messages, redact, userChars } = step;
   const before = summaryKey(opened.opened.state);
   const store = deps.store(identity.agentId);
   const state = await bringSummaryUpTo(opened.opened.state, messages, target, async (handle) =>
     (await store.tryRead(handle))?.toString("utf8"),
   );
-  const render = rendererOf(state, redact);
+  const users = userTurnsBefore(alignUserTurns(state.users ?? [], messages), target);
+  const render = rendererOf(state, redact, users, userChars);
   const { maxInjectedChars } = settings.summary;
-  if (summaryKey(state) === before || !render(maxInjectedChars).needsCheckpoint) return { state, before, render };
+  if (summaryKey(state) === before || !render(maxInjectedChars).needsCheckpoint)
+    return { state, before, render, users };
   const sealed = await sealCheckpoint(state, {
     frontierIndex: target,
     frontierFingerprint: frontier,
@@ -189,7 +239,7 @@ async function advanceSummary(
       }),
   });
   // Rendered afresh: the record line now carries the pack's handle.
-  return { state: sealed.state, before, render: rendererOf(sealed.state, redact) };
+  return { state: sealed.state, before, render: rendererOf(sealed.state, redact, users, userChars), users };
 }
 
 /** Saves a changed summary (never over a sidecar that could not be read) and caches it with its renders. */
@@ -199,7 +249,8 @@ async function saveSummary(
   { state, before }: { state: SummaryState; before: string },
 ): Promise<CachedSummary> {
   const stateKey = summaryKey(state);
-  if (stateKey !== before) await saveOpenedSummary(opened, state);
+  const writes = deps.state.get(SIDECAR_WRITES);
+  if (stateKey !== before) await writeInOrder(writes, opened, state);
   const entry: CachedSummary = {
     state,
     mtimeMs: stateKey !== before ? mtimeOrMissing(file) : mtimeMs,
@@ -208,7 +259,46 @@ async function saveSummary(
     stateKey,
   };
   if (!opened.readFailed) deps.state.get(SUMMARIES).set(file, entry);
+  const usersChanged = stateKey === before && usersKey(state) !== usersKey(opened.state);
+  if (usersChanged && mtimeMs < 0) {
+    // The conversation's first record on disk: a host that drops the list's front later finds it by these messages.
+    await writeInOrder(writes, opened, state);
+    entry.mtimeMs = mtimeOrMissing(file);
+  } else if (usersChanged) {
+    // Only the user messages grew: written behind the call (a warm turn awaits no I/O), in order with the others.
+    void writeInOrder(writes, opened, state)
+      .then(() => {
+        entry.mtimeMs = mtimeOrMissing(file);
+      })
+      .catch((err: unknown) => deps.logger.warn(`summary sidecar not saved: ${(err as Error).message}`));
+  }
   return entry;
+}
+
+/** The sidecar writes in flight, per file: each waits for the one before it. */
+const SIDECAR_WRITES = stateSlot("summary:sidecar-writes", () => new Map<string, Promise<unknown>>());
+
+/** Saves `state` after every earlier write of the same sidecar (a later state never loses to an earlier write). */
+function writeInOrder(
+  writes: Map<string, Promise<unknown>>,
+  opened: OpenedCachedSummary["opened"],
+  state: SummaryState,
+): Promise<unknown> {
+  const previous = writes.get(opened.file) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(() => saveOpenedSummary(opened, state));
+  writes.set(opened.file, next);
+  void next
+    .catch(() => undefined)
+    .finally(() => {
+      if (writes.get(opened.file) === next) writes.delete(opened.file);
+    });
+  return next;
+}
+
+/** What tells one list of the conversation's user messages from another. */
+function usersKey(state: SummaryState): string {
+  const users = state.users ?? [];
+  return `${users.length}:${users.at(-1)?.fp ?? ""}`;
 }
 
 /** The block when the summary tells something the window does not hold, at the largest size that fits the room. */
@@ -218,6 +308,8 @@ function renderWithinRoom(
   told: {
     state: SummaryState;
     render: Render;
+    users: readonly NumberedUserTurn[];
+    userChars: number;
     entry: CachedSummary;
     target: number;
     redact: (t: string) => string;
@@ -225,29 +317,48 @@ function renderWithinRoom(
     windowKey: string;
   },
 ): ViewSummary {
-  const { state, render, entry, target, redact, standing, windowKey } = told;
+  const { state, render, users, entry, target, redact, standing, windowKey } = told;
   const { windowStart, windowTokens } = input;
   const pressured = windowTokens > settings.summary.injectAtShare * (windowTokens + Math.max(0, input.budgetLeft));
   // A record whose turns lie wholly before the list (the host dropped the front) tells what the list no longer holds.
   const tellsDroppedFront = state.entries.some((e) => e.to === 0) || (state.digest.turns > 0 && state.digest.to === 0);
-  const tellsSomething = state.coveredCount > 0 || tellsDroppedFront;
-  if (!tellsSomething || !(windowStart > 0 || pressured || tellsDroppedFront)) return { tokens: 0 };
-  const shown = recordBefore(state, target, tellsDroppedFront);
+  // The prompt contract: a user message the window does not show is quoted in the block.
+  const untold = users.length > 0;
+  const tellsSomething = state.coveredCount > 0 || tellsDroppedFront || untold;
+  if (!tellsSomething || !(windowStart > 0 || pressured || tellsDroppedFront || untold)) return { tokens: 0 };
+  const shown = recordBefore(state, target, tellsDroppedFront || untold);
   if (!shown) return { tokens: 0 };
-  const shownKey = shown === state ? "" : `@${shown.entries.length}:${shown.checkpoints.length}:${shown.digest.turns}`;
+  // Stamped with the newest quoted message's time: the same while the block is (a prompt-cache hit).
+  const newestAt = users.at(-1)?.at;
+  const newestTime = newestAt !== undefined ? { timestamp: newestAt } : {};
+  const shownKey =
+    (shown === state ? "" : `@${shown.entries.length}:${shown.checkpoints.length}:${shown.digest.turns}`) +
+    `|u${users.length}`;
   for (let maxChars = settings.summary.maxInjectedChars; maxChars >= 200; maxChars = Math.floor(maxChars / 2)) {
     const standingKey = `${windowKey}|${maxChars}`;
     let counted =
       (shown === state ? undefined : standing.get(standingKey)) ?? entry.renders.get(`${maxChars}${shownKey}`);
     if (!counted) {
-      const text = shown === state ? render(maxChars).text : renderSummaryReport(shown, { maxChars, redact }).text;
+      const text =
+        shown === state
+          ? render(maxChars).text
+          : renderSummaryReport(shown, { maxChars, redact, userTurns: users, userChars: told.userChars }).text;
       counted = { text, tokens: input.counter.countText(text) };
       entry.renders.set(`${maxChars}${shownKey}`, counted);
     }
     if (!standing.has(standingKey) || shown === state) standing.set(standingKey, counted);
-    if (counted.tokens <= input.budgetLeft) return { text: counted.text, tokens: counted.tokens };
+    if (counted.tokens <= input.budgetLeft) return { text: counted.text, tokens: counted.tokens, ...newestTime };
   }
-  return { tokens: 0 };
+  if (!untold) return { tokens: 0 };
+  // The user's messages alone do not fit whole: the longest are condensed (each says so) to what the room holds.
+  const text = renderSummaryReport(shown, {
+    maxChars: 200,
+    redact,
+    userTurns: users,
+    userChars: Math.max(0, input.budgetLeft * CHARS_PER_TOKEN_FLOOR - 400),
+  }).text;
+  const tokens = input.counter.countText(text);
+  return tokens <= input.budgetLeft ? { text, tokens, ...newestTime } : { tokens: 0 };
 }
 
 /**

@@ -8,6 +8,8 @@ export type LooseMessage = Record<string, unknown> & { role?: unknown; content?:
 
 /** Marker that starts every block the engine itself injects. */
 export const LEDGER_MARKER = "[context-ledger";
+/** First line of every summary block the engine renders (also inside a compaction entry it wrote). */
+export const SUMMARY_OPEN = `${LEDGER_MARKER} summary]`;
 /** The field that marks the session summary message the engine puts first in its view. */
 const SUMMARY_MESSAGE_FIELD = "contextLedger";
 
@@ -15,11 +17,19 @@ const SUMMARY_MESSAGE_FIELD = "contextLedger";
  * The session summary as the view's first message (a user message, marked). It travels in
  * the history rather than as a system prompt addition because hosts prepend an addition to
  * their system prompt (2026.9.6 `prependSystemPromptAddition`): a summary that changes at a
- * re-plan would also void the provider's cached system prompt. `timestamp` is fixed so the
- * message is byte-identical while the summary is.
+ * re-plan would also void the provider's cached system prompt. `timestamp` is the time of the newest message the
+ * summary tells (2026.8.x and later stamp user messages with it: a summary stamped 0 read "1970-01-01"); taken from
+ * the history, it stays the same while the summary does, so the message stays byte-identical.
  */
-export function summaryMessage(text: string): LooseMessage {
-  return { role: "user", content: [{ type: "text", text }], timestamp: 0, [SUMMARY_MESSAGE_FIELD]: "summary" };
+export function summaryMessage(text: string, timestamp = 0): LooseMessage {
+  return { role: "user", content: [{ type: "text", text }], timestamp, [SUMMARY_MESSAGE_FIELD]: "summary" };
+}
+
+/** A message's time in ms since the epoch (`timestamp` as a number or a date string), or undefined. */
+export function timestampOf(message: unknown): number | undefined {
+  const t = (message as LooseMessage | null)?.timestamp;
+  const ms = typeof t === "number" ? t : typeof t === "string" ? Date.parse(t) : NaN;
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }
 
 /** True for a message made by {@link summaryMessage} (handed back inside a turn by hosts that keep the view). */

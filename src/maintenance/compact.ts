@@ -8,6 +8,7 @@ import { normalizeBudget } from "../host/host-budget.js";
 import type { LastView, LedgerServices } from "../runtime/services.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { renderSummary } from "../summary/render-summary.js";
+import { alignUserTurns, userTurnsBefore } from "../summary/user-turns.js";
 import { bringSummaryUpTo, openSummary, saveOpenedSummary } from "../summary/summary-service.js";
 import { appendJsonlCompaction, canAppendJsonlCompaction } from "./jsonl-compaction.js";
 import { compactionWindow, planCompaction, withinTarget } from "./compact-plan.js";
@@ -226,10 +227,13 @@ async function sealUpTo(
   });
   const { handle } = sealed;
   const summary = sealed.state;
+  // The entry's summary quotes every user message before the kept turns, as the engine's own block does (a host that
+  // shows it, 2026.4.x after a switch back to legacy, still shows the whole conversation).
   const text = renderSummary(summary, {
     maxChars: settings.summary.maxInjectedChars,
     checkpointHandle: handle,
     redact: (t) => deps.redact(settings, t),
+    userTurns: userTurnsBefore(alignUserTurns(summary.users ?? [], messages), start),
   });
   return {
     text,

@@ -1,5 +1,6 @@
 import { tryParseJson } from "../json.js";
-import { blocksOf, HOST_INTERNAL_CONTEXT_PREFIX, roleOf, type LooseMessage } from "../host/messages.js";
+import { blocksOf, roleOf, type LooseMessage } from "../host/messages.js";
+import { genuineUserText } from "./user-turns.js";
 import { redactSecrets } from "../results/redact.js";
 import {
   ARTIFACT_STUB_PREFIX,
@@ -31,12 +32,18 @@ import {
  * messages and tool results join the open one, also across calls. The
  * engine's own blocks and the host's internal-context messages are skipped
  * (their indexes still count as covered), so summaries never nest.
- * Malformed messages are covered and otherwise ignored; never throws.
+ * Malformed messages are covered and otherwise ignored; never throws. `turnAt` numbers a turn by the
+ * conversation's own count (see `alignUserTurns`), where the list no longer starts at turn 1.
  * Text is redacted (built-in rules) before facts are taken from it: the
  * record, its checkpoint packs and everything rendered from them hold no
  * secret a rule recognises, even where a fact (a path) loses its label.
  */
-export function extendSummary(state: SummaryState, messages: readonly unknown[], toIndex: number): SummaryState {
+export function extendSummary(
+  state: SummaryState,
+  messages: readonly unknown[],
+  toIndex: number,
+  turnAt?: ReadonlyMap<number, number>,
+): SummaryState {
   const to = Math.min(Math.floor(Number.isFinite(toIndex) ? toIndex : 0), messages.length);
   if (to <= state.coveredCount) return state;
   const entries = state.entries.slice();
@@ -59,7 +66,7 @@ export function extendSummary(state: SummaryState, messages: readonly unknown[],
     open.to = i + 1;
     open.endFingerprint = fingerprint;
     try {
-      if (userText !== undefined) addUser(open, userText);
+      if (userText !== undefined) addUser(open, userText, turnAt?.get(i));
       else if (role === "assistant") addAssistant(open, message);
       else if (role === "toolResult") addToolResult(open, message as LooseMessage);
     } catch {
@@ -68,21 +75,6 @@ export function extendSummary(state: SummaryState, messages: readonly unknown[],
   }
   const nextFingerprint = to < messages.length ? messageFingerprint(messages[to]) : null;
   return { ...state, coveredCount: to, coveredFingerprint: fingerprint, nextFingerprint, entries };
-}
-
-/** The readable text of a genuine user message, or undefined for host internals and our own blocks. */
-function genuineUserText(message: unknown): string | undefined {
-  const parts: string[] = [];
-  let images = 0;
-  for (const block of blocksOf(message)) {
-    if (typeof block.text === "string") parts.push(block.text);
-    else if (block.type === "image") images++;
-  }
-  const raw = parts.join("\n");
-  if (raw.trimStart().startsWith(HOST_INTERNAL_CONTEXT_PREFIX)) return undefined;
-  const text = redactSecrets(stripLedgerBlocks(raw)).trim();
-  if (!text && images === 0) return undefined;
-  return images > 0 ? `${text}${text ? " " : ""}[${images} image${images > 1 ? "s" : ""}]` : text;
 }
 
 function newEntry(from: number): SummaryEntry {
@@ -120,8 +112,9 @@ function addProse(entry: SummaryEntry, text: string): void {
   pushBounded(entry.errors, [...codesIn(text), ...errorSentences(text, L.lineChars)], L.errors);
 }
 
-function addUser(entry: SummaryEntry, text: string): void {
+function addUser(entry: SummaryEntry, text: string, turn: number | undefined): void {
   entry.user = firstSentences(text, L.textChars);
+  if (turn !== undefined) entry.turn = turn;
   addProse(entry, text);
 }
 

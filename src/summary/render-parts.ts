@@ -15,12 +15,16 @@ export const ENTRY_LINE_CHARS = 700;
 
 const TOOLS_PER_LINE = 6;
 
-/** One detailed line for turn `turn` (1-based). Parts that would push it past {@link ENTRY_LINE_CHARS} are left out. */
-export function renderEntryLine(e: SummaryEntry, turn: number, redact: RedactFn): string {
+/**
+ * One detailed line for turn `turn` (1-based). Parts that would push it past {@link ENTRY_LINE_CHARS} are left out.
+ * Without `withUser` the user's message is left out (the block quotes it whole elsewhere). Empty when the entry holds
+ * nothing to tell.
+ */
+export function renderEntryLine(e: SummaryEntry, turn: number, redact: RedactFn, withUser = true): string {
   const head = `Turn ${turn}:`;
   const toolHandles = new Set(e.tools.flatMap((t) => (t.handle ? [t.handle] : [])));
   const parts: string[] = [];
-  if (e.user) parts.push(`User: "${redact(e.user)}"`);
+  if (e.user && withUser) parts.push(`User: "${redact(e.user)}"`);
   if (e.assistant) parts.push(`Answer: "${clip(redact(e.assistant), 200)}"`);
   if (e.decisions.length) parts.push(`Decided: ${e.decisions.map((d) => clip(redact(d), 160)).join("; ")}`);
   if (e.tools.length) {
@@ -36,6 +40,7 @@ export function renderEntryLine(e: SummaryEntry, turn: number, redact: RedactFn)
   if (files.length) parts.push(`Files: ${files.map((f) => clip(redact(f), 80)).join(", ")}`);
   const notes = e.facts.filter((f) => !shown.includes(f));
   if (notes.length) parts.push(`Notes: ${notes.map((f) => clip(redact(f), 140)).join("; ")}`);
+  if (parts.length === 0) return "";
   let line = head;
   for (const part of parts) {
     if (line.length + 3 + part.length <= ENTRY_LINE_CHARS) line += `${line === head ? " " : " | "}${part}`;
@@ -63,9 +68,9 @@ export interface DigestBlock {
 const SHARES: Record<string, number> = {
   Decided: 0.22,
   Errors: 0.12,
-  Handles: 0.2,
+  Handles: 0.25,
   Notes: 0.2,
-  Files: 0.16,
+  Files: 0.11,
   Requests: 0.1,
 };
 
@@ -76,11 +81,17 @@ interface DigestList {
 }
 
 /**
- * The condensed block for turns `firstTurn..lastTurn`, at most `budget` chars.
+ * The condensed block for turns `firstTurn..lastTurn`, at most `budget` chars; without `withRequests` the user's
+ * requests are left out (the block quotes them whole elsewhere).
  * Items are added round-robin across lists in priority order until the
  * budget is spent; each list names how many of its items it left out.
  */
-export function renderDigestBlock(d: SummaryDigest, firstTurn: number, budget: number, redact: RedactFn): DigestBlock {
+export function renderDigestBlock(
+  d: SummaryDigest,
+  firstTurn: number,
+  budget: number,
+  { redact, withRequests = true }: { redact: RedactFn; withRequests?: boolean },
+): DigestBlock {
   const tools = Object.entries(d.toolNames)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, 8)
@@ -99,7 +110,7 @@ export function renderDigestBlock(d: SummaryDigest, firstTurn: number, budget: n
     { label: "Handles", items: d.handles, sep: " " },
     { label: "Notes", items: dedupeShapes(d.facts.map((x) => compactNote(redact(x)))).filter(addsToErrors), sep: "; " },
     { label: "Files", items: d.files.map((x) => clip(redact(x), 80)), sep: ", " },
-    { label: "Requests", items: requests, sep: "; " },
+    { label: "Requests", items: withRequests ? requests : [], sep: "; " },
   ].filter((l) => l.items.length > 0);
   const taken = lists.map(() => 0);
   const shares = lists.map((l) => SHARES[l.label] ?? 0.1);

@@ -2,9 +2,12 @@ import { redactSecrets } from "../results/redact.js";
 import { mergeIntoDigest } from "./fold-summary.js";
 import { renderDigestBlock, renderEntryLine, type RedactFn } from "./render-parts.js";
 import { createEmptyDigest, type SummaryState } from "./summary-state.js";
+import { renderUserTurns } from "./user-turns.js";
+import type { NumberedUserTurn } from "./user-turns.js";
 
-/** First line of every rendered summary. */
-export const SUMMARY_OPEN = "[context-ledger summary]";
+import { SUMMARY_OPEN } from "../host/messages.js";
+
+export { SUMMARY_OPEN };
 /** Last line of every rendered summary. */
 export const SUMMARY_CLOSE = "[/context-ledger summary]";
 /** Smallest bound honoured; smaller `maxChars` are raised to it. */
@@ -13,7 +16,8 @@ export const MIN_SUMMARY_CHARS = 200;
 /** Options for {@link renderSummary}. */
 export interface RenderSummaryOptions {
   /**
-   * Upper bound of the rendered text, markers included.
+   * Upper bound of the rendered text, markers included, but for the quoted user messages ({@link userTurns}), which
+   * come on top of it.
    * @default 4000
    */
   maxChars?: number;
@@ -34,6 +38,14 @@ export interface RenderSummaryOptions {
    * built-in rules
    */
   redact?: RedactFn;
+  /**
+   * The user's messages the block tells (those the window does not show), numbered as the conversation counts them:
+   * quoted whole after the intro ({@link renderUserTurns}), and left out of the turn lines and the condensed block.
+   * @default none (the turn lines carry each message's first sentences)
+   */
+  userTurns?: readonly NumberedUserTurn[];
+  /** Bound of the quoted user messages; longer ones are condensed, longest first. @default no bound */
+  userChars?: number;
 }
 
 /** What {@link renderSummaryReport} rendered. */
@@ -88,22 +100,28 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
   const redact = options.redact ?? redactSecrets;
   const handle = options.checkpointHandle ?? state.checkpoints.at(-1)?.handle;
   const entries = state.entries;
-  const totalTurns = state.digest.turns + entries.length;
+  const users = options.userTurns ?? [];
+  const quoted = users.length > 0;
+  const totalTurns = quoted ? users.at(-1)!.turn : state.digest.turns + entries.length;
   // No message indices: a host that passes a tail of the transcript moves them every turn, and the
   // block would change (a prompt-cache miss) while saying the same.
   const intro =
     totalTurns === 0
       ? "No earlier turns recorded."
       : `Earlier conversation: turns 1-${totalTurns}, no longer shown in full. Oldest first.`;
+  const userSection = renderUserTurns(users, options.userChars).text;
+  // The quoted user messages come on top of the rest's bound (the plan reserves room for both).
+  const maxRest = maxChars;
   const recordLine = handle
     ? `Full record of condensed turns: checkpoint ${handle}. Read it with ledger_fetch (that handle; e.g. a grep for a file or error, or json path $.summary.entries).`
     : "Full record of condensed turns: the session summary record (no checkpoint sealed yet).";
   const fixed = SUMMARY_OPEN.length + SUMMARY_CLOSE.length + intro.length + 3;
-  const lines = entries.map((e, i) => renderEntryLine(e, state.digest.turns + i + 1, redact));
+  // Aligned with `entries`; an entry with nothing to tell renders "" and is left out of the body.
+  const lines = entries.map((e, i) => renderEntryLine(e, e.turn ?? state.digest.turns + i + 1, redact, !quoted));
 
   const allLen = lines.reduce((sum, l) => sum + l.length + 1, 0);
-  if (state.digest.turns === 0 && fixed + allLen <= maxChars) {
-    return finish([intro, ...lines], {
+  if (state.digest.turns === 0 && fixed + allLen <= maxRest) {
+    return finish([intro, ...lines.filter((l) => l !== "")], {
       detailedTurns: entries.length,
       condensedTurns: 0,
       omittedItems: 0,
@@ -112,7 +130,7 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
     });
   }
 
-  const avail = Math.max(0, maxChars - fixed - recordLine.length - 1);
+  const avail = Math.max(0, maxRest - fixed - recordLine.length - 1);
   // Newest first: take detailed lines while they fit the detail share ...
   let k = 0;
   let detailLen = 0;
@@ -137,7 +155,7 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
       mergeIntoDigest(base, entries.slice(baseCount, entries.length - k - 1)),
       1,
       Number.MAX_SAFE_INTEGER,
-      redact,
+      { redact, withRequests: !quoted },
     );
     if (detailLen + len + rest.text.length + 1 > avail) break;
     detailLen += len;
@@ -146,8 +164,10 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
   const older = entries.length - k;
   const digest = older >= baseCount ? mergeIntoDigest(base, entries.slice(baseCount, older)) : digestFor(state, older);
   const block =
-    digest.turns > 0 ? renderDigestBlock(digest, 1, avail - detailLen - 1, redact) : { text: "", omitted: 0 };
-  const body = [intro, recordLine, ...(block.text ? [block.text] : []), ...lines.slice(older)];
+    digest.turns > 0
+      ? renderDigestBlock(digest, 1, avail - detailLen - 1, { redact, withRequests: !quoted })
+      : { text: "", omitted: 0 };
+  const body = [intro, recordLine, ...(block.text ? [block.text] : []), ...lines.slice(older).filter((l) => l !== "")];
   return finish(body, {
     detailedTurns: k,
     condensedTurns: digest.turns,
@@ -163,11 +183,14 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
   function finish(bodyLines: string[], report: Omit<SummaryRender, "text">): SummaryRender {
     // Each piece was redacted before it was clipped; a last pass catches a secret spread over pieces. Cut only after
     // it.
-    const body = redact(bodyLines.join("\n"));
+    const [head = "", ...rest] = bodyLines;
+    const withUsers = userSection ? [head, userSection, ...rest] : bodyLines;
+    const body = redact(withUsers.join("\n"));
     let text = [SUMMARY_OPEN, body, SUMMARY_CLOSE].join("\n");
-    if (text.length > maxChars) {
+    const bound = maxRest + (userSection ? userSection.length + 1 : 0);
+    if (text.length > bound) {
       // Safety net; the budgeting above keeps this from happening in practice.
-      const room = maxChars - SUMMARY_OPEN.length - SUMMARY_CLOSE.length - 3;
+      const room = bound - SUMMARY_OPEN.length - SUMMARY_CLOSE.length - 3;
       text = `${SUMMARY_OPEN}\n${body.slice(0, Math.max(0, room))}…\n${SUMMARY_CLOSE}`;
     }
     return { text, ...report };

@@ -16,6 +16,7 @@ import type { VersionedCache } from "../fs/versioned-cache.js";
 import { loadSummary, saveSummary, tryLoadSummary } from "./sidecar.js";
 import { conversationEpoch, summaryPath } from "./summary-epoch.js";
 import { createSummaryState, type SummaryState } from "./summary-state.js";
+import { alignUserTurns } from "./user-turns.js";
 
 /** Most dropped messages summarised in one call; older ones are counted, not read (bounded work per turn). */
 export const MAX_SUMMARY_CATCH_UP = 2_000;
@@ -115,8 +116,12 @@ export async function findEpochSidecar(
           : tryLoadSummary(newest.file))
       : undefined;
   if (!newest || !record?.coveredFingerprint || record.epoch === epoch) return candidate;
+  const known = new Set((record.users ?? []).map((u) => u.fp));
   const continues =
-    messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) || opensAfterCoverage(record, messages);
+    messages.some((m) => {
+      const fp = fingerprintMessage(m);
+      return fp === record.coveredFingerprint || known.has(fp);
+    }) || opensAfterCoverage(record, messages);
   return continues ? { epoch: record.epoch, ...newest } : candidate;
 }
 
@@ -152,11 +157,12 @@ export async function bringSummaryUpTo(
   target: number,
   readPack: PackReader,
 ): Promise<SummaryState> {
+  const users = alignUserTurns(state.users ?? [], messages);
   const reconciled = reconcileSummary(state, messages);
-  let next = reconciled.state;
+  let next: SummaryState = { ...reconciled.state, users: users.turns };
   if (reconciled.restoreFrom) {
     const pack = await readPack(reconciled.restoreFrom.handle).catch(() => undefined);
-    if (pack !== undefined) next = restoreFromCheckpointPack(pack, reconciled.restoreFrom);
+    if (pack !== undefined) next = { ...restoreFromCheckpointPack(pack, reconciled.restoreFrom), users: users.turns };
   }
   const upTo = Math.min(target, messages.length);
   if (upTo <= next.coveredCount) return next;
@@ -167,7 +173,7 @@ export async function bringSummaryUpTo(
       coveredFingerprint: fingerprintMessage(messages[upTo - MAX_SUMMARY_CATCH_UP - 1]),
     };
   }
-  return extendSummary(next, messages, upTo);
+  return extendSummary(next, messages, upTo, users.turnAt);
 }
 
 /** Saves the record unless its sidecar could not be read (an unreadable file is kept for inspection). */

@@ -52,6 +52,8 @@ const entrySchema = z.object({
   from: z.number().int().min(0),
   to: z.number().int().min(0),
   endFingerprint: str,
+  /** The turn's number in the conversation (its user message's), when known. */
+  turn: z.number().int().min(1).optional(),
   user: str.optional(),
   assistant: str.optional(),
   decisions: list,
@@ -100,6 +102,8 @@ export const summaryStateSchema = z.object({
   digest: digestSchema,
   entries: z.array(entrySchema),
   checkpoints: z.array(checkpointRefSchema),
+  /** The conversation's user messages, whole, oldest first (see `user-turns.ts`). */
+  users: z.array(z.object({ fp: str, text: str, at: z.number().optional() })).optional(),
 });
 
 /** One tool call of a turn and how it ended. */

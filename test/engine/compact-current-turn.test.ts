@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { assistant, createTestEngine, user } from "../support/engine-harness.js";
-import { conversationOf } from "../support/view-summary.js";
+import { conversationOf, summaryOf } from "../support/view-summary.js";
 
 describe("a forced compact() plans on the current turn's view", () => {
   let t: Awaited<ReturnType<typeof createTestEngine>> | undefined;
@@ -19,7 +19,10 @@ describe("a forced compact() plans on the current turn's view", () => {
     // The next turn: the host passes only what follows its compaction entry, and a budget that holds all of it.
     const next = [...first.slice(80), assistant("Summarised."), user("Turn 61: and now?")];
     const view = await t.engine.assemble({ ...s, messages: next, tokenBudget: 32_000 });
-    expect(view.messages).toHaveLength(next.length);
+    // Everything passed is shown, and the 40 user messages the host left out are quoted in the summary.
+    expect(conversationOf(view)).toHaveLength(next.length);
+    expect(summaryOf(view)).toContain('Turn 1: "Turn 0: check shard 0"');
+    expect(summaryOf(view)).toContain('Turn 40: "Turn 39: check shard 39"');
     const r = (await t.engine.compact({ ...s, force: true, tokenBudget: 32_000 })) as {
       compacted: boolean;
       reason?: string;

@@ -55,8 +55,8 @@ describe("a forced compact() of a window already under the refill share", () => 
     const messages: unknown[] = [];
     for (let i = 0; i < 5; i++)
       messages.push(
-        user(`Question ${i}: what does shard ${i} report? ${"detail ".repeat(700)}`),
-        assistant(`Shard ${i} reports ${"fine ".repeat(700)}`),
+        user(`Question ${i}: what does shard ${i} report?`),
+        assistant(`Shard ${i} reports ${"fine ".repeat(1_400)}`),
       );
     // A small budget plans a window of the newest turns; the host then compacts with its largest budget.
     const view = await t.engine.assemble({ ...s, messages, tokenBudget: 5_000 });

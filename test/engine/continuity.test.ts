@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { userTurnsShareChars } from "../../src/summary/user-turns.js";
 import { createTestEngine, user } from "../support/engine-harness.js";
 import { factRecall, generatePlantedConversation } from "../support/planted-facts.js";
 import { isSummaryMessage } from "../../src/host/messages.js";
@@ -13,7 +14,7 @@ describe("continuity through the engine", () => {
   });
   afterAll(async () => t.cleanup());
 
-  it("keeps ≥ 90% of 40 planted facts after 60 turns and 3 compactions (deterministic summarizer)", async () => {
+  it("keeps ≥ 99% of 40 planted facts after 60 turns and 3 compactions (deterministic summarizer)", async () => {
     const convo = generatePlantedConversation({ seed: 1, turns: 60 });
     const session = { sessionId: "facts", sessionKey: "agent:main:facts" };
     const budget = 12_000;
@@ -31,7 +32,7 @@ describe("continuity through the engine", () => {
     const recall = factRecall(promptText(view), convo.facts);
     expect(compactions).toBe(3);
     expect(convo.facts).toHaveLength(40);
-    expect(recall.share).toBeGreaterThanOrEqual(0.9);
+    expect(recall.share).toBeGreaterThanOrEqual(0.99);
     console.info(
       `[continuity] recall ${recall.recalled}/${recall.total} (${(recall.share * 100).toFixed(0)}%) after ${compactions} compactions`,
     );
@@ -45,7 +46,8 @@ describe("continuity through the engine", () => {
       const view = await t.engine.assemble({ ...session, messages, tokenBudget: 6_000 });
       await t.engine.compact({ ...session, force: true, tokenBudget: 6_000 });
       const summary = summaryOf(view);
-      expect(summary.length).toBeLessThanOrEqual(4_000);
+      // Its bound, and on top the user's messages within their share of the budget.
+      expect(summary.length).toBeLessThanOrEqual(4_000 + userTurnsShareChars(6_000));
       expect(summary.split("[context-ledger summary]").length - 1).toBeLessThanOrEqual(1);
       // Feed the summary back as if the model had quoted it: it must not be summarised again.
       messages = [

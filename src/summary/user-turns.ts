@@ -1,0 +1,188 @@
+/**
+ * The conversation's user messages, in order, whole: the part of the record the prompt contract
+ * (docs/design.md) never condenses while they fit. Kept apart from the turn entries, which are indexed by
+ * position in the list the host passes and restart when a host drops the list's front (2026.4.24 after a
+ * compaction entry, 2026.9.6's byte-capped tail): a user message is identified by its fingerprint, so the
+ * turn it was keeps its number however much of the front the host left out.
+ */
+import {
+  blocksOf,
+  fingerprintMessage,
+  HOST_INTERNAL_CONTEXT_PREFIX,
+  isGenuineUserMessage,
+  roleOf,
+  timestampOf,
+} from "../host/messages.js";
+import { redactSecrets } from "../results/redact.js";
+import { stripLedgerBlocks } from "./extract-facts.js";
+
+/** One user message of the conversation: its fingerprint and its text as the record keeps it (redacted). */
+export interface UserTurn {
+  fp: string;
+  text: string;
+  /** The message's time (ms), when it carries one. */
+  at?: number;
+}
+
+/** A user message to quote, with its turn number in the conversation (1-based). */
+export interface NumberedUserTurn {
+  turn: number;
+  text: string;
+  at?: number;
+}
+
+/** The readable text of a genuine user message, or undefined for host internals and the engine's own blocks. */
+export function genuineUserText(message: unknown): string | undefined {
+  if (!isGenuineUserMessage(message)) return undefined;
+  const parts: string[] = [];
+  let images = 0;
+  for (const block of blocksOf(message)) {
+    if (typeof block.text === "string") parts.push(block.text);
+    else if (block.type === "image") images++;
+  }
+  const raw = parts.join("\n");
+  if (raw.trimStart().startsWith(HOST_INTERNAL_CONTEXT_PREFIX)) return undefined;
+  const text = redactSecrets(stripLedgerBlocks(raw)).trim();
+  if (!text && images === 0) return undefined;
+  return images > 0 ? `${text}${text ? " " : ""}[${images} image${images > 1 ? "s" : ""}]` : text;
+}
+
+/** The fingerprints of the genuine user messages in `messages`, in order. */
+export function userFingerprints(messages: readonly unknown[]): string[] {
+  return messages.flatMap((m) => (genuineUserText(m) === undefined ? [] : [fingerprintMessage(m)]));
+}
+
+/** What {@link alignUserTurns} found. */
+export interface AlignedUserTurns {
+  /** The conversation's user messages, oldest first. */
+  turns: UserTurn[];
+  /** Turn number (1-based) of each genuine user message in the list, by its index. */
+  turnAt: Map<number, number>;
+}
+
+/**
+ * Aligns the record's user messages with the list the host passes now. The list's user messages continue the
+ * record from the one it already knows (a host that dropped the front still shows a later one); a message that
+ * differs from the record at its place (a rewind, an edit) replaces the record from there. A list whose first user
+ * message the record does not know starts a new conversation, unless something comes before it (a compaction
+ * summary, a tail's leftovers): then it continues after the known turns.
+ */
+export function alignUserTurns(known: readonly UserTurn[], messages: readonly unknown[]): AlignedUserTurns {
+  const found: (UserTurn & { index: number })[] = [];
+  let firstAt = -1;
+  for (let i = 0; i < messages.length; i++) {
+    const text = genuineUserText(messages[i]);
+    if (text === undefined) continue;
+    if (firstAt < 0) firstAt = i;
+    const at = timestampOf(messages[i]);
+    found.push({ index: i, fp: fingerprintMessage(messages[i]), text, ...(at !== undefined ? { at } : {}) });
+  }
+  const turnAt = new Map<number, number>();
+  if (found.length === 0) return { turns: [...known], turnAt };
+  let start = -1;
+  for (let k = known.length - 1; k >= 0; k--) {
+    if (known[k]!.fp === found[0]!.fp) {
+      start = k;
+      break;
+    }
+  }
+  const frontDropped = messages.slice(0, firstAt).some((m) => roleOf(m) !== "system");
+  if (start < 0) start = frontDropped ? known.length : 0;
+  // The record ends with the list's newest user message: a later one it knew was rewound, or was the live message in
+  // a form the host does not store (2026.4.24 adds the sender's metadata to it).
+  const turns = known.slice(0, start);
+  found.forEach((u, j) => {
+    const at = start + j;
+    const { index: _, ...turn } = u;
+    turns.push(known[at]?.fp === u.fp ? known[at]! : turn);
+    turnAt.set(u.index, at + 1);
+  });
+  return { turns, turnAt };
+}
+
+/**
+ * The user messages a window starting at list index `windowStart` does not show, numbered: every turn before the
+ * first genuine user message at or after `windowStart` (all of them when the window holds none).
+ */
+export function userTurnsBefore(aligned: AlignedUserTurns, windowStart: number): NumberedUserTurn[] {
+  let first = aligned.turns.length + 1;
+  for (const [index, turn] of aligned.turnAt) if (index >= windowStart && turn < first) first = turn;
+  return aligned.turns
+    .slice(0, first - 1)
+    .map((u, i) => ({ turn: i + 1, text: u.text, ...(u.at !== undefined ? { at: u.at } : {}) }));
+}
+
+/**
+ * Share of the prompt budget the quoted user messages may fill before any is condensed (the prompt contract,
+ * docs/design.md). Counted in chars at {@link CHARS_PER_TOKEN_FLOOR} per token, so it holds in any tokenizer.
+ */
+export const USER_TURNS_SHARE = 0.25;
+/** Chars per token assumed when a token share is turned into chars (English runs about 4). */
+export const CHARS_PER_TOKEN_FLOOR = 3;
+/** Chars of a condensed message's quoted head: first the longest, then, if still over, every message, oldest first. */
+const CONDENSED_HEADS = [300, 80] as const;
+
+/** The heading of the quoted user messages in a summary block. */
+export const USER_TURNS_HEADING = "What the user wrote in those turns, each message quoted whole (as a JSON string):";
+
+/** What {@link renderUserTurns} rendered. */
+export interface RenderedUserTurns {
+  text: string;
+  /** Messages condensed to a head (each says so, with its size). */
+  condensed: number;
+}
+
+/** Chars of {@link renderUserTurns}'s whole quote of every message in `turns` (the most a block can need for them). */
+export function quotedUserChars(turns: readonly { text: string }[]): number {
+  if (turns.length === 0) return 0;
+  return turns.reduce(
+    (sum, u, i) => sum + `Turn ${i + 1}: `.length + JSON.stringify(u.text).length + 1,
+    USER_TURNS_HEADING.length,
+  );
+}
+
+/** The chars {@link USER_TURNS_SHARE} of a prompt budget of `budgetTokens` allows. */
+export function userTurnsShareChars(budgetTokens: number): number {
+  return Math.max(0, Math.floor(USER_TURNS_SHARE * budgetTokens * CHARS_PER_TOKEN_FLOOR));
+}
+
+/**
+ * The user's messages, one line each, `Turn N: "<the message as a JSON string>"`. Over `maxChars` they are
+ * condensed: the longest first to a quoted head of 300 chars, then, while still over, every message oldest first to
+ * 80; each condensed line states the message's size (`Turn N (condensed from 12,345 chars): "…"`), so the prompt
+ * says what was shortened. When even the shortest heads do not fit, the oldest are left out under one line that
+ * says so (`Turns 1-40 (left out: …)`); only the newest message alone can exceed `maxChars`.
+ */
+export function renderUserTurns(turns: readonly NumberedUserTurn[], maxChars = Infinity): RenderedUserTurns {
+  if (turns.length === 0) return { text: "", condensed: 0 };
+  const lines = turns.map((u) => `Turn ${u.turn}: ${JSON.stringify(u.text)}`);
+  let total = USER_TURNS_HEADING.length + lines.reduce((sum, l) => sum + l.length + 1, 0);
+  const shortened = new Set<number>();
+  const condense = (i: number, head: number): void => {
+    const u = turns[i]!;
+    if (u.text.length <= head) return;
+    const line = `Turn ${u.turn} (condensed from ${u.text.length.toLocaleString("en-US")} chars): ${JSON.stringify(`${u.text.slice(0, head)}…`)}`;
+    if (line.length >= lines[i]!.length) return;
+    total += line.length - lines[i]!.length;
+    lines[i] = line;
+    shortened.add(i);
+  };
+  const longestFirst = turns.map((u, i) => ({ i, len: u.text.length })).sort((a, b) => b.len - a.len || a.i - b.i);
+  for (const { i } of longestFirst) {
+    if (total <= maxChars) break;
+    condense(i, CONDENSED_HEADS[0]);
+  }
+  for (let i = 0; i < turns.length && total > maxChars; i++) condense(i, CONDENSED_HEADS[1]);
+  // Still over: the oldest messages are left out, and one line says which and where they are kept.
+  let omitted = 0;
+  const note = (k: number): string =>
+    `Turns ${turns[0]!.turn}-${turns[k - 1]!.turn} (left out: ${k} older messages over the summary's share of the prompt; the session's summary record and its checkpoints keep them)`;
+  let rest = total;
+  while (total > maxChars && omitted < turns.length - 1) {
+    rest -= lines[omitted]!.length + 1;
+    omitted++;
+    total = rest + note(omitted).length + 1;
+  }
+  const shown = omitted > 0 ? [note(omitted), ...lines.slice(omitted)] : lines;
+  return { text: [USER_TURNS_HEADING, ...shown].join("\n"), condensed: shortened.size + omitted };
+}
