@@ -29,7 +29,11 @@ export function recordAssembly(
   const { identity, resolved } = call;
   const { budget, messageBudget } = resolved;
   const { view, table } = shaping;
-  const { plan, keptIdx, kept, clearBefore, windows } = planned;
+  const { plan, clearBefore, windows } = planned;
+  // What the view record shows is what was sent: not a compaction summary the engine's own summary replaced.
+  const sentFrom = out.replacedHostSummary ? 1 : 0;
+  const kept = planned.kept.slice(sentFrom);
+  const keptIdx = planned.keptIdx.slice(sentFrom);
   // The handles the kept messages cite: their originals stay fetchable (compact(), the view record).
   const handles = new Set([...shaping.shaper.handles(), ...shaping.clearing.handles()]);
   rememberView(deps, identity, {
@@ -40,7 +44,7 @@ export function recordAssembly(
     budgetTokens: budget.tokens,
     messageBudget,
     tokens: out.exactTokens,
-    start: keptIdx[0] ?? plan.start,
+    start: planned.keptIdx[0] ?? plan.start,
     handles,
   });
   const debt = ports.measureDebt(identity, {

@@ -107,8 +107,9 @@ function newPendingWrite(): PendingWrite {
  * The view of a turn from two of its assemblies (`a` recorded before `b`): the turn's main prompt, the one with the
  * largest budget (then the one that saw more of the history, then the later). 2026.9.x also assembles within a turn
  * with budgets cut by what the turn has appended (down to 1), and partial or empty histories (retries, maintenance
- * probes): neither is the prompt the turn was planned for. The debt is the later one's, which is already the turn's
- * reading so far (`host/raw-tally.ts` `turnReading`).
+ * probes): neither is the prompt the turn was planned for. The debt is the later reading (more assembles counted),
+ * which is already the turn's reading so far (`host/raw-tally.ts` `turnReading`): background writes may arrive out
+ * of order.
  */
 export function mainViewOfTurn(a: ViewRecord | undefined, b: ViewRecord): ViewRecord {
   if (!a) return b;
@@ -121,7 +122,16 @@ export function mainViewOfTurn(a: ViewRecord | undefined, b: ViewRecord): ViewRe
       : a.budget.tokens > b.budget.tokens || (a.budget.tokens === b.budget.tokens && a.plan.total > b.plan.total)
         ? a
         : b;
-  return main === b ? b : { ...a, debt: b.debt };
+  // The turn's newest debt reading, whichever record's background write came first.
+  const debt = newerReading(a.debt, b.debt);
+  return main.debt === debt ? main : { ...main, debt };
+}
+
+/** The later of two debt readings of one turn: more assembles counted, else the later time. */
+function newerReading(a: ViewRecord["debt"], b: ViewRecord["debt"]): ViewRecord["debt"] {
+  const count = (d: ViewRecord["debt"]): number => d.assembles ?? 0;
+  if (count(a) !== count(b)) return count(a) > count(b) ? a : b;
+  return a.at > b.at ? a : b;
 }
 
 async function writeViews(file: string, records: readonly ViewRecord[]): Promise<void> {

@@ -18,11 +18,19 @@ export function viewHeadline(v: ViewRecord): string[] {
     `Budget ${formatCount(v.budget.tokens)} tokens (${formatCount(v.budget.messageBudget)} for messages) · prompt ${formatCount(v.estimatedTokens)} tokens${pct}${v.plan.overBudget ? " · OVER BUDGET" : ""}`,
     v.plan.total === 0
       ? "No earlier history was passed: the host sends the current turn itself (2026.8+ hands engines the history before the current turn)"
-      : `Kept ${formatCount(v.plan.kept)} of ${plural(v.plan.total, "message")} (from #${v.plan.start}: ${formatCount(v.plan.start)} older left out${v.plan.excluded ? `, ${formatCount(v.plan.excluded)} with broken tool pairing dropped` : ""}) · ${plural(v.offloaded.length, "output")} offloaded · summary ${v.summary ? `${formatCount(v.summary.tokens)} tokens` : "none"}`,
+      : `Kept ${formatCount(v.plan.kept)} of ${plural(v.plan.total, "message")} (${leftOut(v)}) · ${plural(v.offloaded.length, "output")} offloaded · summary ${v.summary ? `${formatCount(v.summary.tokens)} tokens` : "none"}`,
     ...inTurnLine(v),
     `${cacheLine(v)}`,
     `Debt ${formatCount(v.debt.debtTokens)} tokens (raw history ${formatCount(v.debt.rawHistoryTokens)} vs budget ${formatCount(v.debt.promptBudget)}); debt never enlarges the prompt`,
   ];
+}
+
+/** What the view left out of the history it was passed, counted from the record's own figures. */
+function leftOut(v: ViewRecord): string {
+  const excluded = v.plan.excluded ?? 0;
+  const older = Math.max(0, v.plan.total - v.plan.kept - excluded);
+  const pairing = excluded ? `, ${formatCount(excluded)} with broken tool pairing dropped` : "";
+  return older === 0 && !pairing ? "nothing left out" : `${formatCount(older)} older left out${pairing}`;
 }
 
 /** The host's other assemblies of the turn, labelled as such (none when the turn had one). */
