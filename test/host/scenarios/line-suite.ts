@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ensureHost, type HostVersion } from "../host-install.js";
 import { HOST_LOG_WORDING, missingLiterals, readHostDist, wordingsOn, type HostLogSignal } from "../log-wording.js";
 import { HOST_LOG_PATTERNS } from "../logs.js";
-import { allScenarios, planKey, plannedOn, plansFor, type RigPlan } from "./registry.js";
+import { expectPromptContract } from "../contract-check.js";
+import { allScenarios, engineKey, planKey, plannedOn, plansFor, type RigPlan } from "./registry.js";
 import { agentIdOf } from "./scenario.js";
 import { startSharedRig, type SharedRig } from "./shared-rig.js";
 
@@ -87,7 +88,13 @@ function definePlan(plan: RigPlan): void {
           if (!shared) throw new Error(`Expected the ${plan.version} gateway (${planKey(plan)}) to be running`);
           const t0 = Date.now();
           try {
-            await scenario.run(await shared.open(scenario.name, agentIdOf(scenario)));
+            const session = await shared.open(scenario.name, agentIdOf(scenario));
+            await scenario.run(session);
+            // What the model read, judged on every request body of the conversation (docs/design.md).
+            if (engineKey(plan.engine) === "context-ledger") {
+              const checked = await expectPromptContract(session, agentIdOf(scenario));
+              console.log(`${label} ${scenario.name}: prompt contract held on ${checked} requests`);
+            }
           } finally {
             const s = `${scenario.name} ${((Date.now() - t0) / 1000).toFixed(1)}s`;
             times.push(s);

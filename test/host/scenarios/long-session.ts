@@ -9,7 +9,8 @@
 import { expect } from "vitest";
 import type { MockRequest } from "../mock-model.js";
 import { execTurnScript } from "../mock-scripts.js";
-import { isInternalContextMessage } from "../mock-wire.js";
+import { isInternalContextMessage, textOfMessage } from "../mock-wire.js";
+import { SUMMARY_OPEN } from "../prompt-contract.js";
 import { createOpenAIRules, inputCost } from "../openai-rules.js";
 import {
   countMessageTokens,
@@ -103,11 +104,15 @@ export function mainRequestFigures(
   for (let i = 1; i < mains.length; i++)
     if (isPureExtension(withoutHostTrailer(mains[i - 1]!.messages), withoutHostTrailer(mains[i]!.messages)))
       extending++;
-  // History exceeds what the engine keeps once the conversation's first user message left the prompt.
-  // (The system prompt is left out: the summary block quotes that message.)
+  // History exceeds what the engine keeps once the conversation's first user message left the prompt's history (the
+  // system prompt and the summary block, which quotes every user message, are left out).
   const trimmed = mains.filter(
     (r) =>
-      !JSON.stringify(r.messages.filter((m) => (m as { role?: unknown }).role !== "system")).includes(firstUserText),
+      !JSON.stringify(
+        r.messages.filter(
+          (m) => (m as { role?: unknown }).role !== "system" && !textOfMessage(m).includes(SUMMARY_OPEN),
+        ),
+      ).includes(firstUserText),
   );
   const fills = trimmed.map((r) => Math.round((hostTransportEstimate(r) / room) * 1000) / 1000);
   // Main requests that no longer show their own turn's message or one of the two turns before it.

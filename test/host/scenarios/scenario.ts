@@ -9,6 +9,7 @@ import type { EngineChoice, HostEnv } from "../host-env.js";
 import type { HostVersion } from "../host-install.js";
 import type { PluginEvent } from "../logs.js";
 import type { MockRequest, MockScript } from "../mock-model.js";
+import type { SentUserMessage } from "../prompt-contract.js";
 
 /** One scenario's session on a running gateway. */
 export interface ScenarioSession {
@@ -36,6 +37,11 @@ export interface ScenarioSession {
   gatewayRequests(): MockRequest[];
   /** Sends one user message into this session and waits until the run settles. */
   chatSend(message: string, timeoutMs?: number): Promise<ChatTurn>;
+  /**
+   * Every message sent with {@link chatSend} (as the host got it, tagged), with the number of requests the mock had
+   * seen before it: what the prompt contract checks each request against.
+   */
+  sentMessages(): SentUserMessage[];
   /** Any other gateway method (`sessions.compact`, `sessions.reset`, ...). */
   call(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<unknown>;
   /**

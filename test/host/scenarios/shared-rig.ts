@@ -14,6 +14,7 @@ import { markLogs, readHostLog, readPluginEvents } from "../logs.js";
 import type { MockScript } from "../mock-model.js";
 import { mockProvider, WIRE_AGENTS, wireAgentsConfig } from "../wire-agents.js";
 import { WIRES } from "../wires.js";
+import type { SentUserMessage } from "../prompt-contract.js";
 import {
   FULL_EXEC_AGENT,
   FULL_EXEC_AGENT_ENTRIES,
@@ -168,6 +169,7 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
       if (scripts.has(name)) throw new Error(`Expected scenario names to be unique on a gateway, got "${name}" twice`);
       scripts.set(name, fallback);
       const sessionKey = `agent:${agentId}:${name}`;
+      const sent: SentUserMessage[] = [];
       const mark = await markLogs(rig.env);
       return {
         version: options.version,
@@ -182,9 +184,16 @@ export async function startSharedRig(options: SharedRigOptions): Promise<SharedR
         gatewayRequests: () => rig.mock.requests,
         chatSend(message, timeoutMs): Promise<ChatTurn> {
           active = name;
-          return rig.gateway.chatSend(sessionKey, taggedMessage(name, message), timeoutMs);
+          const text = taggedMessage(name, message);
+          sent.push({ text, requestsBefore: rig.mock.requests.length });
+          return rig.gateway.chatSend(sessionKey, text, timeoutMs);
         },
-        call: (method, params, timeoutMs) => rig.gateway.call(method, params, timeoutMs),
+        sentMessages: () => [...sent],
+        call: (method, params, timeoutMs) => {
+          // A reset through the gateway starts a new conversation, as `/reset` typed in the chat does.
+          if (method === "sessions.reset") sent.push({ text: "/reset", requestsBefore: rig.mock.requests.length });
+          return rig.gateway.call(method, params, timeoutMs);
+        },
         hostLog: () => readHostLog(rig.env, [], mark),
         pluginEvents: () => readPluginEvents(rig.env, mark),
         restartGateway: () => rig.restartGateway(),
