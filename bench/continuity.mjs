@@ -94,6 +94,6 @@ export async function runContinuityBench(options = {}) {
       plantedInTurns: Math.max(...conv.facts.map((f) => f.turn)),
     },
     rows,
-    targets: { recallAtSmallestBudget: check(rows[0].share * 100, ">=", 90, "%") },
+    targets: { recallAtSmallestBudget: check(rows[0].share * 100, ">=", 99, "%") },
   };
 }
