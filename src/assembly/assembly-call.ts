@@ -41,17 +41,29 @@ export type AssemblyCallDeps = Pick<LedgerServices, "counter" | "state">;
 const MAX_QUOTED_USER_SESSIONS = 1_024;
 
 /**
- * Per session, the chars a summary block needs to quote every user message of the conversation (written after each
- * summary, read by the next plan: see `resolveAssemblyBudget`).
+ * Per session, the chars the last summary block needed to quote the user messages its window did not show (written
+ * after each summary, read by the next plan: see `resolveAssemblyBudget`).
  */
 export const QUOTED_USER_CHARS = stateSlot(
   "summary:quoted-user-chars",
   () => new LRUCache<string, number>({ max: MAX_QUOTED_USER_SESSIONS }),
 );
 
-/** The key of a session in {@link QUOTED_USER_CHARS}. */
-export function quotedUsersKey(identity: Pick<SessionIdentity, "agentId" | "sessionKey">): string {
-  return `${identity.agentId}\u0000${identity.sessionKey}`;
+/**
+ * The key of a session's budget class in {@link QUOTED_USER_CHARS}: budgets within ×1.25 share one, as windows do, so
+ * a host's small in-turn call does not move the reserve of the turn's main one.
+ */
+export function quotedUsersKey(
+  identity: Pick<SessionIdentity, "agentId" | "sessionKey">,
+  budgetTokens: number,
+): string {
+  const budgetClass = Math.floor(Math.log(Math.max(1, budgetTokens)) / Math.log(1.25));
+  return `${identity.agentId}\u0000${identity.sessionKey}\u0000${budgetClass}`;
+}
+
+/** The chars `summary.userMessagesShare` of `budgetTokens` allows the quoted user messages (3 chars a token). */
+export function userMessagesChars(settings: Pick<AgentSettings, "summary">, budgetTokens: number): number {
+  return Math.max(0, Math.floor(settings.summary.userMessagesShare * budgetTokens * 3));
 }
 
 // Each message's size as the host's estimator counts it, per message object.
@@ -76,7 +88,8 @@ export function openAssemblyCall(
     messages,
     replyPrimingTokens,
     hostCharsMemo: deps.state.get(HOST_CHARS),
-    quotedUserChars: deps.state.get(QUOTED_USER_CHARS).get(quotedUsersKey(input.identity)) ?? 0,
+    quotedUserChars: (budgetTokens) =>
+      deps.state.get(QUOTED_USER_CHARS).get(quotedUsersKey(input.identity, budgetTokens)) ?? 0,
   });
   const waits: AssemblyWaits = {};
   const waited = async <T>(step: keyof AssemblyWaits, work: Promise<T>): Promise<T> => {

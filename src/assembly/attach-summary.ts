@@ -1,5 +1,5 @@
 import type { AgentSettings } from "../config/schema.js";
-import { isSummaryMessage, roleOf, SUMMARY_OPEN, summaryMessage, timestampOf } from "../host/messages.js";
+import { isSummaryMessage, roleOf, SUMMARY_OPEN, summaryMessage, textOf, timestampOf } from "../host/messages.js";
 import type { AssemblyCall } from "./assembly-call.js";
 import type { AssemblyPorts } from "./ports.js";
 import type { StoredView } from "./store-offloads.js";
@@ -40,9 +40,11 @@ export async function attachSummary(
   const hostTokens = hostOwn ? table.tokens(keptIdx[0]!, clearBefore) : 0;
   const keptTokens = keptIdx.reduce<number>((sum, i) => sum + table.tokens(i, clearBefore), 0);
   const room = resolved.summaryRoom(keptTokens - hostTokens);
-  const carried = [history[0], history[1]].find(isSummaryMessage);
   // A carried summary stays whatever the in-turn budget (2026.9.6 passes 1): it quotes the user messages the turn's
-  // main request showed.
+  // main request showed, unless the host trimmed the list's front past what it quotes.
+  const carried = [history[0], history[1]].find(
+    (m) => isSummaryMessage(m) && ports.carriedSummaryHolds(call.identity, history, textOf(m)),
+  );
   const summary =
     carried !== undefined
       ? carried
@@ -57,6 +59,7 @@ export async function attachSummary(
             budgetLeft: room - counter.countMessage(summaryMessage("")),
             counter,
             timestamp: coveredTime(shaping.view, plan.start, kept),
+            budgetTokens: resolved.budget.tokens,
           }),
         );
   const replaced = summary !== undefined && hostOwn;

@@ -46,10 +46,10 @@ export interface AssemblyBudgetInput {
   /** Where host sizes of message objects are kept between calls (the runtime's); none: sized every time. */
   hostCharsMemo?: WeakMap<object, number>;
   /**
-   * Chars a summary block needs, on top of `summary.maxInjectedChars`, to quote the conversation's user messages
-   * (within their share of the budget: see `USER_TURNS_SHARE`). @default 0
+   * Chars the summary block of a budget needs, on top of `summary.maxInjectedChars`, to quote the user messages its
+   * window does not show (the reserve takes them up to `summary.userMessagesShare` of the budget). @default none
    */
-  quotedUserChars?: number;
+  quotedUserChars?: (budgetTokens: number) => number;
 }
 
 /** Every budget figure of one assembly. */
@@ -88,6 +88,10 @@ export interface AssemblyBudget {
 
 /** Resolves the budget of one assembly (see {@link AssemblyBudget}). */
 export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBudgetInput): AssemblyBudget {
+  const roughBudget =
+    typeof input.tokenBudget === "number" && input.tokenBudget > 0
+      ? input.tokenBudget
+      : settings.budget.fallbackBudgetTokens;
   const memo = input.hostCharsMemo;
   const sizeOf = (message: unknown): number => hostMessageChars(message, 4, memo);
   const hostPlan = resolveHostPlan({
@@ -98,7 +102,9 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
     prompt: input.prompt,
     runtimeSettings: input.runtimeSettings,
     overhead: input.overhead,
-    summaryChars: settings.summary.enabled ? settings.summary.maxInjectedChars + (input.quotedUserChars ?? 0) : 0,
+    summaryChars: settings.summary.enabled
+      ? settings.summary.maxInjectedChars + quotedWithinShare(settings, input, roughBudget)
+      : 0,
     history: input.messages,
     hostChars: sizeOf,
   });
@@ -109,8 +115,9 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
   });
   const margin = Math.ceil(budget.tokens * settings.budget.safetyMarginRatio) + settings.budget.safetyMarginTokens;
   // The summary block: its bound, and on top the conversation's user messages quoted whole (within their share).
+  const quotedChars = quotedWithinShare(settings, input, budget.tokens);
   const summaryReserve = settings.summary.enabled
-    ? Math.ceil((settings.summary.maxInjectedChars + (input.quotedUserChars ?? 0)) / 3) + 16
+    ? Math.ceil((settings.summary.maxInjectedChars + quotedChars) / 3) + 16
     : 0;
   const priming = input.replyPrimingTokens;
   const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve - priming);
@@ -139,6 +146,12 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
     hostChars: sizeOf,
     summaryRoom: (keptTokens) => budget.tokens - margin - keptTokens - priming,
   };
+}
+
+/** The quoted user messages' chars the summary block of `budgetTokens` needs, up to their share of it. */
+function quotedWithinShare(settings: AgentSettings, input: AssemblyBudgetInput, budgetTokens: number): number {
+  const quoted = input.quotedUserChars?.(budgetTokens) ?? 0;
+  return Math.min(quoted, Math.max(0, Math.floor(settings.summary.userMessagesShare * budgetTokens * 3)));
 }
 
 /** Settings whose offload thresholds fit the message budget (see {@link AssemblyBudget.shaping}). */

@@ -39,6 +39,8 @@ export interface SummaryRequest {
   counter: TokenCounter;
   /** The time the summary message carries: that of the newest message it tells (see `summaryMessage`). */
   timestamp?: number;
+  /** The view's prompt budget (its budget class keys what the next plan reserves for quoted user messages). */
+  budgetTokens: number;
 }
 
 /** The summary block of one view (no text: nothing injected) and its exact tokens. */
@@ -72,6 +74,11 @@ export interface AssemblyPorts {
   capturedOriginals(identity: SessionIdentity): FindCapturedOriginal;
   /** The summary block for a window, within the room left; `{ tokens: 0 }` when none is due. */
   summary(settings: AgentSettings, identity: SessionIdentity, request: SummaryRequest): Promise<ViewSummary>;
+  /**
+   * Whether a summary block handed back inside a turn still quotes every user message `messages` do not show (a host
+   * may trim the handed-back view's front); when not, a fresh block is due.
+   */
+  carriedSummaryHolds(identity: SessionIdentity, messages: readonly unknown[], carriedText: string): boolean;
   /**
    * Reads the maintenance debt of the raw history (what a raw-history precheck would size) and records it in the
    * session's state in the background; returns the turn's reading so far (this assembly merged with the turn's

@@ -211,8 +211,16 @@ const summarySchema = z
       .max(1)
       .default(0.8)
       .describe("Inject the summary when history was trimmed or the view uses more than this share of the budget."),
+    userMessagesShare: z
+      .number()
+      .min(0)
+      .max(0.5)
+      .default(0.15)
+      .describe(
+        "Share of the prompt budget the summary may fill, beside maxInjectedChars, quoting the user's messages the window does not show; past it the longest are condensed, and the prompt says so.",
+      ),
   })
-  .default({ enabled: true, maxInjectedChars: 4_000, injectAtShare: 0.8 });
+  .default({ enabled: true, maxInjectedChars: 4_000, injectAtShare: 0.8, userMessagesShare: 0.15 });
 
 const maintenanceSchema = z
   .strictObject({

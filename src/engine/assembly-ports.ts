@@ -4,7 +4,7 @@ import { captureIndexOf, captureSessionOf } from "../capture/capture-index.js";
 import { readDebt, recordDebt } from "../host/raw-tally.js";
 import type { LedgerServices } from "../runtime/services.js";
 import { recordViewSnapshot } from "./view-snapshot.js";
-import { viewSummary } from "./view-summary.js";
+import { carriedSummaryHolds, viewSummary } from "./view-summary.js";
 
 /** What assembly's ports reach: captures, the summary, the view record, session state. */
 export type AssemblyPortDeps = Pick<
@@ -37,6 +37,7 @@ export function createAssemblyPorts(deps: AssemblyPortDeps): AssemblyPorts {
       };
     },
     summary: (settings, identity, request) => viewSummary(deps, settings, identity, request),
+    carriedSummaryHolds: (identity, messages, text) => carriedSummaryHolds(deps, identity, messages, text),
     measureDebt(identity, input) {
       const { tally, debt } = readDebt(input);
       let ofTurn = debt;

@@ -17,8 +17,8 @@ import {
 } from "../summary/summary-service.js";
 import { createEmptyDigest, type SummaryState } from "../summary/summary-state.js";
 import { alignUserTurns, userFingerprints, userTurnsBefore, type NumberedUserTurn } from "../summary/user-turns.js";
-import { CHARS_PER_TOKEN_FLOOR, quotedUserChars, userTurnsShareChars } from "../summary/user-turns.js";
-import { QUOTED_USER_CHARS, quotedUsersKey } from "../assembly/assembly-call.js";
+import { quotedUserChars, USER_TURNS_HEADING } from "../summary/user-turns.js";
+import { QUOTED_USER_CHARS, quotedUsersKey, userMessagesChars } from "../assembly/assembly-call.js";
 import { INHERITED_SUMMARY_HEADING, readInheritedSummary } from "../subagents/subagent-context.js";
 import { stateSlot } from "../runtime/state-slots.js";
 
@@ -95,11 +95,10 @@ async function ownSummary(
   const opened = await openCachedSummary(deps, identity, input.messages);
   // The message the window follows (the record's frontier), by the view table's fingerprint.
   const frontier = target > 0 ? input.fingerprint(target - 1) : null;
-  // The quoted user messages' share of this budget, or of the session's last one when that allowed more: a host's
-  // degenerate in-turn budget (2026.9.6 passes 1) must not cut what the turn's main request showed.
+  // The quoted user messages' share of this budget: the same for every call of a budget class, so a standing
+  // window's block stays the same.
   const quoted = deps.state.get(QUOTED_USER_CHARS);
-  const previous = quoted.get(quotedUsersKey(identity)) ?? 0;
-  const userChars = Math.max(userTurnsShareChars(input.windowTokens + Math.max(0, input.budgetLeft)), previous);
+  const userChars = userMessagesChars(settings, input.windowTokens + Math.max(0, input.budgetLeft));
   const advanced = await advanceSummary(deps, settings, identity, {
     opened,
     target,
@@ -108,8 +107,9 @@ async function ownSummary(
     redact,
     userChars,
   });
-  // The next plan reserves room for the conversation's quoted user messages (see `resolveAssemblyBudget`).
-  quoted.set(quotedUsersKey(identity), Math.min(quotedUserChars(advanced.state.users ?? []), userChars));
+  // What this block quotes: it stays while the window stands (a reserve that grew with every new message would shrink
+  // a standing window's room each turn, and re-plan it early).
+  quoted.set(quotedUsersKey(identity, input.budgetTokens), quotedUserChars(advanced.users));
   const entry = await saveSummary(deps, opened, advanced);
   const standing = deps.state.get(STANDING_BLOCKS);
   const windowKey = `${opened.file}|${target}|${frontier ?? ""}|${advanced.users.length}`;
@@ -173,6 +173,28 @@ function continuedInMemory(
   const cached = file === undefined ? undefined : deps.state.get(SUMMARIES).get(file);
   if (!file || !cached || !showsKnownUser(cached.state, messages)) return undefined;
   return { epoch: cached.state.epoch, file, mtimeMs: mtimeOrMissing(file) };
+}
+
+/**
+ * Whether a summary block handed back inside a turn (2026.9.x) still tells every user message the list does not
+ * show: its quoted turns end right before the list's first user message. A host that trims the handed-back view's
+ * front (seen on 2026.9.6 after a compaction) leaves a gap the carried block does not quote: then it is re-rendered.
+ * True when the record in memory cannot say (no record yet, a block without quotes).
+ */
+export function carriedSummaryHolds(
+  deps: Pick<ViewSummaryDeps, "sessions" | "state">,
+  identity: SessionIdentity,
+  messages: readonly unknown[],
+  carriedText: string,
+): boolean {
+  const told = /^Earlier conversation: turns 1-(\d+),/m.exec(carriedText);
+  if (!told?.[1] || !carriedText.includes(USER_TURNS_HEADING)) return true;
+  const file = deps.state.get(LAST_SIDECARS).get(deps.sessions.dir(identity.agentId, identity.sessionKey));
+  const users = file === undefined ? undefined : deps.state.get(SUMMARIES).get(file)?.state.users;
+  const first = userFingerprints(messages)[0];
+  if (!users || first === undefined) return true;
+  const turn = users.findIndex((u) => u.fp === first) + 1;
+  return turn === 0 || turn === Number(told[1]) + 1;
 }
 
 /** True when `messages` hold a genuine user message of the record's conversation. */
@@ -355,7 +377,7 @@ function renderWithinRoom(
     maxChars: 200,
     redact,
     userTurns: users,
-    userChars: Math.max(0, input.budgetLeft * CHARS_PER_TOKEN_FLOOR - 400),
+    userChars: Math.max(0, input.budgetLeft * 3 - 400),
   }).text;
   const tokens = input.counter.countText(text);
   return tokens <= input.budgetLeft ? { text, tokens, ...newestTime } : { tokens: 0 };

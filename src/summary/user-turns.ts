@@ -112,13 +112,6 @@ export function userTurnsBefore(aligned: AlignedUserTurns, windowStart: number):
     .map((u, i) => ({ turn: i + 1, text: u.text, ...(u.at !== undefined ? { at: u.at } : {}) }));
 }
 
-/**
- * Share of the prompt budget the quoted user messages may fill before any is condensed (the prompt contract,
- * docs/design.md). Counted in chars at {@link CHARS_PER_TOKEN_FLOOR} per token, so it holds in any tokenizer.
- */
-export const USER_TURNS_SHARE = 0.25;
-/** Chars per token assumed when a token share is turned into chars (English runs about 4). */
-export const CHARS_PER_TOKEN_FLOOR = 3;
 /** Chars of a condensed message's quoted head: first the longest, then, if still over, every message, oldest first. */
 const CONDENSED_HEADS = [300, 80] as const;
 
@@ -139,11 +132,6 @@ export function quotedUserChars(turns: readonly { text: string }[]): number {
     (sum, u, i) => sum + `Turn ${i + 1}: `.length + JSON.stringify(u.text).length + 1,
     USER_TURNS_HEADING.length,
   );
-}
-
-/** The chars {@link USER_TURNS_SHARE} of a prompt budget of `budgetTokens` allows. */
-export function userTurnsShareChars(budgetTokens: number): number {
-  return Math.max(0, Math.floor(USER_TURNS_SHARE * budgetTokens * CHARS_PER_TOKEN_FLOOR));
 }
 
 /**
