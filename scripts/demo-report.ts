@@ -6,6 +6,7 @@ import type { Prices } from "./demo-cli.js";
 import { chartMaxY, fmt, lineChart, type ChartMark, type LineChartOptions } from "./demo-chart.js";
 import type { CostTotals } from "./demo-cost.js";
 import { turnAnswered } from "./demo-judge.js";
+import { formatPromptReading, type PromptReading } from "./demo-prompt.js";
 
 /** One turn of one engine in the demo. */
 export interface DemoRow {
@@ -45,6 +46,8 @@ export interface EngineSummary {
   engine: string;
   rows: DemoRow[];
   cost: CostTotals;
+  /** What the model read (absent with a real model endpoint, whose requests the demo does not see). */
+  prompt?: PromptReading | null;
 }
 
 /** Inputs of {@link renderDemoReport}. */
@@ -68,6 +71,23 @@ const esc = (s: string) =>
   s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] as string);
 const kb = (bytes: number) => `${fmt(bytes / 1024)} KB`;
 const dollars = (d: number) => `$${d.toFixed(d < 1 ? 4 : 2)}`;
+
+/** Per engine: the prompt contract over the conversation's requests, and the summary as the model last read it. */
+function promptSection(engines: readonly EngineSummary[]): string {
+  const parts = engines.map((e) => {
+    if (!e.prompt) return `<h3>${esc(e.engine)}</h3><p>Not judged: the requests went to a real model endpoint.</p>`;
+    const listed = e.prompt.violations
+      .slice(0, 12)
+      .map((v) => `<li>request ${v.request}: <b>${esc(v.clause)}</b>: ${esc(v.detail)}</li>`)
+      .join("");
+    const more = e.prompt.violations.length > 12 ? `<li>and ${e.prompt.violations.length - 12} more</li>` : "";
+    const summary = e.prompt.lastSummary
+      ? `<p>The summary as the model last read it (${fmt(e.prompt.lastSummary.length)} chars):</p><pre>${esc(e.prompt.lastSummary)}</pre>`
+      : "<p>The last request carried no summary block.</p>";
+    return `<h3>${esc(e.engine)}</h3><p><b>${esc(formatPromptReading(e.engine, e.prompt))}</b></p>${listed || more ? `<ul>${listed}${more}</ul>` : ""}${summary}`;
+  });
+  return `<p>The request bodies the model received, judged by the prompt contract (docs/design.md): every earlier user message verbatim or quoted whole under its own turn number, no stub longer than what it stands for, one summary block, real dates, tool calls paired.</p>\n${parts.join("\n")}`;
+}
 
 /** The chart marks of one row: reset, compaction, clamped output. */
 export function rowMarks(row: DemoRow): ChartMark[] {
@@ -325,7 +345,7 @@ export function renderDemoReport(input: DemoReportInput): string {
     .join("\n");
   const li = (s: string) => `<li>${esc(s)}</li>`;
   return `<!doctype html><html><head><meta charset="utf-8"><title>context-ledger demo: OpenClaw ${esc(input.hostVersion)}</title>
-<style>body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#222;line-height:1.4}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}td.l{text-align:left}th{background:#f4f4f4}code{background:#f4f4f4;padding:0 3px}</style></head><body>
+<style>body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#222;line-height:1.4}pre{white-space:pre-wrap;background:#f8f8f8;border:1px solid #ddd;padding:6px;font-size:12px;max-height:24em;overflow:auto}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}td.l{text-align:left}th{background:#f4f4f4}code{background:#f4f4f4;padding:0 3px}</style></head><body>
 <h1>context-ledger vs legacy on OpenClaw ${esc(input.hostVersion)}</h1>
 <p><b>${esc(verdictSentence(verdicts))}</b></p>
 <table><tr><th class="l">engine</th><th>answered turns</th><th>session resets</th><th>compactions</th><th>total spend</th><th>spend per answered turn</th><th>prompt tokens served from the provider's cache</th><th>largest prompt (tokens)</th></tr>
@@ -338,6 +358,8 @@ ${prompts}
 <p>Both charts share one token scale. Marks: <b>reset</b> = the host gave up on the session and started a new one (its reply to the user is a reset notice, not an answer); <b>compaction</b> = the host retried after an overflow, compacted, or asked the model for a summary; <b>output clamped</b> = a request whose <code>max_completion_tokens</code>/<code>max_tokens</code> was below ${fmt(input.maxTokens)}.</p>
 <h2>Raw transcript per turn</h2>\n<p>The host sizes this for its overflow precheck on 2026.4.24: past the window it compacts, and when compaction cannot shrink it, resets the session. context-ledger's prompt above stays bounded while this grows; a reset shows as a drop to a new, empty session.</p>
 ${transcript}
+<h2>What the model read</h2>
+${promptSection(input.engines)}
 <h2>Cost</h2>
 <ul>${formatCost(input.engines, input.prices).map(li).join("")}</ul>
 <h2>Per turn</h2>

@@ -27,6 +27,8 @@ import { assistantTextsAfterUser, readFullHistory } from "./demo-history.js";
 import { judgeTurn } from "./demo-judge.js";
 import type { DemoRow } from "./demo-report.js";
 import { measureArtifacts, measureTranscript } from "./demo-transcript.js";
+import { readPrompts, type PromptReading } from "./demo-prompt.js";
+import type { SentUserMessage } from "../test/host/prompt-contract.js";
 
 /** The session the demo drives. */
 export const DEMO_SESSION = "agent:main:main";
@@ -39,6 +41,8 @@ export interface EngineRun {
   gatewayStartMs: number;
   /** The budget of the last turn's main prompt as context-ledger read it from the host, when known. */
   promptBudget: number | null;
+  /** What the model read: the prompt contract over the conversation's requests, the summary last read. */
+  prompt: PromptReading | null;
 }
 
 /** What {@link runEngine} needs from the caller. */
@@ -125,6 +129,7 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
   let eventsSeen = 0;
   let promptBudget: number | null = null;
   const rows: DemoRow[] = [];
+  const asked: SentUserMessage[] = [];
   let counted = 0;
   const session: SeenTurnSession = {
     engineId: env.engineId,
@@ -138,6 +143,7 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
   for (let turn = 1; turn <= options.turns && !ctx.stopping(); turn++) {
     ctx.busy(`turn ${turn}`);
     const message = `Turn ${turn}: run the nightly report command again and summarize what changed.`;
+    asked.push({ text: message, requestsBefore: mock?.requests.length ?? 0 });
     // Measured after the engine's post-turn work, so the next message is a turn of its own, not a queued follow-up.
     const seen = await sendTurnAsSeen(session, message);
     const sent = seen.result;
@@ -251,6 +257,7 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     cost: costTotals(costs, options.prices),
     gatewayStartMs: gateway.startMs,
     promptBudget,
+    prompt: mock ? readPrompts(mock.requests, asked) : null,
   };
 }
 

@@ -41,6 +41,7 @@ import {
   verdictSentence,
   type DemoReportInput,
 } from "./demo-report.js";
+import { formatPromptReading } from "./demo-prompt.js";
 import { fillDebt, runEngine, type EngineRun } from "./demo-run.js";
 import { stagePlugin } from "./stage-plugin.js";
 
@@ -258,6 +259,7 @@ async function main(): Promise<void> {
   for (const line of formatCost(runs, options.prices)) console.log(`cost  ${line}`);
   const verdicts = engineVerdicts(runs);
   console.log(`\n${formatVerdictTable(verdicts)}\n${verdictSentence(verdicts)}`);
+  for (const r of runs) if (r.prompt) console.log(`prompt  ${formatPromptReading(r.engine, r.prompt)}`);
   const out = path.resolve(options.out);
   mkdirSync(path.dirname(out), { recursive: true });
   const input = {
@@ -269,7 +271,7 @@ async function main(): Promise<void> {
     answerChars: options.answer,
     promptBudget: budget,
     prices: options.prices,
-    engines: runs.map((r) => ({ engine: r.engine, rows: r.rows, cost: r.cost })),
+    engines: runs.map((r) => ({ engine: r.engine, rows: r.rows, cost: r.cost, prompt: r.prompt })),
     seconds,
     schedule: options.serial ? "one after the other" : "at the same time",
   };

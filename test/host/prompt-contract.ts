@@ -34,7 +34,8 @@ export interface SentUserMessage {
 /** First line of the engine's summary block. */
 export const SUMMARY_OPEN = "[context-ledger summary]";
 /** 2026.4.24's wrapper around a compaction entry's summary. */
-const HOST_COMPACTION_WRAPPER = "The conversation history before this point was compacted into the following summary";
+export const HOST_COMPACTION_WRAPPER =
+  "The conversation history before this point was compacted into the following summary";
 /** Smallest user message the engine may replace by a stub (`reduce-user-turn`). */
 export const USER_STUB_FLOOR_CHARS = 4_000;
 

@@ -293,6 +293,36 @@ describe("demo report", () => {
     expect(html).toContain("1,234,567 prompt tokens");
   });
 
+  it("shows what each engine's model read: the contract's result and the summary, escaped", () => {
+    const html = renderDemoReport({
+      ...input,
+      engines: [
+        {
+          ...ledger,
+          prompt: {
+            requests: 6,
+            violations: [],
+            lastSummary: '[context-ledger summary]\nTurn 1: "run <script>alert(1)</script>"\n[/context-ledger summary]',
+          },
+        },
+        {
+          ...legacy,
+          prompt: {
+            requests: 5,
+            violations: [{ request: 4, clause: "user-messages", detail: "user message 1 is not in the prompt" }],
+            lastSummary: null,
+          },
+        },
+      ],
+    });
+    expect(html).toContain("context-ledger: the prompt contract held on all 6 requests");
+    expect(html).toContain("legacy: 1 prompt contract violations in 5 requests (user-messages ×1)");
+    expect(html).toContain("request 4: <b>user-messages</b>: user message 1 is not in the prompt");
+    expect(html).toContain("run &lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).not.toContain("<script>alert(1)");
+    expect(html).toContain("The last request carried no summary block.");
+  });
+
   it("leads with a verdict: answered and failed turns, total spend and spend per answered turn, resets, cached share", () => {
     const billed: EngineSummary = {
       ...ledger,
