@@ -38,22 +38,22 @@ export interface AssemblyCall {
 export type AssemblyCallDeps = Pick<LedgerServices, "counter" | "state">;
 
 /** Sessions whose quoted user messages' size the next plan reserves room for. */
-const MAX_QUOTED_USER_SESSIONS = 1_024;
+const MAX_SUMMARY_BLOCK_SESSIONS = 1_024;
 
 /**
- * Per session, the chars the last summary block needed to quote the user messages its window did not show (written
- * after each summary, read by the next plan: see `resolveAssemblyBudget`).
+ * Per session and budget class, the chars the last summary block took (written after each summary, read by the next
+ * plan: see `resolveAssemblyBudget`).
  */
-export const QUOTED_USER_CHARS = stateSlot(
-  "summary:quoted-user-chars",
-  () => new LRUCache<string, number>({ max: MAX_QUOTED_USER_SESSIONS }),
+export const SUMMARY_BLOCK_CHARS = stateSlot(
+  "summary:block-chars",
+  () => new LRUCache<string, number>({ max: MAX_SUMMARY_BLOCK_SESSIONS }),
 );
 
 /**
- * The key of a session's budget class in {@link QUOTED_USER_CHARS}: budgets within ×1.25 share one, as windows do, so
+ * The key of a session's budget class in {@link SUMMARY_BLOCK_CHARS}: budgets within ×1.25 share one, as windows do, so
  * a host's small in-turn call does not move the reserve of the turn's main one.
  */
-export function quotedUsersKey(
+export function summaryBlockKey(
   identity: Pick<SessionIdentity, "agentId" | "sessionKey">,
   budgetTokens: number,
 ): string {
@@ -88,8 +88,8 @@ export function openAssemblyCall(
     messages,
     replyPrimingTokens,
     hostCharsMemo: deps.state.get(HOST_CHARS),
-    quotedUserChars: (budgetTokens) =>
-      deps.state.get(QUOTED_USER_CHARS).get(quotedUsersKey(input.identity, budgetTokens)) ?? 0,
+    lastSummaryChars: (budgetTokens) =>
+      deps.state.get(SUMMARY_BLOCK_CHARS).get(summaryBlockKey(input.identity, budgetTokens)) ?? 0,
   });
   const waits: AssemblyWaits = {};
   const waited = async <T>(step: keyof AssemblyWaits, work: Promise<T>): Promise<T> => {

@@ -41,9 +41,10 @@ export async function attachSummary(
   const keptTokens = keptIdx.reduce<number>((sum, i) => sum + table.tokens(i, clearBefore), 0);
   const room = resolved.summaryRoom(keptTokens - hostTokens);
   // A carried summary stays whatever the in-turn budget (2026.9.6 passes 1): it quotes the user messages the turn's
-  // main request showed, unless the host trimmed the list's front past what it quotes.
+  // main request showed, unless this window starts later than that one did (another budget class re-planned it, or
+  // the host trimmed the list's front) and so leaves out a message it does not quote.
   const carried = [history[0], history[1]].find(
-    (m) => isSummaryMessage(m) && ports.carriedSummaryHolds(call.identity, history, textOf(m)),
+    (m) => isSummaryMessage(m) && ports.carriedSummaryHolds(call.identity, kept, textOf(m)),
   );
   const summary =
     carried !== undefined
@@ -60,6 +61,7 @@ export async function attachSummary(
             counter,
             timestamp: coveredTime(shaping.view, plan.start, kept),
             budgetTokens: resolved.budget.tokens,
+            budgetRaised: resolved.budget.source === "raised",
           }),
         );
   const replaced = summary !== undefined && hostOwn;

@@ -46,10 +46,10 @@ export interface AssemblyBudgetInput {
   /** Where host sizes of message objects are kept between calls (the runtime's); none: sized every time. */
   hostCharsMemo?: WeakMap<object, number>;
   /**
-   * Chars the summary block of a budget needs, on top of `summary.maxInjectedChars`, to quote the user messages its
-   * window does not show (the reserve takes them up to `summary.userMessagesShare` of the budget). @default none
+   * Chars the last summary block of a budget's class took (quoted user messages can make it longer than
+   * `summary.maxInjectedChars`; the reserve takes it up to `summary.userMessagesShare` of the budget more). @default none
    */
-  quotedUserChars?: (budgetTokens: number) => number;
+  lastSummaryChars?: (budgetTokens: number) => number;
 }
 
 /** Every budget figure of one assembly. */
@@ -102,9 +102,7 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
     prompt: input.prompt,
     runtimeSettings: input.runtimeSettings,
     overhead: input.overhead,
-    summaryChars: settings.summary.enabled
-      ? settings.summary.maxInjectedChars + quotedWithinShare(settings, input, roughBudget)
-      : 0,
+    summaryChars: settings.summary.enabled ? summaryBlockChars(settings, input, roughBudget) : 0,
     history: input.messages,
     hostChars: sizeOf,
   });
@@ -115,9 +113,8 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
   });
   const margin = Math.ceil(budget.tokens * settings.budget.safetyMarginRatio) + settings.budget.safetyMarginTokens;
   // The summary block: its bound, and on top the conversation's user messages quoted whole (within their share).
-  const quotedChars = quotedWithinShare(settings, input, budget.tokens);
   const summaryReserve = settings.summary.enabled
-    ? Math.ceil((settings.summary.maxInjectedChars + quotedChars) / 3) + 16
+    ? Math.ceil(summaryBlockChars(settings, input, budget.tokens) / 3) + 16
     : 0;
   const priming = input.replyPrimingTokens;
   const messageBudget = Math.max(1, budget.tokens - margin - summaryReserve - priming);
@@ -148,10 +145,15 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
   };
 }
 
-/** The quoted user messages' chars the summary block of `budgetTokens` needs, up to their share of it. */
-function quotedWithinShare(settings: AgentSettings, input: AssemblyBudgetInput, budgetTokens: number): number {
-  const quoted = input.quotedUserChars?.(budgetTokens) ?? 0;
-  return Math.min(quoted, Math.max(0, Math.floor(settings.summary.userMessagesShare * budgetTokens * 3)));
+/**
+ * The chars to reserve for the summary block of `budgetTokens`: `summary.maxInjectedChars`, or what the class's last
+ * block took when its quoted user messages made it longer (up to their share of the budget on top).
+ */
+function summaryBlockChars(settings: AgentSettings, input: AssemblyBudgetInput, budgetTokens: number): number {
+  const { maxInjectedChars, userMessagesShare } = settings.summary;
+  const last = input.lastSummaryChars?.(budgetTokens) ?? 0;
+  const most = maxInjectedChars + Math.max(0, Math.floor(userMessagesShare * budgetTokens * 3));
+  return Math.max(maxInjectedChars, Math.min(last, most));
 }
 
 /** Settings whose offload thresholds fit the message budget (see {@link AssemblyBudget.shaping}). */

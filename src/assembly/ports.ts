@@ -41,6 +41,11 @@ export interface SummaryRequest {
   timestamp?: number;
   /** The view's prompt budget (its budget class keys what the next plan reserves for quoted user messages). */
   budgetTokens: number;
+  /**
+   * The host passed no usable budget and the engine raised it to its floor (2026.9.6 passes 1 inside a turn): the
+   * room is no measure of the host's window, so the user messages are quoted whole whatever it holds.
+   */
+  budgetRaised?: boolean;
 }
 
 /** The summary block of one view (no text: nothing injected) and its exact tokens. */

@@ -17,8 +17,8 @@ import {
 } from "../summary/summary-service.js";
 import { createEmptyDigest, type SummaryState } from "../summary/summary-state.js";
 import { alignUserTurns, userFingerprints, userTurnsBefore, type NumberedUserTurn } from "../summary/user-turns.js";
-import { quotedUserChars, USER_TURNS_HEADING } from "../summary/user-turns.js";
-import { QUOTED_USER_CHARS, quotedUsersKey, userMessagesChars } from "../assembly/assembly-call.js";
+import { USER_TURNS_HEADING } from "../summary/user-turns.js";
+import { SUMMARY_BLOCK_CHARS, summaryBlockKey, userMessagesChars } from "../assembly/assembly-call.js";
 import { INHERITED_SUMMARY_HEADING, readInheritedSummary } from "../subagents/subagent-context.js";
 import { stateSlot } from "../runtime/state-slots.js";
 
@@ -97,7 +97,7 @@ async function ownSummary(
   const frontier = target > 0 ? input.fingerprint(target - 1) : null;
   // The quoted user messages' share of this budget: the same for every call of a budget class, so a standing
   // window's block stays the same.
-  const quoted = deps.state.get(QUOTED_USER_CHARS);
+  const quoted = deps.state.get(SUMMARY_BLOCK_CHARS);
   const userChars = userMessagesChars(settings, input.windowTokens + Math.max(0, input.budgetLeft));
   const advanced = await advanceSummary(deps, settings, identity, {
     opened,
@@ -107,13 +107,22 @@ async function ownSummary(
     redact,
     userChars,
   });
-  // What this block quotes: it stays while the window stands (a reserve that grew with every new message would shrink
-  // a standing window's room each turn, and re-plan it early).
-  quoted.set(quotedUsersKey(identity, input.budgetTokens), quotedUserChars(advanced.users));
   const entry = await saveSummary(deps, opened, advanced);
   const standing = deps.state.get(STANDING_BLOCKS);
   const windowKey = `${opened.file}|${target}|${frontier ?? ""}|${advanced.users.length}`;
-  return renderWithinRoom(settings, input, { ...advanced, userChars, entry, target, redact, standing, windowKey });
+  const block = renderWithinRoom(settings, input, {
+    ...advanced,
+    userChars,
+    entry,
+    target,
+    redact,
+    standing,
+    windowKey,
+  });
+  // The next plan of this budget class reserves what this block took (it stays while the window stands: a reserve
+  // that grew with every new message would shrink a standing window's room each turn, and re-plan it early).
+  quoted.set(summaryBlockKey(identity, input.budgetTokens), block.text?.length ?? 0);
+  return block;
 }
 
 /** The session's summary as opened: the sidecar's state, or the cached one while the file is unchanged. */
@@ -372,15 +381,18 @@ function renderWithinRoom(
     if (counted.tokens <= input.budgetLeft) return { text: counted.text, tokens: counted.tokens, ...newestTime };
   }
   if (!untold) return { tokens: 0 };
-  // The user's messages alone do not fit whole: the longest are condensed (each says so) to what the room holds.
+  // The user's messages alone do not fit whole: the longest are condensed (each says so) to what the room holds, unless
+  // the room is no measure of the host's window (a degenerate budget the engine raised: the plan is over it anyway).
   const text = renderSummaryReport(shown, {
     maxChars: 200,
     redact,
     userTurns: users,
-    userChars: Math.max(0, input.budgetLeft * 3 - 400),
+    userChars: input.budgetRaised
+      ? userMessagesChars(settings, settings.budget.fallbackBudgetTokens)
+      : Math.max(0, input.budgetLeft * 3 - 400),
   }).text;
   const tokens = input.counter.countText(text);
-  return tokens <= input.budgetLeft ? { text, tokens, ...newestTime } : { tokens: 0 };
+  return tokens <= input.budgetLeft || input.budgetRaised ? { text, tokens, ...newestTime } : { tokens: 0 };
 }
 
 /**

@@ -16,7 +16,7 @@ import type { VersionedCache } from "../fs/versioned-cache.js";
 import { loadSummary, saveSummary, tryLoadSummary } from "./sidecar.js";
 import { conversationEpoch, summaryPath } from "./summary-epoch.js";
 import { createSummaryState, type SummaryState } from "./summary-state.js";
-import { alignUserTurns } from "./user-turns.js";
+import { alignUserTurns, userFingerprints } from "./user-turns.js";
 
 /** Most dropped messages summarised in one call; older ones are counted, not read (bounded work per turn). */
 export const MAX_SUMMARY_CATCH_UP = 2_000;
@@ -118,10 +118,9 @@ export async function findEpochSidecar(
   if (!newest || !record?.coveredFingerprint || record.epoch === epoch) return candidate;
   const known = new Set((record.users ?? []).map((u) => u.fp));
   const continues =
-    messages.some((m) => {
-      const fp = fingerprintMessage(m);
-      return fp === record.coveredFingerprint || known.has(fp);
-    }) || opensAfterCoverage(record, messages);
+    messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) ||
+    userFingerprints(messages).some((fp) => known.has(fp)) ||
+    opensAfterCoverage(record, messages);
   return continues ? { epoch: record.epoch, ...newest } : candidate;
 }
 

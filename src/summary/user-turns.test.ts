@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { summaryMessage } from "../host/messages.js";
-import {
-  alignUserTurns,
-  quotedUserChars,
-  renderUserTurns,
-  USER_TURNS_HEADING,
-  userTurnsBefore,
-  type UserTurn,
-} from "./user-turns.js";
+import { alignUserTurns, renderUserTurns, USER_TURNS_HEADING, userTurnsBefore, type UserTurn } from "./user-turns.js";
 
 const user = (text: string, timestamp = 1_700_000_000_000) => ({ role: "user", content: text, timestamp });
 const assistant = (text: string) => ({ role: "assistant", content: [{ type: "text", text }] });
@@ -61,7 +54,6 @@ describe("quoting the user's messages in a summary block", () => {
   it("quotes each whole, as a JSON string, under its turn number", () => {
     const text = renderUserTurns(turns(["set the timeout to 30", 'no, "60"\nplease'])).text;
     expect(text).toBe(`${USER_TURNS_HEADING}\nTurn 1: "set the timeout to 30"\nTurn 2: "no, \\"60\\"\\nplease"`);
-    expect(quotedUserChars([{ text: "set the timeout to 30" }, { text: 'no, "60"\nplease' }])).toBe(text.length);
   });
 
   it("over its bound, condenses the longest first and says so with the size", () => {

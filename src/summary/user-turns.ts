@@ -2,17 +2,11 @@
  * The conversation's user messages, in order, whole: the part of the record the prompt contract
  * (docs/design.md) never condenses while they fit. Kept apart from the turn entries, which are indexed by
  * position in the list the host passes and restart when a host drops the list's front (2026.4.24 after a
- * compaction entry, 2026.9.6's byte-capped tail): a user message is identified by its fingerprint, so the
- * turn it was keeps its number however much of the front the host left out.
+ * compaction entry, 2026.9.6's byte-capped tail): a user message is identified by its words, so the turn it was
+ * keeps its number however much of the front the host left out, and whatever form the host hands it back in.
  */
-import {
-  blocksOf,
-  fingerprintMessage,
-  HOST_INTERNAL_CONTEXT_PREFIX,
-  isGenuineUserMessage,
-  roleOf,
-  timestampOf,
-} from "../host/messages.js";
+import { createHash } from "node:crypto";
+import { blocksOf, HOST_INTERNAL_CONTEXT_PREFIX, isGenuineUserMessage, roleOf, timestampOf } from "../host/messages.js";
 import { redactSecrets } from "../results/redact.js";
 import { stripLedgerBlocks } from "./extract-facts.js";
 
@@ -47,9 +41,12 @@ export function genuineUserText(message: unknown): string | undefined {
   return images > 0 ? `${text}${text ? " " : ""}[${images} image${images > 1 ? "s" : ""}]` : text;
 }
 
-/** The fingerprints of the genuine user messages in `messages`, in order. */
+/** The identities of the genuine user messages in `messages`, in order (see {@link alignUserTurns}). */
 export function userFingerprints(messages: readonly unknown[]): string[] {
-  return messages.flatMap((m) => (genuineUserText(m) === undefined ? [] : [fingerprintMessage(m)]));
+  return messages.flatMap((m) => {
+    const text = genuineUserText(m);
+    return text === undefined ? [] : [userKey(text)];
+  });
 }
 
 /** What {@link alignUserTurns} found. */
@@ -75,17 +72,11 @@ export function alignUserTurns(known: readonly UserTurn[], messages: readonly un
     if (text === undefined) continue;
     if (firstAt < 0) firstAt = i;
     const at = timestampOf(messages[i]);
-    found.push({ index: i, fp: fingerprintMessage(messages[i]), text, ...(at !== undefined ? { at } : {}) });
+    found.push({ index: i, fp: userKey(text), text, ...(at !== undefined ? { at } : {}) });
   }
   const turnAt = new Map<number, number>();
   if (found.length === 0) return { turns: [...known], turnAt };
-  let start = -1;
-  for (let k = known.length - 1; k >= 0; k--) {
-    if (known[k]!.fp === found[0]!.fp) {
-      start = k;
-      break;
-    }
-  }
+  let start = anchorOf(known, found);
   const frontDropped = messages.slice(0, firstAt).some((m) => roleOf(m) !== "system");
   if (start < 0) start = frontDropped ? known.length : 0;
   // The record ends with the list's newest user message: a later one it knew was rewound, or was the live message in
@@ -98,6 +89,31 @@ export function alignUserTurns(known: readonly UserTurn[], messages: readonly un
     turnAt.set(u.index, at + 1);
   });
   return { turns, turnAt };
+}
+
+/**
+ * Where the list's first user message sits in the record: the newest place from which the list agrees with the record
+ * as far as both go (the same words can be sent twice), else the newest place with the same words; -1 when none.
+ */
+function anchorOf(known: readonly UserTurn[], found: readonly UserTurn[]): number {
+  let fallback = -1;
+  for (let k = known.length - 1; k >= 0; k--) {
+    if (known[k]!.fp !== found[0]!.fp) continue;
+    if (fallback < 0) fallback = k;
+    let agrees = true;
+    for (let j = 1; j < found.length && k + j < known.length; j++)
+      if (known[k + j]!.fp !== found[j]!.fp) {
+        agrees = false;
+        break;
+      }
+    if (agrees) return k;
+  }
+  return fallback;
+}
+
+/** A user message's identity in the record: its words (the host stores one message in more than one form). */
+function userKey(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 24);
 }
 
 /**
@@ -123,15 +139,6 @@ export interface RenderedUserTurns {
   text: string;
   /** Messages condensed to a head (each says so, with its size). */
   condensed: number;
-}
-
-/** Chars of {@link renderUserTurns}'s whole quote of every message in `turns` (the most a block can need for them). */
-export function quotedUserChars(turns: readonly { text: string }[]): number {
-  if (turns.length === 0) return 0;
-  return turns.reduce(
-    (sum, u, i) => sum + `Turn ${i + 1}: `.length + JSON.stringify(u.text).length + 1,
-    USER_TURNS_HEADING.length,
-  );
 }
 
 /**
