@@ -61,11 +61,6 @@ export function summaryBlockKey(
   return `${identity.agentId}\u0000${identity.sessionKey}\u0000${budgetClass}`;
 }
 
-/** The chars `summary.userMessagesShare` of `budgetTokens` allows the quoted user messages (3 chars a token). */
-export function userMessagesChars(settings: Pick<AgentSettings, "summary">, budgetTokens: number): number {
-  return Math.max(0, Math.floor(settings.summary.userMessagesShare * budgetTokens * 3));
-}
-
 // Each message's size as the host's estimator counts it, per message object.
 const HOST_CHARS = stateSlot("host:chars", () => new WeakMap<object, number>());
 

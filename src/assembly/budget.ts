@@ -145,6 +145,17 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
   };
 }
 
+/** However small the budget, the quoted user messages may take this many chars before any is condensed. */
+export const MIN_USER_MESSAGES_CHARS = 4_000;
+
+/**
+ * The chars `summary.userMessagesShare` of `budgetTokens` allows the quoted user messages (3 chars a token), at least
+ * {@link MIN_USER_MESSAGES_CHARS}.
+ */
+export function userMessagesChars(settings: Pick<AgentSettings, "summary">, budgetTokens: number): number {
+  return Math.max(MIN_USER_MESSAGES_CHARS, Math.floor(settings.summary.userMessagesShare * budgetTokens * 3));
+}
+
 /**
  * The chars to reserve for the summary block of `budgetTokens`: `summary.maxInjectedChars`, or what the class's last
  * block took when its quoted user messages made it longer (up to their share of the budget on top).
@@ -152,7 +163,7 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
 function summaryBlockChars(settings: AgentSettings, input: AssemblyBudgetInput, budgetTokens: number): number {
   const { maxInjectedChars, userMessagesShare } = settings.summary;
   const last = input.lastSummaryChars?.(budgetTokens) ?? 0;
-  const most = maxInjectedChars + Math.max(0, Math.floor(userMessagesShare * budgetTokens * 3));
+  const most = maxInjectedChars + Math.max(MIN_USER_MESSAGES_CHARS, Math.floor(userMessagesShare * budgetTokens * 3));
   return Math.max(maxInjectedChars, Math.min(last, most));
 }
 

@@ -54,6 +54,8 @@ export interface ViewSummary {
   tokens: number;
   /** The time of the newest message the block quotes, when it quotes one (the summary message carries it). */
   timestamp?: number;
+  /** Chars the block wanted at full size (it may have been rendered smaller to fit the room). */
+  wantedChars?: number;
 }
 
 /** What the model is about to see, for `context-ledger view` and `/ledger view`. */

@@ -18,7 +18,8 @@ import {
 import { createEmptyDigest, type SummaryState } from "../summary/summary-state.js";
 import { alignUserTurns, userFingerprints, userTurnsBefore, type NumberedUserTurn } from "../summary/user-turns.js";
 import { USER_TURNS_HEADING } from "../summary/user-turns.js";
-import { SUMMARY_BLOCK_CHARS, summaryBlockKey, userMessagesChars } from "../assembly/assembly-call.js";
+import { SUMMARY_BLOCK_CHARS, summaryBlockKey } from "../assembly/assembly-call.js";
+import { userMessagesChars } from "../assembly/budget.js";
 import { INHERITED_SUMMARY_HEADING, readInheritedSummary } from "../subagents/subagent-context.js";
 import { stateSlot } from "../runtime/state-slots.js";
 
@@ -119,9 +120,10 @@ async function ownSummary(
     standing,
     windowKey,
   });
-  // The next plan of this budget class reserves what this block took (it stays while the window stands: a reserve
-  // that grew with every new message would shrink a standing window's room each turn, and re-plan it early).
-  quoted.set(summaryBlockKey(identity, input.budgetTokens), block.text?.length ?? 0);
+  // The next plan of this budget class reserves what this block wanted at full size (it stays while the window stands:
+  // a reserve that grew with every new message would shrink a standing window's room each turn, and re-plan it early;
+  // one that followed a condensed block would keep it condensed).
+  quoted.set(summaryBlockKey(identity, input.budgetTokens), block.wantedChars ?? block.text?.length ?? 0);
   return block;
 }
 
@@ -365,6 +367,8 @@ function renderWithinRoom(
   const shownKey =
     (shown === state ? "" : `@${shown.entries.length}:${shown.checkpoints.length}:${shown.digest.turns}`) +
     `|u${users.length}`;
+  // The chars the block wants at full size: what the next plan of this budget class reserves (see `ownSummary`).
+  let wantedChars = 0;
   for (let maxChars = settings.summary.maxInjectedChars; maxChars >= 200; maxChars = Math.floor(maxChars / 2)) {
     const standingKey = `${windowKey}|${maxChars}`;
     let counted =
@@ -378,7 +382,9 @@ function renderWithinRoom(
       entry.renders.set(`${maxChars}${shownKey}`, counted);
     }
     if (!standing.has(standingKey) || shown === state) standing.set(standingKey, counted);
-    if (counted.tokens <= input.budgetLeft) return { text: counted.text, tokens: counted.tokens, ...newestTime };
+    wantedChars = Math.max(wantedChars, counted.text.length);
+    if (counted.tokens <= input.budgetLeft)
+      return { text: counted.text, tokens: counted.tokens, wantedChars, ...newestTime };
   }
   if (!untold) return { tokens: 0 };
   // The user's messages alone do not fit whole: the longest are condensed (each says so) to what the room holds, unless
@@ -392,7 +398,9 @@ function renderWithinRoom(
       : Math.max(0, input.budgetLeft * 3 - 400),
   }).text;
   const tokens = input.counter.countText(text);
-  return tokens <= input.budgetLeft || input.budgetRaised ? { text, tokens, ...newestTime } : { tokens: 0 };
+  return tokens <= input.budgetLeft || input.budgetRaised
+    ? { text, tokens, wantedChars, ...newestTime }
+    : { tokens: 0, wantedChars };
 }
 
 /**
