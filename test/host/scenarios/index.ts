@@ -17,6 +17,7 @@ export * as longSession424 from "./long-session-424.js";
 export * as longSession48k from "./long-session-48k.js";
 export * as longSession64k from "./long-session-64k.js";
 export * as longSessionAnswers from "./long-session-answers.js";
+export * as memorySession from "./memory-session.js";
 export * as operator from "./operator.js";
 export * as resetLoop from "./reset-loop.js";
 export * as resetLoopBites from "./reset-loop-bites.js";
