@@ -378,10 +378,12 @@ export const longSessionScenario: HostScenario = {
     // (0.39x), 72% of prompt tokens read from the cache (legacy 60%); against the strict mock itself
     // (CONTEXT_LEDGER_STRICT_MOCK=1, legacy's host then runs differently) $0.247 vs $0.539 (0.46x), 71.8%. The
     // host's own copy of each turn's output in its in-turn request is 119k of the 158k uncached tokens, the same for
-    // legacy: no engine reads more than about 79% from the cache here (docs/host-lines.md, prefix caching).
+    // legacy: no engine reads more than about 79% from the cache here (docs/host-lines.md, prefix caching). Since the
+    // summary quotes every user message the window leaves out (the prompt contract, docs/design.md), each re-plan
+    // sends those quotes uncached once: measured 2026-11-28 $0.273, 69.6% from the cache.
     const legacyCost = (legacy?.provider as { inputCostUsd: number }).inputCostUsd;
     expect(figures.provider.inputCostUsd).toBeLessThan(0.5 * legacyCost);
-    expect(figures.provider.cachedShare).toBeGreaterThanOrEqual(0.7);
+    expect(figures.provider.cachedShare).toBeGreaterThanOrEqual(0.69);
     // maintain() pays each tool result down in the host's own transcript (measured 2026-11-23: 154 KB active vs
     // legacy's 532 KB).
     const legacyTranscript = legacy?.transcript as TranscriptSize;
