@@ -20,6 +20,16 @@ describe("the conversation's user messages, numbered as it counts them", () => {
     expect(userTurnsBefore(next, 3).map((u) => `${u.turn}:${u.text}`)).toEqual(["1:ask 1", "2:ask 2", "3:ask 3"]);
   });
 
+  it("continues from the first message it knows when a host opens the list with one of its own", () => {
+    const known = alignUserTurns([], conversation(6)).turns;
+    // 2026.9.6 rebuilt the transcript after its memory flush: a "(session bootstrap)" message, then turns 4-6.
+    const rebuilt = [user("(session bootstrap)"), ...conversation(6).slice(6)];
+    const next = alignUserTurns(known, rebuilt);
+    expect(next.turns.map((u) => u.text)).toEqual(["ask 1", "ask 2", "ask 3", "ask 4", "ask 5", "ask 6"]);
+    expect(next.turnAt.get(1)).toBe(4);
+    expect(next.turnAt.has(0)).toBe(false);
+  });
+
   it("a rewind replaces the turns after the point where the list leaves the record", () => {
     const known = alignUserTurns([], conversation(4)).turns;
     const rewound = [...conversation(2), user("ask 3, differently")];

@@ -76,13 +76,21 @@ export function alignUserTurns(known: readonly UserTurn[], messages: readonly un
   }
   const turnAt = new Map<number, number>();
   if (found.length === 0) return { turns: [...known], turnAt };
-  let start = anchorOf(known, found);
-  const frontDropped = messages.slice(0, firstAt).some((m) => roleOf(m) !== "system");
-  if (start < 0) start = frontDropped ? known.length : 0;
+  // A host may put a message of its own before the ones it kept (2026.9.6 opens a rebuilt transcript with
+  // "(session bootstrap)"): the list continues the record from its first message the record knows.
+  let lead = 0;
+  let start = -1;
+  for (; lead < found.length && start < 0; lead++) start = anchorOf(known, found.slice(lead));
+  if (start >= 0) lead--;
+  else {
+    lead = 0;
+    const frontDropped = messages.slice(0, firstAt).some((m) => roleOf(m) !== "system");
+    start = frontDropped ? known.length : 0;
+  }
   // The record ends with the list's newest user message: a later one it knew was rewound, or was the live message in
   // a form the host does not store (2026.4.24 adds the sender's metadata to it).
   const turns = known.slice(0, start);
-  found.forEach((u, j) => {
+  found.slice(lead).forEach((u, j) => {
     const at = start + j;
     const { index: _, ...turn } = u;
     turns.push(known[at]?.fp === u.fp ? known[at]! : turn);
