@@ -46,8 +46,9 @@ export interface AssemblyBudgetInput {
   /** Where host sizes of message objects are kept between calls (the runtime's); none: sized every time. */
   hostCharsMemo?: WeakMap<object, number>;
   /**
-   * Chars the last summary block of a budget's class took (quoted user messages can make it longer than
-   * `summary.maxInjectedChars`; the reserve takes it up to `summary.userMessagesShare` of the budget more). @default none
+   * Chars the last summary block of a budget's class wanted (quoted user messages can make it longer than
+   * `summary.maxInjectedChars`; the reserve takes it up to `summary.userMessagesShare` of the budget more).
+   * @default none
    */
   lastSummaryChars?: (budgetTokens: number) => number;
 }
