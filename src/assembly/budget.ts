@@ -162,9 +162,9 @@ export function userMessagesChars(settings: Pick<AgentSettings, "summary">, budg
  * block took when its quoted user messages made it longer (up to their share of the budget on top).
  */
 function summaryBlockChars(settings: AgentSettings, input: AssemblyBudgetInput, budgetTokens: number): number {
-  const { maxInjectedChars, userMessagesShare } = settings.summary;
+  const { maxInjectedChars } = settings.summary;
   const last = input.lastSummaryChars?.(budgetTokens) ?? 0;
-  const most = maxInjectedChars + Math.max(MIN_USER_MESSAGES_CHARS, Math.floor(userMessagesShare * budgetTokens * 3));
+  const most = maxInjectedChars + userMessagesChars(settings, budgetTokens);
   return Math.max(maxInjectedChars, Math.min(last, most));
 }
 

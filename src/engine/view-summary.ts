@@ -16,7 +16,7 @@ import {
   summaryKey,
 } from "../summary/summary-service.js";
 import { createEmptyDigest, type SummaryState } from "../summary/summary-state.js";
-import { alignUserTurns, userFingerprints, userTurnsBefore, type NumberedUserTurn } from "../summary/user-turns.js";
+import { firstUserFingerprint, showsKnownUser, userTurnsBefore, type NumberedUserTurn } from "../summary/user-turns.js";
 import { USER_TURNS_HEADING } from "../summary/user-turns.js";
 import { SUMMARY_BLOCK_CHARS, summaryBlockKey } from "../assembly/assembly-call.js";
 import { userMessagesChars } from "../assembly/budget.js";
@@ -182,7 +182,7 @@ function continuedInMemory(
 ): { epoch: string; file: string; mtimeMs: number } | undefined {
   const file = deps.state.get(LAST_SIDECARS).get(sessionDir);
   const cached = file === undefined ? undefined : deps.state.get(SUMMARIES).get(file);
-  if (!file || !cached || !showsKnownUser(cached.state, messages)) return undefined;
+  if (!file || !cached || !showsKnownUser(cached.state.users ?? [], messages)) return undefined;
   return { epoch: cached.state.epoch, file, mtimeMs: mtimeOrMissing(file) };
 }
 
@@ -202,16 +202,10 @@ export function carriedSummaryHolds(
   if (!told?.[1] || !carriedText.includes(USER_TURNS_HEADING)) return true;
   const file = deps.state.get(LAST_SIDECARS).get(deps.sessions.dir(identity.agentId, identity.sessionKey));
   const users = file === undefined ? undefined : deps.state.get(SUMMARIES).get(file)?.state.users;
-  const first = userFingerprints(messages)[0];
+  const first = firstUserFingerprint(messages);
   if (!users || first === undefined) return true;
   const turn = users.findIndex((u) => u.fp === first) + 1;
   return turn === 0 || turn === Number(told[1]) + 1;
-}
-
-/** True when `messages` hold a genuine user message of the record's conversation. */
-function showsKnownUser(state: SummaryState, messages: readonly unknown[]): boolean {
-  const known = new Set((state.users ?? []).map((u) => u.fp));
-  return known.size > 0 && userFingerprints(messages).some((fp) => known.has(fp));
 }
 
 type Render = (maxChars: number) => ReturnType<typeof renderSummaryReport>;
@@ -252,10 +246,11 @@ async function advanceSummary(
   const { opened, target, frontier, messages, redact, userChars } = step;
   const before = summaryKey(opened.opened.state);
   const store = deps.store(identity.agentId);
-  const state = await bringSummaryUpTo(opened.opened.state, messages, target, async (handle) =>
+  const brought = await bringSummaryUpTo(opened.opened.state, messages, target, async (handle) =>
     (await store.tryRead(handle))?.toString("utf8"),
   );
-  const users = userTurnsBefore(alignUserTurns(state.users ?? [], messages), target);
+  const { state } = brought;
+  const users = userTurnsBefore(brought.users, target);
   const render = rendererOf(state, redact, users, userChars);
   const { maxInjectedChars } = settings.summary;
   if (summaryKey(state) === before || !render(maxInjectedChars).needsCheckpoint)

@@ -8,7 +8,7 @@ import { normalizeBudget } from "../host/host-budget.js";
 import type { LastView, LedgerServices } from "../runtime/services.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { renderSummary } from "../summary/render-summary.js";
-import { alignUserTurns, userTurnsBefore } from "../summary/user-turns.js";
+import { userTurnsBefore } from "../summary/user-turns.js";
 import { bringSummaryUpTo, openSummary, saveOpenedSummary } from "../summary/summary-service.js";
 import { appendJsonlCompaction, canAppendJsonlCompaction } from "./jsonl-compaction.js";
 import { compactionWindow, planCompaction, withinTarget } from "./compact-plan.js";
@@ -215,7 +215,7 @@ async function sealUpTo(
     onReadError: (code, message) =>
       deps.logger.error(`summary sidecar problem ${code}: ${message}; compaction leaves it untouched for inspection`),
   });
-  const brought = await bringSummaryUpTo(opened.state, messages, start, async (h) =>
+  const { state: brought, users } = await bringSummaryUpTo(opened.state, messages, start, async (h) =>
     (await store.tryRead(h))?.toString("utf8"),
   );
   const sealed = await sealCheckpoint(brought, {
@@ -233,7 +233,7 @@ async function sealUpTo(
     maxChars: settings.summary.maxInjectedChars,
     checkpointHandle: handle,
     redact: (t) => deps.redact(settings, t),
-    userTurns: userTurnsBefore(alignUserTurns(summary.users ?? [], messages), start),
+    userTurns: userTurnsBefore(users, start),
   });
   return {
     text,

@@ -16,7 +16,7 @@ import type { VersionedCache } from "../fs/versioned-cache.js";
 import { loadSummary, saveSummary, tryLoadSummary } from "./sidecar.js";
 import { conversationEpoch, summaryPath } from "./summary-epoch.js";
 import { createSummaryState, type SummaryState } from "./summary-state.js";
-import { alignUserTurns, userFingerprints } from "./user-turns.js";
+import { alignUserTurns, showsKnownUser, type AlignedUserTurns } from "./user-turns.js";
 
 /** Most dropped messages summarised in one call; older ones are counted, not read (bounded work per turn). */
 export const MAX_SUMMARY_CATCH_UP = 2_000;
@@ -116,10 +116,9 @@ export async function findEpochSidecar(
           : tryLoadSummary(newest.file))
       : undefined;
   if (!newest || !record?.coveredFingerprint || record.epoch === epoch) return candidate;
-  const known = new Set((record.users ?? []).map((u) => u.fp));
   const continues =
     messages.some((m) => fingerprintMessage(m) === record.coveredFingerprint) ||
-    userFingerprints(messages).some((fp) => known.has(fp)) ||
+    showsKnownUser(record.users ?? [], messages) ||
     opensAfterCoverage(record, messages);
   return continues ? { epoch: record.epoch, ...newest } : candidate;
 }
@@ -142,6 +141,12 @@ export function newestSidecar(sessionDir: string): { file: string; mtimeMs: numb
   return best;
 }
 
+/** What {@link bringSummaryUpTo} made: the record, and its user messages aligned with the list. */
+export interface BroughtSummary {
+  state: SummaryState;
+  users: AlignedUserTurns;
+}
+
 /** Reads a checkpoint pack by handle, or undefined when it cannot be read. */
 export type PackReader = (handle: string) => Promise<string | undefined>;
 
@@ -155,7 +160,7 @@ export async function bringSummaryUpTo(
   messages: readonly unknown[],
   target: number,
   readPack: PackReader,
-): Promise<SummaryState> {
+): Promise<BroughtSummary> {
   const users = alignUserTurns(state.users ?? [], messages);
   const reconciled = reconcileSummary(state, messages);
   let next: SummaryState = { ...reconciled.state, users: users.turns };
@@ -164,7 +169,7 @@ export async function bringSummaryUpTo(
     if (pack !== undefined) next = { ...restoreFromCheckpointPack(pack, reconciled.restoreFrom), users: users.turns };
   }
   const upTo = Math.min(target, messages.length);
-  if (upTo <= next.coveredCount) return next;
+  if (upTo <= next.coveredCount) return { state: next, users };
   if (upTo - next.coveredCount > MAX_SUMMARY_CATCH_UP) {
     next = {
       ...next,
@@ -172,7 +177,7 @@ export async function bringSummaryUpTo(
       coveredFingerprint: fingerprintMessage(messages[upTo - MAX_SUMMARY_CATCH_UP - 1]),
     };
   }
-  return extendSummary(next, messages, upTo, users.turnAt);
+  return { state: extendSummary(next, messages, upTo, users.turnAt), users };
 }
 
 /** Saves the record unless its sidecar could not be read (an unreadable file is kept for inspection). */

@@ -6,7 +6,7 @@
  * keeps its number however much of the front the host left out, and whatever form the host hands it back in.
  */
 import { createHash } from "node:crypto";
-import { blocksOf, HOST_INTERNAL_CONTEXT_PREFIX, isGenuineUserMessage, roleOf, timestampOf } from "../host/messages.js";
+import { blocksOf, isGenuineUserMessage, roleOf, timestampOf } from "../host/messages.js";
 import { redactSecrets } from "../results/redact.js";
 import { stripLedgerBlocks } from "./extract-facts.js";
 
@@ -34,18 +34,27 @@ export function genuineUserText(message: unknown): string | undefined {
     if (typeof block.text === "string") parts.push(block.text);
     else if (block.type === "image") images++;
   }
-  const raw = parts.join("\n");
-  if (raw.trimStart().startsWith(HOST_INTERNAL_CONTEXT_PREFIX)) return undefined;
-  const text = redactSecrets(stripLedgerBlocks(raw)).trim();
+  const text = redactSecrets(stripLedgerBlocks(parts.join("\n"))).trim();
   if (!text && images === 0) return undefined;
   return images > 0 ? `${text}${text ? " " : ""}[${images} image${images > 1 ? "s" : ""}]` : text;
 }
 
-/** The identities of the genuine user messages in `messages`, in order (see {@link alignUserTurns}). */
-export function userFingerprints(messages: readonly unknown[]): string[] {
-  return messages.flatMap((m) => {
+/** The identity of the first genuine user message in `messages` (see {@link alignUserTurns}), if any. */
+export function firstUserFingerprint(messages: readonly unknown[]): string | undefined {
+  for (const m of messages) {
     const text = genuineUserText(m);
-    return text === undefined ? [] : [userKey(text)];
+    if (text !== undefined) return userKey(text);
+  }
+  return undefined;
+}
+
+/** True when `messages` hold a genuine user message of the record's conversation (`users`). */
+export function showsKnownUser(users: readonly UserTurn[], messages: readonly unknown[]): boolean {
+  if (users.length === 0) return false;
+  const known = new Set(users.map((u) => u.fp));
+  return messages.some((m) => {
+    const text = genuineUserText(m);
+    return text !== undefined && known.has(userKey(text));
   });
 }
 
