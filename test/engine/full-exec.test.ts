@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createTestEngine } from "../support/engine-harness.js";
 import { countLines } from "../../src/artifacts/meta.js";
 import { execPolicyVerdict } from "../../src/host/exec-policy.js";
@@ -180,6 +180,25 @@ describe("storing a tee file", () => {
     await fsp.rm(link);
     await fsp.symlink("/etc/hostname", link);
     expect((await readTeeState(link)).kind).toBe("unusable");
+  });
+
+  it("reads a stream that ends while its state is read as unfinished, then as ended, never as unusable", async () => {
+    const file = await createTeeFile(dir);
+    await fsp.writeFile(file, "first part\n");
+    const lstat = fsp.lstat.bind(fsp);
+    // The filter writes its last bytes and its trailer just after the file is looked at.
+    const spy = vi.spyOn(fsp, "lstat").mockImplementationOnce(async (p, opts) => {
+      const st = await lstat(p as string, opts as undefined);
+      await fsp.appendFile(file, "last part\n");
+      await fsp.writeFile(`${file}.json`, JSON.stringify({ v: 1, bytes: 21, kept: 21, fileOk: true }));
+      return st;
+    });
+    try {
+      expect(await readTeeState(file)).toEqual({ kind: "unfinished", kept: 11 });
+      expect(await readTeeState(file)).toEqual({ kind: "ended", bytes: 21, kept: 21 });
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("sweeps old tee files whose call never reported back, and keeps live ones", async () => {

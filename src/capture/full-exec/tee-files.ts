@@ -32,20 +32,23 @@ export type TeeState =
   /** The filter could not write the file, or the file is not the plugin's any more. */
   | { kind: "unusable"; reason: string };
 
-/** Reads the trailer and checks the file is still the private regular file the plugin made. */
+/**
+ * Reads the trailer and checks the file is still the private regular file the plugin made. The trailer is
+ * read before the file is looked at: the filter writes it only after its last byte, so a command that ends
+ * between the two reads is seen as unfinished (and read again), never as a file whose size disagrees.
+ */
 export async function readTeeState(file: string): Promise<TeeState> {
+  const trailer = await fsp
+    .readFile(trailerFileOf(file), "utf8")
+    .then((text) => JSON.parse(text) as Partial<TeeTrailer>)
+    .catch(() => undefined);
   const st = await fsp.lstat(file).catch(() => undefined);
   if (!st) return { kind: "unusable", reason: "the tee file is gone" };
   if (!st.isFile()) return { kind: "unusable", reason: "the tee file was replaced by another kind of file" };
   if ((st.mode & 0o077) !== 0) return { kind: "unusable", reason: "the tee file is no longer private (0600)" };
   if (typeof process.getuid === "function" && st.uid !== process.getuid())
     return { kind: "unusable", reason: "the tee file belongs to another user" };
-  let trailer: Partial<TeeTrailer>;
-  try {
-    trailer = JSON.parse(await fsp.readFile(trailerFileOf(file), "utf8")) as Partial<TeeTrailer>;
-  } catch {
-    return { kind: "unfinished", kept: st.size };
-  }
+  if (!trailer) return { kind: "unfinished", kept: st.size };
   if (trailer.fileOk !== true) return { kind: "unusable", reason: "the filter could not write the tee file" };
   const bytes = Number(trailer.bytes);
   const kept = Number(trailer.kept);
