@@ -23,6 +23,7 @@ import { afterTurnKey, commitTurnMessages } from "../turns/commit-turn.js";
 import { asHostResult, type LedgerAssembleResult } from "../host/host-types.js";
 import { guard } from "./boundary.js";
 import { ENGINE_INFO } from "../host/engine-info.js";
+import { flushSummaryWrites } from "./view-summary.js";
 
 type Params = Record<string, unknown>;
 const asParams = (p: unknown): Params => (p && typeof p === "object" ? (p as Params) : {});
@@ -373,6 +374,7 @@ export function createEngine(services: LedgerServices, factoryContext?: unknown,
         services,
         { op: "dispose", context: {} },
         async () => {
+          await flushSummaryWrites(services);
           await services.sessions.flush();
           await services.views.flush();
           const forgotten = internal.size > 0 ? await forgetInternalSessions(services, internal.values()) : 0;

@@ -306,6 +306,11 @@ async function saveSummary(
 /** The sidecar writes in flight, per file: each waits for the one before it. */
 const SIDECAR_WRITES = stateSlot("summary:sidecar-writes", () => new Map<string, Promise<unknown>>());
 
+/** Waits for the sidecar writes in flight, so a dispose leaves none half done behind it. */
+export async function flushSummaryWrites(deps: Pick<ViewSummaryDeps, "state">): Promise<void> {
+  await Promise.allSettled([...deps.state.get(SIDECAR_WRITES).values()]);
+}
+
 /** Saves `state` after every earlier write of the same sidecar (a later state never loses to an earlier write). */
 function writeInOrder(
   writes: Map<string, Promise<unknown>>,

@@ -28,15 +28,19 @@ export async function createTestEngine(
   let cleaned: Promise<void> | undefined;
   const cleanup = (): Promise<void> =>
     (cleaned ??= (async () => {
-      await current.engine.dispose();
+      // A restart leaves the earlier engine's writes behind it: every engine made is disposed.
+      await Promise.all(made.map((m) => m.engine.dispose()));
       await rm(dir, { recursive: true, force: true });
     })());
   const dir = await makeTempDir("ledger-engine-", cleanup, options.tmpRoot);
   const mem = createMemoryLogger();
   const make = (): { services: LedgerRuntime; engine: LedgerEngine } => {
     const services = createLedgerRuntime({ config: parseConfig({ ...config, stateDir: dir }), hostLogger: mem.logger });
-    return { services, engine: createEngine(services, factoryContext) };
+    const fresh = { services, engine: createEngine(services, factoryContext) };
+    made.push(fresh);
+    return fresh;
   };
+  const made: { engine: LedgerEngine }[] = [];
   let current = make();
   return {
     dir,
