@@ -40,6 +40,19 @@ export function isSummaryMessage(message: unknown): boolean {
 /** Prefix of the user message 2026.9.x appends after tool results. */
 export const HOST_INTERNAL_CONTEXT_PREFIX = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
 
+/** The date envelope 2026.4.24 stores at the front of a user message's text (`[Sat 2026-11-28 10:00 UTC] `). */
+const HOST_DATE_ENVELOPE = /^\[[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [^\]\s]+)?\] /;
+/** The prompt 2026.8.x writes for a runtime event, stored at the front of the next user message it joins. */
+const HOST_RUNTIME_EVENT_PROMPT = /^Continue the OpenClaw runtime event\.\s*/;
+
+/**
+ * A user message's text without what the host put at its front (its date envelope, its runtime-event prompt): the
+ * words the user wrote, for quoting. The message's time stays in its `timestamp`.
+ */
+export function withoutHostFraming(text: string): string {
+  return text.replace(HOST_DATE_ENVELOPE, "").replace(HOST_RUNTIME_EVENT_PROMPT, "");
+}
+
 /** The role, or `"unknown"`. */
 export function roleOf(message: unknown): string {
   const role = (message as LooseMessage | null)?.role;

@@ -70,6 +70,24 @@ describe("renderSummary", () => {
     expect(renderSummary(s, { maxChars: 2000, checkpointHandle: handle })).toBe(r.text);
   });
 
+  it("lets the quoted user messages take up to half the rest's room past their own bound, and no more", () => {
+    const messages = Array.from({ length: 80 }, (_, i) => turn(i + 1)).flat();
+    const s = extendSummary(createSummaryState("e"), messages, messages.length);
+    const userTurns = Array.from({ length: 80 }, (_, i) => ({
+      turn: i + 1,
+      text: `Step ${i + 1}: check svc-${i + 1}.`,
+    }));
+    const quotedWhole = (text: string) => userTurns.filter((u) => text.includes(`Turn ${u.turn}: "${u.text}"`)).length;
+    const report = (userChars: number) => renderSummaryReport(s, { maxChars: 4000, userTurns, userChars }).text;
+    // Whole they take about 2,300 chars: a 1,000-char bound borrows the rest from the digest, a 500-char one
+    // borrows 2,000 (half of 4,000) and condenses.
+    expect(quotedWhole(report(1_000))).toBe(80);
+    expect(report(1_000).length).toBeLessThanOrEqual(4000 + 1_000);
+    const tight = report(500);
+    expect(tight.length).toBeLessThanOrEqual(4000 + 500);
+    expect(tight).toMatch(/Quoted whole, these messages would pass 2,500 chars, their share of the prompt/);
+  });
+
   it("never exceeds maxChars, whatever the bound", () => {
     const messages = Array.from({ length: 40 }, (_, i) => turn(i + 1)).flat();
     const s = extendSummary(createSummaryState("e"), messages, messages.length);

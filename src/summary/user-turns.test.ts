@@ -76,11 +76,52 @@ describe("quoting the user's messages in a summary block", () => {
     expect(r.text.length).toBeLessThanOrEqual(1_000);
   });
 
+  it("condenses a message to what no later message repeats, so every sentence stays quoted once", () => {
+    const texts = Array.from({ length: 30 }, (_, i) =>
+      i % 3 === 0
+        ? `Turn ${i + 1}: run the nightly report command. Note for later: the queue name is q-${i * 7}.`
+        : `Turn ${i + 1}: run the nightly report command again and summarize what changed.`,
+    );
+    const whole = renderUserTurns(turns(texts)).text.length;
+    const r = renderUserTurns(turns(texts), Math.floor(whole * 0.75));
+    expect(r.text.length).toBeLessThanOrEqual(Math.floor(whole * 0.75));
+    expect(r.text).not.toMatch(/left out/);
+    for (let i = 0; i < 30; i += 3) expect(r.text).toContain(`Note for later: the queue name is q-${i * 7}.`);
+    expect(r.text).toContain('Turn 1 (condensed from 78 chars): "… Note for later: the queue name is q-0."');
+    expect(r.text).toContain('Turn 2 (condensed from 72 chars): "…"');
+    expect(r.text).toContain(
+      'Turn 28: "Turn 28: run the nightly report command. Note for later: the queue name is q-189."',
+    );
+    expect(r.text).toContain('Turn 30: "Turn 30: run the nightly report command again and summarize what changed."');
+    expect(r.text.split("\n")[1]).toMatch(
+      /^\(Quoted whole, these messages would pass [\d,]+ chars, their share of the prompt: a condensed/,
+    );
+  });
+
+  it("keeps apart sentences that differ in a number other than the turn's own", () => {
+    const again = "Set the timeout to 60 and keep the logs for a week.";
+    const texts = ["Set the timeout to 30 and keep the logs for a week.", ...Array<string>(16).fill(again), "Done."];
+    const whole = renderUserTurns(turns(texts)).text.length;
+    const r = renderUserTurns(turns(texts), whole - 100);
+    expect(r.text).not.toMatch(/left out/);
+    expect(r.text).toContain('Turn 1: "Set the timeout to 30 and keep the logs for a week."');
+    expect(r.text).toContain('Turn 2 (condensed from 51 chars): "…"');
+    expect(r.text).toContain(`Turn 17: ${JSON.stringify(again)}`);
+  });
+
+  it("quotes a message without what the host put at its front: its date envelope, its runtime-event prompt", () => {
+    const r = renderUserTurns(
+      turns(["[Sat 2026-11-28 10:00 UTC] set the timeout to 30", "Continue the OpenClaw runtime event.\n\nnow 60"]),
+    );
+    expect(r.text).toContain('Turn 1: "set the timeout to 30"');
+    expect(r.text).toContain('Turn 2: "now 60"');
+  });
+
   it("when even short heads do not fit, leaves the oldest out under one line that says which", () => {
     const many = turns(Array.from({ length: 100 }, (_, i) => `message number ${i + 1} of the session`));
     const r = renderUserTurns(many, 800);
     expect(r.text.length).toBeLessThanOrEqual(800);
-    expect(r.text).toMatch(/^.+\nTurns 1-\d+ \(left out: \d+ older messages over the summary's share/);
+    expect(r.text).toMatch(/\nTurns 1-\d+ \(left out: \d+ older messages over the summary's share/);
     expect(r.text).toContain('Turn 100: "message number 100 of the session"');
   });
 });

@@ -6,7 +6,7 @@
  * keeps its number however much of the front the host left out, and whatever form the host hands it back in.
  */
 import { createHash } from "node:crypto";
-import { blocksOf, isGenuineUserMessage, roleOf, timestampOf } from "../host/messages.js";
+import { blocksOf, isGenuineUserMessage, roleOf, timestampOf, withoutHostFraming } from "../host/messages.js";
 import { redactSecrets } from "../results/redact.js";
 import { stripLedgerBlocks } from "./extract-facts.js";
 
@@ -147,54 +147,118 @@ export function userTurnsBefore(aligned: AlignedUserTurns, windowStart: number):
 
 /** Chars of a condensed message's quoted head: first the longest, then, if still over, every message, oldest first. */
 const CONDENSED_HEADS = [300, 80] as const;
+const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
+
+/**
+ * A sentence's identity for counting repeats: case and spacing aside, and the message's own turn number (a user
+ * who numbers their steps repeats the sentence around it); any other number keeps sentences apart ("set the
+ * timeout to 30", "to 60").
+ */
+function sentenceKey(sentence: string, turn: number): string {
+  return sentence
+    .toLowerCase()
+    .replace(new RegExp(`(?<!\\d)${turn}(?!\\d)`, "g"), "#")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+function sentencesOf(text: string): string[] {
+  return [...SENTENCES.segment(text)].map((s) => s.segment);
+}
+
+/** For each sentence key, the index of the newest message that says it. */
+function newestSayer(turns: readonly NumberedUserTurn[]): Map<string, number> {
+  const newest = new Map<string, number>();
+  turns.forEach((u, i) => {
+    for (const s of sentencesOf(u.text)) newest.set(sentenceKey(s, u.turn), i);
+  });
+  return newest;
+}
+
+/**
+ * What message `i` says that no newer message repeats: its text with each run of sentences said again later left
+ * out as "…" (a message said whole again later is "…" alone); its text itself when it repeats nothing.
+ */
+function unrepeatedPart(turns: readonly NumberedUserTurn[], i: number, text: string, newest: Map<string, number>) {
+  const u = turns[i]!;
+  const parts = sentencesOf(text).map((s) => ((newest.get(sentenceKey(s, u.turn)) ?? i) > i ? undefined : s.trim()));
+  if (parts.every((p) => p !== undefined)) return text;
+  return parts
+    .filter((p, k) => p !== undefined || k === 0 || parts[k - 1] !== undefined)
+    .map((p) => p ?? "…")
+    .join(" ");
+}
 
 /** The heading of the quoted user messages in a summary block. */
 export const USER_TURNS_HEADING = "What the user wrote in those turns, each message quoted whole (as a JSON string):";
+/** The line under {@link USER_TURNS_HEADING} when some message is condensed: the share it keeps to, and how. */
+export function condensedNote(maxChars: number): string {
+  return `(Quoted whole, these messages would pass ${maxChars.toLocaleString("en-US")} chars, their share of the prompt: a condensed message keeps what no later message repeats; "…" stands for sentences quoted under a later turn, or cut off.)`;
+}
 
 /** What {@link renderUserTurns} rendered. */
 export interface RenderedUserTurns {
   text: string;
-  /** Messages condensed to a head (each says so, with its size). */
+  /** Messages condensed (each says so, with its size). */
   condensed: number;
 }
 
 /**
- * The user's messages, one line each, `Turn N: "<the message as a JSON string>"`. Over `maxChars` they are
- * condensed: the longest first to a quoted head of 300 chars, then, while still over, every message oldest first to
- * 80; each condensed line states the message's size (`Turn N (condensed from 12,345 chars): "…"`), so the prompt
- * says what was shortened. When even the shortest heads do not fit, the oldest are left out under one line that
- * says so (`Turns 1-40 (left out: …)`); only the newest message alone can exceed `maxChars`.
+ * The user's messages, one line each, `Turn N: "<the message as a JSON string>"`, without what the host put at
+ * their front ({@link withoutHostFraming}; the summary message carries the time). Over `maxChars` they are
+ * condensed, each condensed line stating the message's size (`Turn N (condensed from 12,345 chars): "…"`) and the
+ * block stating the share ({@link condensedNote}): the longest first to a quoted head of 300 chars; then, oldest
+ * first, every message to what no newer message repeats (a sentence said again later, the turn number aside, gives
+ * way to "…", so each sentence stays quoted at least once); then every message to a head of 80 chars. When even
+ * those do not fit, the oldest are left out under one line that says so (`Turns 1-40 (left out: …)`); only the
+ * newest message alone can exceed `maxChars`.
  */
-export function renderUserTurns(turns: readonly NumberedUserTurn[], maxChars = Infinity): RenderedUserTurns {
-  if (turns.length === 0) return { text: "", condensed: 0 };
+export function renderUserTurns(quoted: readonly NumberedUserTurn[], maxChars = Infinity): RenderedUserTurns {
+  if (quoted.length === 0) return { text: "", condensed: 0 };
+  const turns = quoted.map((u) => ({ ...u, text: withoutHostFraming(u.text) }));
   const lines = turns.map((u) => `Turn ${u.turn}: ${JSON.stringify(u.text)}`);
   let total = USER_TURNS_HEADING.length + lines.reduce((sum, l) => sum + l.length + 1, 0);
+  const note = condensedNote(maxChars);
+  if (total > maxChars) total += note.length + 1;
   const shortened = new Set<number>();
-  const condense = (i: number, head: number): void => {
+  const current = turns.map((u) => u.text);
+  const condense = (i: number, shorter: string): void => {
     const u = turns[i]!;
-    if (u.text.length <= head) return;
-    const line = `Turn ${u.turn} (condensed from ${u.text.length.toLocaleString("en-US")} chars): ${JSON.stringify(`${u.text.slice(0, head)}…`)}`;
+    if (shorter.length >= current[i]!.length) return;
+    const line = `Turn ${u.turn} (condensed from ${u.text.length.toLocaleString("en-US")} chars): ${JSON.stringify(shorter)}`;
     if (line.length >= lines[i]!.length) return;
     total += line.length - lines[i]!.length;
     lines[i] = line;
+    current[i] = shorter;
     shortened.add(i);
+  };
+  const headOf = (i: number, head: number): string => {
+    const text = current[i]!;
+    return text.length <= head ? text : `${text.slice(0, head)}…`;
   };
   const longestFirst = turns.map((u, i) => ({ i, len: u.text.length })).sort((a, b) => b.len - a.len || a.i - b.i);
   for (const { i } of longestFirst) {
     if (total <= maxChars) break;
-    condense(i, CONDENSED_HEADS[0]);
+    condense(i, headOf(i, CONDENSED_HEADS[0]));
   }
-  for (let i = 0; i < turns.length && total > maxChars; i++) condense(i, CONDENSED_HEADS[1]);
+  if (total > maxChars) {
+    const newest = newestSayer(turns);
+    for (let i = 0; i < turns.length && total > maxChars; i++)
+      condense(i, unrepeatedPart(turns, i, current[i]!, newest));
+  }
+  for (let i = 0; i < turns.length && total > maxChars; i++) condense(i, headOf(i, CONDENSED_HEADS[1]));
   // Still over: the oldest messages are left out, and one line says which and where they are kept.
   let omitted = 0;
-  const note = (k: number): string =>
+  const leftOut = (k: number): string =>
     `Turns ${turns[0]!.turn}-${turns[k - 1]!.turn} (left out: ${k} older messages over the summary's share of the prompt; the session's summary record and its checkpoints keep them)`;
   let rest = total;
   while (total > maxChars && omitted < turns.length - 1) {
     rest -= lines[omitted]!.length + 1;
     omitted++;
-    total = rest + note(omitted).length + 1;
+    total = rest + leftOut(omitted).length + 1;
   }
-  const shown = omitted > 0 ? [note(omitted), ...lines.slice(omitted)] : lines;
-  return { text: [USER_TURNS_HEADING, ...shown].join("\n"), condensed: shortened.size + omitted };
+  const shown = omitted > 0 ? [leftOut(omitted), ...lines.slice(omitted)] : lines;
+  const condensed = shortened.size + omitted;
+  const heading = condensed > 0 ? [USER_TURNS_HEADING, note] : [USER_TURNS_HEADING];
+  return { text: [...heading, ...shown].join("\n"), condensed };
 }

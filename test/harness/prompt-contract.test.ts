@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { MockRequest } from "../host/mock-model.js";
 import { checkPromptContract, conversationAt, USER_STUB_FLOOR_CHARS } from "../host/prompt-contract.js";
+import { condensedNote } from "../../src/summary/user-turns.js";
 
 const HANDLE = `ledger:v1:sha256:${"a".repeat(64)}`;
 const sent = [
@@ -65,5 +66,20 @@ describe("the prompt contract checker", () => {
     ];
     expect(conversationAt(withCommands, 5)).toEqual(["fresh start\n\n[scenario s]"]);
     expect(conversationAt(withCommands, 1)).toEqual(sent.slice(0, 2).map((s) => s.text));
+  });
+
+  it("passes a condensed quote only over the stated share, with the true size and the message's own words", () => {
+    const t1 = sent[0]!.text;
+    const condensed = (size: number, kept: string) => `Turn 1 (condensed from ${size} chars): ${JSON.stringify(kept)}`;
+    const check = (lines: string[]) =>
+      checkPromptContract([request(2, [summary(lines), u(sent[1]!.text), u(sent[2]!.text)])], sent).map(
+        (v) => v.clause,
+      );
+    expect(check([condensedNote(20), condensed(t1.length, "… timeout to 30 …")])).toEqual([]);
+    // Under the share it states, an invented word, a wrong size, no statement of the share at all.
+    expect(check([condensedNote(5_000), condensed(t1.length, "… timeout to 30 …")])).toEqual(["user-messages"]);
+    expect(check([condensedNote(20), condensed(t1.length, "… timeout to 45 …")])).toEqual(["user-messages"]);
+    expect(check([condensedNote(20), condensed(t1.length + 1, "… timeout to 30 …")])).toEqual(["user-messages"]);
+    expect(check([condensed(t1.length, "… timeout to 30 …")])).toEqual(["user-messages"]);
   });
 });

@@ -43,7 +43,36 @@ const STUB_HEAD = /^\[context-ledger artifact (ledger:v1:sha256:[0-9a-f]{64})\]/
 const HANDLE = /ledger:v1:sha256:[0-9a-f]{64}/g;
 const STATED_SIZE = /· ([\d,]+) chars/;
 /** A condensed quote states the size of what it condenses: `Turn 7 (condensed from 12,345 chars): "…"`. */
-const CONDENSED = (turn: number): RegExp => new RegExp(`Turn ${turn} \\(condensed from [\\d,]+ chars\\): "`);
+const CONDENSED = (turn: number): RegExp =>
+  new RegExp(`Turn ${turn} \\(condensed from ([\\d,]+) chars\\): (".*")$`, "m");
+/** The block's statement that its quoted messages passed their share: `(Quoted whole, … would pass 5,400 chars, …`. */
+const OVER_SHARE = /^\(Quoted whole, these messages would pass ([\d,]+) chars, their share of the prompt/m;
+const number = (text: string): number => Number(text.replace(/,/g, ""));
+
+/**
+ * Whether a condensed quote of user message `turn` keeps the contract: the block states its share, the messages it
+ * quotes would pass that share whole, the line states the message's true size, and every piece it keeps between
+ * "…" is the message's own words.
+ */
+function condensedHonestly(summaryText: string, conversation: readonly string[], turn: number): boolean {
+  const line = CONDENSED(turn).exec(summaryText);
+  const share = OVER_SHARE.exec(summaryText);
+  if (!line || !share) return false;
+  const text = conversation[turn - 1] ?? "";
+  const quotedTurns = [...summaryText.matchAll(/^Turn (\d+)(?: \(condensed from [\d,]+ chars\))?: "/gm)].map((m) =>
+    Number(m[1]),
+  );
+  const whole = quotedTurns.reduce(
+    (sum, t) => sum + `Turn ${t}: ${JSON.stringify(conversation[t - 1] ?? "")}`.length + 1,
+    0,
+  );
+  const kept = (JSON.parse(line[2]!) as string).split("…").map((piece) => piece.trim());
+  return (
+    whole > number(share[1]!) &&
+    number(line[1]!) === text.length &&
+    kept.every((piece) => piece === "" || text.includes(piece))
+  );
+}
 
 interface Parts {
   role: string;
@@ -114,7 +143,7 @@ export function checkPromptContract(
           push("turn-numbers", `user message ${turn} quoted under "${before.slice(labelAt, labelAt + 20)}"`);
         return;
       }
-      if (text.length >= USER_STUB_FLOOR_CHARS && CONDENSED(turn).test(summaryText)) return;
+      if (condensedHonestly(summaryText, conversation, turn)) return;
       push("user-messages", `user message ${turn} (${text.length} chars: "${text.slice(0, 60)}") is not in the prompt`);
     });
     for (const p of parts) {
