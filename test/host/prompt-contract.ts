@@ -62,9 +62,11 @@ function condensedHonestly(summaryText: string, conversation: readonly string[],
   const quotedTurns = [...summaryText.matchAll(/^Turn (\d+)(?: \(condensed from [\d,]+ chars\))?: "/gm)].map((m) =>
     Number(m[1]),
   );
+  // Whole, as the engine counts them: the heading (the line above the statement) and one line per quoted message.
+  const heading = summaryText.slice(summaryText.lastIndexOf("\n", share.index - 2) + 1, share.index - 1);
   const whole = quotedTurns.reduce(
     (sum, t) => sum + `Turn ${t}: ${JSON.stringify(conversation[t - 1] ?? "")}`.length + 1,
-    0,
+    heading.length,
   );
   const kept = (JSON.parse(line[2]!) as string).split("…").map((piece) => piece.trim());
   return (
