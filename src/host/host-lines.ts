@@ -141,7 +141,32 @@ export interface HostLineSemantics {
    * through the mock model); used until the host reports the real ones (`llm_input`).
    */
   defaultOverhead: { systemChars: number; toolsChars: number };
+  /** What the host wraps an `exec` command in before it reaches the shell's `-c` ({@link ExecArgumentRule}). */
+  execArgument: ExecArgumentRule;
 }
+
+/**
+ * How a host line turns an `exec` command into the shell's `-c` argument (`prepareHostExecSpawn` and what
+ * came before it in `bash-tools.exec-runtime-*`). The argument must stay under the kernel's limit for one
+ * argument, so a plugin that rewrites the command has to count these too.
+ */
+export interface ExecArgumentRule {
+  /**
+   * `tools.exec.pathPrepend` becomes a prefix `export PATH="${OPENCLAW_PREPEND_PATH}${PATH:+:$PATH}"; unset
+   * OPENCLAW_PREPEND_PATH; ` (`wrapPosixCommandWithPathPrepend`, 2026.5.28 on).
+   */
+  pathPrependPrefix: boolean;
+  /**
+   * For bash and zsh, the command is sourced after the login-shell snapshot (`buildSnapshotWrappedCommand`,
+   * 2026.6.11 on): `if [ -r '<snapshot>' ]; then . '<snapshot>'; fi`, the env restore lines, then
+   * `eval '<command>'` with every `'` written as `'\''` (4 bytes). Off with `OPENCLAW_EXEC_SHELL_SNAPSHOT=0`.
+   */
+  snapshotEval: boolean;
+}
+
+const EXEC_ARG_424: ExecArgumentRule = { pathPrependPrefix: false, snapshotEval: false };
+const EXEC_ARG_5X: ExecArgumentRule = { pathPrependPrefix: true, snapshotEval: false };
+const EXEC_ARG_6X: ExecArgumentRule = { pathPrependPrefix: true, snapshotEval: true };
 
 const PRECHECK_424: PrecheckRule = {
   reserveTokens: 20_000,
@@ -196,6 +221,7 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     defaultOverhead: { systemChars: 20_000, toolsChars: 40_000 },
     appendsCurrentTurnResults: false,
     line: "2026.4",
+    execArgument: EXEC_ARG_424,
     tokenBudget: "whole-window",
     factoryArgument: false,
     ingestion: "afterTurn",
@@ -215,6 +241,7 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
     line: "2026.5",
+    execArgument: EXEC_ARG_5X,
     tokenBudget: "whole-window",
     factoryArgument: true,
     ingestion: "commitTurn",
@@ -234,6 +261,7 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
     line: "2026.6",
+    execArgument: EXEC_ARG_6X,
     tokenBudget: "whole-window",
     factoryArgument: true,
     ingestion: "commitTurn",
@@ -253,6 +281,7 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     defaultOverhead: OVERHEAD_5X,
     appendsCurrentTurnResults: false,
     line: "2026.7",
+    execArgument: EXEC_ARG_6X,
     tokenBudget: "whole-window",
     factoryArgument: true,
     ingestion: "commitTurn",
@@ -272,6 +301,7 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     defaultOverhead: OVERHEAD_8X,
     appendsCurrentTurnResults: true,
     line: "2026.8",
+    execArgument: EXEC_ARG_6X,
     tokenBudget: "prompt-budget",
     factoryArgument: true,
     ingestion: "commitTurn",
@@ -291,6 +321,7 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     defaultOverhead: OVERHEAD_9X,
     appendsCurrentTurnResults: true,
     line: "2026.9",
+    execArgument: EXEC_ARG_6X,
     tokenBudget: "prompt-budget",
     factoryArgument: true,
     ingestion: "commitTurn",

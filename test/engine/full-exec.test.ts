@@ -15,9 +15,14 @@ import { storeTeedCall, wrapForFullCapture } from "../../src/capture/full-exec/f
 import { stashTeeOutput } from "../../src/capture/full-exec/stash-tee.js";
 import { createTeeFile, readTeeState, sweepTeeFiles } from "../../src/capture/full-exec/tee-files.js";
 import { teeRegistryOf } from "../../src/capture/full-exec/tee-registry.js";
-import { wrapCommand } from "../../src/capture/full-exec/wrap-command.js";
+import { resolveFilterLauncher } from "../../src/capture/full-exec/filter-launcher.js";
+import { wrapCommand, type FilterLauncher } from "../../src/capture/full-exec/wrap-command.js";
 
-const FILTER = path.resolve(import.meta.dirname, "../../src/capture/full-exec/tee-filter.ts");
+async function launcherOrThrow(): Promise<FilterLauncher> {
+  const found = await resolveFilterLauncher();
+  if (!found.ok) throw new Error(`no filter launcher on this machine: ${found.reason}`);
+  return found.launcher;
+}
 
 interface Ran {
   status: number | null;
@@ -51,7 +56,7 @@ async function wrapped(command: string, capBytes = 64 * 1024 * 1024): Promise<{ 
   const file = await createTeeFile(dir);
   return {
     file,
-    text: wrapCommand({ command, teeFile: file, nodePath: process.execPath, filterPath: FILTER, capBytes }),
+    text: wrapCommand({ ...(await launcherOrThrow()), command, teeFile: file, capBytes }),
   };
 }
 
@@ -223,6 +228,36 @@ describe("sweeping the tee folder", () => {
     expect(await sweepTeeFiles(dir, new Set(), 6 * 3600 * 1000)).toBe(3);
     expect(await fsp.readdir(dir)).toEqual(["unrelated.txt"]);
   });
+  it("a filter whose shell died before the FIFO opened stays in the group the host kills", async () => {
+    const { file, text } = await wrapped("echo never");
+    // The shell killed between starting the filter and opening the FIFO: the filter waits for a writer.
+    const died = text.replace(/exec >'[^']*' 2>&1; /, "kill -9 $$$$; ");
+    expect(died).not.toBe(text);
+    const child = spawn("bash", ["-c", died], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.resume();
+    child.stderr.resume();
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_s, sig) => resolve(sig)));
+    const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    expect(await exited).toBe("SIGKILL");
+    const waiting = async (): Promise<string[]> => {
+      const found: string[] = [];
+      for (const pid of await fsp.readdir("/proc")) {
+        const stat = await fsp.readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (state !== "Z" && pgrp === String(child.pid)) found.push(pid);
+      }
+      return found;
+    };
+    // It holds the host's pipes, in the shell's group: the host's group kill on stopping the call ends it.
+    expect((await waiting()).length).toBe(1);
+    process.kill(-(child.pid ?? 0), "SIGTERM");
+    await closed;
+    for (let i = 0; i < 100 && (await waiting()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await waiting()).toEqual([]);
+    await fsp.rm(`${file}.fifo`, { force: true });
+    await fsp.rm(`${file}.ready`, { force: true });
+  });
+
   it("keeps a call's files while its newest file is young, whichever it is", async () => {
     const file = await createTeeFile(dir);
     const past = new Date(Date.now() - 7 * 3600 * 1000);

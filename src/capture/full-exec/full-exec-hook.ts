@@ -5,9 +5,9 @@
  * eligible command ({@link execPolicyVerdict}) so its output is teed into a private file as it streams;
  * the capture then stores that file whole (up to `offload.maxCaptureBytes`) and removes it.
  */
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fitsHostExecArgument, MAX_ARG_STRLEN, WIDEST_EXEC_ARGUMENT } from "../../host/exec-argument.js";
 import { execPolicyVerdict } from "../../host/exec-policy.js";
+import { HOST_LINES, hostLineOf, type ExecArgumentRule } from "../../host/host-lines.js";
 import { loadHostApprovalsReader, type HostApprovalsReader } from "../../host/host-exec-approvals.js";
 import type { LedgerServices } from "../../runtime/services.js";
 import { agentOfCall, capturesAfterToolCall, pendingCapturesOf, type ToolCallContext } from "../capture-hook.js";
@@ -16,7 +16,8 @@ import { recordTeedOutput } from "../capture-turn.js";
 import { discardTeedOutput, takeTeedOutput } from "./take-teed.js";
 import { createTeeFile, removeTeeFile, sweepTeeFiles, teeDirOf } from "./tee-files.js";
 import { TEE_MAX_AGE_MS, teeRegistryOf } from "./tee-registry.js";
-import { fitsOneArgument, MAX_SHELL_ARG_BYTES, wrapCommand } from "./wrap-command.js";
+import { resolveFilterLauncher } from "./filter-launcher.js";
+import { wrapCommand } from "./wrap-command.js";
 import { stateSlot } from "../../runtime/state-slots.js";
 
 /** What the full-exec hooks use: config, settings, the store, logs, the tee registry, captures. */
@@ -24,12 +25,6 @@ export type FullExecDeps = Pick<
   LedgerServices,
   "config" | "root" | "state" | "settings" | "store" | "logger" | "events" | "processWide"
 >;
-
-/** The filter script beside this module: built JavaScript, or the TypeScript source under test. */
-function teeFilterPath(): string {
-  const built = fileURLToPath(new URL("./tee-filter.js", import.meta.url));
-  return existsSync(built) ? built : fileURLToPath(new URL("./tee-filter.ts", import.meta.url));
-}
 
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 // When this process last swept the tee folder (shared by the plugin's module copies).
@@ -80,6 +75,11 @@ export interface FullExecHost {
   trackPending: boolean;
   /** The host's exec-approvals store for an agent (absent: a host without one, as a test host). */
   approvals?: () => Promise<HostApprovalsReader>;
+  /**
+   * How the host line wraps a command into the shell's argument.
+   * @default every line's text at once ({@link WIDEST_EXEC_ARGUMENT})
+   */
+  execArgument?: ExecArgumentRule;
 }
 
 interface HookApi {
@@ -115,19 +115,26 @@ export async function wrapForFullCapture(
       void deps.events.write({ op: "full-exec:passed", toolCallId, reason: verdict.reason });
       return undefined;
     }
+    const launcher = await resolveFilterLauncher();
+    if (!launcher.ok) {
+      void deps.events.write({ op: "full-exec:passed", toolCallId, reason: launcher.reason });
+      return undefined;
+    }
     const registry = teeRegistryOf(deps);
     const dir = teeDirOf(deps.root);
     const file = await createTeeFile(dir);
     const command = wrapCommand({
+      ...launcher.launcher,
       command: verdict.command,
       teeFile: file,
-      nodePath: process.execPath,
-      filterPath: teeFilterPath(),
       capBytes: settings.offload.maxCaptureBytes,
     });
-    if (!fitsOneArgument(command)) {
+    const callEnv = (event.params as Record<string, unknown>).env;
+    if (
+      !fitsHostExecArgument(command, { rule: options.execArgument ?? WIDEST_EXEC_ARGUMENT, env: process.env, callEnv })
+    ) {
       await removeTeeFile(file);
-      const reason = `the wrapped command would pass the ${MAX_SHELL_ARG_BYTES}-byte limit of one argument`;
+      const reason = `the host's shell argument would reach the ${MAX_ARG_STRLEN}-byte limit of one argument`;
       deps.logger.info(`full exec capture: call ${toolCallId} runs unwrapped: ${reason}`);
       void deps.events.write({ op: "full-exec:passed", toolCallId, reason });
       return undefined;
@@ -197,7 +204,9 @@ export function registerFullExec(api: unknown, deps: FullExecDeps, hostVersion?:
   const hookApi = (api ?? {}) as HookApi;
   if (typeof hookApi.on !== "function" || !fullExecWanted(deps)) return;
   let approvals: Promise<HostApprovalsReader> | undefined;
+  const line = hostLineOf(hostVersion);
   const host: FullExecHost = {
+    execArgument: line ? HOST_LINES[line].execArgument : WIDEST_EXEC_ARGUMENT,
     config: hookApi.config,
     trackPending: capturesAfterToolCall(hostVersion),
     approvals: () => (approvals ??= loadHostApprovalsReader()),

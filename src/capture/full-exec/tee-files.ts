@@ -7,7 +7,7 @@ import { constants, promises as fsp } from "node:fs";
 import path from "node:path";
 import { ensureDir, FILE_MODE } from "../../fs/atomic-write.js";
 import type { TeeTrailer } from "./tee-filter.js";
-import { fifoFileOf, trailerFileOf } from "./wrap-command.js";
+import { fifoFileOf, readyFileOf, trailerFileOf } from "./wrap-command.js";
 
 /** Folder of the tee files under the ledger root. */
 export function teeDirOf(root: string): string {
@@ -57,13 +57,13 @@ export async function readTeeState(file: string): Promise<TeeState> {
   return { kind: "ended", bytes, kept };
 }
 
-/** A tee file and every file made beside it: the trailer, its temp name, the FIFO, the old status file. */
+/** A tee file and every file made beside it: the trailer, its temp name, the FIFOs, the old status file. */
 function companionsOf(file: string): string[] {
-  return [file, trailerFileOf(file), `${trailerFileOf(file)}.tmp`, fifoFileOf(file), `${file}.rc`];
+  return [file, trailerFileOf(file), `${trailerFileOf(file)}.tmp`, fifoFileOf(file), readyFileOf(file), `${file}.rc`];
 }
 
 /** The tee file a name in the tee folder belongs to, by its `<uuid>.out` prefix; undefined for others. */
-const TEE_NAME = /^([0-9a-f-]{36}\.out)(?:\.json|\.json\.tmp|\.fifo|\.rc)?$/;
+const TEE_NAME = /^([0-9a-f-]{36}\.out)(?:\.json|\.json\.tmp|\.fifo|\.ready|\.rc)?$/;
 
 /** Removes a tee file and its companions; never throws. */
 export async function removeTeeFile(file: string): Promise<void> {

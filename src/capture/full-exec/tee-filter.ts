@@ -4,8 +4,9 @@
  * bytes also into FILE, a 0600 file the plugin created. At the end of the stream it writes
  * `FILE.json` with the byte counts, so the capture knows the stream ended and whether the cap bit.
  *
- * It runs in the command's process group, outside the gateway: no imports but Node's own, so
- * Node 24 runs it from the TypeScript source too (type stripping) in the unit tests.
+ * It runs in a session of its own, outside the gateway and out of reach of the command's group signals
+ * (see wrap-command.ts), with no listener of any kind: no imports but Node's own, so Node 24 runs it from
+ * the TypeScript source too (type stripping) in the unit tests.
  */
 import { closeSync, constants, openSync, renameSync, writeSync } from "node:fs";
 
@@ -61,9 +62,10 @@ function runTeeFilter(file: string, cap: number): void {
     forward = false;
     process.stdin.resume();
   });
-  // A signal to the command's process group (the host stopping a call) ends the command, and with it the
-  // stream: the filter stays to write what came before the end, then the trailer.
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => undefined);
+  // The filter is in no group the command or the host signals; one sent to it by pid still does not end
+  // the copy: the end of the stream does, and the trailer follows it.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGQUIT", "SIGALRM"] as const)
+    process.on(signal, () => undefined);
   process.stdin.on("data", (chunk: Buffer) => {
     bytes += chunk.length;
     if (fd !== undefined && kept < cap) {

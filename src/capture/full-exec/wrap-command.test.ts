@@ -3,10 +3,9 @@ import { closeSync, openSync, promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveFilterLauncher } from "./filter-launcher.js";
 import { readTeeState } from "./tee-files.js";
-import { fitsOneArgument, MAX_SHELL_ARG_BYTES, wrapCommand } from "./wrap-command.js";
-
-const FILTER = path.join(import.meta.dirname, "tee-filter.ts");
+import { wrapCommand, type FilterLauncher } from "./wrap-command.js";
 
 interface Ran {
   status: number | null;
@@ -15,11 +14,17 @@ interface Ran {
   out: string;
   /** Every file the command left in its folder, with its mode and bytes. */
   files: Record<string, string>;
+  /** The bytes as written, before the pids are replaced. */
+  raw?: Buffer;
 }
 
 let root: string;
+let launcher: FilterLauncher;
 beforeAll(async () => {
   root = await fsp.mkdtemp(path.join(os.tmpdir(), "ledger-wrap-fidelity-"));
+  const found = await resolveFilterLauncher();
+  if (!found.ok) throw new Error(`no filter launcher on this machine: ${found.reason}`);
+  launcher = found.launcher;
 });
 afterAll(async () => {
   await fsp.rm(root, { recursive: true, force: true });
@@ -38,8 +43,10 @@ async function snapshot(dir: string, base = dir): Promise<Record<string, string>
 }
 
 /**
- * Runs `text` as the gateway does (`<shell> -c`) in a fresh folder at the case's own path each time, stdout and
- * stderr on one descriptor so their order is the order they were written in.
+ * Runs `text` as the gateway does (`<shell> -c`, the shell leading a process group and session of its own) in a
+ * fresh folder at the case's own path each time, stdout and stderr on one descriptor so their order is the order
+ * they were written in. A case's `groupSignal` is sent to the shell's group as the host stops a call, once the
+ * command printed `start` and `afterMs` more passed.
  */
 async function run(shell: string, text: string, c: Case, teeFile?: string): Promise<Ran> {
   const { stdin } = c;
@@ -54,21 +61,44 @@ async function run(shell: string, text: string, c: Case, teeFile?: string): Prom
       signal: NodeJS.Signals | null;
       pid: number;
     }>((resolve, reject) => {
-      const child = spawn(shell, ["-c", text], { cwd, stdio: [stdin === undefined ? "ignore" : "pipe", fd, fd] });
+      const child = spawn(shell, ["-c", text], {
+        cwd,
+        detached: true,
+        stdio: [stdin === undefined ? "ignore" : "pipe", fd, fd],
+      });
       if (stdin !== undefined) child.stdin?.end(stdin);
       child.on("error", reject);
       child.on("close", (s, sig) => resolve({ status: s, signal: sig, pid: child.pid ?? -1 }));
+      if (c.groupSignal) void signalGroupAfterStart(child.pid ?? 0, outFile, c.groupSignal);
     });
     // The host reads its pipes to their end, which the filter holds until it has passed on every byte
     // and written its trailer; the shell's own end comes first.
-    if (teeFile) await trailerWritten(teeFile);
+    if (teeFile && !c.unparsed) await trailerWritten(teeFile);
     const norm = (text: string): string =>
       (c.pid ? text.replaceAll(String(pid), "<PID>") : text).replaceAll(c.childPid ?? /$^/g, "<CHILD>");
-    const out = norm((await fsp.readFile(outFile)).toString("latin1"));
+    const raw = await fsp.readFile(outFile);
+    const out = norm(raw.toString("latin1"));
     const files = Object.fromEntries(Object.entries(await snapshot(cwd)).map(([k, v]) => [k, norm(v)]));
-    return { status, signal, out, files };
+    return { status, signal, out, files, raw };
   } finally {
     closeSync(fd);
+  }
+}
+
+async function signalGroupAfterStart(
+  pid: number,
+  outFile: string,
+  { signal, afterMs }: NonNullable<Case["groupSignal"]>,
+): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if ((await fsp.readFile(outFile, "latin1")).includes("start")) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await new Promise((r) => setTimeout(r, afterMs));
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is gone already.
   }
 }
 
@@ -88,7 +118,75 @@ interface Case {
   pid?: boolean;
   /** A child's pid shows (a shell's notice of its death): written <CHILD>. */
   childPid?: RegExp;
+  /** The command does not parse: nothing of it runs, the plumbing neither (no trailer to wait for). */
+  unparsed?: boolean;
+  /** Sent to the shell's process group from outside, as the host stops a call. */
+  groupSignal?: { signal: NodeJS.Signals; afterMs: number };
 }
+
+/** Signals a command may send its own group; each ignored by the shell, then `after` is printed. */
+const GROUP_SIGNALS = ["USR1", "USR2", "QUIT", "ALRM", "PROF", "TERM", "INT", "HUP"];
+
+/** The cases of signals sent to the command's process group, by the command or from outside. */
+const SIGNAL_CASES: Case[] = [
+  ...GROUP_SIGNALS.map((sig) => ({
+    name: `SIG${sig} to the group first thing, ignored by the shell`,
+    command: `trap '' ${sig}; kill -${sig} 0; echo after $?`,
+  })),
+  ...["USR2", "QUIT", "TERM"].map((sig) => ({
+    name: `SIG${sig} to the group after output and 50 ms`,
+    command: `echo before; sleep 0.05; trap '' ${sig}; kill -${sig} 0; echo after`,
+  })),
+  ...["USR1", "USR2", "ALRM", "PROF", "TERM", "INT", "HUP"].map((sig) => ({
+    name: `SIG${sig} to the group ending the shell`,
+    command: `echo partial; kill -${sig} 0; echo never`,
+  })),
+  { name: "SIGKILL to the group after output", command: "echo partial; kill -9 0; echo never" },
+  { name: "SIGTERM to the group with children running", command: "echo start; sleep 5 | cat & sleep 0.1; kill 0" },
+  { name: "a TERM trap meeting a group TERM", command: "trap 'echo caught; exit 7' TERM; kill -TERM 0; echo after" },
+  ...(
+    [
+      ["SIGTERM", 0],
+      ["SIGTERM", 100],
+      ["SIGINT", 300],
+      ["SIGHUP", 50],
+      ["SIGQUIT", 100],
+      ["SIGUSR2", 200],
+    ] as const
+  ).map(([signal, afterMs]) => ({
+    name: `${signal} from outside to the group ${afterMs} ms after start`,
+    command: "echo start; sleep 3; echo never",
+    groupSignal: { signal, afterMs },
+    // bash notes a child's death by QUIT with its pid.
+    childPid: /\d+(?= Quit)/g,
+  })),
+  {
+    name: "SIGTERM from outside to a trapping shell",
+    command: "trap 'echo stopping; exit 3' TERM; echo start; sleep 3 & wait",
+    groupSignal: { signal: "SIGTERM", afterMs: 100 },
+  },
+];
+
+const S = "'";
+/** More cases: job control, subshells, pipes, `exec` redirections, long and quote-heavy commands. */
+const MORE_CASES: Case[] = [
+  { name: "wait %1 and $? of a job", command: "(exit 6) & wait %1; echo job $?" },
+  { name: "kill %1 of a sleeping job", command: "sleep 5 & kill %1; wait; echo rc $?" },
+  { name: "set -m in a shell with no terminal", command: "set -m; (echo in-job) & wait; echo done $?" },
+  { name: "nested subshells with exits", command: "( ( exit 5 ); echo inner $?; exit 6 ); echo outer $?" },
+  { name: "a pipeline's status and a failing middle", command: "printf 'x\n' | false | cat; echo rc=$?" },
+  { name: "a pipe into head closing early", command: "seq 1 100000 | head -n 3; echo rc=$?" },
+  { name: "exec 3>&1 and writing to 3", command: "exec 3>&1; echo to3 >&3; exec 3>&-; echo closed" },
+  { name: "exec 1>&2", command: "exec 1>&2; echo moved; echo err >&2" },
+  { name: "exec >/dev/null 2>&1", command: "echo before; exec >/dev/null 2>&1; echo hidden; ls /nope" },
+  { name: "exec <file", command: "printf 'a\nb\n' > in.txt; exec <in.txt; read x; echo got $x" },
+  { name: "exit 300 wraps to 44", command: "exit 300" },
+  { name: "a long command", command: `echo ${"word ".repeat(12_000)}| wc -c` },
+  { name: "a quote-heavy command", command: `printf %s ${`${S}a${S}`.repeat(8_000)} | wc -c; echo "it${S}s"` },
+  { name: "quotes of every kind", command: `printf '%s|' "a'b" 'c"d' $'e\tf' \`echo g\`; echo` },
+  { name: "a NUL in the middle of output and stderr", command: "printf 'x\\000y' >&2; printf 'z\\000'" },
+  { name: "an ERR trap under set -e", command: "set -e; trap 'echo err-trap' ERR; false; echo never" },
+];
 
 /** Commands as models send them, and the ones that changed meaning under the first wrapper. */
 const CORPUS: Case[] = [
@@ -137,7 +235,7 @@ const CORPUS: Case[] = [
   { name: "a line continuation", command: "echo a \\\n  b \\\n  c" },
   { name: "a trailing comment", command: "echo x # a comment" },
   { name: "a leading comment line", command: "# set things up\necho y" },
-  { name: "a syntax error on the first line", command: "echo 'unterminated" },
+  { name: "a syntax error on the first line", command: "echo 'unterminated", unparsed: true },
   { name: "a syntax error on a later line", command: "echo ok\nif then fi" },
   { name: "a command not found", command: "no_such_command_xyz; echo rc=$?" },
   { name: "a function", command: 'f() { echo "in f $1"; return 3; }; f arg; echo rc=$?' },
@@ -148,6 +246,8 @@ const CORPUS: Case[] = [
   { name: "shell flags", command: 'echo "$-"' },
   { name: "return outside a function", command: "return 2; echo after" },
   { name: "stdout not a terminal", command: "[ -t 1 ] && echo tty || echo notty" },
+  ...SIGNAL_CASES,
+  ...MORE_CASES,
 ];
 
 describe.each(["bash", "dash"])("the wrapped command means what it means plain (%s)", (shell) => {
@@ -157,15 +257,20 @@ describe.each(["bash", "dash"])("the wrapped command means what it means plain (
     const teeDir = await fsp.mkdtemp(path.join(root, "tee-"));
     const teeFile = path.join(teeDir, `${crypto.randomUUID()}.out`);
     await fsp.writeFile(teeFile, "", { mode: 0o600 });
-    const text = wrapCommand({ command, teeFile, nodePath: process.execPath, filterPath: FILTER, capBytes: 1 << 26 });
-    const via = await run(shell, text, c, teeFile);
-    expect(via).toEqual(plain);
+    const text = wrapCommand({ ...launcher, command, teeFile, capBytes: 1 << 26 });
+    const { raw, ...via } = await run(shell, text, c, teeFile);
+    const { raw: _plainRaw, ...plainRan } = plain;
+    expect(via).toEqual(plainRan);
     // The tee file holds every byte the shell wrote once the plumbing ran: all of it but what the shell says
     // while it parses the first line (bash's warning about an unterminated here-doc).
     const state = await readTeeState(teeFile);
     if (state.kind === "ended") {
-      const teed = (await fsp.readFile(teeFile)).toString("latin1");
-      if (!c.pid && !c.childPid) expect(via.out.endsWith(teed)).toBe(true);
+      const teed = await fsp.readFile(teeFile);
+      expect(raw?.subarray(raw.length - teed.length).equals(teed)).toBe(true);
+      if (!/^(cat <<|echo 'unterminated)/.test(command)) expect(teed.length).toBe(raw?.length);
+    } else {
+      // Only a syntax error on the first line keeps the plumbing from running.
+      expect(c.unparsed).toBe(true);
     }
     await fsp.rm(teeFile, { force: true });
     await fsp.rm(`${teeFile}.json`, { force: true });
@@ -173,20 +278,117 @@ describe.each(["bash", "dash"])("the wrapped command means what it means plain (
   });
 });
 
-describe("commands too long to wrap", () => {
-  it("a command near the one-argument limit does not fit once wrapped, a shorter one does", () => {
-    const wrap = (command: string): string =>
-      wrapCommand({
-        command,
-        teeFile: `/home/user/.openclaw/context-ledger/exec-tee/${crypto.randomUUID()}.out`,
-        nodePath: "/usr/local/bin/node",
-        filterPath: "/home/user/.openclaw/extensions/context-ledger/dist/capture/full-exec/tee-filter.js",
-        capBytes: 268_435_456,
-      });
-    const longest = MAX_SHELL_ARG_BYTES - 1;
-    expect(fitsOneArgument("x".repeat(longest))).toBe(true);
-    expect(fitsOneArgument(wrap("x".repeat(longest - 100)))).toBe(false);
-    expect(fitsOneArgument(wrap("x".repeat(120_000)))).toBe(true);
-    expect(MAX_SHELL_ARG_BYTES).toBe(131_072);
+/** The pid, process group and session of every process whose command line names `needle`. */
+async function processesNaming(needle: string): Promise<Array<{ pid: number; pgrp: number; sid: number }>> {
+  const found: Array<{ pid: number; pgrp: number; sid: number }> = [];
+  for (const name of await fsp.readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const cmdline = await fsp.readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "");
+    if (!cmdline.split("\0").includes(needle)) continue;
+    const stat = await fsp.readFile(`/proc/${name}/stat`, "utf8").catch(() => "");
+    // Fields after the command name in parentheses: state, ppid, pgrp, session.
+    const [, , pgrp, sid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (pgrp && sid) found.push({ pid: Number(name), pgrp: Number(pgrp), sid: Number(sid) });
+  }
+  return found;
+}
+
+/** Every process of session `sid`. */
+async function processesInSession(sid: number): Promise<number[]> {
+  const pids: number[] = [];
+  for (const name of await fsp.readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await fsp.readFile(`/proc/${name}/stat`, "utf8").catch(() => "");
+    if (stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3] === String(sid)) pids.push(Number(name));
+  }
+  return pids;
+}
+
+/** The socket inodes a process holds open beyond stdin, stdout and stderr (the host's socket pair, inherited). */
+async function ownSocketsOf(pid: number): Promise<string[]> {
+  const fds = (await fsp.readdir(`/proc/${pid}/fd`).catch(() => [])).filter((fd) => Number(fd) > 2);
+  const links = await Promise.all(fds.map((fd) => fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
+  return links.filter((l) => l.startsWith("socket:"));
+}
+
+/** Inodes of the TCP sockets listening on this machine (`ss -ltn`, read from /proc/net). */
+async function listeningInodes(): Promise<Set<string>> {
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const text = await fsp.readFile(table, "utf8").catch(() => "");
+    for (const line of text.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[3] === "0A" && f[9]) inodes.add(f[9]);
+    }
+  }
+  return inodes;
+}
+
+/** The processes holding a socket that listens now and did not before. */
+async function newListenersAmong(before: Set<string>, pids: number[]): Promise<number[]> {
+  const fresh = [...(await listeningInodes())].filter((i) => !before.has(i)).map((i) => `socket:[${i}]`);
+  const holders: number[] = [];
+  for (const pid of pids) {
+    const fds = await fsp.readdir(`/proc/${pid}/fd`).catch(() => []);
+    const links = await Promise.all(fds.map((fd) => fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
+    if (links.some((l) => fresh.includes(l))) holders.push(pid);
+  }
+  return holders;
+}
+
+describe("the filter is out of the command's reach and listens on nothing", () => {
+  it.concurrent.each([
+    {
+      name: "SIGUSR1 to the filter itself, by its pid",
+      command: "echo sent; sleep 1; echo after",
+      toFilter: ["SIGUSR1", "SIGUSR2", "SIGQUIT", "SIGTERM"] as NodeJS.Signals[],
+    },
+    { name: "SIGUSR1 to the group", command: "trap '' USR1; kill -USR1 0; echo sent; sleep 1; echo after" },
+    {
+      name: "SIGUSR1 and SIGUSR2 twice",
+      command: "trap '' USR1 USR2; kill -USR1 0; kill -USR2 0; echo sent; sleep 0.5; kill -USR1 0; sleep 0.5",
+    },
+    {
+      name: "NODE_OPTIONS asking for an inspector",
+      command: "echo sent; sleep 1; echo after",
+      env: { NODE_OPTIONS: "--inspect=127.0.0.1:0" },
+    },
+  ])("$name", async ({ command, env, toFilter }) => {
+    const dir = await fsp.mkdtemp(path.join(root, "reach-"));
+    const teeFile = path.join(dir, `${crypto.randomUUID()}.out`);
+    await fsp.writeFile(teeFile, "", { mode: 0o600 });
+    const before = await listeningInodes();
+    const chunks: Buffer[] = [];
+    const child = spawn("bash", ["-c", wrapCommand({ ...launcher, command, teeFile, capBytes: 1 << 20 })], {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
+    });
+    child.stdout.on("data", (c: Buffer) => chunks.push(c));
+    child.stderr.on("data", (c: Buffer) => chunks.push(c));
+    const closed = new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on("close", (status, signal) => resolve({ status, signal })),
+    );
+    while (!Buffer.concat(chunks).includes("sent")) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 200));
+    // While the command runs: the filter (Node, naming the tee file) is in a session and group of its own.
+    const filters = await processesNaming(teeFile);
+    expect(filters.length).toBe(1);
+    const [filter] = filters;
+    for (const signal of toFilter ?? []) process.kill(filter?.pid ?? 0, signal);
+    if (toFilter) await new Promise((r) => setTimeout(r, 200));
+    expect(filter?.sid).not.toBe(child.pid);
+    expect(filter?.pgrp).not.toBe(child.pid);
+    expect(await ownSocketsOf(filter?.pid ?? 0)).toEqual([]);
+    // No new listening socket belongs to the filter or to any process of the wrapped command's session.
+    const session = await processesInSession(child.pid ?? 0);
+    expect(await newListenersAmong(before, [filter?.pid ?? 0, ...session])).toEqual([]);
+    expect(await closed).toEqual({ status: 0, signal: null });
+    await trailerWritten(teeFile);
+    const out = Buffer.concat(chunks).toString("latin1");
+    expect(out).not.toMatch(/Debugger|inspector|ws:\/\//);
+    expect((await fsp.readFile(teeFile)).toString("latin1")).toBe(out);
+    // After the end of the stream the filter is gone, and nothing it started stays.
+    expect(await processesNaming(teeFile)).toEqual([]);
   });
 });

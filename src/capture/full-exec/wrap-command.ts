@@ -10,31 +10,52 @@
  * and stderr at it with `exec` redirections. stdout and stderr merge, as `exec` merges them anyway
  * (`appendOutput` keeps one aggregated text in arrival order).
  *
+ * The filter lives outside the command's process group and session, so no signal the command sends its
+ * group (`kill 0`, the host stopping the call) reaches it: it ends when the stream ends, after its
+ * trailer. Two FIFO handshakes order the start. The filter's process opens the data FIFO while still
+ * in the group with default signal dispositions (a shell that dies before its end is open leaves it
+ * killable by the host's group kill, never a stray holder of the host's pipe). It then ignores every
+ * catchable signal and opens the ready FIFO, which the user's shell reads to its end; `setsid` moves it
+ * to a session of its own, and only there is the ready FIFO closed. So the user's command starts once
+ * the filter is out of reach. Node runs with `--disable-sigusr1` (no inspector to open) and an empty
+ * environment (no `NODE_OPTIONS` such as `--inspect`).
+ *
  * The plumbing shares the user's first line (`...; fi; <command>`), so the shell's error messages name
  * the same line numbers as plain. The filter is started by a subshell that exits at once, so it is no
  * job of the user's shell (`wait`, `jobs` and `$!` see only the user's own). When the FIFO cannot be
  * made, the command runs untouched. POSIX sh: it runs in bash, zsh and dash alike.
  */
 
-/** Everything the wrapper needs to know. */
-export interface WrapCommandOptions {
-  /** The user's command, verbatim. */
-  command: string;
-  /** The private file the output goes to (created by the plugin, 0600). */
-  teeFile: string;
+/** The programs that start the filter, by absolute path (see `resolveFilterLauncher`). */
+export interface FilterLauncher {
   /** Node binary that runs the filter (the gateway's own). */
   nodePath: string;
   /** The filter script. */
   filterPath: string;
+  /** `setsid` (util-linux): the filter's own session. */
+  setsidPath: string;
+  /** A POSIX shell that closes the ready FIFO once in the new session. */
+  shPath: string;
+  /** `env`, to start Node with an empty environment. */
+  envPath: string;
+}
+
+/** Everything the wrapper needs to know. */
+export interface WrapCommandOptions extends FilterLauncher {
+  /** The user's command, verbatim. */
+  command: string;
+  /** The private file the output goes to (created by the plugin, 0600). */
+  teeFile: string;
   /** Bytes kept in the file at most. */
   capBytes: number;
 }
 
 /**
- * The longest single argument Linux passes to a program (`MAX_ARG_STRLEN`, 32 pages, the final NUL
- * included): a wrapped command longer than this would fail to start (E2BIG) where the plain one runs.
+ * Signals ignored from the fork of the filter's process until `setsid` moved it out of the command's
+ * group (Node resets them to their defaults when it starts; by then no group signal reaches it).
  */
-export const MAX_SHELL_ARG_BYTES = 131_072;
+const IGNORED_UNTIL_SETSID =
+  "HUP INT QUIT ILL TRAP ABRT BUS FPE USR1 SEGV USR2 PIPE ALRM TERM TSTP TTIN TTOU XCPU XFSZ VTALRM PROF SYS";
 
 /** `text` as one single-quoted shell word. */
 export function shellQuote(text: string): string {
@@ -44,6 +65,11 @@ export function shellQuote(text: string): string {
 /** The FIFO the wrapper makes beside the tee file (removed as soon as both ends are open). */
 export function fifoFileOf(teeFile: string): string {
   return `${teeFile}.fifo`;
+}
+
+/** The FIFO the user's shell reads to its end before the command starts (removed with the other). */
+export function readyFileOf(teeFile: string): string {
+  return `${teeFile}.ready`;
 }
 
 /** The file the filter writes its byte counts to when the stream ended. */
@@ -57,16 +83,27 @@ export function trailerFileOf(teeFile: string): string {
  */
 export function wrapCommand(options: WrapCommandOptions): string {
   const fifo = shellQuote(fifoFileOf(options.teeFile));
-  const filter = [options.nodePath, options.filterPath, options.teeFile].map(shellQuote).join(" ");
+  const ready = shellQuote(readyFileOf(options.teeFile));
   const cap = Math.max(0, Math.floor(options.capBytes));
+  // In the new session a shell closes the ready FIFO (fd 3) and becomes Node.
+  const start = [
+    shellQuote(options.setsidPath),
+    shellQuote(options.shPath),
+    "-c",
+    shellQuote('exec 3>&-; exec "$@"'),
+    "sh",
+    shellQuote(options.envPath),
+    "-i",
+    shellQuote(options.nodePath),
+    "--disable-sigusr1",
+    shellQuote(options.filterPath),
+    shellQuote(options.teeFile),
+    String(cap),
+  ].join(" ");
   // The filter's own stderr stays the host's: it writes nothing there unless it fails.
   const plumbing =
-    `if mkfifo -m 600 ${fifo} 2>/dev/null; then ` +
-    `( ${filter} ${cap} <${fifo} & ); exec >${fifo} 2>&1; rm -f ${fifo}; fi; `;
+    `if mkfifo -m 600 ${fifo} ${ready} 2>/dev/null; then ` +
+    `( { trap '' ${IGNORED_UNTIL_SETSID}; exec 3>${ready}; exec ${start}; } <${fifo} & ); ` +
+    `exec >${fifo} 2>&1; (read x) <${ready}; rm -f ${fifo} ${ready}; fi; `;
   return plumbing + options.command;
-}
-
-/** True when the wrapped command fits in one argument of a program (see {@link MAX_SHELL_ARG_BYTES}). */
-export function fitsOneArgument(wrapped: string): boolean {
-  return Buffer.byteLength(wrapped, "utf8") < MAX_SHELL_ARG_BYTES;
 }
