@@ -193,7 +193,7 @@ function storeSection(s) {
       ...(s.fullExec
         ? [
             "",
-            `Opt-in whole \`exec\` output (\`offload.fullExecOutput\`), ${(s.fullExec.outputBytes / 1_048_576).toFixed(1)} MB: the command under bash p50 ${s.fullExec.plainMs.p50} ms plain, ${s.fullExec.wrappedMs.p50} ms wrapped (the tee filter's Node start and copy). The gateway's side, in a fresh process: the tee file stored in ${s.fullExec.stashMs} ms (**${s.fullExec.stashMbPerSec} MB/s**), peak RSS +${s.fullExec.capturePeakExtraMB} MB; linked to the host's copy as assemble does (the index reads the original to verify it) in ${s.fullExec.linkMs} ms, peak +${s.fullExec.linkPeakExtraMB} MB.`,
+            `Opt-in whole \`exec\` output (\`offload.fullExecOutput\`), ${(s.fullExec.outputBytes / 1_048_576).toFixed(1)} MB: the command under bash p50 ${s.fullExec.plainMs.p50} ms plain, ${s.fullExec.wrappedMs.p50} ms wrapped (the tee filter's Node start and copy).${s.fullExec.trivialWrappedMs ? ` A trivial command (\`echo hi\`): p50 ${s.fullExec.trivialPlainMs.p50} ms plain, **${s.fullExec.trivialWrappedMs.p50} ms wrapped** (p95 ${s.fullExec.trivialWrappedMs.p95} ms): the filter's start (setsid, then Node with \`--disable-sigusr1\`) is the whole difference.` : ""} The gateway's side, in a fresh process: the tee file stored in ${s.fullExec.stashMs} ms (**${s.fullExec.stashMbPerSec} MB/s**), peak RSS +${s.fullExec.capturePeakExtraMB} MB; linked to the host's copy as assemble does (the index reads the original to verify it) in ${s.fullExec.linkMs} ms, peak +${s.fullExec.linkPeakExtraMB} MB.`,
           ]
         : []),
       "",

@@ -154,12 +154,17 @@ async function* bigLog() {
 
 /**
  * A 20 MB `exec` output with `offload.fullExecOutput`: the command run by bash as the gateway runs it,
- * plain and wrapped (the tee's cost to the command), then the gateway's side in a fresh process.
+ * plain and wrapped (the tee's cost to the command), then the gateway's side in a fresh process. Also a
+ * trivial command (`echo hi`) plain and wrapped: the filter's start (setsid, Node) is the whole of the
+ * difference there.
  */
 async function fullExecBench(dir, reps) {
   const { wrapCommand } = await import("../dist/src/capture/full-exec/wrap-command.js");
   const { createTeeFile } = await import("../dist/src/capture/full-exec/tee-files.js");
-  const filterPath = fileURLToPath(new URL("../dist/src/capture/full-exec/tee-filter.js", import.meta.url));
+  const { resolveFilterLauncher } = await import("../dist/src/capture/full-exec/filter-launcher.js");
+  const found = await resolveFilterLauncher();
+  if (!found.ok) throw new Error(`full exec bench: no filter launcher: ${found.reason}`);
+  const launcher = found.launcher;
   const producer = `'${process.execPath}' -e 'const b = Buffer.alloc(65536, 97); for (let i = 0; i < 320; i++) process.stdout.write(b)'`;
   const runShell = (command) => {
     const t = performance.now();
@@ -167,6 +172,7 @@ async function fullExecBench(dir, reps) {
     if (r.status !== 0) throw new Error(`full exec bench command failed: ${String(r.stderr).slice(-400)}`);
     return { ms: performance.now() - t, out: r.stdout };
   };
+  const wrap = (command, teeFile) => wrapCommand({ ...launcher, command, teeFile, capBytes: 64 * MB });
   const plain = [];
   const wrapped = [];
   let file = "";
@@ -174,16 +180,28 @@ async function fullExecBench(dir, reps) {
   for (let r = 0; r < reps; r++) {
     plain.push(runShell(producer).ms);
     file = await createTeeFile(path.join(dir, "tee"));
-    const run = runShell(
-      wrapCommand({ command: producer, teeFile: file, nodePath: process.execPath, filterPath, capBytes: 64 * MB }),
-    );
+    const run = runShell(wrap(producer, file));
     wrapped.push(run.ms);
     out = run.out;
+  }
+  const trivialPlain = [];
+  const trivialWrapped = [];
+  for (let r = 0; r < 5 * reps; r++) {
+    trivialPlain.push(runShell("echo hi").ms);
+    const teeFile = await createTeeFile(path.join(dir, "tee-trivial"));
+    trivialWrapped.push(runShell(wrap("echo hi", teeFile)).ms);
   }
   const hostCopyFile = path.join(dir, "host-copy.txt");
   await writeFile(hostCopyFile, out.subarray(-200_000).toString("utf8"));
   const child = runChild(["tee", path.join(dir, "state"), file, hostCopyFile]);
-  return { outputBytes: out.length, plainMs: summarize(plain), wrappedMs: summarize(wrapped), ...child };
+  return {
+    outputBytes: out.length,
+    plainMs: summarize(plain),
+    wrappedMs: summarize(wrapped),
+    trivialPlainMs: summarize(trivialPlain),
+    trivialWrappedMs: summarize(trivialWrapped),
+    ...child,
+  };
 }
 
 /** Stashes 200 MiB by stream, then times 10-line ledger_fetch calls in a fresh process. */
@@ -337,7 +355,7 @@ export async function runStoreBench(options = {}) {
     log(`stashFile 20 MB (level 1): p50 ${big.stashFileMbPerSec.p50} MB/s (p5 ${big.stashFileMbPerSec.p5})`);
     const fullExec = await fullExecBench(path.join(dir, "full-exec"), options.bigStashReps ?? 3);
     log(
-      `full exec capture of ${(fullExec.outputBytes / MB).toFixed(1)} MB: the command p50 ${fullExec.plainMs.p50} ms plain, ${fullExec.wrappedMs.p50} ms wrapped; the gateway's side: stored in ${fullExec.stashMs} ms (${fullExec.stashMbPerSec} MB/s), peak +${fullExec.capturePeakExtraMB} MB; linked to the host's copy in ${fullExec.linkMs} ms, peak +${fullExec.linkPeakExtraMB} MB`,
+      `full exec capture of ${(fullExec.outputBytes / MB).toFixed(1)} MB: the command p50 ${fullExec.plainMs.p50} ms plain, ${fullExec.wrappedMs.p50} ms wrapped; \`echo hi\` p50 ${fullExec.trivialPlainMs.p50} ms plain, ${fullExec.trivialWrappedMs.p50} ms wrapped; the gateway's side: stored in ${fullExec.stashMs} ms (${fullExec.stashMbPerSec} MB/s), peak +${fullExec.capturePeakExtraMB} MB; linked to the host's copy in ${fullExec.linkMs} ms, peak +${fullExec.linkPeakExtraMB} MB`,
     );
     const fetch = await fetchBench(path.join(dir, "fetch"), options.fetchReps ?? 15, OUTPUT_KINDS, createRng);
     for (const r of fetch.selectors)

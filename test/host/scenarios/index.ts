@@ -9,6 +9,7 @@ export * as fetchBack from "./fetch-back.js";
 export * as fixHolds424 from "./fix-holds-424.js";
 export * as fixHolds96 from "./fix-holds-96.js";
 export * as fullExecBackground from "./full-exec-background.js";
+export * as fullExecFidelity from "./full-exec-fidelity.js";
 export * as fullExecInTurn from "./full-exec-in-turn.js";
 export * as fullExecOutput from "./full-exec-output.js";
 export * as longSession from "./long-session.js";

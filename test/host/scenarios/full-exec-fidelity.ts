@@ -1,0 +1,123 @@
+/**
+ * A wrapped `exec` command means, through the host's own exec, what it means plain: commands that
+ * signal their own process group, exit codes, stderr, NUL bytes, `set -e`, quote-heavy text. In one
+ * turn of the opt-in agent the model runs each command twice: as written (wrapped by the plugin) and
+ * with a trailing comment naming `nohup`, which the exec policy reads as "may leave a process
+ * running" and passes through unwrapped (the comment changes nothing else). The tool results the
+ * model gets back must be the same text, and every wrapped call's output must be stored whole from
+ * its tee file. Each command writes to one stream only: plain, the host merges stdout and stderr in
+ * the order it reads its two pipes, which is not always the order they were written.
+ */
+import { createHash } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { expect } from "vitest";
+import type { MockReply, MockRequest } from "../mock-model.js";
+import { hasToolResultInCurrentTurn, toolResultsInCurrentTurn } from "../mock-scripts.js";
+import { engineTurnSettled, waitForEvents } from "../settle.js";
+import { approvePendingPairings } from "./fetch-back.js";
+import { cliFetchSha } from "./full-exec-output.js";
+import { FULL_EXEC_AGENT, type HostScenario, type ScenarioSession } from "./scenario.js";
+
+const Q = "'";
+
+/** Commands whose meaning the first wrapper changed, and ones as models send them. */
+const COMMANDS = [
+  "echo out; exit 3",
+  "echo err >&2; ls /nonexistent; exit 2",
+  `trap ${Q}${Q} USR2; kill -USR2 0; echo after $?`,
+  `trap ${Q}${Q} USR1; kill -USR1 0; echo after $?`,
+  `trap ${Q}${Q} QUIT; kill -QUIT 0; echo after $?`,
+  `trap ${Q}${Q} HUP; kill -HUP 0; echo after $?`,
+  `trap ${Q}${Q} TERM INT; kill -TERM 0; kill -INT 0; echo after $?`,
+  "echo partial; kill -USR2 0; echo never",
+  "printf 'a\\000b\\377c\\n'",
+  "set -e; echo one; false; echo never",
+  "(exit 4); echo rc=$?; cd /nonexistent 2>&1; echo rc=$?",
+  `printf '%s\\n' ${`${Q}it${Q}"${Q}"${Q}s${Q}`.repeat(300)} | wc -lc`,
+  'seq 1 3 | while read l; do echo "[$l]"; done; exit 0',
+];
+
+/** A command that signals its group, then prints more than `exec` keeps: its whole output must be stored. */
+const BIG = `trap ${Q}${Q} USR1 USR2 TERM; kill -USR1 0; kill -USR2 0; kill -TERM 0; seq 1 60000`;
+const BIG_OUTPUT = Array.from({ length: 60_000 }, (_, i) => `${i + 1}\n`).join("");
+
+/**
+ * The same command, passed through unwrapped by the exec policy (a comment naming a detaching command). On the
+ * same line: under the host's `eval` a line more would change the line numbers bash reports.
+ */
+const plainTwin = (command: string): string => `${command} # nohup`;
+
+async function runFullExecFidelity(session: ScenarioSession): Promise<void> {
+  let answered: MockRequest | undefined;
+  session.setScript((request: MockRequest): MockReply => {
+    if (request.toolNames.length === 0) return { text: "Summary." };
+    if (hasToolResultInCurrentTurn(request.messages)) {
+      if (request.userText.includes("Run the fidelity corpus")) answered = request;
+      return { text: "They ran." };
+    }
+    // The big output in a turn of its own: a single unit the engine can shape on every line.
+    if (request.userText.includes("Now the big one")) return { toolCalls: [{ name: "exec", args: { command: BIG } }] };
+    if (!request.userText.includes("Run the fidelity corpus")) return { text: "A plain answer." };
+    return {
+      toolCalls: COMMANDS.flatMap((command) => [
+        { name: "exec", args: { command } },
+        { name: "exec", args: { command: plainTwin(command) } },
+      ]),
+    };
+  });
+  const before = (await session.pluginEvents()).length;
+  // 2026.5.28 and 2026.6.11 wait for a device scope upgrade before chat.send: granted as fetch-back does.
+  const pairing = session.version === "2026.9.6" ? undefined : approvePendingPairings(session.env);
+  try {
+    for (const message of ["Run the fidelity corpus, each command wrapped and plain.", "Now the big one."]) {
+      const from = (await session.pluginEvents()).length;
+      await session.chatSend(message, 180_000);
+      await waitForEvents(async () => (await session.pluginEvents()).slice(from), engineTurnSettled, {
+        timeoutMs: 60_000,
+      });
+    }
+  } finally {
+    await pairing?.stop();
+  }
+  if (!answered) {
+    const seen = session.requests().map((r) => `${r.userText.slice(0, 30)} tools=${r.toolNames.length}`);
+    const log = (await session.hostLog())
+      .split("\n")
+      .filter((l) => /exec|tool|error/i.test(l))
+      .slice(-30);
+    expect.fail(`no request carried the exec results; requests: ${seen.join(" | ")}\n${log.join("\n")}`);
+  }
+  const results = toolResultsInCurrentTurn((answered as MockRequest).messages);
+  expect(results.length).toBe(2 * COMMANDS.length);
+  for (const [i, command] of COMMANDS.entries())
+    expect(results[2 * i], `what the model sees of: ${command.slice(0, 60)}`).toBe(results[2 * i + 1]);
+
+  const events = (await session.pluginEvents()).slice(before);
+  expect(events.filter((e) => e.op === "full-exec:wrapped").length, "each command wrapped once").toBe(
+    COMMANDS.length + 1,
+  );
+  expect(events.filter((e) => e.op === "full-exec:passed").length, "each twin passed through").toBe(COMMANDS.length);
+  // Small outputs are not worth a handle; the big one is stored whole, byte for byte.
+  const teed = events.filter((e) => e.source === "exec-tee" && (e.op === "capture" || e.op === "capture:skipped"));
+  expect(teed.length, "every wrapped call's tee file taken").toBe(COMMANDS.length + 1);
+  const big = teed.find((e) => e.op === "capture");
+  expect(big?.bytes, "the big output stored whole").toBe(Buffer.byteLength(BIG_OUTPUT));
+  const got = await cliFetchSha(session.env.stateDir, String(big?.handle));
+  expect(got).toEqual({
+    code: 0,
+    bytes: Buffer.byteLength(BIG_OUTPUT),
+    sha: createHash("sha256").update(BIG_OUTPUT).digest("hex"),
+  });
+  const left = await fsp.readdir(path.join(session.env.stateDir, "context-ledger", "exec-tee")).catch(() => []);
+  expect(left, "no tee file or FIFO left behind").toEqual([]);
+}
+
+/** Registered for the line files: 2026.9.6 and 2026.8.2 (both run the command in `eval` after the shell snapshot). */
+export const fullExecFidelity: HostScenario = {
+  name: "full-exec-fidelity",
+  lines: ["2026.8.2", "2026.9.6"],
+  engines: ["context-ledger"],
+  agentId: FULL_EXEC_AGENT,
+  run: runFullExecFidelity,
+};
