@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import os from "node:os";
@@ -6,7 +6,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createTestEngine } from "../support/engine-harness.js";
 import { countLines } from "../../src/artifacts/meta.js";
+import { MAX_ARG_STRLEN } from "../../src/host/exec-argument.js";
 import { execPolicyVerdict } from "../../src/host/exec-policy.js";
+import { HOST_LINES } from "../../src/host/host-lines.js";
 import { captureToolCall, pendingCapturesOf } from "../../src/capture/capture-hook.js";
 import { captureSessionOf, createCaptureIndex } from "../../src/capture/capture-index.js";
 import { createLedgerTools } from "../../src/retrieval/tools.js";
@@ -380,6 +382,30 @@ describe("the before_tool_call wrapper and the capture, together", () => {
     expect(t.logs.some((l) => l.includes("call_long runs unwrapped") && l.includes("131072-byte"))).toBe(true);
     expect(await fsp.readdir(path.join(t.services.root, "exec-tee"))).toEqual([]);
     expect(await pendingCapturesOf(t.services).settle({ sessionKey: ctx.sessionKey }, 20)).toBe(0);
+  });
+
+  it("counts the host's eval quoting: a quote-heavy command wraps while the host can start it, else runs as written", async () => {
+    const t = await createTestEngine({ offload: { fullExecOutput: true } });
+    const host = { config: {}, trackPending: false, execArgument: HOST_LINES["2026.9"].execArgument };
+    const hook = (toolCallId: string, command: string) =>
+      wrapForFullCapture(
+        t.services,
+        host,
+        { toolName: "exec", toolCallId, params: { command } },
+        { agentId: "main", sessionKey: "agent:main:s4", toolCallId },
+      );
+    // 34 KB with 16,000 quotes: 82 KB once 2026.9.6 writes it as `eval '…'`, wrapped or not.
+    const quoted = `printf %s ${"''".repeat(8_000)} ${"x".repeat(18_000)} | wc -c`;
+    const wrapped = await hook("call_q1", quoted);
+    expect(wrapped).toBeDefined();
+    const asHost = (command: string): string => `eval '${command.replaceAll("'", `'\\''`)}'`;
+    expect(Buffer.byteLength(asHost(String(wrapped?.params.command)))).toBeLessThan(MAX_ARG_STRLEN);
+    // As many quotes and a tail that leave the plain argument 300 bytes under the limit: wrapped it would not start.
+    const head = `: ${"''".repeat(8_000)} `;
+    const near = `${head}${"x".repeat(MAX_ARG_STRLEN - 300 - Buffer.byteLength(asHost(head)))}`;
+    expect(Buffer.byteLength(asHost(near))).toBeLessThan(MAX_ARG_STRLEN);
+    expect(await hook("call_q2", near)).toBeUndefined();
+    expect(spawnSync("bash", ["-c", asHost(near)]).status).toBe(0);
   });
 
   /** Starts a wrapped command in a process group of its own, as the host runs exec; its output drained. */
