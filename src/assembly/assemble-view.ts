@@ -2,15 +2,16 @@ import type { WindowPlan } from "../window/planner.js";
 import type { AgentSettings } from "../config/schema.js";
 import type { NormalizedBudget } from "../host/host-budget.js";
 import type { DebtReading } from "../host/raw-tally.js";
+import type { WindowState } from "../window/elastic-window.js";
 import type { LedgerServices } from "../runtime/services.js";
 import type { AssembleViewInput } from "./assemble-input.js";
 import { openAssemblyCall, type AssemblyCall, type AssemblyWaits } from "./assembly-call.js";
 import { attachSummary, type SummarizedView } from "./attach-summary.js";
-import { planView } from "./plan-view.js";
-import type { AssemblyPorts } from "./ports.js";
+import { planView, type PlannedView } from "./plan-view.js";
+import type { AssemblyPorts, FindCapturedOriginal } from "./ports.js";
 import { recordAssembly } from "./record-assembly.js";
 import { storeOffloads, type StoredView } from "./store-offloads.js";
-import { fitNewestUserTurn, shapeView, type ShapingDeps } from "./view-shaping.js";
+import { fitNewestUserTurn, liveTurnShaping, shapeView, type ShapingDeps, type ViewShaping } from "./view-shaping.js";
 
 /** What one assembly uses besides its ports: counting, the shapers' store and caches, session state, logs. */
 export type AssemblyDeps = ShapingDeps &
@@ -64,8 +65,7 @@ export async function assembleView(
   const state = await call.waited("state", deps.sessions.read(identity.agentId, identity.sessionKey));
   const findCaptured = ports.capturedOriginals(identity);
   const view = await fitNewestUserTurn(deps, settings, call);
-  const shaping = shapeView(deps, call.resolved.shaping, call, { view, findCaptured });
-  const planned = planView(state, settings, call, shaping);
+  const { shaping, planned } = planShaped(deps, settings, call, { state, view, findCaptured });
   const stored = await storeOffloads(deps, settings, call, {
     shaping,
     planned,
@@ -75,6 +75,38 @@ export async function assembleView(
   const out = await attachSummary(ports, settings, call, stored);
   const debt = recordAssembly(deps, ports, call, { settings, state, stored, out });
   return assembled(call, stored, out, debt);
+}
+
+/**
+ * Shapes the history and plans the window; when the plan leaves part of the live turn out (its calls and results
+ * pass the budget), shapes again with that turn's results offloaded ({@link liveTurnShaping}) and keeps the plan
+ * that carries more of it.
+ */
+function planShaped(
+  deps: AssemblyDeps,
+  settings: AgentSettings,
+  call: AssemblyCall,
+  { state, view, findCaptured }: { state: WindowState; view: unknown[]; findCaptured: FindCapturedOriginal },
+): { shaping: ViewShaping; planned: PlannedView } {
+  const shaping = shapeView(deps, call.resolved.shaping, call, { view, findCaptured });
+  const planned = planView(state, settings, call, shaping);
+  const liveLeftOut = liveTurnLeftOut(planned, view.length);
+  const tight = liveLeftOut > 0 ? liveTurnShaping(call.resolved.shaping) : undefined;
+  if (!tight) return { shaping, planned };
+  const tightShaping = shapeView(deps, tight, call, { view, findCaptured });
+  const tightPlanned = planView(state, settings, call, tightShaping);
+  return liveTurnLeftOut(tightPlanned, view.length) < liveLeftOut
+    ? { shaping: tightShaping, planned: tightPlanned }
+    : { shaping, planned };
+}
+
+/** Messages of the live turn (after the newest user message) the plan leaves out. */
+function liveTurnLeftOut({ plan }: PlannedView, length: number): number {
+  if (plan.newestUser < 0) return 0;
+  const kept = new Set(plan.kept);
+  let out = 0;
+  for (let i = plan.newestUser + 1; i < length; i++) if (!kept.has(i)) out++;
+  return out;
 }
 
 /** The host's answer and the ledger's reading of one assembly. */

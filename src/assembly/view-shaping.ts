@@ -56,3 +56,26 @@ export function shapeView(
   });
   return { view, shaper, clearing, table };
 }
+
+/** The offload limits of a live turn whose tool results alone pass the budget: each result over a stub's size goes. */
+const LIVE_TURN_OFFLOAD = { maxChars: 1_000, maxLines: 40, structuredMaxChars: 1_000 } as const;
+
+/**
+ * `shaping` for a live turn that does not fit (its calls and results pass the budget): every tool result larger
+ * than a stub is offloaded to the store and stands as a stub citing it, so the turn is carried with each call
+ * answered instead of dropped (a model that no longer sees its results issues the calls again). Undefined when
+ * offloading is off.
+ */
+export function liveTurnShaping(shaping: AgentSettings): AgentSettings | undefined {
+  const { offload } = shaping;
+  if (!offload.enabled) return undefined;
+  return {
+    ...shaping,
+    offload: {
+      ...offload,
+      maxChars: Math.min(offload.maxChars, LIVE_TURN_OFFLOAD.maxChars),
+      maxLines: Math.min(offload.maxLines, LIVE_TURN_OFFLOAD.maxLines),
+      structuredMaxChars: Math.min(offload.structuredMaxChars, LIVE_TURN_OFFLOAD.structuredMaxChars),
+    },
+  };
+}

@@ -91,4 +91,39 @@ describe("the prompt contract, through the engine", () => {
     expect(stub).toContain("[context-ledger artifact ledger:v1:sha256:");
     expect(stub.length).toBeLessThan(long.length);
   });
+
+  it("carries a live turn whose results pass the budget with every call answered, its results offloaded", async () => {
+    t = await createTestEngine({}, "2026.9");
+    const calls = Array.from({ length: 24 }, (_, i) => ({
+      type: "toolCall",
+      id: `c${i}`,
+      name: "exec",
+      arguments: { command: `step ${i}` },
+    }));
+    const outputs = calls.map((_, i) => logText(6_000, i + 1));
+    const liveCalls = { ...assistant(""), content: calls, stopReason: "toolUse" };
+    const messages = [
+      user("an earlier question"),
+      assistant("an earlier answer"),
+      user("run the 24 steps"),
+      liveCalls,
+      ...calls.map((c, i) => result(c.id, "exec", outputs[i]!)),
+    ];
+    // 24 outputs of 6,000 chars: about 36,000 tokens of results against a 27,904-token budget.
+    const view = await t.engine.assemble({
+      sessionId: "s",
+      sessionKey: "agent:main:live",
+      messages,
+      tokenBudget: 27_904,
+    });
+    expect(view.estimatedTokens).toBeLessThanOrEqual(27_904);
+    const results = view.messages.filter((m) => roleOf(m) === "toolResult");
+    expect(results.map((m) => (m as { toolCallId: string }).toolCallId)).toEqual(calls.map((c) => c.id));
+    const store = t.services.store("main");
+    for (const [i, m] of results.entries()) {
+      const handle = /ledger:v1:sha256:[0-9a-f]{64}/.exec(textOf(m))?.[0];
+      expect(handle, `result ${i} is a stub citing the store`).toBeDefined();
+      expect((await store.read(handle!)).toString("utf8")).toBe(outputs[i]);
+    }
+  });
 });
