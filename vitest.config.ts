@@ -44,6 +44,7 @@ const HOST_FILES_LONGEST_FIRST = [
 
 /** The soak files, longest first, for the same reason (the unit files after them are short). */
 const SOAK_FILES_LONGEST_FIRST = [
+  "test/s3/reuse-race.test.ts",
   "test/reliability/hostile-input.test.ts",
   "test/reliability/concurrency.soak.test.ts",
   "test/reliability/clean-race.soak.test.ts",

@@ -1,10 +1,12 @@
 import path from "node:path";
 import { createGatewayRegistry, type GatewayRegistry } from "./gateway-registry.js";
+import { createGcGuard, type GcGuard } from "./gc-guard.js";
 import { createS3Backend } from "./s3-backend.js";
 import { runSharedGc } from "./shared-gc.js";
 import { createBackendStore, type ArtifactStoreOptions } from "./store-core.js";
 import { createArtifactStore } from "./store.js";
-import type { ArtifactStore, StashResult } from "./store-types.js";
+import { hexOfBlobKey, hexOfMetaKey } from "./store-keys.js";
+import type { ArtifactStore } from "./store-types.js";
 import { createTieredBackend, type SpoolBacklog, type TieredBackend } from "./tiered-backend.js";
 
 /** Where an agent's artifacts live (the `store` section of the config). */
@@ -51,7 +53,7 @@ export interface OpenedStore {
   spool?: Pick<TieredBackend, "backlog" | "drain" | "close">;
   /** The gateways sharing the bucket; undefined for the file store. */
   gateways?: GatewayRegistry;
-  /** Resolves once this gateway's registration and touches sent so far have been answered (a short-lived CLI waits). */
+  /** Resolves once this gateway's registration has been answered (a short-lived CLI waits). */
   settle?: () => Promise<void>;
 }
 
@@ -65,6 +67,20 @@ export const DEFAULT_GATEWAY_STALE_MS = 7 * 86_400_000;
  * gateway's published set speaks only for blobs written at least this long before its scan.
  */
 export const DEFAULT_CITE_LAG_MS = 15 * 60_000;
+
+/** After a reuse claim failed, stashes keep their own copy this long without asking the bucket again. */
+const CLAIM_COOLDOWN_MS = 5_000;
+
+/**
+ * A reuse of the stored blob `hex` made safe against every gc: a durable touch first, then a look for a removal
+ * announcement. True when the reuse may count on the stored copy.
+ */
+function reuseClaim(registry: GatewayRegistry, guard: GcGuard): (hex: string) => Promise<boolean> {
+  return async (hex) => {
+    await registry.touch(hex);
+    return !(await guard.announced(hex));
+  };
+}
 
 /** Turn-path deadline of a remote call: a turn never waits longer for the bucket than this. */
 const TURN_TIMEOUT_MS = 2_000;
@@ -93,49 +109,66 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
       : {}),
   };
   const root = path.resolve(storeOptions.root);
+  const citeLagMs = s3.citeLagMs ?? DEFAULT_CITE_LAG_MS;
+  const turnRemote = createS3Backend({ ...base, timeoutMs: Math.min(TURN_TIMEOUT_MS, s3.timeoutMs), maxAttempts: 1 });
+  const bucket = createS3Backend({ ...base, timeoutMs: s3.timeoutMs });
+  const gateways = createGatewayRegistry({ backend: bucket, root, citeLagMs });
+  const guard = createGcGuard(bucket);
+  const turnClaim = reuseClaim(
+    createGatewayRegistry({ backend: turnRemote, root, citeLagMs }),
+    createGcGuard(turnRemote),
+  );
+  const uploadClaim = reuseClaim(gateways, guard);
+  let claimsDownUntil = 0;
   const tiered = createTieredBackend({
     root,
-    remote: createS3Backend({ ...base, timeoutMs: Math.min(TURN_TIMEOUT_MS, s3.timeoutMs), maxAttempts: 1 }),
-    uploader: createS3Backend({ ...base, timeoutMs: s3.timeoutMs }),
+    remote: turnRemote,
+    uploader: bucket,
     spoolBytes: settings.spoolBytes,
     cacheBytes: settings.cacheBytes,
     onUploadState,
+    // An upload refused as "already there" is a reuse like any other (a failure keeps the object spooled).
+    claimExisting: async (key) => {
+      const hex = hexOfBlobKey(key) ?? hexOfMetaKey(key);
+      return hex === undefined || uploadClaim(hex);
+    },
   });
   // The bucket has its own lifecycle: the local cap applies to the spool, not to the bucket.
-  const inner = createBackendStore(tiered, { ...storeOptions, root, maxStoreBytes: undefined, onStoreFull: undefined });
-  const citeLagMs = s3.citeLagMs ?? DEFAULT_CITE_LAG_MS;
-  const gateways = createGatewayRegistry({
-    backend: createS3Backend({ ...base, timeoutMs: s3.timeoutMs }),
+  const inner = createBackendStore(tiered, {
+    ...storeOptions,
     root,
-    citeLagMs,
+    maxStoreBytes: undefined,
+    onStoreFull: undefined,
+    // A reuse counts only once its touch is in the bucket and no gc announced the blob's removal; otherwise (the
+    // bucket unreachable, or a gc removing it) the stash keeps its own copy in the spool, and its upload claims it.
+    claimReuse: async (hex) => {
+      if (Date.now() < claimsDownUntil) return false;
+      try {
+        return await turnClaim(hex);
+      } catch {
+        claimsDownUntil = Date.now() + CLAIM_COOLDOWN_MS;
+        return false;
+      }
+    },
   });
   // A gateway is known to every gc before what it stashes can be cited; in the background, so no turn waits for it.
   let registered: Promise<void> | undefined;
-  const pending = new Set<Promise<unknown>>();
   const register = () => {
     registered ??= gateways.register().catch(() => {
       registered = undefined;
     });
   };
-  // A stash that reuses a stored blob writes nothing to it: the touch tells every gc this gateway may now cite it.
-  const touched = (result: StashResult): StashResult => {
-    if (!result.created) {
-      const sent = gateways.touch(result.meta.sha256).catch(() => undefined);
-      pending.add(sent);
-      void sent.finally(() => pending.delete(sent));
-    }
-    return result;
-  };
   const store: ArtifactStore = {
     ...inner,
-    stash: (content, info) => (register(), inner.stash(content, info).then(touched)),
-    stashStream: (source, info) => (register(), inner.stashStream(source, info).then(touched)),
-    stashFile: (file, info) => (register(), inner.stashFile(file, info).then(touched)),
+    stash: (content, info) => (register(), inner.stash(content, info)),
+    stashStream: (source, info) => (register(), inner.stashStream(source, info)),
+    stashFile: (file, info) => (register(), inner.stashFile(file, info)),
     // Another gateway may cite what this one does not: removing from a shared bucket needs every gateway's word.
     gc: (gcOptions = {}) =>
       runSharedGc(
         {
           registry: gateways,
+          guard,
           gc: (o) => inner.gc(o),
           graceMs: s3.gcGraceMs ?? DEFAULT_GC_GRACE_MS,
           staleMs: s3.gatewayStaleMs ?? DEFAULT_GATEWAY_STALE_MS,
@@ -146,7 +179,6 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
   };
   const settle = async () => {
     await registered;
-    await Promise.all([...pending]);
   };
   return { store, spool: tiered, gateways, settle };
 }

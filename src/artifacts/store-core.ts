@@ -48,6 +48,12 @@ export interface ArtifactStoreOptions {
   gzipLevel?: number;
   /** Raw bytes per independently gzipped chunk of a blob (what a ranged read decodes at least). @default 1048576 */
   chunkBytes?: number;
+  /**
+   * Asked before a stash counts on a blob already stored (and returns its handle without writing it): false makes
+   * the stash write its own copy. A shared bucket makes the reuse known to every gc here.
+   * @default undefined (every stored blob is reused)
+   */
+  claimReuse?: (hex: string) => Promise<boolean>;
   /** Called with the size of every read of a blob, for metrics and for tests that count bytes read. */
   onBlobRead?: (bytes: number) => void;
   /**
@@ -161,7 +167,9 @@ export function createBackendStore(backend: StoreBackend, options: ArtifactStore
   async function existingArtifact(hex: string): Promise<StashResult | undefined> {
     if (!(await backend.head(blobKey(hex)))) return undefined;
     const meta = await tryReadMetaHex(hex).catch(() => undefined);
-    return meta ? { handle: formatHandle(hex), meta, created: false } : undefined;
+    if (!meta) return undefined;
+    if (options.claimReuse && !(await options.claimReuse(hex).catch(() => false))) return undefined;
+    return { handle: formatHandle(hex), meta, created: false };
   }
 
   /** Writes `source` through a temp file in `incoming/`, then puts it in place unless it is already there. */

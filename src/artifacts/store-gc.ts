@@ -33,6 +33,9 @@ export function readGcEpoch(root: string): number {
 /** Temp files younger than this may belong to a stash in flight and are left alone. */
 export const STALE_TEMP_MS = 60_000;
 
+/** Removals announced and re-checked together: one announcement, one last read of the touches, per batch. */
+const REMOVAL_BATCH = 200;
+
 /** What gc needs from the store. */
 export interface GcContext {
   /** The local folder of the gc epoch and of stash temp files. */
@@ -133,11 +136,26 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
       await fsp.writeFile(path.join(ctx.root, GC_EPOCH_FILE), `${Math.max(now, readGcEpoch(ctx.root) + 1)}\n`, {
         mode: 0o600,
       });
+    const modifiedOf = new Map(entries.map((e) => [e.handle, e.modifiedMs]));
     let done = 0;
-    for (const r of removals) {
-      await ctx.removeHex(r.handle.slice(-64));
-      done++;
-      if (done % 100 === 0 || done === removals.length) progress?.({ phase: "remove", done, total: removals.length });
+    for (let start = 0; start < removals.length; start += REMOVAL_BATCH) {
+      const batch = removals.slice(start, start + REMOVAL_BATCH);
+      const gate = await options.beforeRemove?.(
+        batch.map((r) => ({ handle: r.handle, modifiedMs: modifiedOf.get(r.handle) ?? 0 })),
+      );
+      try {
+        for (const r of batch) {
+          if (gate?.keep.has(r.handle)) {
+            removedHex.delete(r.handle.slice(-64));
+            continue;
+          }
+          await ctx.removeHex(r.handle.slice(-64));
+        }
+      } finally {
+        await gate?.done();
+      }
+      done += batch.length;
+      progress?.({ phase: "remove", done, total: removals.length });
     }
     for (const file of stale) {
       await fsp.rm(file, { force: true }).catch(() => undefined);
@@ -147,11 +165,12 @@ export async function runGc(ctx: GcContext, options: GcOptions): Promise<GcRepor
   const staleTempFiles = stale.length + staleKeys.length;
   progress?.({ phase: "sweep", done: staleTempFiles, total: staleTempFiles });
 
-  const freed = removals.reduce((sum, r) => sum + r.storedBytes, 0);
+  const removed = removals.filter((r) => removedHex.has(r.handle.slice(-64)));
+  const freed = removed.reduce((sum, r) => sum + r.storedBytes, 0);
   const kept = entries.filter((e) => !removedHex.has(e.hex));
   return {
     dryRun,
-    removed: removals,
+    removed,
     freedStoredBytes: freed,
     keptCount: kept.length,
     keptStoredBytes: kept.reduce((sum, e) => sum + e.storedBytes, 0),

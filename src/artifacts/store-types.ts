@@ -52,10 +52,24 @@ export interface GcOptions {
    * uses it to require every gateway's word. @default undefined (every candidate may go)
    */
   mayRemove?: (handle: string, modifiedMs: number) => boolean;
+  /**
+   * Asked right before each batch of removals (not on a dry run): which of the batch must stay after all (a last
+   * look at what other writers said), and a function called once the batch is removed. A shared bucket announces
+   * the batch here. @default undefined (every chosen candidate goes)
+   */
+  beforeRemove?: (batch: ReadonlyArray<{ handle: string; modifiedMs: number }>) => Promise<RemovalBatchGate>;
   /** Report what would be removed without removing anything. @default false */
   dryRun?: boolean;
   /** Called as work progresses. */
   onProgress?: (progress: StoreProgress) => void;
+}
+
+/** The answer of {@link GcOptions.beforeRemove}. */
+export interface RemovalBatchGate {
+  /** Handles of the batch that stay. */
+  keep: ReadonlySet<string>;
+  /** Called once the rest of the batch is removed (or its removal failed). */
+  done: () => Promise<void>;
 }
 
 /** One artifact gc removed (or would remove). */

@@ -96,4 +96,39 @@ describe("the local spool in front of a remote store", () => {
     expect(remote.calls).toBe(calls);
     tiered.close();
   });
+
+  it("says once that uploads fail and once that they caught up, across many failed and good passes", async () => {
+    const local = path.join(tmp(), "local");
+    const remote = switchableRemote(path.join(tmp(), "remote"));
+    remote.up = false;
+    const states: Array<{ ok: boolean; error?: string }> = [];
+    const tiered = createTieredBackend({ root: local, remote, onUploadState: (st) => states.push(st) });
+    const store = createBackendStore(tiered, { root: local });
+    for (let i = 0; i < 3; i++) {
+      await store.stash(`during the outage ${i}`);
+      await tiered.drain();
+    }
+    remote.up = true;
+    for (let i = 0; i < 3; i++) {
+      await store.stash(`after the outage ${i}`);
+      expect((await tiered.drain()).objects).toBe(0);
+    }
+    expect(states.map((st) => st.ok)).toEqual([false, true]);
+    expect(states[0]?.error).toContain("ECONNREFUSED");
+    tiered.close();
+  });
+
+  it("uploads what a previous run left in the spool from its start, without a write", async () => {
+    const local = path.join(tmp(), "local");
+    const remote = switchableRemote(path.join(tmp(), "remote"));
+    remote.up = false;
+    const first = createTieredBackend({ root: local, remote });
+    await createBackendStore(first, { root: local }).stash("left in the spool");
+    first.close();
+    remote.up = true;
+    const restarted = createTieredBackend({ root: local, remote });
+    for (let i = 0; i < 100 && readSpoolBacklog(local).objects > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(readSpoolBacklog(local).objects).toBe(0);
+    restarted.close();
+  });
 });

@@ -26,7 +26,12 @@ export interface TieredBackendOptions {
   cacheWholeMaxBytes?: number;
   /** After a failed remote call, the turn path skips the remote this long. @default 5000 */
   remoteCooldownMs?: number;
-  /** Told when an upload fails (once per failure streak) and when the spool drained. */
+  /**
+   * Asked when an upload found the object already in the remote (another writer put it there): true lets the spool
+   * drop it, false keeps it to try again later (a gc may be removing the remote copy). @default every answer is true
+   */
+  claimExisting?: (key: string) => Promise<boolean>;
+  /** Told when uploads start failing (once per outage) and when the spool drained after one. */
   onUploadState?: (state: { ok: boolean; pending: number; pendingBytes: number; error?: string }) => void;
 }
 
@@ -63,11 +68,11 @@ export function readSpoolBacklog(root: string): SpoolBacklog {
     return { objects, bytes };
   }
   for (const name of names) {
-    objects++;
     try {
       bytes += statSync(path.join(root, ...decodeKey(name).split("/"))).size;
+      objects++;
     } catch {
-      // Uploaded and evicted between the two reads.
+      // Uploaded and evicted between the two reads, or a marker whose write a crash cut short: nothing to upload.
     }
   }
   return { objects, bytes };
@@ -78,6 +83,15 @@ export function readSpoolBacklog(root: string): SpoolBacklog {
  * uploads) of the remote's return. A longer cap saves little (one failed request per attempt).
  */
 const MAX_UPLOAD_BACKOFF_MS = 10_000;
+
+/** How long `drain()` waits for gcs removing remote copies of spooled objects before it returns with them spooled. */
+const MAX_HELD_WAIT_MS = 60_000;
+
+/** A spool marker without its object older than this is left over from a crash. */
+const ORPHAN_MARKER_MS = 60_000;
+
+/** Wait before uploading again an object whose remote copy a gc announced it would remove. */
+const HELD_RETRY_MS = 2_000;
 
 /**
  * A backend that never makes a turn wait on the network: writes land in a
@@ -98,13 +112,17 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
   const cooldownMs = options.remoteCooldownMs ?? 5_000;
   const spoolDir = path.join(root, SPOOL_DIR);
   const pending = new Map<string, number>();
-  let loaded = false;
+  let loaded: Promise<void> | undefined;
   let remoteDownUntil = 0;
   let lastError: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let backoffMs = 0;
   let draining: Promise<SpoolBacklog> | undefined;
   let closed = false;
+  // Objects the last pass kept back because a gc was removing the remote copy they found.
+  let heldBack = 0;
+  // Between a failed upload and the pass that emptied the spool again: the state the upload log reports changes of.
+  let failing = false;
 
   const fileOf = (key: string) => path.join(root, ...key.split("/"));
   const pendingBytes = () => [...pending.values()].reduce((a, b) => a + b, 0);
@@ -114,16 +132,24 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
     ...(lastError ? { lastError } : {}),
   });
 
-  async function loadSpool(): Promise<void> {
-    if (loaded) return;
-    loaded = true;
-    for (const name of await readdirOrEmpty(spoolDir)) {
-      const key = decodeKey(name);
-      const size = (await local.head(key))?.size;
-      if (size === undefined) await fsp.rm(path.join(spoolDir, name), { force: true });
-      else pending.set(key, size);
-    }
-    if (pending.size > 0) schedule(0);
+  function loadSpool(): Promise<void> {
+    loaded ??= (async () => {
+      for (const name of await readdirOrEmpty(spoolDir)) {
+        const key = decodeKey(name);
+        const size = (await local.head(key))?.size;
+        if (size !== undefined) {
+          if (!pending.has(key)) pending.set(key, size);
+          continue;
+        }
+        // A marker without its object: the write it announced never finished, so no handle names it (unless another
+        // process of this store is writing it right now: a young marker stays).
+        const marker = path.join(spoolDir, name);
+        const st = await fsp.stat(marker).catch(() => undefined);
+        if (st && Date.now() - st.mtimeMs > ORPHAN_MARKER_MS) await fsp.rm(marker, { force: true });
+      }
+      if (pending.size > 0) schedule(0);
+    })();
+    return loaded;
   }
 
   function schedule(delayMs: number): void {
@@ -135,18 +161,28 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
     timer.unref();
   }
 
-  async function uploadOne(key: string): Promise<void> {
+  /** Uploads `key`; false when it must stay in the spool a while (the remote copy it found is being removed). */
+  async function uploadOne(key: string): Promise<boolean> {
     const size = pending.get(key) ?? 0;
-    await uploader.putOnce(key, { file: fileOf(key), size });
+    const created = await uploader.putOnce(key, { file: fileOf(key), size });
+    // Found there: a reuse of someone else's copy, which counts only once every gc knows of it.
+    if (!created && options.claimExisting && !(await options.claimExisting(key))) return false;
     pending.delete(key);
     await fsp.rm(path.join(spoolDir, encodeKey(key)), { force: true });
+    return true;
   }
 
   /** Passes until the spool is empty or an upload failed (objects spooled during a pass go in the next). */
   async function drain(): Promise<SpoolBacklog> {
+    const giveUpAt = Date.now() + MAX_HELD_WAIT_MS;
     for (;;) {
       const after = await drainPass();
       if (after.objects === 0 || after.lastError !== undefined || closed) return after;
+      // Only objects a gc is removing the remote copy of are left: wait for that gc, within reason.
+      if (heldBack >= after.objects) {
+        if (Date.now() > giveUpAt) return after;
+        await new Promise((r) => setTimeout(r, HELD_RETRY_MS));
+      }
     }
   }
 
@@ -156,11 +192,13 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
       await loadSpool();
       // Blobs before metas: a meta in the bucket always has its blob there.
       const keys = [...pending.keys()].sort((a, b) => Number(a.startsWith("meta/")) - Number(b.startsWith("meta/")));
+      let held = 0;
       for (const key of keys) {
         try {
-          await uploadOne(key);
+          if (!(await uploadOne(key))) held++;
         } catch (err) {
-          const first = lastError === undefined;
+          const first = !failing;
+          failing = true;
           lastError = (err as Error).message;
           backoffMs = Math.min(MAX_UPLOAD_BACKOFF_MS, backoffMs ? backoffMs * 2 : 1_000);
           if (first)
@@ -174,16 +212,21 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
           return backlog();
         }
       }
-      if (lastError !== undefined || keys.length > 0)
+      // Said once per outage, when everything it held back is up (objects spooled meanwhile go in later passes).
+      if (failing && pending.size <= held) {
+        failing = false;
         options.onUploadState?.({ ok: true, pending: pending.size, pendingBytes: pendingBytes() });
+      }
       lastError = undefined;
       backoffMs = 0;
+      heldBack = held;
+      if (held > 0) schedule(HELD_RETRY_MS);
       void evict().catch(() => undefined);
       return backlog();
     })().finally(() => {
       draining = undefined;
       // Objects spooled while this pass ran: the next pass takes them.
-      if (pending.size > 0 && lastError === undefined) schedule(0);
+      if (pending.size > heldBack && lastError === undefined) schedule(0);
     });
     return draining;
   }
@@ -224,6 +267,11 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
     }
   }
 
+  // What a previous run left in the spool goes up from the start, not only once this store writes again.
+  loadSpool().catch(() => {
+    loaded = undefined;
+  });
+
   return {
     kind: `spool+${remote.kind}`,
     location: remote.location,
@@ -235,19 +283,29 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
           "store_full",
           `Expected room for ${size} more bytes in the local upload spool of ${remote.location} (cap ${spoolBytes}), got ${pendingBytes()} bytes in ${pending.size} objects still waiting to upload${lastError ? ` (last upload error: ${lastError})` : ""}; nothing is lost, writes resume when the spool drains`,
         );
-      const created = await local.putOnce(key, body);
-      if (created) {
-        await ensureDir(spoolDir);
-        await fsp.writeFile(path.join(spoolDir, encodeKey(key)), "", { mode: 0o600 });
-        pending.set(key, size);
-        schedule(0);
+      if (pending.has(key)) return local.putOnce(key, body);
+      // The marker goes first: a crash after the local write still uploads it (a marker without its object is
+      // dropped at the next start). An object already here is spooled again: whoever writes it counts on it reaching
+      // the remote, and the upload of a copy the remote has costs one refused request.
+      const marker = path.join(spoolDir, encodeKey(key));
+      await ensureDir(spoolDir);
+      await fsp.writeFile(marker, "", { mode: 0o600 });
+      let created: boolean;
+      try {
+        created = await local.putOnce(key, body);
+      } catch (err) {
+        await fsp.rm(marker, { force: true });
+        throw err;
       }
+      pending.set(key, created ? size : ((await local.head(key))?.size ?? size));
+      schedule(0);
       return created;
     },
     async getRange(key: string, offset: number, length?: number): Promise<Buffer | undefined> {
       const here = await local.getRange(key, offset, length);
       if (here || pending.has(key)) return here;
-      const info = await viaRemote(() => remote.head(key)).catch(() => undefined);
+      // Unreachable is not absent: a reader told "not there" might act on it (gc's reference scan skips it).
+      const info = await viaRemote(() => remote.head(key));
       if (!info) return undefined;
       if (info.size <= wholeMax) {
         const whole = await viaRemote(() => remote.getRange(key, 0));
@@ -261,8 +319,12 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
     async head(key: string): Promise<ObjectInfo | undefined> {
       const here = await local.head(key);
       if (here) return here;
-      // Unreachable counts as absent here: a stash then writes locally and the upload dedups on the remote.
-      return viaRemote(() => remote.head(key)).catch(() => undefined);
+      // Unreachable counts as absent here: a stash then writes locally and the upload dedups on the remote. Refused
+      // credentials do not: they are the operator's to fix, and "not found" would hide them.
+      return viaRemote(() => remote.head(key)).catch((err: unknown) => {
+        if ((err as { code?: string }).code === "artifact_forbidden") throw err;
+        return undefined;
+      });
     },
     async *list(prefix: string): AsyncGenerator<ObjectInfo> {
       const byKey = new Map<string, ObjectInfo>();

@@ -31,10 +31,11 @@ export interface ReferenceScan {
  * the reference index with each recorded host transcript re-scanned, the
  * host's own transcripts of the agent (JSONL on 2026.4, the SQLite
  * `transcript_events` on 2026.9, rows zstd-compressed or not), and,
- * transitively, what checkpoint packs, stripped parts and packed transcript branches cite. Files of any
- * size are scanned (streamed). Sources that cannot be read are listed.
+ * transitively, what checkpoint packs, stripped parts and packed transcript branches cite, read through `store` (the
+ * configured store, so packs that live only in a bucket count; the agent's local file store when not given). Files of
+ * any size are scanned (streamed). Sources that cannot be read are listed.
  */
-export async function collectReferences(agentDir: string): Promise<ReferenceScan> {
+export async function collectReferences(agentDir: string, store?: ArtifactStore): Promise<ReferenceScan> {
   const found = new Set<string>();
   const unreadable: ReferenceScan["unreadable"] = [];
   const fail = collectUnreadable(unreadable);
@@ -87,7 +88,7 @@ export async function collectReferences(agentDir: string): Promise<ReferenceScan
   }
 
   // Packs and stripped parts cite more artifacts: follow them to the end of every chain.
-  await followCitations(createArtifactStore({ root: artifacts }), found, fail);
+  await followCitations(store ?? createArtifactStore({ root: artifacts }), found, fail);
   return { handles: found, unreadable, transcriptsScanned: transcripts.size };
 }
 
@@ -107,8 +108,8 @@ export function collectUnreadable(list: ReferenceScan["unreadable"]): (source: s
  * {@link collectReferences} for gc: throws `io_failed` naming every source
  * that could not be read (deleting then could remove what it cites).
  */
-export async function scanReferencedHandles(agentDir: string): Promise<Set<string>> {
-  const scan = await collectReferences(agentDir);
+export async function scanReferencedHandles(agentDir: string, store?: ArtifactStore): Promise<Set<string>> {
+  const scan = await collectReferences(agentDir, store);
   if (scan.unreadable.length > 0) {
     const list = scan.unreadable.map((u) => `${u.source} (${u.reason})`).join(", ");
     throw new LedgerError(
@@ -160,7 +161,14 @@ export async function followCitations(
     const handle = queue.pop() as string;
     if (seen.has(handle)) continue;
     seen.add(handle);
-    const meta = await store.tryReadMeta(handle).catch(() => undefined);
+    let meta;
+    try {
+      meta = await store.tryReadMeta(handle);
+    } catch (err) {
+      // Unknown (the bucket unreachable, a damaged meta): what it may cite is unknown too.
+      fail(`artifact ${handle} (meta)`, err);
+      continue;
+    }
     if (!meta || !CITING_KINDS.has(meta.kind)) continue;
     let text: string;
     try {

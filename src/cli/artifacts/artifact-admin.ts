@@ -98,7 +98,7 @@ export async function runGcCommand(c: ArtifactCommandContext): Promise<number> {
     c.io.stderr.write(known ? `retired gateway ${retire}\n` : `gateway ${retire} was not known; nothing retired\n`);
   }
   const referencedScannedAtMs = Date.now();
-  const referenced = await scanReferencedHandles(c.agentDir);
+  const referenced = await scanReferencedHandles(c.agentDir, c.store);
   const progress = createProgress(c.io.stderr);
   const dryRun = c.args.flags["dry-run"] === true;
   const report = await c.store.gc({

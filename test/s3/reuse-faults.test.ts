@@ -1,0 +1,160 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, promises as fsp, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { openArtifactStore, type OpenedStore, type StoreBackendSettings } from "../../src/artifacts/open-store.js";
+import { createS3Backend } from "../../src/artifacts/s3-backend.js";
+import { blobKey, metaKey } from "../../src/artifacts/store-keys.js";
+import { readSpoolBacklog } from "../../src/artifacts/tiered-backend.js";
+import { scanReferencedHandles } from "../../src/state/reference-scan.js";
+import { useCephRgw } from "../support/s3-fixture.js";
+import { useSharedTempDir } from "../support/temp-dir.js";
+import { killWorker, startWorker } from "../support/worker-process.js";
+
+const WORKER = fileURLToPath(new URL("./workers/stash-worker.mjs", import.meta.url));
+const output = (label: string): string =>
+  Array.from({ length: 200 }, (_, i) => `${label} ${i} ${randomBytes(8).toString("hex")}`).join("\n");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** An endpoint nothing listens on: every request is refused at once. */
+const DOWN = "http://127.0.0.1:1";
+
+/** Polls until the local spool of `root` is empty; false when it is not within `timeoutMs`. */
+async function spoolEmptied(root: string, timeoutMs: number): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (readSpoolBacklog(root).objects === 0) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+describe("no handle lost to gc, a crash or an outage of the shared bucket", () => {
+  const rgw = useCephRgw("reuse faults");
+  const tmp = useSharedTempDir("ledger-s3-reuse-faults-");
+  if (!rgw) return;
+
+  const env = () => ({ KEY: rgw().rgw.accessKeyId, SECRET: rgw().rgw.secretAccessKey });
+  const settings = (prefix: string, endpoint = rgw().rgw.endpoint): StoreBackendSettings => ({
+    backend: "s3",
+    spoolBytes: 64 * 1024 * 1024,
+    cacheBytes: 64 * 1024 * 1024,
+    s3: {
+      endpoint,
+      bucket: rgw().bucket,
+      prefix,
+      region: "us-east-1",
+      pathStyle: true,
+      accessKeyIdEnv: "KEY",
+      secretAccessKeyEnv: "SECRET",
+      timeoutMs: 10_000,
+      gcGraceMs: 0,
+      gatewayStaleMs: 3_600_000,
+      citeLagMs: 0,
+    },
+  });
+  const open = (root: string, s: StoreBackendSettings): OpenedStore =>
+    openArtifactStore({ root, settings: s, agentSegment: "main", env: env() });
+  const inBucket = async (prefix: string, handle: string): Promise<boolean> => {
+    const bucket = createS3Backend(rgw().options(`${prefix}/agents/main`));
+    const hex = handle.slice(-64);
+    return (await bucket.head(blobKey(hex))) !== undefined && (await bucket.head(metaKey(hex))) !== undefined;
+  };
+
+  it("keeps a blob reused while the bucket was down, touched when the restarted gateway's upload found it", async () => {
+    const prefix = `down-${randomBytes(4).toString("hex")}`;
+    const a = open(path.join(tmp(), "down-a"), settings(prefix));
+    const rootB = path.join(tmp(), "down-b");
+    const b = open(rootB, settings(prefix));
+    const text = output("reused offline");
+    const { handle } = await a.store.stash(text);
+    await b.store.stash(output("b's own"));
+    expect((await a.spool?.drain())?.objects).toBe(0);
+    expect((await b.spool?.drain())?.objects).toBe(0);
+    await sleep(2_200);
+    await b.store.gc({ referenced: new Set(), dryRun: true });
+    b.spool?.close();
+    await sleep(1_100);
+
+    // B cannot reach the bucket: its existence check fails, so it keeps its own copy in the spool.
+    const offline = open(rootB, settings(prefix, DOWN));
+    expect(await offline.store.stash(text)).toMatchObject({ handle, created: true });
+    offline.spool?.close();
+    expect(readSpoolBacklog(rootB).objects).toBe(2);
+
+    // Restarted with the bucket back, B uploads its spool without stashing anything; the upload finds the blob there.
+    const restarted = open(rootB, settings(prefix));
+    expect(await spoolEmptied(rootB, 30_000)).toBe(true);
+    const report = await a.store.gc({ maxAgeMs: 0, referenced: new Set() });
+    expect(report.sharedBucket?.blockedBy).toEqual([]);
+    expect(report.removed.map((r) => r.handle)).not.toContain(handle);
+    expect(await inBucket(prefix, handle)).toBe(true);
+    const fresh = open(path.join(tmp(), "down-fresh"), settings(prefix));
+    expect((await fresh.store.readText(handle)) === text).toBe(true);
+    for (const g of [a, restarted, fresh]) g.spool?.close();
+  }, 120_000);
+
+  it("keeps what a checkpoint pack cites when the pack is only in the bucket (a gateway redeployed on an empty disk)", async () => {
+    const prefix = `packs-${randomBytes(4).toString("hex")}`;
+    const agentDir = path.join(tmp(), "packs-agent");
+    const root = path.join(agentDir, "artifacts");
+    const first = open(root, settings(prefix));
+    const citedText = output("cited through the pack");
+    const cited = (await first.store.stash(citedText)).handle;
+    const orphan = (await first.store.stash(output("cited by nothing"))).handle;
+    const pack = (await first.store.stash(`checkpoint pack\nartifacts: ${cited}\n`, { kind: "checkpoint" })).handle;
+    await fsp.mkdir(path.join(agentDir, "sessions"), { recursive: true });
+    await fsp.writeFile(path.join(agentDir, "sessions", "s1.json"), JSON.stringify({ checkpoint: pack }));
+    expect((await first.spool?.drain())?.objects).toBe(0);
+    const oldId = (await first.gateways?.id()) ?? "";
+    first.spool?.close();
+
+    // The disk is replaced: the state comes back from a backup, the store's local folder does not.
+    await fsp.rm(root, { recursive: true, force: true });
+    await sleep(2_200);
+    const redeployed = open(root, settings(prefix));
+    expect(await redeployed.gateways?.retire(oldId)).toBe(true);
+    const referenced = await scanReferencedHandles(agentDir, redeployed.store);
+    expect([...referenced].sort()).toEqual([cited, pack].sort());
+    const report = await redeployed.store.gc({ maxAgeMs: 0, referenced });
+    expect(report.removed.map((r) => r.handle)).toEqual([orphan]);
+    expect(await inBucket(prefix, cited)).toBe(true);
+    expect((await redeployed.store.readText(cited)) === citedText).toBe(true);
+    redeployed.spool?.close();
+  }, 120_000);
+
+  it("uploads every handle a stash returned before a SIGKILL at a random instruction, from the restart alone", async () => {
+    const prefix = `crash-${randomBytes(4).toString("hex")}`;
+    const root = path.join(tmp(), "crash");
+    const out = path.join(tmp(), "crash-handles.jsonl");
+    // Offline, so nothing is uploaded before the kill: every returned handle rests on the local spool alone.
+    const worker = startWorker(WORKER, { root, settings: settings(prefix, DOWN), env: env(), out });
+    const killAfter = 40 + Math.floor(Math.random() * 40);
+    const end = Date.now() + 60_000;
+    while (Date.now() < end) {
+      if (existsSync(out) && readFileSync(out, "utf8").split("\n").length > killAfter) break;
+      await sleep(5);
+    }
+    await killWorker(worker);
+    expect((await worker.exited).signal, worker.stderr()).toBe("SIGKILL");
+    const returned = readFileSync(out, "utf8")
+      .split("\n")
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as { handle: string; text: string }];
+        } catch {
+          return [];
+        }
+      });
+    expect(returned.length).toBeGreaterThan(killAfter - 1);
+
+    const restarted = open(root, settings(prefix));
+    expect(await spoolEmptied(root, 60_000)).toBe(true);
+    const fresh = open(path.join(tmp(), "crash-fresh"), settings(prefix));
+    let readBack = 0;
+    for (const { handle, text } of returned) if ((await fresh.store.readText(handle)) === text) readBack++;
+    expect(readBack).toBe(returned.length);
+    restarted.spool?.close();
+    fresh.spool?.close();
+  }, 180_000);
+});
