@@ -88,7 +88,7 @@ export async function runS3Bench(options: { quick?: boolean; log?: (line: string
         prefix: "assemble",
         pathStyle: true,
         accessKeyIdEnv: KEY_ENV,
-        secretAccessKeyEnv: SECRET_ENV,
+        signingKeyEnv: SECRET_ENV,
       },
     };
     const calls = options.quick ? 15 : 50;

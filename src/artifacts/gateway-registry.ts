@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { LedgerError } from "../errors.js";
+import { ensureDir } from "../fs/atomic-write.js";
 import type { ObjectInfo, StoreBackend } from "./backend-types.js";
 import type { GatewayView } from "./shared-gc-decision.js";
 
@@ -63,7 +64,7 @@ export function createGatewayRegistry(options: GatewayRegistryOptions): GatewayR
     const file = path.join(root, GATEWAY_ID_FILE);
     const text = await fsp.readFile(file, "utf8").catch(() => undefined);
     if (text !== undefined && ID.test(text.trim())) return (cached = text.trim());
-    await fsp.mkdir(root, { recursive: true });
+    await ensureDir(root);
     const fresh = randomBytes(8).toString("hex");
     // Exclusive create: two processes of one gateway starting together agree on the first id written.
     await fsp.writeFile(file, `${fresh}\n`, { flag: "wx", mode: 0o600 }).catch(async (err: NodeJS.ErrnoException) => {

@@ -76,7 +76,7 @@ export async function assertBucketAnswers(
   } catch (err) {
     const cause = (err as { cause?: { name?: string; Code?: string; message?: string } }).cause;
     const what = cause?.Code ?? cause?.name ?? "";
-    const env = s3 ? `\`$${s3.accessKeyIdEnv}\` and \`$${s3.secretAccessKeyEnv}\`` : "the environment";
+    const env = s3 ? `\`$${s3.accessKeyIdEnv}\` and \`$${s3.signingKeyEnv}\`` : "the environment";
     if (what === "CredentialsProviderError")
       throw new LedgerError(
         "config_invalid",
@@ -111,7 +111,7 @@ function bucketBackend(settings: StoreBackendSettings, under: string, env: NodeJ
       "Expected `store.s3` (at least `bucket`) in the plugin config to migrate to or from a bucket, got none; add it (store.backend may stay `file` until the migration is done)",
     );
   const accessKeyId = env[s3.accessKeyIdEnv];
-  const secretAccessKey = env[s3.secretAccessKeyEnv];
+  const secretAccessKey = env[s3.signingKeyEnv];
   return createS3Backend({
     endpoint: s3.endpoint,
     bucket: s3.bucket,

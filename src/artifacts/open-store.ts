@@ -21,7 +21,7 @@ export interface StoreBackendSettings {
     /** Name of the environment variable with the access key id. */
     accessKeyIdEnv: string;
     /** Name of the environment variable with the secret access key. */
-    secretAccessKeyEnv: string;
+    signingKeyEnv: string;
     timeoutMs: number;
     /** Objects written less than this long ago are never removed by gc. @default 86400000 */
     gcGraceMs?: number;
@@ -97,7 +97,7 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
   if (settings?.backend !== "s3" || !settings.s3) return { store: createArtifactStore(storeOptions) };
   const s3 = settings.s3;
   const accessKeyId = env[s3.accessKeyIdEnv];
-  const secretAccessKey = env[s3.secretAccessKeyEnv];
+  const secretAccessKey = env[s3.signingKeyEnv];
   const base = {
     endpoint: s3.endpoint,
     bucket: s3.bucket,

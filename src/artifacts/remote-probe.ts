@@ -24,7 +24,7 @@ export async function probeRemoteStore(
   const s3 = settings.backend === "s3" ? settings.s3 : undefined;
   if (!s3) return undefined;
   const accessKeyId = env[s3.accessKeyIdEnv];
-  const secretAccessKey = env[s3.secretAccessKeyEnv];
+  const secretAccessKey = env[s3.signingKeyEnv];
   const backend = createS3Backend({
     endpoint: s3.endpoint,
     bucket: s3.bucket,

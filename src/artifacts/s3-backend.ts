@@ -91,8 +91,10 @@ async function buildS3Backend(options: S3BackendOptions): Promise<StoreBackend> 
   let ifNoneMatch = true;
 
   function failed(op: string, key: string, err: unknown): LedgerError {
-    const e = err as SdkError;
-    const what = e?.Code ?? e?.name ?? "error";
+    const e = err as SdkError & { message?: string; code?: string };
+    // A network failure is a bare `Error`: its code or message (ECONNREFUSED, a timeout) is the cause worth naming.
+    const generic = !e?.Code && (e?.name === undefined || e.name === "Error");
+    const what = generic ? (e?.code ?? e?.message ?? "error") : (e?.Code ?? e?.name ?? "error");
     const code = status(err) === 403 ? "artifact_forbidden" : "io_failed";
     return new LedgerError(
       code,

@@ -123,6 +123,9 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
   let heldBack = 0;
   // Between a failed upload and the pass that emptied the spool again: the state the upload log reports changes of.
   let failing = false;
+  // Bytes cached by reads since the last eviction, and the eviction running.
+  let fetchedSinceEvict = 0;
+  let evicting: Promise<void> | undefined;
 
   const fileOf = (key: string) => path.join(root, ...key.split("/"));
   const pendingBytes = () => [...pending.values()].reduce((a, b) => a + b, 0);
@@ -310,8 +313,20 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
       if (info.size <= wholeMax) {
         const whole = await viaRemote(() => remote.getRange(key, 0));
         if (!whole) return undefined;
-        // Cached as fetched: content-addressed objects are checked by the store above on every read.
-        await local.putOnce(key, { bytes: whole }).catch(() => false);
+        // Cached as fetched: content-addressed objects are checked by the store above on every read. A reader is
+        // bounded by the cache as a writer is: nothing kept beyond it, and what is kept is evicted as it grows.
+        if (whole.length <= cacheBytes) {
+          await local.putOnce(key, { bytes: whole }).catch(() => false);
+          fetchedSinceEvict += whole.length;
+          if (fetchedSinceEvict > cacheBytes / 8) {
+            fetchedSinceEvict = 0;
+            evicting ??= evict()
+              .catch(() => undefined)
+              .finally(() => {
+                evicting = undefined;
+              });
+          }
+        }
         return whole.subarray(Math.min(offset, whole.length), length === undefined ? undefined : offset + length);
       }
       return viaRemote(() => remote.getRange(key, offset, length));

@@ -1,3 +1,4 @@
+import { hostFunction, installedHostDists } from "../../test/support/host-dist.js";
 import { describe, expect, it } from "vitest";
 import { isLedgerError } from "../errors.js";
 import { parseConfig, resolveAgentSettings } from "./parse-config.js";
@@ -88,7 +89,7 @@ describe("the store section of the config", () => {
       region: "us-east-1",
       pathStyle: true,
       accessKeyIdEnv: "AWS_ACCESS_KEY_ID",
-      secretAccessKeyEnv: "AWS_SECRET_ACCESS_KEY",
+      signingKeyEnv: "AWS_SECRET_ACCESS_KEY",
       timeoutMs: 30_000,
       gcGraceMs: 86_400_000,
       gatewayStaleMs: 7 * 86_400_000,
@@ -104,6 +105,11 @@ describe("the store section of the config", () => {
       { store: { backend: "s3", s3: { bucket: "abc", endpoint: "ftp://x" } } },
       ["endpoint"],
     ],
+    [
+      "an endpoint with credentials in it",
+      { store: { backend: "s3", s3: { bucket: "abc", endpoint: "http://AKIA:secret@rgw.local:7480" } } },
+      ["endpoint", "without credentials"],
+    ],
     ["an unknown backend", { store: { backend: "postgres" } }, ["store.backend", "postgres"]],
     [
       "a secret written into the config",
@@ -114,5 +120,49 @@ describe("the store section of the config", () => {
   ])("refuses %s with a message naming it", (_name, input, parts) => {
     const message = messageOf(input);
     for (const part of parts) expect(message).toContain(part);
+  });
+});
+
+describe("an endpoint URL with credentials", () => {
+  it("is refused without echoing the key", () => {
+    const message = messageOf({
+      store: { backend: "s3", s3: { bucket: "abc", endpoint: "http://AKIA:s3cr3t@rgw:7480" } },
+    });
+    expect(message).toContain("without credentials");
+    expect(message).not.toContain("s3cr3t");
+  });
+});
+
+describe("the S3 settings through the host's config get / set", () => {
+  it("takes the deprecated `secretAccessKeyEnv` as `signingKeyEnv` when that is not set", () => {
+    const s3 = (input: Record<string, unknown>) =>
+      parseConfig({ store: { backend: "s3", s3: { bucket: "abc", ...input } } }).store.s3;
+    expect(s3({ secretAccessKeyEnv: "OLD_NAME" })?.signingKeyEnv).toBe("OLD_NAME");
+    expect(s3({ secretAccessKeyEnv: "OLD_NAME", signingKeyEnv: "NEW_NAME" })?.signingKeyEnv).toBe("NEW_NAME");
+    expect(s3({})?.signingKeyEnv).toBe("AWS_SECRET_ACCESS_KEY");
+  });
+
+  it("names no store setting so that the host blanks its value (checked with each installed host's own test)", async () => {
+    const hosts = installedHostDists();
+    expect(hosts.length).toBeGreaterThan(0);
+    const store = parseConfig({ store: { backend: "s3", s3: { bucket: "abc" } } }).store;
+    const paths = [
+      ...Object.keys(store).map((k) => `store.${k}`),
+      ...Object.keys(store.s3 ?? {}).map((k) => `store.s3.${k}`),
+    ].map((p) => `plugins.entries.context-ledger.config.${p}`);
+    let checked = 0;
+    for (const { version, dist } of hosts) {
+      const sensitive = await hostFunction<(path: string) => boolean>(
+        dist,
+        "sensitive-paths-",
+        "isSensitiveConfigPath",
+      );
+      if (!sensitive) continue;
+      checked++;
+      expect({ version, blanked: paths.filter((p) => sensitive(p)) }).toEqual({ version, blanked: [] });
+      // The check is live: the old name is one the host blanks.
+      expect(sensitive("plugins.entries.context-ledger.config.store.s3.secretAccessKeyEnv")).toBe(true);
+    }
+    expect(checked).toBeGreaterThan(0);
   });
 });

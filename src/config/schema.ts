@@ -260,46 +260,65 @@ const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const KEY_PREFIX = /^[a-z0-9._-]+(\/[a-z0-9._-]+)*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-const s3Schema = z.strictObject({
-  endpoint: z
-    .url({ protocol: /^https?$/ })
-    .optional()
-    .describe("S3 endpoint URL for a server other than AWS (Ceph RGW, Cloudflare R2, Backblaze B2, MinIO)."),
-  bucket: z.string().regex(BUCKET, "Expected a bucket name: 3-63 of a-z, 0-9, `.` and `-`").describe("Bucket name."),
-  prefix: z
-    .string()
-    .regex(KEY_PREFIX, "Expected `/`-separated segments of a-z, 0-9, `.`, `_` and `-`, no leading or trailing `/`")
-    .default("context-ledger")
-    .describe("Key prefix inside the bucket; each agent's objects go under `<prefix>/agents/<agent>/`."),
-  region: z.string().min(1).default("us-east-1").describe("Region (R2: `auto`)."),
-  pathStyle: z
-    .boolean()
-    .default(false)
-    .describe("Path-style URLs (`endpoint/bucket/key`): Ceph RGW and MinIO need it."),
-  accessKeyIdEnv: z
-    .string()
-    .regex(ENV_NAME)
-    .default("AWS_ACCESS_KEY_ID")
-    .describe("Name of the environment variable holding the access key id (the key itself never goes in config)."),
-  secretAccessKeyEnv: z
-    .string()
-    .regex(ENV_NAME)
-    .default("AWS_SECRET_ACCESS_KEY")
-    .describe("Name of the environment variable holding the secret access key."),
-  timeoutMs: z.int().min(1_000).max(600_000).default(30_000).describe("Deadline of one background S3 call."),
-  gcGraceMs: z
-    .int()
-    .min(0)
-    .default(86_400_000)
-    .describe("`artifact gc` never removes from the bucket an object written less than this long ago (ms)."),
-  gatewayStaleMs: z
-    .int()
-    .min(60_000)
-    .default(7 * 86_400_000)
-    .describe(
-      "A gateway sharing the bucket that has not published its references (at its gc) for this long blocks every removal until it does or is retired (ms).",
-    ),
-});
+const s3Schema = z
+  .strictObject({
+    endpoint: z
+      .url({ protocol: /^https?$/ })
+      // A key in the URL would be printed wherever the endpoint is (messages, status); keys come from the environment.
+      .refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), {
+        message:
+          "Expected an endpoint URL without credentials (`user:key@`); put the keys in the environment variables",
+      })
+      .optional()
+      .describe("S3 endpoint URL for a server other than AWS (Ceph RGW, Cloudflare R2, Backblaze B2, MinIO)."),
+    bucket: z.string().regex(BUCKET, "Expected a bucket name: 3-63 of a-z, 0-9, `.` and `-`").describe("Bucket name."),
+    prefix: z
+      .string()
+      .regex(KEY_PREFIX, "Expected `/`-separated segments of a-z, 0-9, `.`, `_` and `-`, no leading or trailing `/`")
+      .default("context-ledger")
+      .describe("Key prefix inside the bucket; each agent's objects go under `<prefix>/agents/<agent>/`."),
+    region: z.string().min(1).default("us-east-1").describe("Region (R2: `auto`)."),
+    pathStyle: z
+      .boolean()
+      .default(false)
+      .describe("Path-style URLs (`endpoint/bucket/key`): Ceph RGW and MinIO need it."),
+    accessKeyIdEnv: z
+      .string()
+      .regex(ENV_NAME)
+      .default("AWS_ACCESS_KEY_ID")
+      .describe("Name of the environment variable holding the access key id (the key itself never goes in config)."),
+    // Not named `secret...`: the host blanks the value of any config key whose name looks secret in `config get`, so a
+    // settings backup would lose the variable's name.
+    signingKeyEnv: z
+      .string()
+      .regex(ENV_NAME)
+      .optional()
+      .describe(
+        'Name of the environment variable holding the secret access key (the signing key). Default: "AWS_SECRET_ACCESS_KEY".',
+      ),
+    secretAccessKeyEnv: z
+      .string()
+      .regex(ENV_NAME)
+      .optional()
+      .describe("Deprecated name of `signingKeyEnv` (the host blanks it in `config get`); used when that is not set."),
+    timeoutMs: z.int().min(1_000).max(600_000).default(30_000).describe("Deadline of one background S3 call."),
+    gcGraceMs: z
+      .int()
+      .min(0)
+      .default(86_400_000)
+      .describe("`artifact gc` never removes from the bucket an object written less than this long ago (ms)."),
+    gatewayStaleMs: z
+      .int()
+      .min(60_000)
+      .default(7 * 86_400_000)
+      .describe(
+        "A gateway sharing the bucket that has not published its references (at its gc) for this long blocks every removal until it does or is retired (ms).",
+      ),
+  })
+  .transform(({ secretAccessKeyEnv, signingKeyEnv, ...rest }) => ({
+    ...rest,
+    signingKeyEnv: signingKeyEnv ?? secretAccessKeyEnv ?? "AWS_SECRET_ACCESS_KEY",
+  }));
 
 const storeSchema = z
   .strictObject({

@@ -41,7 +41,7 @@ export function s3LedgerConfig(fixture: RgwFixture, prefix: string): Record<stri
         region: fixture.rgw.region,
         pathStyle: true,
         accessKeyIdEnv: S3_KEY_ENV,
-        secretAccessKeyEnv: S3_SECRET_ENV,
+        signingKeyEnv: S3_SECRET_ENV,
         timeoutMs: 10_000,
       },
     },

@@ -26,7 +26,7 @@ describe("the S3 backend against a throwaway Ceph RGW", () => {
         region: "us-east-1",
         pathStyle: true,
         accessKeyIdEnv: "KEY_ID",
-        secretAccessKeyEnv: secretEnv,
+        signingKeyEnv: secretEnv,
         timeoutMs: 5_000,
       },
     });

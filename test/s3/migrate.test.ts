@@ -58,7 +58,7 @@ describe("artifact migrate against a real Ceph RGW", () => {
         ...s3,
         region: "us-east-1",
         accessKeyIdEnv: "AWS_ACCESS_KEY_ID",
-        secretAccessKeyEnv: "AWS_SECRET_ACCESS_KEY",
+        signingKeyEnv: "AWS_SECRET_ACCESS_KEY",
       },
     };
     return { state, ledger: path.join(state, "context-ledger"), env, settings };

@@ -86,7 +86,7 @@ describe("an S3 store whose gateway goes away", () => {
         region: "us-east-1",
         pathStyle: true,
         accessKeyIdEnv: "LEDGER_TEST_KEY",
-        secretAccessKeyEnv: "LEDGER_TEST_SECRET",
+        signingKeyEnv: "LEDGER_TEST_SECRET",
         timeoutMs: 10_000,
       },
     };

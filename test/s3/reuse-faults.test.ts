@@ -46,7 +46,7 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
       region: "us-east-1",
       pathStyle: true,
       accessKeyIdEnv: "KEY",
-      secretAccessKeyEnv: "SECRET",
+      signingKeyEnv: "SECRET",
       timeoutMs: 10_000,
       gcGraceMs: 0,
       gatewayStaleMs: 3_600_000,
@@ -91,6 +91,14 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
     expect(await inBucket(prefix, handle)).toBe(true);
     const fresh = open(path.join(tmp(), "down-fresh"), settings(prefix));
     expect((await fresh.store.readText(handle)) === text).toBe(true);
+    // Every folder the spool, the cache and the gateway id made is the owner's alone.
+    const folders = [rootB, ...(await fsp.readdir(rootB, { recursive: true })).map((f) => path.join(rootB, f))];
+    const open0700 = [];
+    for (const f of folders) {
+      const st = await fsp.stat(f).catch(() => undefined);
+      if (st?.isDirectory() && (st.mode & 0o777) !== 0o700) open0700.push(f);
+    }
+    expect(open0700).toEqual([]);
     for (const g of [a, restarted, fresh]) g.spool?.close();
   }, 120_000);
 
@@ -157,4 +165,26 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
     restarted.spool?.close();
     fresh.spool?.close();
   }, 180_000);
+
+  it("reports refused credentials as artifact_forbidden, on a stash and on a read, never as not found", async () => {
+    const prefix = `forbidden-${randomBytes(4).toString("hex")}`;
+    const good = open(path.join(tmp(), "forbidden-good"), settings(prefix));
+    const { handle } = await good.store.stash(output("stored with good keys"));
+    expect((await good.spool?.drain())?.objects).toBe(0);
+    good.spool?.close();
+    const refused = openArtifactStore({
+      root: path.join(tmp(), "forbidden-bad"),
+      settings: settings(prefix),
+      agentSegment: "main",
+      env: { KEY: rgw().rgw.accessKeyId, SECRET: "not-the-secret" },
+    });
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => "served",
+        (err: { code?: string }) => err.code,
+      );
+    expect(await codeOf(refused.store.readText(handle))).toBe("artifact_forbidden");
+    expect(await codeOf(refused.store.stash(output("stashed with bad keys")))).toBe("artifact_forbidden");
+    refused.spool?.close();
+  }, 60_000);
 });

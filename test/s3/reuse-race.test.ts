@@ -29,7 +29,7 @@ describe("a reuse racing a gc of the shared bucket", () => {
       region: "us-east-1",
       pathStyle: true,
       accessKeyIdEnv: "KEY",
-      secretAccessKeyEnv: "SECRET",
+      signingKeyEnv: "SECRET",
       timeoutMs: 10_000,
       gcGraceMs: 0,
       gatewayStaleMs: 3_600_000,

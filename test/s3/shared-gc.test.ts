@@ -28,7 +28,7 @@ describe("gc of a bucket several gateways share", () => {
       region: "us-east-1",
       pathStyle: true,
       accessKeyIdEnv: "KEY",
-      secretAccessKeyEnv: "SECRET",
+      signingKeyEnv: "SECRET",
       timeoutMs: 10_000,
       gcGraceMs,
       gatewayStaleMs: 3_600_000,

@@ -61,7 +61,7 @@ describe("context-ledger artifact migrate: its clear refusals", () => {
           endpoint: "http://127.0.0.1:9",
           bucket: "ledger-test",
           accessKeyIdEnv: "TEAM_S3_KEY",
-          secretAccessKeyEnv: "TEAM_S3_SECRET",
+          signingKeyEnv: "TEAM_S3_SECRET",
         },
       });
       const r = await migrate(["--to", "s3"]);
