@@ -5,7 +5,7 @@ import { createS3Backend } from "./s3-backend.js";
 import { runSharedGc } from "./shared-gc.js";
 import { createBackendStore, type ArtifactStoreOptions } from "./store-core.js";
 import { createArtifactStore } from "./store.js";
-import { hexOfBlobKey, hexOfMetaKey } from "./store-keys.js";
+import { blobKey, hexOfBlobKey, hexOfMetaKey, metaKey } from "./store-keys.js";
 import type { ArtifactStore } from "./store-types.js";
 import { createTieredBackend, type SpoolBacklog, type TieredBackend } from "./tiered-backend.js";
 
@@ -139,6 +139,11 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
     root,
     maxStoreBytes: undefined,
     onStoreFull: undefined,
+    verifyWholeBeforeRanges: true,
+    onDamaged: async (hex) => {
+      await tiered.forgetLocal(blobKey(hex));
+      await tiered.forgetLocal(metaKey(hex));
+    },
     // A reuse counts only once its touch is in the bucket and no gc announced the blob's removal; otherwise (the
     // bucket unreachable, or a gc removing it) the stash keeps its own copy in the spool, and its upload claims it.
     claimReuse: async (hex) => {

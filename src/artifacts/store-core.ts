@@ -1,6 +1,6 @@
 import { promises as fsp } from "node:fs";
 import { LRUCache } from "lru-cache";
-import { describeValue, LedgerError } from "../errors.js";
+import { describeValue, isLedgerError, LedgerError } from "../errors.js";
 import { ensureDir } from "../fs/atomic-write.js";
 import type { StoreBackend } from "./backend-types.js";
 import { incomingDir } from "./blob-path.js";
@@ -54,6 +54,14 @@ export interface ArtifactStoreOptions {
    * @default undefined (every stored blob is reused)
    */
   claimReuse?: (hex: string) => Promise<boolean>;
+  /**
+   * Objects others can write (a bucket): the meta that binds a blob's index may be forged together with the blob, so
+   * the first selector read of each blob in this process reads and checks it whole against its handle before any
+   * range of it is served. @default false (the index the meta binds is trusted, as on a local disk)
+   */
+  verifyWholeBeforeRanges?: boolean;
+  /** Told when a read found the stored copy of `hex` damaged: a cache in front of the backend drops its copy. */
+  onDamaged?: (hex: string) => Promise<void>;
   /** Called with the size of every read of a blob, for metrics and for tests that count bytes read. */
   onBlobRead?: (bytes: number) => void;
   /**
@@ -94,6 +102,10 @@ export function createBackendStore(backend: StoreBackend, options: ArtifactStore
   const jsonMemo: JsonParseMemo = {};
   // Reading 500 metas was most of a session search (250 of 470 ms): each is read once per store object.
   const metas = new LRUCache<string, ArtifactMeta>({ max: MAX_CACHED_METAS });
+  // Blobs read and checked whole in this process, by hex, with the index they had (see verifyWholeBeforeRanges).
+  const wholeChecked = new LRUCache<string, string>({ max: MAX_CACHED_METAS });
+  // Blobs a read found damaged: a stash of their content writes it anew instead of counting on the stored copy.
+  const damaged = new LRUCache<string, true>({ max: MAX_CACHED_METAS });
 
   async function tryReadMetaHex(hex: string): Promise<ArtifactMeta | undefined> {
     const hit = metas.get(hex);
@@ -102,14 +114,31 @@ export function createBackendStore(backend: StoreBackend, options: ArtifactStore
     const data = await backend.getRange(key, 0);
     if (!data) return undefined;
     const meta = parseArtifactMeta(data.toString("utf8"), `${backend.location}/${key}`);
+    // A meta copied from another artifact would bind that one's index to this handle.
+    if (meta.sha256 !== hex || meta.handle !== formatHandle(hex))
+      throw new LedgerError(
+        "artifact_corrupt",
+        `Expected the meta at ${backend.location}/${key} to describe ${formatHandle(hex)}, got one for ${meta.handle}`,
+      );
     metas.set(hex, meta);
     return meta;
   }
 
-  /** Runs `use` on the open blob of `hex`; undefined when there is none. */
+  /** Runs `use` on the open blob of `hex`; undefined when there is none. A damaged copy is reported, then thrown. */
   async function withBlob<T>(hex: string, use: (blob: OpenBlob) => Promise<T>): Promise<T | undefined> {
-    const blob = await openBlob(backend, hex, options.onBlobRead);
-    return blob ? use(blob) : undefined;
+    try {
+      const blob = await openBlob(backend, hex, options.onBlobRead);
+      return blob ? await use(blob) : undefined;
+    } catch (err) {
+      if (isLedgerError(err, "artifact_corrupt")) {
+        damaged.set(hex, true);
+        textCache.delete(hex);
+        metas.delete(hex);
+        wholeChecked.delete(hex);
+        await options.onDamaged?.(hex).catch(() => undefined);
+      }
+      throw err;
+    }
   }
 
   async function legacyCompression(blob: OpenBlob) {
@@ -165,6 +194,7 @@ export function createBackendStore(backend: StoreBackend, options: ArtifactStore
 
   /** The stored artifact of `hex` when both blob and meta are there. */
   async function existingArtifact(hex: string): Promise<StashResult | undefined> {
+    if (damaged.has(hex)) return undefined;
     if (!(await backend.head(blobKey(hex)))) return undefined;
     const meta = await tryReadMetaHex(hex).catch(() => undefined);
     if (!meta) return undefined;
@@ -186,6 +216,14 @@ export function createBackendStore(backend: StoreBackend, options: ArtifactStore
       const existing = knownSha256 === undefined ? await existingArtifact(written.sha256) : undefined;
       if (existing) return existing;
       await makeRoom(written.storedBytes);
+      // The right bytes for a damaged copy: the copy goes, so the create-once write below puts them in its place.
+      if (damaged.has(written.sha256)) {
+        // Best effort: when the damaged copy cannot go now, the stash still stores its own good copy.
+        await backend.delete(blobKey(written.sha256)).catch(() => false);
+        await backend.delete(metaKey(written.sha256)).catch(() => false);
+        damaged.delete(written.sha256);
+        metas.delete(written.sha256);
+      }
       created = await backend.putOnce(blobKey(written.sha256), { file: written.temp, size: written.storedBytes });
       if (created && usedBytes !== undefined) usedBytes += written.storedBytes;
     } finally {
@@ -262,6 +300,10 @@ export function createBackendStore(backend: StoreBackend, options: ArtifactStore
       const hex = parseHandle(handle);
       const withMemo = { ...sliceOptions, jsonMemo };
       const slice = await withBlob(hex, async (blob) => {
+        if (blob.layout && options.verifyWholeBeforeRanges && wholeChecked.get(hex) !== blob.layout.indexSha256) {
+          await verifyBlob(blob, undefined);
+          wholeChecked.set(hex, blob.layout.indexSha256);
+        }
         const recorded = blob.layout ? (await tryReadMetaHex(hex).catch(() => undefined))?.indexSha256 : undefined;
         return selectFromBlob(blob, selector, withMemo, { indexSha256: recorded, cache: textCache });
       });

@@ -48,6 +48,8 @@ export interface TieredBackend extends StoreBackend {
   backlog(): SpoolBacklog;
   /** Uploads everything pending now; resolves when the spool is empty or an upload failed. */
   drain(): Promise<SpoolBacklog>;
+  /** Drops the local copy of `key` unless it still waits to upload (a damaged cached copy, read again remotely). */
+  forgetLocal(key: string): Promise<void>;
   /** Stops background work (timers); pending objects stay in the spool for the next start. */
   close(): void;
 }
@@ -358,6 +360,9 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
     },
     backlog,
     drain,
+    async forgetLocal(key: string): Promise<void> {
+      if (!pending.has(key)) await local.delete(key);
+    },
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
