@@ -345,7 +345,16 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
     },
     async *list(prefix: string): AsyncGenerator<ObjectInfo> {
       const byKey = new Map<string, ObjectInfo>();
-      for await (const o of remote.list(prefix)) byKey.set(o.key, o);
+      // The bucket unreachable: the local copies are listed alone, so every output kept here still resolves by
+      // prefix and is searched. A listing is then short, never wrong about what it names (gc removes less).
+      if (Date.now() >= remoteDownUntil) {
+        try {
+          for await (const o of remote.list(prefix)) byKey.set(o.key, o);
+        } catch (err) {
+          if ((err as { code?: string }).code === "artifact_forbidden") throw err;
+          remoteDownUntil = Date.now() + cooldownMs;
+        }
+      }
       for await (const o of local.list(prefix)) if (!byKey.has(o.key)) byKey.set(o.key, o);
       yield* [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     },

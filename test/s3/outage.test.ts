@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openArtifactStore } from "../../src/artifacts/open-store.js";
+import { listedHandles, resolveHandleRef } from "../../src/artifacts/handle-prefix.js";
 import { createS3Backend } from "../../src/artifacts/s3-backend.js";
 import { isLedgerError } from "../../src/errors.js";
 import { createBackendStore } from "../../src/artifacts/store-core.js";
@@ -56,6 +57,9 @@ describe("an S3 store whose gateway goes away", () => {
       const waiting = tiered.backlog();
       expect(waiting.objects).toBe(10);
       for (const d of during) expect(await store.readText(d.handle)).toBe(texts.get(d.handle));
+      // Listed from the local copies alone: every output kept here resolves by the prefix its stub shows.
+      for (const d of [before, ...during])
+        expect(await resolveHandleRef(d.meta.sha256.slice(0, 8), () => listedHandles(store))).toBe(d.handle);
 
       await rgw().rgw.restartGateway();
       expect(await until(() => tiered.backlog().objects === 0, 40_000)).toBe(true);
