@@ -1,8 +1,6 @@
 import { grepLines } from "../../artifacts/grep-lines.js";
 import { compileSafeRegex } from "../../safe-regex.js";
-import { createArtifactStore } from "../../artifacts/store.js";
 import { resolveAgentSettings } from "../../config/parse-config.js";
-import { artifactRoot } from "../../state/paths.js";
 import { COMMON_OPTIONS, intFlag, stringFlag } from "../core/args.js";
 import { runCommand } from "../core/command.js";
 import { CliFailure, EXIT } from "../core/cli-failure.js";
@@ -10,6 +8,7 @@ import { formatCount, plural } from "../core/format.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents } from "../core/ledger-scan.js";
 import { operatorContextOf } from "../core/operator-context.js";
+import { openAgentStore } from "../core/agent-store.js";
 
 /** Schema tag of `grep --json`. */
 export const GREP_SCHEMA = "context-ledger.grep.v1";
@@ -73,7 +72,8 @@ export async function runGrepCommand(argv: string[], io: CliIo): Promise<number>
     let timedOut = false;
     let outputFull = false;
     for (const agent of scope) {
-      const store = createArtifactStore({ root: artifactRoot(ctx.ledgerRoot, agent) });
+      const opened = openAgentStore({ config: ctx.config, ledgerRoot: ctx.ledgerRoot, agentId: agent, env: io.env });
+      const store = opened.store;
       const metas = [];
       for await (const m of store.list()) if (session === undefined || m.origin.sessionKey === session) metas.push(m);
       metas.sort((a, b) => b.createdAt.localeCompare(a.createdAt));

@@ -12,6 +12,7 @@ import { formatBytes, formatCount, formatTable } from "../core/format.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
 import { operatorContextOf } from "../core/operator-context.js";
+import { openAgentStore } from "../core/agent-store.js";
 
 /** Schema tag of `checkpoint list --json`. */
 export const CHECKPOINT_LIST_SCHEMA = "context-ledger.checkpoint.list.v1";
@@ -102,7 +103,7 @@ async function runShow(argv: string[], io: CliIo): Promise<number> {
       const agentFilter = stringFlag(args, "agent");
       const agents = agentFilter ? [agentFilter] : await listLedgerAgents(ctx.ledgerRoot);
       for (const agentId of agents) {
-        const store = createArtifactStore({ root: artifactRoot(ctx.ledgerRoot, agentId) });
+        const store = openAgentStore({ config: ctx.config, ledgerRoot: ctx.ledgerRoot, agentId, env: io.env }).store;
         const data = await store.tryRead(handle);
         if (!data) continue;
         const kind = (await store.tryReadMeta(handle).catch(() => undefined))?.kind;

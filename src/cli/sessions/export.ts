@@ -1,9 +1,7 @@
 import path from "node:path";
 import { parseHandle } from "../../artifacts/handle.js";
 import type { ArtifactMeta } from "../../artifacts/meta.js";
-import { createArtifactStore } from "../../artifacts/store.js";
 import { errorMessage, isLedgerError } from "../../errors.js";
-import { artifactRoot } from "../../state/paths.js";
 import { COMMON_OPTIONS, stringFlag } from "../core/args.js";
 import { runCommand } from "../core/command.js";
 import { assertNamesWritable, prepareExportDir, writeTextFile, writeVerifiedFile } from "./export-files.js";
@@ -19,6 +17,7 @@ import { formatBytes, plural } from "../core/format.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { operatorContextOf } from "../core/operator-context.js";
 import { findSessionReferences } from "./session-references.js";
+import { openAgentStore } from "../core/agent-store.js";
 
 export { EXPORT_SCHEMA, type ExportedFile, type ExportFailure, type ExportIndex } from "./export-index.js";
 
@@ -60,7 +59,8 @@ export async function runExportCommand(argv: string[], io: CliIo): Promise<numbe
     const ctx = await operatorContextOf(args, io.env);
     const agentId = stringFlag(args, "agent") ?? "main";
     const session = stringFlag(args, "session");
-    const store = createArtifactStore({ root: artifactRoot(ctx.ledgerRoot, agentId) });
+    const opened = openAgentStore({ config: ctx.config, ledgerRoot: ctx.ledgerRoot, agentId, env: io.env });
+    const store = opened.store;
     const refs = await findSessionReferences({
       ledgerRoot: ctx.ledgerRoot,
       openclawState: ctx.openclawState,

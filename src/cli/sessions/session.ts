@@ -1,10 +1,9 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { createArtifactStore } from "../../artifacts/store.js";
 import { resolveAgentSettings } from "../../config/parse-config.js";
 import { linesWithTranscriptStore } from "../../host/host-lines.js";
 import { isSessionTranscriptName } from "../../host/transcript-names.js";
-import { artifactRoot } from "../../state/paths.js";
+import { openAgentStore } from "../core/agent-store.js";
 import { COMMON_OPTIONS, intFlag } from "../core/args.js";
 import { runCommand, runGroup } from "../core/command.js";
 import { CliFailure, EXIT } from "../core/cli-failure.js";
@@ -154,10 +153,15 @@ async function clean(
   }
 
   const settings = resolveAgentSettings(ctx.config, agentId);
-  const store = createArtifactStore({
-    root: artifactRoot(ctx.ledgerRoot, agentId),
+  // The configured store: the stubs written below cite outputs that must reach a bucket when that is the backend.
+  const opened = openAgentStore({
+    config: ctx.config,
+    ledgerRoot: ctx.ledgerRoot,
+    agentId,
+    env: io.env,
     maxStoreBytes: settings.limits.maxStoreBytes,
   });
+  const store = opened.store;
   const tools =
     typeof values.tools === "string"
       ? new Set(
@@ -192,6 +196,8 @@ async function clean(
     }
   }
   progress.end();
+  // Uploaded before exit; a failed upload stays in the spool, which the gateway uploads from its start.
+  await opened.finish();
   if (values.json) writeJson(io, report);
   else io.stdout.write(renderClean(report, progName(io)));
   if (sqlite && !values.json) io.stdout.write(`note: ${sqliteNote}\n`);
