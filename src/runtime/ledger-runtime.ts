@@ -1,5 +1,8 @@
+import { promises as fsp } from "node:fs";
+import path from "node:path";
 import { LRUCache } from "lru-cache";
 import { openArtifactStore } from "../artifacts/open-store.js";
+import { readSpoolBacklog } from "../artifacts/tiered-backend.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
 import { createTokenCounter, type TokenCounter } from "../tokens/count-message.js";
 import { encodingForModel } from "../tokens/encoder.js";
@@ -8,7 +11,14 @@ import type { AgentSettings, LedgerConfig } from "../config/schema.js";
 import { createLedgerLogger, type HostLogger } from "../host/logger.js";
 import { compileRedactPatterns, redactSecrets, type RedactPatterns } from "../results/redact.js";
 import { createEventLog } from "../state/event-log.js";
-import { agentRoot, artifactRoot, encodeSegment, eventLogPath, resolveLedgerRoot } from "../state/paths.js";
+import {
+  agentRoot,
+  artifactRoot,
+  decodeSegment,
+  encodeSegment,
+  eventLogPath,
+  resolveLedgerRoot,
+} from "../state/paths.js";
 import { collectReferences } from "../state/reference-scan.js";
 import { createViewWriter } from "../state/view-record.js";
 import { createSessionCache } from "./session-cache.js";
@@ -59,7 +69,7 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
   const counters = new Map<string, TokenCounter>();
   const settingsCache = new Map<string, AgentSettings>();
   const processWide = createProcessWideRegistry(root);
-  return {
+  const runtime: LedgerRuntime = {
     config,
     root,
     logger,
@@ -139,4 +149,20 @@ export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntim
     state: createStateRegistry(),
     processWide,
   };
+  resumeUploads(runtime);
+  return runtime;
+}
+
+/**
+ * Opens, at the start, the store of every agent on a bucket whose local spool holds objects a previous run did not
+ * upload: they go up now, not only once that agent stashes again. In the background; a failure leaves them spooled.
+ */
+function resumeUploads(runtime: LedgerRuntime): void {
+  void (async () => {
+    for (const name of await fsp.readdir(path.join(runtime.root, "agents")).catch(() => [] as string[])) {
+      const agentId = decodeSegment(name);
+      if (runtime.settings(agentId).store.backend !== "s3") continue;
+      if (readSpoolBacklog(artifactRoot(runtime.root, agentId)).objects > 0) runtime.store(agentId);
+    }
+  })().catch(() => undefined);
 }

@@ -7,6 +7,9 @@ import { openArtifactStore, type OpenedStore, type StoreBackendSettings } from "
 import { createS3Backend } from "../../src/artifacts/s3-backend.js";
 import { blobKey, metaKey } from "../../src/artifacts/store-keys.js";
 import { readSpoolBacklog } from "../../src/artifacts/tiered-backend.js";
+import { parseConfig } from "../../src/config/parse-config.js";
+import { createLedgerRuntime } from "../../src/runtime/ledger-runtime.js";
+import { artifactRoot } from "../../src/state/paths.js";
 import { scanReferencedHandles } from "../../src/state/reference-scan.js";
 import { useCephRgw } from "../support/s3-fixture.js";
 import { useSharedTempDir } from "../support/temp-dir.js";
@@ -186,5 +189,36 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
     expect(await codeOf(refused.store.readText(handle))).toBe("artifact_forbidden");
     expect(await codeOf(refused.store.stash(output("stashed with bad keys")))).toBe("artifact_forbidden");
     refused.spool?.close();
+  }, 60_000);
+
+  it("a gateway starting with objects in an agent's spool uploads them before that agent stashes again", async () => {
+    const prefix = `resume-${randomBytes(4).toString("hex")}`;
+    const stateDir = path.join(tmp(), "resume-state");
+    const root = artifactRoot(stateDir, "main");
+    const offline = open(root, settings(prefix, DOWN));
+    const text = output("spooled before a restart");
+    const { handle } = await offline.store.stash(text);
+    offline.spool?.close();
+    expect(readSpoolBacklog(root).objects).toBe(2);
+
+    const config = parseConfig({
+      stateDir,
+      store: {
+        backend: "s3",
+        s3: {
+          endpoint: rgw().rgw.endpoint,
+          bucket: rgw().bucket,
+          prefix,
+          pathStyle: true,
+          accessKeyIdEnv: "KEY",
+          signingKeyEnv: "SECRET",
+        },
+      },
+    });
+    createLedgerRuntime({ config, env: env() });
+    expect(await spoolEmptied(root, 30_000)).toBe(true);
+    const fresh = open(path.join(tmp(), "resume-fresh"), settings(prefix));
+    expect((await fresh.store.readText(handle)) === text).toBe(true);
+    fresh.spool?.close();
   }, 60_000);
 });
