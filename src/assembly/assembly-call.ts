@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { AgentSettings } from "../config/schema.js";
-import { HOST_LINES, type HostLineSemantics } from "../host/host-lines.js";
+import { HOST_LINES, NEWEST_HOST_LINE, type HostLineSemantics } from "../host/host-lines.js";
 import { hasToolCall, isSummaryMessage, roleOf, withoutOperatorMessages } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerServices } from "../runtime/services.js";
@@ -74,11 +74,9 @@ export function openAssemblyCall(
   const messages = withoutOperatorMessages(history);
   const counter = deps.counter(settings, typeof input.model === "string" ? input.model : undefined);
   const replyPrimingTokens = counter.countMessages([]);
-  const generation = input.generation ?? "2026.9";
-  const semantics = input.semantics ?? HOST_LINES[generation];
+  const semantics = input.semantics ?? HOST_LINES[input.generation ?? NEWEST_HOST_LINE];
   const resolved = resolveAssemblyBudget(settings, {
     ...input,
-    generation,
     semantics,
     messages,
     replyPrimingTokens,

@@ -15,7 +15,6 @@ const settings = resolveAgentSettings(parseConfig({}), "main");
 /** A 2026.6 assembly (the whole window as tokenBudget) at 32k with maxTokens 4,096, and the host's overhead. */
 const on2026dot6 = (overhead?: { systemChars: number; toolsChars: number }) =>
   resolveAssemblyBudget(settings, {
-    generation: "2026.6",
     semantics: HOST_LINES["2026.6"],
     tokenBudget: 32_000,
     model: "mock/m",
@@ -28,7 +27,6 @@ const on2026dot6 = (overhead?: { systemChars: number; toolsChars: number }) =>
 describe("resolveAssemblyBudget", () => {
   it("derives the message budget from the prompt budget: less margin, summary reserve and reply priming", () => {
     const b = resolveAssemblyBudget(settings, {
-      generation: "2026.9",
       semantics: HOST_LINES["2026.9"],
       tokenBudget: 20_000,
       messages: [],

@@ -11,16 +11,8 @@
  */
 import type { AgentSettings } from "../config/schema.js";
 import { hostChars, hostMessageBudget, hostMessageChars, type HostBudget } from "../host/host-estimate.js";
-import { positiveInt } from "../host/host-budget.js";
-import { currentTurnReserveChars, type HostLineSemantics } from "../host/host-lines.js";
-import type { HostGeneration } from "../host/normalize.js";
-import {
-  hostPromptBudget,
-  memoryFlushFromConfig,
-  modelLimitsFromConfig,
-  normalizeBudget,
-  type NormalizedBudget,
-} from "../host/host-budget.js";
+import type { HostLineSemantics } from "../host/host-lines.js";
+import { normalizeBudget, readHostBudget, type NormalizedBudget } from "../host/host-budget.js";
 
 /** Below this share of the exact message budget the host's budget is not planned for (nothing useful would fit). */
 export const HOST_MIN_VIABLE_SHARE = 0.1;
@@ -31,7 +23,6 @@ const CHARS_PER_TOKEN = 3;
 
 /** What the host passed that the budget depends on. */
 export interface AssemblyBudgetInput {
-  generation: HostGeneration;
   semantics: HostLineSemantics;
   tokenBudget: unknown;
   model?: unknown;
@@ -107,7 +98,7 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
     history: input.messages,
     hostChars: sizeOf,
   });
-  const budget = normalizeBudget(hostPromptBudget(input.generation, input.tokenBudget), {
+  const budget = normalizeBudget(hostPlan.promptBudget, {
     fallbackTokens: settings.budget.fallbackBudgetTokens,
     minTokens: settings.budget.minBudgetTokens,
     ...(hostPlan.exactCeiling !== undefined ? { maxTokens: hostPlan.exactCeiling } : {}),
@@ -236,27 +227,27 @@ export interface HostPlan {
   fixedChars: number;
   /** The factor the binding estimator applies to chars/4 (1 when none binds). */
   factor: number;
+  /** The prompt budget the host admits, as read from `tokenBudget` (`host/host-budget.ts`). */
+  promptBudget: unknown;
 }
 
 /** Resolves the line's budgets for one assemble. */
 export function resolveHostPlan(input: HostPlanInput): HostPlan {
   const { semantics } = input;
-  const limits = modelLimitsFromConfig(input.config, input.model);
-  const rsLimits = (input.runtimeSettings as { limits?: { maxOutputTokens?: unknown } } | undefined)?.limits;
-  const wholeWindow = semantics.tokenBudget === "whole-window" ? positiveInt(input.tokenBudget) : undefined;
+  const read = readHostBudget(semantics, input);
+  const { limits, wholeWindow, promptBudget } = read;
   const contextWindow = limits.contextWindow ?? wholeWindow;
-  // The transport asks for the model's configured maxTokens; runtimeSettings carry a generic default on some passes
-  // (8000 seen).
+  // The transport asks for the model's configured maxTokens; runtimeSettings carry a generic default on some passes.
   const maxOutputTokens =
     limits.maxTokens ??
-    positiveInt(rsLimits?.maxOutputTokens) ??
+    read.runtimeMaxOutputTokens ??
     (contextWindow ? Math.min(8_192, Math.floor(contextWindow / 8)) : undefined);
   // Measured by the host (`llm_input`) when granted, else the line's bare-agent figure.
   const overhead = input.overhead ?? semantics.defaultOverhead;
   const livePromptChars = semantics.appendsLivePrompt && typeof input.prompt === "string" ? hostChars(input.prompt) : 0;
   const fixedChars = overhead.systemChars + overhead.toolsChars + livePromptChars + input.summaryChars;
   const exactCeiling =
-    wholeWindow && maxOutputTokens && semantics.line !== "2026.4"
+    wholeWindow && maxOutputTokens && semantics.capsBudgetBelowOutput
       ? Math.max(1, wholeWindow - maxOutputTokens)
       : undefined;
   if (!contextWindow || !maxOutputTokens)
@@ -267,9 +258,10 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
       host: { messageUnits: undefined, rule: "none" },
       fixedChars,
       factor: 1,
+      promptBudget,
     };
   // The live prompt and (2026.8.x onwards) the current turn's tool result arrive after assemble: both count.
-  const appendedChars = livePromptChars + currentTurnReserveChars(semantics, contextWindow);
+  const appendedChars = livePromptChars + read.appendedResultChars(contextWindow);
   const host = hostMessageBudget(semantics, {
     contextWindow,
     maxOutputTokens,
@@ -277,7 +269,7 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
     toolsChars: overhead.toolsChars,
     livePromptChars: appendedChars,
     replyTokens: Math.min(maxOutputTokens, recentReplyTokens(input.history ?? [], input.hostChars ?? hostMessageChars)),
-    memoryFlush: memoryFlushFromConfig(input.config),
+    memoryFlush: read.memoryFlush,
   });
   // What the host's own estimator multiplies by: the precheck's, else the transport's (the threshold is the provider's
   // count).
@@ -287,7 +279,7 @@ export function resolveHostPlan(input: HostPlanInput): HostPlan {
       : host.rule === "none"
         ? 1
         : (semantics.outputClamp?.safetyMargin ?? 1);
-  return { contextWindow, maxOutputTokens, exactCeiling, host, fixedChars, factor };
+  return { contextWindow, maxOutputTokens, exactCeiling, host, fixedChars, factor, promptBudget };
 }
 
 const RECENT_REPLIES = 3;

@@ -8,7 +8,7 @@
  * (`sanitizeToolResultForMiddleware`), the model and the transcript included.
  */
 import { countLines } from "../artifacts/meta.js";
-import { hostLineOf } from "../host/host-lines.js";
+import { HOST_LINES, hostLineOf } from "../host/host-lines.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import { LEDGER_MARKER } from "../host/messages.js";
 import type { LedgerServices } from "../runtime/services.js";
@@ -139,12 +139,12 @@ export async function captureToolCall(
 }
 
 /**
- * True where the capture runs in `after_tool_call` (2026.6.11 on); on 2026.4.x and 2026.5.x it runs at turn end
- * (see {@link registerCapture}).
+ * True where the capture runs in `after_tool_call` (the host line's `capturesAfterToolCall`, and any version the table
+ * does not place); elsewhere it runs at turn end (see {@link registerCapture}).
  */
 export function capturesAfterToolCall(hostVersion: string | undefined): boolean {
   const line = hostLineOf(hostVersion);
-  return line !== "2026.4" && line !== "2026.5";
+  return line === undefined || HOST_LINES[line].capturesAfterToolCall;
 }
 
 interface HookApi {

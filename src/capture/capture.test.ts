@@ -12,6 +12,7 @@ import {
   type CaptureRecordCache,
 } from "./capture-index.js";
 import { LRUCache } from "lru-cache";
+import { capturesAfterToolCall } from "./capture-hook.js";
 import { matchHostCopy, MIDDLE_OMISSION_MARKER, parseHostCopy } from "../results/host-copy.js";
 import { readHostSpillFile } from "./spill-file.js";
 import {
@@ -41,6 +42,18 @@ function numbered(lines: number): string {
     ) + "\n"
   );
 }
+
+describe("where a host line captures tool outputs", () => {
+  it("in after_tool_call from 2026.6.11 and for a version the table does not place; at turn end before", () => {
+    expect(["2026.4.24", "2026.5.28", "2026.6.11", "2026.9.6"].map(capturesAfterToolCall)).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
+    expect(capturesAfterToolCall(undefined)).toBe(true);
+  });
+});
 
 describe("tool-call ids as the hosts rewrite them", () => {
   it("normalises to letters and digits and knows the host's forms", () => {

@@ -1,5 +1,6 @@
 import { errorMessage } from "../errors.js";
 import type { LedgerLogger } from "../host/logger.js";
+import { asParams, type HostParams, type SessionIdentity } from "../host/normalize.js";
 import type { EventLog } from "../state/event-log.js";
 
 /** What the boundary needs to report a failure. */
@@ -43,4 +44,48 @@ export async function guard<T>(
       throw fallbackErr;
     }
   }
+}
+
+/** One session call as an engine method receives it: its params and the session they name. */
+export interface SessionCall {
+  params: HostParams;
+  identity: SessionIdentity;
+}
+
+/** What a session operation hands back: the host's answer and the fields its event adds. */
+export interface SessionOutcome<T> {
+  result: T;
+  event: Record<string, unknown>;
+}
+
+/**
+ * The one shape of an engine method about a session: its params normalised and its session resolved (`identify`),
+ * the operation run behind {@link guard} (the failure logged with the session, the host line and the operation),
+ * and its event written as `{ op, agentId, sessionKey, ...event }`.
+ */
+export function sessionMethods(
+  deps: BoundaryDeps,
+  hostLine: string,
+  identify: (params: HostParams) => SessionIdentity,
+) {
+  return <T>(
+      op: string,
+      fallback: (err: unknown, call: SessionCall) => T,
+      run: (call: SessionCall) => Promise<SessionOutcome<T>>,
+    ) =>
+    async (raw: unknown): Promise<T> => {
+      const params = asParams(raw);
+      const identity = identify(params);
+      const context = { agent: identity.agentId, session: identity.sessionKey, host: hostLine, op };
+      const write = ({ result, event }: SessionOutcome<T>): T => {
+        void deps.events.write({ op, agentId: identity.agentId, sessionKey: identity.sessionKey, ...event });
+        return result;
+      };
+      return guard(
+        deps,
+        { op, context },
+        async () => write(await run({ params, identity })),
+        (err) => fallback(err, { params, identity }),
+      );
+    };
 }

@@ -5,7 +5,6 @@ import type { SummaryRequest, ViewSummary } from "../assembly/ports.js";
 import type { AgentSettings } from "../config/schema.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerServices } from "../runtime/services.js";
-import { renderSummaryReport } from "../summary/render-summary.js";
 import { sealCheckpoint } from "../summary/checkpoint.js";
 import { countProblem } from "../state/session-state.js";
 import {
@@ -15,7 +14,8 @@ import {
   saveOpenedSummary,
   summaryKey,
 } from "../summary/summary-service.js";
-import { createEmptyDigest, type SummaryState } from "../summary/summary-state.js";
+import type { SummaryState } from "../summary/summary-state.js";
+import { renderWithinRoom, summaryRenderer, type SummaryRender } from "../summary/summary-block.js";
 import { firstUserFingerprint, showsKnownUser, userTurnsBefore, type NumberedUserTurn } from "../summary/user-turns.js";
 import { USER_TURNS_HEADING } from "../summary/user-turns.js";
 import { SUMMARY_BLOCK_CHARS, summaryBlockKey } from "../assembly/assembly-call.js";
@@ -111,10 +111,15 @@ async function ownSummary(
   const entry = await saveSummary(deps, opened, advanced);
   const standing = deps.state.get(STANDING_BLOCKS);
   const windowKey = `${opened.file}|${target}|${frontier ?? ""}|${advanced.users.length}`;
-  const block = renderWithinRoom(settings, input, {
+  const room = {
+    ...input,
+    countText: (text: string) => input.counter.countText(text),
+    raisedUserChars: userMessagesChars(settings, settings.budget.fallbackBudgetTokens),
+  };
+  const block = renderWithinRoom(settings, room, {
     ...advanced,
     userChars,
-    entry,
+    renders: entry.renders,
     target,
     redact,
     standing,
@@ -208,24 +213,6 @@ export function carriedSummaryHolds(
   return turn === 0 || turn === Number(told[1]) + 1;
 }
 
-type Render = (maxChars: number) => ReturnType<typeof renderSummaryReport>;
-
-/** Renders of one state, each size once, quoting `userTurns` whole. */
-function rendererOf(
-  state: SummaryState,
-  redact: (text: string) => string,
-  userTurns: readonly NumberedUserTurn[],
-  userChars: number,
-): Render {
-  const renders = new Map<number, ReturnType<typeof renderSummaryReport>>();
-  return (maxChars) => {
-    let report = renders.get(maxChars);
-    if (!report)
-      renders.set(maxChars, (report = renderSummaryReport(state, { maxChars, redact, userTurns, userChars })));
-    return report;
-  };
-}
-
 /**
  * The summary told up to `target`. Whatever the rendering condenses must stay reachable: a changed record that
  * needs it seals a pack holding the full record (an unchanged one was checked when it changed).
@@ -242,7 +229,7 @@ async function advanceSummary(
     redact: (t: string) => string;
     userChars: number;
   },
-): Promise<{ state: SummaryState; before: string; render: Render; users: NumberedUserTurn[] }> {
+): Promise<{ state: SummaryState; before: string; render: SummaryRender; users: NumberedUserTurn[] }> {
   const { opened, target, frontier, messages, redact, userChars } = step;
   const before = summaryKey(opened.opened.state);
   const store = deps.store(identity.agentId);
@@ -251,7 +238,7 @@ async function advanceSummary(
   );
   const { state } = brought;
   const users = userTurnsBefore(brought.users, target);
-  const render = rendererOf(state, redact, users, userChars);
+  const render = summaryRenderer(state, redact, users, userChars);
   const { maxInjectedChars } = settings.summary;
   if (summaryKey(state) === before || !render(maxInjectedChars).needsCheckpoint)
     return { state, before, render, users };
@@ -267,7 +254,7 @@ async function advanceSummary(
       }),
   });
   // Rendered afresh: the record line now carries the pack's handle.
-  return { state: sealed.state, before, render: rendererOf(sealed.state, redact, users, userChars), users };
+  return { state: sealed.state, before, render: summaryRenderer(sealed.state, redact, users, userChars), users };
 }
 
 /** Saves a changed summary (never over a sidecar that could not be read) and caches it with its renders. */
@@ -332,91 +319,4 @@ function writeInOrder(
 function usersKey(state: SummaryState): string {
   const users = state.users ?? [];
   return `${users.length}:${users.at(-1)?.fp ?? ""}`;
-}
-
-/** The block when the summary tells something the window does not hold, at the largest size that fits the room. */
-function renderWithinRoom(
-  settings: AgentSettings,
-  input: SummaryRequest,
-  told: {
-    state: SummaryState;
-    render: Render;
-    users: readonly NumberedUserTurn[];
-    userChars: number;
-    entry: CachedSummary;
-    target: number;
-    redact: (t: string) => string;
-    standing: LRUCache<string, { text: string; tokens: number }>;
-    windowKey: string;
-  },
-): ViewSummary {
-  const { state, render, users, entry, target, redact, standing, windowKey } = told;
-  const { windowStart, windowTokens } = input;
-  const pressured = windowTokens > settings.summary.injectAtShare * (windowTokens + Math.max(0, input.budgetLeft));
-  // A record whose turns lie wholly before the list (the host dropped the front) tells what the list no longer holds.
-  const tellsDroppedFront = state.entries.some((e) => e.to === 0) || (state.digest.turns > 0 && state.digest.to === 0);
-  // The prompt contract: a user message the window does not show is quoted in the block.
-  const untold = users.length > 0;
-  const tellsSomething = state.coveredCount > 0 || tellsDroppedFront || untold;
-  if (!tellsSomething || !(windowStart > 0 || pressured || tellsDroppedFront || untold)) return { tokens: 0 };
-  const shown = recordBefore(state, target, tellsDroppedFront || untold);
-  if (!shown) return { tokens: 0 };
-  // Stamped with the newest quoted message's time: the same while the block is (a prompt-cache hit).
-  const newestAt = users.at(-1)?.at;
-  const newestTime = newestAt !== undefined ? { timestamp: newestAt } : {};
-  const shownKey =
-    (shown === state ? "" : `@${shown.entries.length}:${shown.checkpoints.length}:${shown.digest.turns}`) +
-    `|u${users.length}`;
-  // The chars the block wants at full size: what the next plan of this budget class reserves (see `ownSummary`).
-  let wantedChars = 0;
-  for (let maxChars = settings.summary.maxInjectedChars; maxChars >= 200; maxChars = Math.floor(maxChars / 2)) {
-    const standingKey = `${windowKey}|${maxChars}`;
-    let counted =
-      (shown === state ? undefined : standing.get(standingKey)) ?? entry.renders.get(`${maxChars}${shownKey}`);
-    if (!counted) {
-      const text =
-        shown === state
-          ? render(maxChars).text
-          : renderSummaryReport(shown, { maxChars, redact, userTurns: users, userChars: told.userChars }).text;
-      counted = { text, tokens: input.counter.countText(text) };
-      entry.renders.set(`${maxChars}${shownKey}`, counted);
-    }
-    if (!standing.has(standingKey) || shown === state) standing.set(standingKey, counted);
-    wantedChars = Math.max(wantedChars, counted.text.length);
-    if (counted.tokens <= input.budgetLeft)
-      return { text: counted.text, tokens: counted.tokens, wantedChars, ...newestTime };
-  }
-  if (!untold) return { tokens: 0 };
-  // The user's messages alone do not fit whole: the longest are condensed (each says so) to what the room holds, unless
-  // the room is no measure of the host's window (a degenerate budget the engine raised: the plan is over it anyway).
-  const text = renderSummaryReport(shown, {
-    maxChars: 200,
-    redact,
-    userTurns: users,
-    userChars: input.budgetRaised
-      ? userMessagesChars(settings, settings.budget.fallbackBudgetTokens)
-      : Math.max(0, input.budgetLeft * 3 - 400),
-  }).text;
-  const tokens = input.counter.countText(text);
-  return tokens <= input.budgetLeft || input.budgetRaised
-    ? { text, tokens, wantedChars, ...newestTime }
-    : { tokens: 0, wantedChars };
-}
-
-/**
- * What a window starting at `target` is told. A window that starts before the record's end (another budget class
- * advanced it) is shown only the turns it dropped itself, so no turn is told twice: the entries and packs up to its
- * start, and the folded digest only if it ends there too. Undefined when that leaves nothing and nothing lies before
- * the window; when the turns before it were folded past its start, the whole record (nothing is left untold).
- */
-function recordBefore(state: SummaryState, target: number, tellsDroppedFront: boolean): SummaryState | undefined {
-  if (state.coveredCount <= target) return state;
-  const shown = {
-    ...state,
-    entries: state.entries.filter((e) => e.to <= target),
-    checkpoints: state.checkpoints.filter((c) => c.coveredCount <= target),
-    digest: state.digest.to <= target ? state.digest : createEmptyDigest(),
-  };
-  if (shown.entries.length > 0 || shown.digest.turns > 0 || tellsDroppedFront) return shown;
-  return target === 0 ? undefined : { ...state };
 }

@@ -4,7 +4,12 @@
  * degenerate `tokenBudget` made usable, and the prompt budget 2026.4.24 really admits.
  * Like `normalize.ts`, it reads and normalises; `assembly/budget.ts` decides.
  */
-import { DEFAULT_MEMORY_FLUSH, HOST_LINES, type HostLine, type MemoryFlushSettings } from "./host-lines.js";
+import {
+  currentTurnReserveChars,
+  DEFAULT_MEMORY_FLUSH,
+  type HostLineSemantics,
+  type MemoryFlushSettings,
+} from "./host-lines.js";
 
 /** The model's limits as the host config declares them. */
 export interface ModelLimits {
@@ -102,24 +107,51 @@ export function normalizeBudget(requested: unknown, options: NormalizeBudgetOpti
   return { tokens, source: "host", requested };
 }
 
-/** 2026.4.24's compaction reserve (OpenClaw's floor over pi's 16,384 default). */
-export const HOST_424_RESERVE_TOKENS = HOST_LINES["2026.4"].rawPrecheck?.reserveTokens ?? 20_000;
-/** 2026.4.24's precheck multiplies its chars/4 estimate by this. */
-export const HOST_424_SAFETY_MARGIN = HOST_LINES["2026.4"].rawPrecheck?.safetyMargin ?? 1.2;
-
 /**
  * The prompt budget (exact tokens) the host will really admit, from what it passed.
- * 2026.8.x onwards pass it. 2026.4.24 passes the whole context window, but its
- * precheck (sized on the raw transcript) admits only the window minus the reserve
- * (never below min(8000, window/2)), sized as chars/4 × 1.2. 2026.5.x-2026.7.x pass
- * the whole window; their own estimators are applied in the host's currency
- * (`host-estimate.ts`), the output allowance is reserved by the caller.
+ * 2026.8.x onwards pass it; 2026.5.x-2026.7.x pass the whole window (their own estimators
+ * are applied in the host's currency, `host-estimate.ts`, the output allowance is reserved by
+ * the caller). A line whose precheck sizes the raw transcript ({@link HostLineSemantics.rawPrecheck},
+ * 2026.4.24) passes the whole window but admits only the window less the reserve (never below
+ * min(minPromptTokens, window × minPromptRatio)), sized as chars/4 × its safety margin.
  */
-export function hostPromptBudget(generation: HostLine, requested: unknown): unknown {
-  if (generation !== "2026.4" || typeof requested !== "number" || !Number.isFinite(requested) || requested <= 0)
-    return requested;
+export function hostPromptBudget(semantics: HostLineSemantics, requested: unknown): unknown {
+  const rule = semantics.rawPrecheck;
+  if (!rule || typeof requested !== "number" || !Number.isFinite(requested) || requested <= 0) return requested;
   const window = Math.floor(requested);
-  const minPrompt = Math.min(8_000, Math.max(1, Math.floor(window * 0.5)));
-  const reserve = Math.min(HOST_424_RESERVE_TOKENS, Math.max(0, window - minPrompt));
-  return Math.max(1, Math.floor((window - reserve) / HOST_424_SAFETY_MARGIN));
+  const minPrompt = Math.min(rule.minPromptTokens, Math.max(1, Math.floor(window * rule.minPromptRatio)));
+  const reserve = Math.min(rule.reserveTokens, Math.max(0, window - minPrompt));
+  return Math.max(1, Math.floor((window - reserve) / rule.safetyMargin));
+}
+
+/** What one assemble's host arguments say about its budget (see {@link readHostBudget}). */
+export interface HostBudgetReading {
+  /** The model's limits from the host config. */
+  limits: ModelLimits;
+  /** `runtimeSettings.limits.maxOutputTokens` (2026.8.x onwards), when usable. */
+  runtimeMaxOutputTokens: number | undefined;
+  /** `tokenBudget` when the line passes the whole context window, else undefined. */
+  wholeWindow: number | undefined;
+  /** The prompt budget the host really admits ({@link hostPromptBudget}), as passed when not a usable number. */
+  promptBudget: unknown;
+  /** The operator's memory-flush settings. */
+  memoryFlush: MemoryFlushSettings;
+  /** Chars kept for the current turn's tool result the host appends after assemble, for a context window. */
+  appendedResultChars(contextWindow: number): number;
+}
+
+/** Reads every budget argument of one assemble at once: the host config, `tokenBudget`, `runtimeSettings`. */
+export function readHostBudget(
+  semantics: HostLineSemantics,
+  args: { config: unknown; model: unknown; tokenBudget: unknown; runtimeSettings: unknown },
+): HostBudgetReading {
+  const rsLimits = (args.runtimeSettings as { limits?: { maxOutputTokens?: unknown } } | undefined)?.limits;
+  return {
+    limits: modelLimitsFromConfig(args.config, args.model),
+    runtimeMaxOutputTokens: positiveInt(rsLimits?.maxOutputTokens),
+    wholeWindow: semantics.tokenBudget === "whole-window" ? positiveInt(args.tokenBudget) : undefined,
+    promptBudget: hostPromptBudget(semantics, args.tokenBudget),
+    memoryFlush: memoryFlushFromConfig(args.config),
+    appendedResultChars: (contextWindow) => currentTurnReserveChars(semantics, contextWindow),
+  };
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { detectHost, packageVersionNear, runtimeVersionOf } from "./detect-host.js";
 import { hostChars, hostMessageBudget, hostMessageChars } from "./host-estimate.js";
-import { HOST_LINES, hostLineOf, hostPromptLimit } from "./host-lines.js";
+import { HOST_LINE_IDS, HOST_LINES, hostLineOf, hostPromptLimit, type HostLine } from "./host-lines.js";
 import { normalizeFactoryContext } from "./normalize.js";
 import { modelLimitsFromConfig } from "./host-budget.js";
 import { useTempDir } from "../../test/support/temp-dir.js";
@@ -11,6 +11,17 @@ import { useTempDir } from "../../test/support/temp-dir.js";
 const tmp = useTempDir("cl-detect-");
 
 describe("host lines", () => {
+  it("only 2026.6 and 2026.7 read alike in every field but their name; 2026.5 captures at turn end", () => {
+    const withoutName = (line: HostLine) => JSON.stringify({ ...HOST_LINES[line], line: undefined });
+    const alike = HOST_LINE_IDS.flatMap((a, i) =>
+      HOST_LINE_IDS.slice(i + 1)
+        .filter((b) => withoutName(a) === withoutName(b))
+        .map((b) => `${a}=${b}`),
+    );
+    expect(alike).toEqual(["2026.6=2026.7"]);
+    expect(HOST_LINE_IDS.filter((l) => !HOST_LINES[l].capturesAfterToolCall)).toEqual(["2026.4", "2026.5"]);
+  });
+
   it("maps every released version to its line, later ones to the newest row", () => {
     expect(["2026.4.24", "2026.5.28", "2026.6.11", "2026.7.35", "2026.8.2", "2026.9.6"].map(hostLineOf)).toEqual([
       "2026.4",

@@ -11,6 +11,9 @@ export const HOST_LINE_IDS = ["2026.4", "2026.5", "2026.6", "2026.7", "2026.8", 
 /** One host line (year.month of the release). */
 export type HostLine = (typeof HOST_LINE_IDS)[number];
 
+/** The newest line the table knows: what a version past the table, or a caller that names no line, is read as. */
+export const NEWEST_HOST_LINE: HostLine = HOST_LINE_IDS[HOST_LINE_IDS.length - 1] as HostLine;
+
 /** The host's pre-prompt overflow precheck (`shouldPreemptivelyCompactBeforePrompt`). */
 export interface PrecheckRule {
   /** Tokens reserved off the window (`reserveTokens`; 2026.4.24 floors it at 20,000). */
@@ -137,6 +140,21 @@ export interface HostLineSemantics {
   /** `rewriteTranscriptEntries` in maintain's runtimeContext, with entry ids the engine can learn. */
   rewriteWithEntryIds: boolean;
   /**
+   * Tool outputs are captured in `after_tool_call`, beside the call; false: at turn end only (the transcript already
+   * holds all `exec` kept, and a capture beside each call made 2026.4.24's gateway queue the user's next message).
+   */
+  capturesAfterToolCall: boolean;
+  /**
+   * maintain() reclaims a superseded message line of the JSONL file at any size (the chat history lists every message
+   * line of the file); false where a file replaced between a run's lock releases ends the next turn.
+   */
+  reclaimsMessagesAtAnySize: boolean;
+  /**
+   * A whole-window `tokenBudget` is capped at the window less the output allowance (the transport asks for both);
+   * false where the budget is already net of reserves or sized by the raw precheck ({@link rawPrecheck}).
+   */
+  capsBudgetBelowOutput: boolean;
+  /**
    * System prompt and tool-schema chars of a bare agent's request on this line (measured
    * through the mock model); used until the host reports the real ones (`llm_input`).
    */
@@ -215,6 +233,32 @@ const HOST_THRESHOLD_8X: HostThresholdRule = {
   providerTokensPerUnit: 1.1,
 };
 
+// 2026.5.28 through 2026.7.35: the whole window as tokenBudget, JSONL transcripts, commitTurn, the generic precheck.
+// 2026.6.11 and 2026.7.35 read alike in every field; they keep a row each because the event log, the doctor and the
+// host tests name the line a host runs. 2026.5.28 differs only in where tool outputs are captured.
+const WHOLE_WINDOW_JSONL: Omit<HostLineSemantics, "line"> = {
+  defaultOverhead: OVERHEAD_5X,
+  execArgument: EXEC_ARG_6X,
+  appendsCurrentTurnResults: false,
+  capturesAfterToolCall: true,
+  reclaimsMessagesAtAnySize: false,
+  capsBudgetBelowOutput: true,
+  tokenBudget: "whole-window",
+  factoryArgument: true,
+  ingestion: "commitTurn",
+  transcriptStore: "jsonl",
+  sqliteRewrite: false,
+  appendsLivePrompt: true,
+  precheck: PRECHECK_5X,
+  rawPrecheck: undefined,
+  outputClamp: CLAMP,
+  preflight: PREFLIGHT,
+  hostThreshold: undefined,
+  honoursPromptAuthority: true,
+  captureMiddleware: false,
+  rewriteWithEntryIds: true,
+};
+
 /** The table: one row per host line. */
 export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.freeze({
   "2026.4": {
@@ -222,6 +266,9 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     appendsCurrentTurnResults: false,
     line: "2026.4",
     execArgument: EXEC_ARG_424,
+    capturesAfterToolCall: false,
+    reclaimsMessagesAtAnySize: true,
+    capsBudgetBelowOutput: false,
     tokenBudget: "whole-window",
     factoryArgument: false,
     ingestion: "afterTurn",
@@ -237,71 +284,17 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     captureMiddleware: true,
     rewriteWithEntryIds: true,
   },
-  "2026.5": {
-    defaultOverhead: OVERHEAD_5X,
-    appendsCurrentTurnResults: false,
-    line: "2026.5",
-    execArgument: EXEC_ARG_5X,
-    tokenBudget: "whole-window",
-    factoryArgument: true,
-    ingestion: "commitTurn",
-    transcriptStore: "jsonl",
-    sqliteRewrite: false,
-    appendsLivePrompt: true,
-    precheck: PRECHECK_5X,
-    rawPrecheck: undefined,
-    outputClamp: CLAMP,
-    preflight: PREFLIGHT,
-    hostThreshold: undefined,
-    honoursPromptAuthority: true,
-    captureMiddleware: false,
-    rewriteWithEntryIds: true,
-  },
-  "2026.6": {
-    defaultOverhead: OVERHEAD_5X,
-    appendsCurrentTurnResults: false,
-    line: "2026.6",
-    execArgument: EXEC_ARG_6X,
-    tokenBudget: "whole-window",
-    factoryArgument: true,
-    ingestion: "commitTurn",
-    transcriptStore: "jsonl",
-    sqliteRewrite: false,
-    appendsLivePrompt: true,
-    precheck: PRECHECK_5X,
-    rawPrecheck: undefined,
-    outputClamp: CLAMP,
-    preflight: PREFLIGHT,
-    hostThreshold: undefined,
-    honoursPromptAuthority: true,
-    captureMiddleware: false,
-    rewriteWithEntryIds: true,
-  },
-  "2026.7": {
-    defaultOverhead: OVERHEAD_5X,
-    appendsCurrentTurnResults: false,
-    line: "2026.7",
-    execArgument: EXEC_ARG_6X,
-    tokenBudget: "whole-window",
-    factoryArgument: true,
-    ingestion: "commitTurn",
-    transcriptStore: "jsonl",
-    sqliteRewrite: false,
-    appendsLivePrompt: true,
-    precheck: PRECHECK_5X,
-    rawPrecheck: undefined,
-    outputClamp: CLAMP,
-    preflight: PREFLIGHT,
-    hostThreshold: undefined,
-    honoursPromptAuthority: true,
-    captureMiddleware: false,
-    rewriteWithEntryIds: true,
-  },
+  "2026.5": { ...WHOLE_WINDOW_JSONL, line: "2026.5", capturesAfterToolCall: false, execArgument: EXEC_ARG_5X },
+  "2026.6": { ...WHOLE_WINDOW_JSONL, line: "2026.6" },
+  "2026.7": { ...WHOLE_WINDOW_JSONL, line: "2026.7" },
   "2026.8": {
     defaultOverhead: OVERHEAD_8X,
     appendsCurrentTurnResults: true,
     line: "2026.8",
     execArgument: EXEC_ARG_6X,
+    capturesAfterToolCall: true,
+    reclaimsMessagesAtAnySize: false,
+    capsBudgetBelowOutput: false,
     tokenBudget: "prompt-budget",
     factoryArgument: true,
     ingestion: "commitTurn",
@@ -322,6 +315,9 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
     appendsCurrentTurnResults: true,
     line: "2026.9",
     execArgument: EXEC_ARG_6X,
+    capturesAfterToolCall: true,
+    reclaimsMessagesAtAnySize: false,
+    capsBudgetBelowOutput: false,
     tokenBudget: "prompt-budget",
     factoryArgument: true,
     ingestion: "commitTurn",
@@ -378,10 +374,9 @@ export function hostLineOf(version: string | undefined): HostLine | undefined {
   if (!m) return undefined;
   const year = Number(m[1]);
   const month = Number(m[2]);
-  const newest = HOST_LINE_IDS[HOST_LINE_IDS.length - 1] as HostLine;
   const key = `${year}.${month}`;
   if ((HOST_LINE_IDS as readonly string[]).includes(key)) return key as HostLine;
-  if (year > 2026 || (year === 2026 && month > 9)) return newest;
+  if (year > 2026 || (year === 2026 && month > 9)) return NEWEST_HOST_LINE;
   if (year === 2026 && month < 4) return "2026.4";
   return undefined;
 }

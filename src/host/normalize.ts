@@ -79,6 +79,19 @@ export function isInternalSessionKey(sessionKey: string): boolean {
   return /^agent:[^:]+:internal-session-effects:/.test(sessionKey);
 }
 
+/** The params object of one engine call, as the host passed it. */
+export type HostParams = Record<string, unknown>;
+
+/** A call's params as an object (anything else reads as no params). */
+export function asParams(value: unknown): HostParams {
+  return value && typeof value === "object" ? (value as HostParams) : {};
+}
+
+/** A list the host passed, or an empty one when it passed anything else. */
+export function asList(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
 /** Who a lifecycle call is about. */
 export interface SessionIdentity {
   agentId: string;

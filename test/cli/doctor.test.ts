@@ -5,7 +5,7 @@ import { artifactPaths } from "../../src/artifacts/blob-path.js";
 import { createArtifactStore } from "../../src/artifacts/store.js";
 import { DOCTOR_SCHEMA, runDoctorCommand, type DoctorReport } from "../../src/cli/doctor/doctor.js";
 import { standaloneCommandFinding } from "../../src/cli/doctor/doctor-engine.js";
-import { isSupportedHostVersion } from "../../src/cli/doctor/doctor-host.js";
+import { isSupportedHostVersion } from "../../src/host/supported-versions.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import { makeTempState, runWith } from "./cli-fixtures.js";
 

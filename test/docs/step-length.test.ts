@@ -32,3 +32,28 @@ describe("named steps", () => {
     });
   }
 });
+
+describe("the engine object only delegates", () => {
+  const file = "engine/create-engine.ts";
+  const text = readFileSync(path.join(SRC, file), "utf8");
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const line = (pos: number): number => source.getLineAndCharacterOfPosition(pos).line;
+  /** The members of the object literal `createEngine` returns, with their lengths in lines. */
+  const methods = (): [string, number][] => {
+    const factory = source.statements.find((s) => ts.isFunctionDeclaration(s) && s.name?.text === "createEngine");
+    const body = factory && ts.isFunctionDeclaration(factory) ? factory.body : undefined;
+    const returned = body?.statements.find(ts.isReturnStatement)?.expression;
+    if (!returned || !ts.isObjectLiteralExpression(returned)) return [];
+    return returned.properties.map((p) => [p.name?.getText(source) ?? "?", line(p.end) - line(p.getStart(source)) + 1]);
+  };
+
+  it("engine/create-engine.ts stays under 200 lines", () => {
+    expect(text.split("\n").length).toBeLessThan(200);
+  });
+
+  it("no engine method is longer than 15 lines", () => {
+    const found = methods();
+    expect(found.map(([name]) => name)).toEqual(expect.arrayContaining(["assemble", "maintain", "compact", "dispose"]));
+    expect(found.filter(([, lines]) => lines > 15)).toEqual([]);
+  });
+});

@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostPromptBudget } from "../../src/host/host-budget.js";
+import { HOST_LINES } from "../../src/host/host-lines.js";
 import { estimateRawTokens } from "../../src/host/raw-tally.js";
 import { readActiveBranch } from "../../src/maintenance/transcript-jsonl.js";
 import { offRampLine, parseStubHandle } from "../../src/results/stub.js";
@@ -23,10 +24,10 @@ describe("maintain(): debt paydown through the host's rewrite", () => {
   afterAll(async () => t.cleanup());
 
   it("2026.4.24 budget: the precheck's admitted budget, not the whole window", () => {
-    expect(hostPromptBudget("2026.4", 32_000)).toBe(10_000); // (32000 - 20000) / 1.2
-    expect(hostPromptBudget("2026.4", 200_000)).toBe(150_000);
-    expect(hostPromptBudget("2026.4", 10_000)).toBe(4_166); // reserve capped: min prompt 5000
-    expect(hostPromptBudget("2026.9", 32_000)).toBe(32_000);
+    expect(hostPromptBudget(HOST_LINES["2026.4"], 32_000)).toBe(10_000); // (32000 - 20000) / 1.2
+    expect(hostPromptBudget(HOST_LINES["2026.4"], 200_000)).toBe(150_000);
+    expect(hostPromptBudget(HOST_LINES["2026.4"], 10_000)).toBe(4_166); // reserve capped: min prompt 5000
+    expect(hostPromptBudget(HOST_LINES["2026.9"], 32_000)).toBe(32_000);
   });
 
   it("stashes and verifies every oversized entry, rewrites it into a stub, and reports honestly", async () => {
