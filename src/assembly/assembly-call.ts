@@ -5,7 +5,7 @@ import { hasToolCall, isSummaryMessage, roleOf, withoutOperatorMessages } from "
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerServices } from "../runtime/services.js";
 import { stateSlot } from "../runtime/state-slots.js";
-import type { TokenCounter } from "../tokens/count-message.js";
+import type { TokenCounter } from "./ports.js";
 import { resolveAssemblyBudget, type AssemblyBudget } from "./budget.js";
 import type { AssembleViewInput } from "./assemble-input.js";
 

@@ -9,6 +9,9 @@ import type { SessionIdentity } from "../host/normalize.js";
 import type { DebtInput, DebtReading } from "../host/raw-tally.js";
 import type { TokenCounter } from "../tokens/count-message.js";
 
+/** The exact counter assembly counts with (the runtime's, handed in through the call). */
+export type { TokenCounter };
+
 /** The stored original a host-cut tool result verifiably derives from. */
 export interface CapturedOriginal {
   handle: string;

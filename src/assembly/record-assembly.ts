@@ -1,9 +1,8 @@
 import type { AgentSettings } from "../config/schema.js";
 import { fingerprintMessage, textOf } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
-import type { DebtReading } from "../host/raw-tally.js";
+import type { DebtReading, RawTally } from "../host/raw-tally.js";
 import type { LastView, LedgerServices } from "../runtime/services.js";
-import type { SessionState } from "../state/session-state.js";
 import { newestUserIndex } from "../window/units.js";
 import { recordWindow } from "../window/window-anchors.js";
 import type { AssemblyCall } from "./assembly-call.js";
@@ -14,6 +13,12 @@ import type { StoredView } from "./store-offloads.js";
 /** What recording an assembly touches: the last views (for compact()) and the session's state. */
 export type RecordAssemblyDeps = Pick<LedgerServices, "lastViews" | "sessions">;
 
+/** What recording reads of the session's state: the raw history's tally and the turns committed. */
+export interface SessionReading {
+  raw: RawTally;
+  turns: number;
+}
+
 /**
  * Records what one assembly decided, for the calls after it: the view compact() plans from, the debt reading,
  * the operators' view record and the window's anchors. Returns the debt reading.
@@ -22,7 +27,7 @@ export function recordAssembly(
   deps: RecordAssemblyDeps,
   ports: AssemblyPorts,
   call: AssemblyCall,
-  outcome: { settings: AgentSettings; state: SessionState; stored: StoredView; out: SummarizedView },
+  outcome: { settings: AgentSettings; state: SessionReading; stored: StoredView; out: SummarizedView },
 ): DebtReading {
   const { settings, state, out } = outcome;
   const { shaping, planned, storedBytes } = outcome.stored;

@@ -1,4 +1,4 @@
-import type { TokenCounter } from "../tokens/count-message.js";
+import type { TokenCounter } from "./ports.js";
 import type { AgentSettings } from "../config/schema.js";
 import { blocksOf, LEDGER_MARKER } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";

@@ -152,6 +152,60 @@ describe("src/ folders keep their layer order", () => {
   });
 });
 
+/** File → the src files it imports for types only (`import type`, `export type ... from`). */
+function typeOnlyGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles()) {
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+    const deps: string[] = [];
+    for (const node of source.statements) {
+      const typeImport = ts.isImportDeclaration(node) && node.importClause?.isTypeOnly === true;
+      const typeExport = ts.isExportDeclaration(node) && node.isTypeOnly && node.moduleSpecifier !== undefined;
+      if (!typeImport && !typeExport) continue;
+      const spec = (node.moduleSpecifier as ts.StringLiteral).text;
+      if (spec.startsWith(".")) deps.push(path.resolve(path.dirname(file), spec.replace(/\.js$/, ".ts")));
+    }
+    graph.set(file, deps);
+  }
+  return graph;
+}
+
+describe("type imports count against the layers too", () => {
+  const files = fileGraph();
+  const typeOnly = typeOnlyGraph();
+  const rank = new Map(LAYERS.flatMap((layer, i) => layer.map((folder) => [folder, i] as const)));
+
+  it("the layer check reads every type-only import (the check is not vacuous)", () => {
+    const edges = [...typeOnly].flatMap(([file, deps]) => deps.map((dep) => [file, dep] as const));
+    expect(edges.length).toBeGreaterThan(100);
+    const unseen = edges.filter(([file, dep]) => !(files.get(file) ?? []).includes(dep));
+    expect(unseen.map(([f, d]) => `${path.relative(SRC, f)} -> ${path.relative(SRC, d)}`)).toEqual([]);
+  });
+
+  it("no type-only import points up a layer or sideways within one", () => {
+    const upward = [...typeOnly].flatMap(([file, deps]) =>
+      deps
+        .filter((dep) => folderOf(dep) !== folderOf(file))
+        .filter((dep) => (rank.get(folderOf(dep)) ?? Infinity) <= (rank.get(folderOf(file)) ?? -1))
+        .map((dep) => `${path.relative(SRC, file)} -> ${path.relative(SRC, dep)}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it("assembly names what lies behind its ports only in assembly/ports.ts, types included", () => {
+    const behindPorts = new Set(["capture", "summary", "subagents", "fs", "engine", "state", "tokens"]);
+    const ports = path.join(SRC, "assembly/ports.ts");
+    const through = [...files]
+      .filter(([file]) => folderOf(file) === "assembly" && file !== ports)
+      .flatMap(([file, deps]) =>
+        deps
+          .filter((dep) => behindPorts.has(folderOf(dep).split("/")[0] ?? ""))
+          .map((dep) => `${path.relative(SRC, file)} -> ${path.relative(SRC, dep)}`),
+      );
+    expect(through).toEqual([]);
+  });
+});
+
 describe("the CLI stays a front end", () => {
   const files = fileGraph();
   const inCli = (f: string): boolean => folderOf(f).split("/")[0] === "cli";
