@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tryParseJson } from "./json.js";
+import { safeJson, tryParseJson } from "./json.js";
 
 describe("tryParseJson", () => {
   it("gives the value of JSON text, null included", () => {
@@ -12,5 +12,36 @@ describe("tryParseJson", () => {
     expect(tryParseJson('{"a":1')).toBeUndefined();
     expect(tryParseJson("")).toBeUndefined();
     expect(tryParseJson("undefined")).toBeUndefined();
+  });
+});
+
+describe("safeJson", () => {
+  it("writes JSON, a cycle as [cycle] and a value repeated off its own path in full", () => {
+    const shared = { n: 1 };
+    const looped: Record<string, unknown> = { a: 1 };
+    looped.self = looped;
+    expect(safeJson({ x: shared, y: shared })).toBe('{"x":{"n":1},"y":{"n":1}}');
+    expect(safeJson(looped)).toBe('{"a":1,"self":"[cycle]"}');
+    expect(safeJson([shared, [shared]])).toBe('[{"n":1},[{"n":1}]]');
+  });
+
+  it("never throws: a BigInt becomes its digits, an unwritable value and undefined become an empty string", () => {
+    const hostile = {
+      get boom(): never {
+        throw new Error("getter");
+      },
+    };
+    expect(safeJson({ big: 10n })).toBe('{"big":"10"}');
+    expect(safeJson(hostile)).toBe("");
+    expect(
+      safeJson({
+        toJSON: () => {
+          throw new Error("toJSON");
+        },
+      }),
+    ).toBe("");
+    expect(safeJson({ toString: 1 })).toBe('{"toString":1}');
+    expect(safeJson(undefined)).toBe("");
+    expect(safeJson("text")).toBe('"text"');
   });
 });

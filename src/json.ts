@@ -11,3 +11,27 @@ export function tryParseJson(text: string): unknown {
     return undefined;
   }
 }
+
+/**
+ * JSON text that never throws: a reference back into its own path becomes `"[cycle]"` (a value repeated elsewhere is
+ * written again: it counts), a BigInt its digits, and a value that cannot be written at all (a throwing getter or
+ * `toJSON`) `""`. `undefined` and functions give `""` as well.
+ */
+export function safeJson(value: unknown): string {
+  try {
+    const path: object[] = [];
+    const json = JSON.stringify(value, function (this: unknown, _key: string, v: unknown) {
+      if (typeof v === "bigint") return v.toString();
+      if (v !== null && typeof v === "object") {
+        // `this` is the holder of `v`: unwind the path to it, so only an ancestor counts as a cycle.
+        while (path.length > 0 && path[path.length - 1] !== this) path.pop();
+        if (path.includes(v)) return "[cycle]";
+        path.push(v);
+      }
+      return v;
+    }) as string | undefined;
+    return json ?? "";
+  } catch {
+    return "";
+  }
+}

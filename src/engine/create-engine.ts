@@ -10,7 +10,7 @@ import {
   type HostParams,
   type SessionIdentity,
 } from "../host/normalize.js";
-import { safeJson } from "../host/messages.js";
+import { safeJson } from "../json.js";
 import { compactForHost } from "../maintenance/compact-call.js";
 import type { CompactOutcome } from "../maintenance/compact.js";
 import { maintainSession } from "../maintenance/maintain-session.js";

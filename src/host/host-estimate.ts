@@ -6,6 +6,7 @@
  * clamped or compacted by the host, so the engine also counts what the host counts.
  */
 import { hostPromptLimit, type HostLineSemantics, type MemoryFlushSettings } from "./host-lines.js";
+import { safeJson } from "../json.js";
 
 // Latin, Latin-1 and Latin Extended count as one char; everything above as `nonLatinWeight`.
 // eslint-disable-next-line no-control-regex -- the range starts at NUL on purpose
@@ -41,17 +42,9 @@ function weighMessage(message: object, weight: number): number {
     const b = block as Record<string, unknown>;
     if (typeof b.text === "string") chars += hostChars(b.text, weight);
     else if (typeof b.thinking === "string") chars += hostChars(b.thinking, weight);
-    else chars += hostChars(safeStringify(b), weight);
+    else chars += hostChars(safeJson(b), weight);
   }
   return chars;
-}
-
-function safeStringify(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? "";
-  } catch {
-    return "";
-  }
 }
 
 /** What the engine knows of the request the host will build around its view. */

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { safeJson } from "../json.js";
 
 /**
  * A host message as the engine reads it: structurally, because hosts and
@@ -134,25 +135,6 @@ export function fingerprintMessage(message: unknown): string {
     h.update(safeJson((message as LooseMessage | null)?.content));
   }
   return h.digest("hex").slice(0, 24);
-}
-
-/** JSON that never throws (cycles and BigInts become strings). */
-export function safeJson(value: unknown): string {
-  try {
-    const seen = new WeakSet<object>();
-    return (
-      JSON.stringify(value, (_k, v: unknown) => {
-        if (typeof v === "bigint") return v.toString();
-        if (v && typeof v === "object") {
-          if (seen.has(v)) return "[cycle]";
-          seen.add(v);
-        }
-        return v;
-      }) ?? ""
-    );
-  } catch {
-    return String(value);
-  }
 }
 
 /**

@@ -6,7 +6,8 @@
  * will see, which is what maintenance debt is about. The debt reading itself
  * (raw tokens over the budget) and its short history live here too.
  */
-import { blocksOf, fingerprintMessage, roleOf, safeJson } from "./messages.js";
+import { safeJson } from "../json.js";
+import { blocksOf, fingerprintMessage, roleOf } from "./messages.js";
 
 /** How many debt readings a session keeps for the trend. */
 export const MAX_DEBT_HISTORY = 32;

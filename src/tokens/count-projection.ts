@@ -4,6 +4,7 @@
  * Fields the host never sends to the model (`details`, `usage`, timestamps,
  * provider replay state, thinking signatures) are not counted.
  */
+import { safeJson } from "../json.js";
 
 /** Framing tokens per message (role and delimiters; OpenAI's rule of thumb is 3-4). */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -134,29 +135,8 @@ function addString(out: MessageProjection, value: unknown): void {
 
 /** countUnknown: anything we do not know is counted as its JSON text (errs upward). */
 function addUnknown(out: MessageProjection, value: unknown): void {
-  const json = safeStringify(value);
+  const json = typeof value === "string" ? value : safeJson(value);
   if (json.length > 0) out.texts.push(json);
-}
-
-/** JSON that never throws: cycles become "[cycle]", BigInts strings, unreadable values "". */
-export function safeStringify(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    const stack: object[] = [];
-    const json = JSON.stringify(value, function (this: unknown, _key: string, v: unknown) {
-      if (typeof v === "bigint") return v.toString();
-      if (v !== null && typeof v === "object") {
-        // Track the current path only, so repeated (non-cyclic) references still count.
-        while (stack.length > 0 && stack[stack.length - 1] !== this) stack.pop();
-        if (stack.includes(v)) return "[cycle]";
-        stack.push(v);
-      }
-      return v;
-    });
-    return json ?? "";
-  } catch {
-    return "";
-  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
