@@ -2,9 +2,36 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadBpeTable } from "./encoder.js";
 import { createBpeCounter } from "./tokenizer-bpe.js";
+import { MinHeap } from "./min-heap.js";
 import { RankBucketQueue } from "./tokenizer-queue.js";
 
 const RADIX = 4_294_967_296;
+
+describe("MinHeap", () => {
+  it("pops its keys in ascending order under interleaved pushes and pops, growing as it goes", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.double({ min: 0, max: 2 ** 52, noNaN: true }), fc.constant(null))), (ops) => {
+        const heap = new MinHeap();
+        const model: number[] = [];
+        for (const op of ops) {
+          if (op === null) {
+            model.sort((a, b) => a - b);
+            if (model.length > 0) expect(heap.pop()).toBe(model.shift());
+            else expect(heap.peek()).toBeUndefined();
+          } else {
+            heap.push(op);
+            model.push(op);
+          }
+          expect(heap.size).toBe(model.length);
+        }
+        model.sort((a, b) => a - b);
+        for (const key of model) expect(heap.pop()).toBe(key);
+        expect(heap.size).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
 
 describe("RankBucketQueue", () => {
   it("pops (rank, position) in ascending order under interleaved pushes and pops", () => {

@@ -15,6 +15,7 @@
  * order, which is ~3x faster than the binary heap on a 1 MB run.
  */
 
+import { MinHeap } from "./min-heap.js";
 import { RankBucketQueue } from "./tokenizer-queue.js";
 
 /** Heap keys pack (rank, position) into one double: rank * 2^32 + position. */
@@ -31,7 +32,7 @@ let nextPart = new Int32Array(0);
 let prevPart = new Int32Array(0);
 let partRank = new Int32Array(0);
 let pairRank = new Int32Array(0);
-let heap = new Float64Array(0);
+const heap = new MinHeap();
 
 function ensureCapacity(m: number): void {
   if (m <= capacity) return;
@@ -41,7 +42,7 @@ function ensureCapacity(m: number): void {
   partRank = new Int32Array(capacity);
   pairRank = new Int32Array(capacity);
   // Each merge pops one entry and pushes at most two: the heap holds < 2m.
-  heap = new Float64Array(2 * capacity);
+  heap.reserve(2 * capacity);
 }
 
 /** Counts the BPE tokens of one pre-token given as a binary string (one char per byte). */
@@ -85,7 +86,7 @@ export function createBpeCounter(
     if (m <= 1) return m;
     if (ranks.has(bytes)) return 1;
     ensureCapacity(m);
-    let heapSize = 0;
+    heap.clear();
     const long = m >= longPieceBytes;
     if (long) buckets.clear();
 
@@ -100,7 +101,7 @@ export function createBpeCounter(
       pairRank[start] = rank;
       if (rank === NO_RANK) continue;
       if (long) buckets.push(rank, start);
-      else heapSize = heapPush(heapSize, rank * POSITION_RADIX + start);
+      else heap.push(rank * POSITION_RADIX + start);
     }
 
     let parts = m;
@@ -110,9 +111,8 @@ export function createBpeCounter(
         key = buckets.pop();
         if (key < 0) break;
       } else {
-        if (heapSize === 0) break;
-        key = heap[0]!;
-        heapSize = heapPop(heapSize);
+        if (heap.size === 0) break;
+        key = heap.pop();
       }
       const start = key % POSITION_RADIX;
       const rank = (key - start) / POSITION_RADIX;
@@ -139,40 +139,9 @@ export function createBpeCounter(
         pairRank[left] = pr;
         if (pr === NO_RANK) continue;
         if (long) buckets.push(pr, left);
-        else heapSize = heapPush(heapSize, pr * POSITION_RADIX + left);
+        else heap.push(pr * POSITION_RADIX + left);
       }
     }
     return parts;
   };
-}
-
-function heapPush(size: number, key: number): number {
-  let i = size;
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    const pk = heap[parent]!;
-    if (pk <= key) break;
-    heap[i] = pk;
-    i = parent;
-  }
-  heap[i] = key;
-  return size + 1;
-}
-
-/** Removes the minimum (heap[0]); returns the new size. */
-function heapPop(size: number): number {
-  const n = size - 1;
-  const last = heap[n]!;
-  let i = 0;
-  for (;;) {
-    const l = 2 * i + 1;
-    if (l >= n) break;
-    const r = l + 1;
-    const c = r < n && heap[r]! < heap[l]! ? r : l;
-    if (heap[c]! >= last) break;
-    heap[i] = heap[c]!;
-    i = c;
-  }
-  heap[i] = last;
-  return n;
 }
