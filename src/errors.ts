@@ -70,3 +70,9 @@ export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
 }
+
+/** True when an errno-style error says the file is not there (`ENOENT`, or `ENOTDIR`: a parent is not a folder). */
+export function isNotFound(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}

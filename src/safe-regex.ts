@@ -1,9 +1,9 @@
 import { describeValue, LedgerError } from "./errors.js";
 
 /** Longest grep pattern accepted. */
-export const MAX_PATTERN_LENGTH = 200;
+const MAX_PATTERN_LENGTH = 200;
 /** Most unbounded quantifiers in one pattern; a `{n,m}` with m over 32 counts as unbounded. */
-export const MAX_UNBOUNDED_QUANTIFIERS = 4;
+const MAX_UNBOUNDED_QUANTIFIERS = 4;
 
 /**
  * Longest input one regex execution sees, by number of unbounded quantifiers
@@ -141,7 +141,7 @@ function refused(message: string): LedgerError {
 }
 
 /** Most unbounded quantifiers in an operator's pattern: it runs over every output shown, not one line at a time. */
-export const MAX_REDACT_UNBOUNDED_QUANTIFIERS = 2;
+const MAX_REDACT_UNBOUNDED_QUANTIFIERS = 2;
 
 /**
  * Compiles an operator's redaction pattern through the vetted compiler ({@link compileSafeRegex}): no

@@ -1,10 +1,10 @@
 import { constants, promises as fsp } from "node:fs";
 import path from "node:path";
-import { describeValue, LedgerError } from "../errors.js";
+import { describeValue, isNotFound, LedgerError } from "../errors.js";
 import { ensureDir } from "../fs/atomic-write.js";
 import { isBackendKey, type ObjectInfo, type PutBody, type StoreBackend } from "./backend-types.js";
 import { assertInsideStore } from "./blob-path.js";
-import { createFileIfAbsent, isNotFound, linkIfAbsent, readdirOrEmpty } from "./store-io.js";
+import { createFileIfAbsent, linkIfAbsent, readdirOrEmpty } from "./store-io.js";
 
 /**
  * The local-disk backend: a key is a file under `root`. Objects are created

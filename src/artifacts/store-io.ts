@@ -57,9 +57,3 @@ export async function* walkFanout(dir: string): AsyncGenerator<{ file: string; n
     }
   }
 }
-
-/** True when an errno-style error says the file does not exist. */
-export function isNotFound(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === "ENOENT" || code === "ENOTDIR";
-}

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 
 /** Largest spill file copied into the store. */
-export const MAX_SPILL_BYTES = 256 * 1024 * 1024;
+const MAX_SPILL_BYTES = 256 * 1024 * 1024;
 
 // The host's own spill files: `createPrivateTempFilePath(prefix)` in its dist writes
 // `<os.tmpdir()>/<prefix>-<16 hex>.log` with mode 0600 (`openclaw-bash`, `openclaw-output`, ...).

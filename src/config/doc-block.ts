@@ -1,6 +1,6 @@
 /** Markers around the generated config reference in Markdown docs. */
-export const BLOCK_START = "<!-- config-reference:start -->";
-export const BLOCK_END = "<!-- config-reference:end -->";
+const BLOCK_START = "<!-- config-reference:start -->";
+const BLOCK_END = "<!-- config-reference:end -->";
 
 /** Replaces the marked block of `text` with `body` (unchanged when there are no markers). */
 export function replaceBlock(text: string, body: string): string {

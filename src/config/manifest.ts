@@ -3,7 +3,7 @@ import { ENGINE_ID, PLUGIN_VERSION } from "../version.js";
 import { configSchema } from "./schema.js";
 
 /** UI labels for the options operators touch most. */
-export const UI_HINTS: Record<string, { label: string; help: string }> = {
+const UI_HINTS: Record<string, { label: string; help: string }> = {
   enabled: { label: "Enabled", help: "Master switch; false makes every agent a pass-through." },
   "budget.safetyMarginRatio": { label: "Safety margin", help: "Share of the host's budget kept free." },
   "offload.maxChars": {

@@ -8,7 +8,7 @@
  */
 
 /** True when `pattern` is a glob (has `*` or `?`), not a plain tool name. */
-export function isToolGlob(pattern: string): boolean {
+function isToolGlob(pattern: string): boolean {
   return /[*?]/.test(pattern);
 }
 
@@ -39,7 +39,7 @@ export function matchToolGlob(pattern: string, name: string): boolean {
 }
 
 /** A matcher for one tool-name glob (a plain name matches itself only). */
-export function toolGlobMatcher(pattern: string): (toolName: string) => boolean {
+function toolGlobMatcher(pattern: string): (toolName: string) => boolean {
   if (!isToolGlob(pattern)) return (name) => name === pattern;
   return (name) => matchToolGlob(pattern, name);
 }
@@ -60,7 +60,7 @@ export type ToolPolicy = (typeof TOOL_POLICIES)[number];
 const POLICIES: ReadonlySet<string> = new Set(TOOL_POLICIES);
 
 /** Policy used when no entry matches. */
-export const DEFAULT_TOOL_POLICY: ToolPolicy = "offload";
+const DEFAULT_TOOL_POLICY: ToolPolicy = "offload";
 
 /**
  * The policy of `toolName` from a map of names and globs (`*` any run of

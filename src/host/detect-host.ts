@@ -28,7 +28,7 @@ export function runtimeVersionOf(api: unknown): string | undefined {
 }
 
 /** The folder of the `openclaw` package that holds `entry`, and its version (walks up to 8 folders). */
-export function packageNear(entry: string | undefined): { root: string; version: string } | undefined {
+function packageNear(entry: string | undefined): { root: string; version: string } | undefined {
   if (!entry) return undefined;
   let dir = path.dirname(path.resolve(entry));
   for (let i = 0; i < 8; i++) {

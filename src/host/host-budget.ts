@@ -52,7 +52,7 @@ export function modelLimitsFromConfig(config: unknown, model: unknown): ModelLim
 }
 
 /** Reads `agents.defaults.compaction.memoryFlush` from the host config (defaults when absent or unreadable). */
-export function memoryFlushFromConfig(config: unknown): MemoryFlushSettings {
+function memoryFlushFromConfig(config: unknown): MemoryFlushSettings {
   try {
     const flush = (
       config as { agents?: { defaults?: { compaction?: { memoryFlush?: Record<string, unknown> } } } } | undefined

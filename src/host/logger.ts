@@ -7,7 +7,7 @@ export interface HostLogger {
 }
 
 /** Log levels, lowest first. */
-export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 /** One of {@link LOG_LEVELS}. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 

@@ -10,7 +10,7 @@ import { safeJson } from "../json.js";
 import { blocksOf, fingerprintMessage, roleOf } from "./messages.js";
 
 /** How many debt readings a session keeps for the trend. */
-export const MAX_DEBT_HISTORY = 32;
+const MAX_DEBT_HISTORY = 32;
 
 /** One maintenance-debt reading. */
 export interface DebtReading {
@@ -50,7 +50,7 @@ export interface RawTally {
 }
 
 /** Chars the host charges for one image block. */
-export const IMAGE_CHARS = 4_800;
+const IMAGE_CHARS = 4_800;
 
 /** Host-style token estimate of one message (ceil(chars / 4)). */
 export function estimateRawTokens(message: unknown): number {
@@ -58,7 +58,7 @@ export function estimateRawTokens(message: unknown): number {
 }
 
 /** Chars of a message as the host's estimator counts them. */
-export function rawChars(message: unknown): number {
+function rawChars(message: unknown): number {
   let chars = 0;
   for (const block of blocksOf(message)) {
     if (typeof block.text === "string") chars += block.text.length;

@@ -1,3 +1,4 @@
+import { isNotFound } from "../errors.js";
 import { tryParseJson } from "../json.js";
 import { promises as fsp } from "node:fs";
 
@@ -29,8 +30,7 @@ export async function inspectHostLock(sessionFile: string): Promise<HostLockInfo
   try {
     text = await fsp.readFile(lockPath, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
+    if (isNotFound(err)) return undefined;
     return { lockPath, pid: null, pidAlive: false, createdAt: null, held: true };
   }
   let pid: number | null = null;

@@ -9,7 +9,7 @@ import { planWindow, type WindowPlan } from "../window/planner.js";
  * overflow recovery): like the host's own compaction, only the recent turns
  * stay verbatim; everything older moves into the summary and a checkpoint pack.
  */
-export const FORCED_REFILL = 0.25;
+const FORCED_REFILL = 0.25;
 
 /** The last view as compaction plans over it: the same charge per message the assembly planned with. */
 export interface CompactionWindow {

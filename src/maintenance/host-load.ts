@@ -40,7 +40,7 @@ export interface HostLoadResult {
  * pi-coding-agent): with a compaction entry on the branch, a `compactionSummary` message, the messages from its first
  * kept entry up to it, then the messages after it; otherwise every message.
  */
-export function loadedMessages({ branch }: Pick<JsonlTranscript, "branch">): unknown[] {
+function loadedMessages({ branch }: Pick<JsonlTranscript, "branch">): unknown[] {
   const at = branch.findLastIndex((e) => e.type === "compaction");
   const message = (e: JsonlEntry): unknown[] =>
     e.type === "message" && e.fields.message && typeof e.fields.message === "object" ? [e.fields.message] : [];
@@ -56,7 +56,7 @@ export function loadedMessages({ branch }: Pick<JsonlTranscript, "branch">): unk
  * The user message that opens the oldest of the newest whole turns whose loaded size stays within `tokens`; the newest
  * turn's at least (undefined when there is no user message).
  */
-export function newestTurnsWithin(messages: readonly unknown[], tokens: number): unknown {
+function newestTurnsWithin(messages: readonly unknown[], tokens: number): unknown {
   let sum = 0;
   let from: unknown;
   for (let i = messages.length - 1; i >= 0; i--) {

@@ -35,7 +35,7 @@ export type TranscriptBoundDeps = Pick<LedgerServices, "root" | "store" | "logge
 /** The file may hold this many times the bytes of what the host loads before superseded branches leave it. */
 export const RECLAIM_RATIO = 3;
 /** Files below this size are left alone by the ratio rule (superseded messages go at any size). */
-export const RECLAIM_MIN_BYTES = 1_048_576;
+const RECLAIM_MIN_BYTES = 1_048_576;
 
 /** Fields besides `parentId` by which a kept entry names another entry, which then stays too (with its chain). */
 const NAMED_ENTRY_FIELDS = ["firstKeptEntryId", "targetId", "fromId"] as const;

@@ -5,6 +5,7 @@
  * inode: superseded content (tool outputs the paydown moved to the store) would outlive the session. So every reclaim
  * and every maintain sweeps the links of the transcript's folder that no running reclaim can be using.
  */
+import { isNotFound } from "../errors.js";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { isPidAlive } from "../host/session-lock.js";
@@ -43,7 +44,7 @@ export async function sweepReclaimLinks(dir: string, options: SweepReclaimLinksO
   try {
     names = await fsp.readdir(dir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if (isNotFound(err)) return [];
     throw err;
   }
   const removed: string[] = [];

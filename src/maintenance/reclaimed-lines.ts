@@ -21,7 +21,7 @@ import { detectFormat } from "../results/detect-format.js";
 /** Strings of at least this many characters in a reclaimed line are stored once, on their own. */
 export const RECLAIM_PART_MIN_CHARS = 2_048;
 /** The one key of the object that stands for a part in a packed line: `{"$ledgerPart":"ledger:v1:sha256:…"}`. */
-export const RECLAIM_PART_KEY = "$ledgerPart";
+const RECLAIM_PART_KEY = "$ledgerPart";
 /** Kind of a blob of reclaimed lines as written (no line packed). */
 export const PLAIN_BRANCHES_KIND = "transcript-branches";
 /** Kind of a blob of reclaimed lines with parts stored apart (see the module comment). */
@@ -29,7 +29,7 @@ export const PACKED_BRANCHES_KIND = "transcript-branches-packed";
 /** Kind of a string stored apart from its packed line (an equal tool output captured first keeps its own kind). */
 export const TRANSCRIPT_PART_KIND = "transcript-part";
 /** `schema` of a packed blob's header line. */
-export const RECLAIMED_LINES_SCHEMA = "context-ledger.reclaimed-lines.v1";
+const RECLAIMED_LINES_SCHEMA = "context-ledger.reclaimed-lines.v1";
 
 /** The first line of a {@link PACKED_BRANCHES_KIND} blob. */
 export interface ReclaimedLinesHeader {

@@ -12,17 +12,12 @@ import { blocksOf, LEDGER_MARKER, roleOf } from "../host/messages.js";
 import { toolNameOf } from "../host/messages.js";
 
 /** Chars of a stub's summary kept in a placeholder at most. */
-export const CLEARED_SUMMARY_CHARS = 400;
+const CLEARED_SUMMARY_CHARS = 400;
 
 /**
  * Text of the placeholder a cleared tool result carries: what it was, its stub's summary, and where the original is.
  */
-export function clearedResultText(
-  toolName: string,
-  originalChars: number,
-  handle: string | undefined,
-  summary = "",
-): string {
+function clearedResultText(toolName: string, originalChars: number, handle: string | undefined, summary = ""): string {
   const size = `${originalChars.toLocaleString("en-US")} chars`;
   const gist = summary
     ? `\n${summary.length > CLEARED_SUMMARY_CHARS ? `${summary.slice(0, CLEARED_SUMMARY_CHARS)}…` : summary}`

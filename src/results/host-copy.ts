@@ -31,7 +31,7 @@ const NOTICES: readonly RegExp[] = [
 export const EXEC_RETENTION_NOTE = "[earlier output was discarded at the retention cap and cannot be recovered]\n\n";
 
 /** The most `exec` keeps of one output on every line (`DEFAULT_MAX_OUTPUT`, clamped to 200,000). */
-export const EXEC_MAX_OUTPUT_CHARS = 200_000;
+const EXEC_MAX_OUTPUT_CHARS = 200_000;
 
 /**
  * What `exec`'s retention cap left out of an output, or undefined when it did not bite. 2026.8.2 and

@@ -1,5 +1,4 @@
 import { compileRedactPattern } from "../safe-regex.js";
-import { describeValue, LedgerError } from "../errors.js";
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = "[REDACTED]";
@@ -110,19 +109,4 @@ function redactOrphanKeyEnds(text: string): string {
   }
   parts.push(text.slice(pos));
   return parts.join("");
-}
-
-/** Throws `config_invalid` naming the first extra pattern that is invalid or unsafe ({@link compileRedactPattern}). */
-export function validateRedactPatterns(patterns: readonly string[]): void {
-  for (const [i, source] of patterns.entries()) {
-    try {
-      compileRedactPattern(source);
-    } catch (err) {
-      throw new LedgerError(
-        "config_invalid",
-        `Expected \`redaction.patterns[${i}]\` to be a simple, valid regular expression, got ${describeValue(source)}: ${(err as Error).message}`,
-        { cause: err },
-      );
-    }
-  }
 }

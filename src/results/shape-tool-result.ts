@@ -125,7 +125,7 @@ export function planToolResultShape(text: string, options: ShapePlanOptions): Sh
 }
 
 /** The offload rule: over `maxChars`, over `maxLines`, or structured over `structuredMaxChars`. */
-export function overThreshold(text: string, format: OutputFormat, limits: ShapeLimits): boolean {
+function overThreshold(text: string, format: OutputFormat, limits: ShapeLimits): boolean {
   if (text.length > limits.maxChars) return true;
   if (STRUCTURED_FORMATS.has(format) && text.length > limits.structuredMaxChars) return true;
   return countLines(text) > limits.maxLines;

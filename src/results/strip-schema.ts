@@ -11,15 +11,15 @@ export const DEFAULT_SCHEMA_KEYS: readonly string[] = [
   "required",
 ];
 /** Default size above which any field moves into the store. */
-export const DEFAULT_MAX_FIELD_BYTES = 10_240;
+const DEFAULT_MAX_FIELD_BYTES = 10_240;
 /** Schema material smaller than this stays inline: a pointer would not be smaller. */
-export const MIN_SCHEMA_BYTES = 160;
+const MIN_SCHEMA_BYTES = 160;
 /** JSON texts larger than this are left to the offload rule. */
-export const MAX_STRIP_INPUT_CHARS = 4_000_000;
+const MAX_STRIP_INPUT_CHARS = 4_000_000;
 /**
  * JSON nested deeper than this is left to the offload rule (the walk is iterative; this bounds its stack of frames).
  */
-export const MAX_STRIP_DEPTH = 256;
+const MAX_STRIP_DEPTH = 256;
 
 /** Options of schema stripping. */
 export interface StripOptions {

@@ -6,12 +6,10 @@ import { buildPreview, DEFAULT_PREVIEW_CHARS } from "./preview.js";
 import { redactSecrets } from "./redact.js";
 import { summarizeOutput } from "./summarize-output.js";
 
-/** Every block context-ledger injects into a prompt starts with this. */
-export const LEDGER_BLOCK_PREFIX = LEDGER_MARKER;
 /** First-line prefix of every artifact stub (followed by the handle and `]`). */
 export const STUB_PREFIX = `${LEDGER_MARKER} artifact `;
 /** Last line of every artifact stub. */
-export const STUB_CLOSE = "[/context-ledger artifact]";
+const STUB_CLOSE = "[/context-ledger artifact]";
 
 /** Inputs of {@link buildStub}. */
 export interface BuildStubOptions {

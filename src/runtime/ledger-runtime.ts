@@ -43,10 +43,10 @@ export interface LedgerRuntimeOptions {
 export type LedgerRuntime = LedgerServices;
 
 /** Sessions whose last view is kept for compact(). */
-export const MAX_LAST_VIEWS = 64;
+const MAX_LAST_VIEWS = 64;
 
 /** On a full store, artifacts younger than this are kept by its gc (they may be cited by a prompt being built). */
-export const STORE_FULL_KEEP_NEWER_MS = 10 * 60_000;
+const STORE_FULL_KEEP_NEWER_MS = 10 * 60_000;
 
 /** Creates the process-wide runtime. Cheap: nothing is loaded until used. */
 export function createLedgerRuntime(options: LedgerRuntimeOptions): LedgerRuntime {

@@ -11,7 +11,7 @@ import {
 import { sessionStatePath, tryReadSessionState, updateSessionState } from "../state/session-file.js";
 
 /** Sessions whose state the cache keeps in memory at most (besides those with a write in flight). */
-export const MAX_CACHED_SESSIONS = 512;
+const MAX_CACHED_SESSIONS = 512;
 
 /**
  * Session state, cached in process and persisted per session. Reads reuse the

@@ -1,3 +1,4 @@
+import { isNotFound } from "../errors.js";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { decodeSegment } from "./paths.js";
@@ -11,7 +12,7 @@ export async function listAgentIds(root: string): Promise<string[]> {
   try {
     names = await fsp.readdir(path.join(root, "agents"));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if (isNotFound(err)) return [];
     throw err;
   }
   return names

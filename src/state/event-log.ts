@@ -29,7 +29,7 @@ export interface EventLogOptions {
 }
 
 /** Default rotation size of the event log. */
-export const EVENT_LOG_MAX_BYTES = 8 * 1024 * 1024;
+const EVENT_LOG_MAX_BYTES = 8 * 1024 * 1024;
 
 /** The rotated log beside `file` (`events.jsonl` → `events.1.jsonl`). */
 export function rotatedEventLogPath(file: string): string {

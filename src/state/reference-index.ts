@@ -1,3 +1,4 @@
+import { isNotFound } from "../errors.js";
 import { tryParseJson } from "../json.js";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
@@ -50,7 +51,7 @@ export async function readReferenceIndex(agentDir: string): Promise<ReferenceRec
   try {
     text = await fsp.readFile(path.join(agentDir, REFERENCE_INDEX_FILE), "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if (isNotFound(err)) return [];
     throw err;
   }
   const out: ReferenceRecord[] = [];

@@ -2,7 +2,7 @@ import { createReadStream, promises as fsp } from "node:fs";
 import path from "node:path";
 import { createArtifactStore } from "../artifacts/store.js";
 import type { ArtifactStore } from "../artifacts/store-types.js";
-import { isLedgerError, LedgerError } from "../errors.js";
+import { isLedgerError, isNotFound, LedgerError } from "../errors.js";
 import { zstdDecompressor } from "../fs/zstd.js";
 import { decodeSegment, LEDGER_DIR_NAME } from "./paths.js";
 import { readReferenceIndex, REFERENCE_INDEX_FILE } from "./reference-index.js";
@@ -46,7 +46,7 @@ export async function collectReferences(agentDir: string, store?: ArtifactStore)
     try {
       entries = await fsp.readdir(dir, { withFileTypes: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") fail(dir, err);
+      if (!isNotFound(err)) fail(dir, err);
       return;
     }
     for (const e of entries) {
@@ -55,9 +55,7 @@ export async function collectReferences(agentDir: string, store?: ArtifactStore)
         if (full !== artifacts) await walk(full);
       } else if (e.isFile() && !(dir === agentDir && e.name === REFERENCE_INDEX_FILE)) {
         // A file gone since the listing (a temp file renamed into place) cites nothing any more.
-        await scanFileHandles(full, found).catch(
-          (err) => (err as NodeJS.ErrnoException).code === "ENOENT" || fail(full, err),
-        );
+        await scanFileHandles(full, found).catch((err) => isNotFound(err) || fail(full, err));
       }
     }
   };
@@ -69,7 +67,7 @@ export async function collectReferences(agentDir: string, store?: ArtifactStore)
     for (const record of await readReferenceIndex(agentDir)) {
       const exists = await fsp.stat(record.path).then(
         () => true,
-        (err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? false : (fail(record.path, err), true)),
+        (err: unknown) => (isNotFound(err) ? false : (fail(record.path, err), true)),
       );
       if (!exists) continue;
       for (const h of record.handles) found.add(h);
@@ -81,10 +79,7 @@ export async function collectReferences(agentDir: string, store?: ArtifactStore)
   for (const file of await hostTranscripts(agentDir, fail)) transcripts.add(file);
   for (const file of transcripts) {
     if (file.endsWith(".sqlite")) scanSqliteHandles(file, found, fail);
-    else
-      await scanFileHandles(file, found).catch(
-        (err) => (err as NodeJS.ErrnoException).code === "ENOENT" || fail(file, err),
-      );
+    else await scanFileHandles(file, found).catch((err) => isNotFound(err) || fail(file, err));
   }
 
   // Packs and stripped parts cite more artifacts: follow them to the end of every chain.
@@ -132,7 +127,7 @@ async function hostTranscripts(agentDir: string, fail: (source: string, err: unk
   try {
     for (const name of await fsp.readdir(sessions)) if (name.endsWith(".jsonl")) out.push(path.join(sessions, name));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") fail(sessions, err);
+    if (!isNotFound(err)) fail(sessions, err);
   }
   const sqlite = path.join(hostAgent, "agent", "openclaw-agent.sqlite");
   if (

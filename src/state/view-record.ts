@@ -1,6 +1,6 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { describeValue, LedgerError } from "../errors.js";
+import { describeValue, isNotFound, LedgerError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { sessionRoot } from "./paths.js";
 import type { DebtReading } from "./session-state.js";
@@ -111,7 +111,7 @@ function newPendingWrite(): PendingWrite {
  * which is already the turn's reading so far (`host/raw-tally.ts` `turnReading`): background writes may arrive out
  * of order.
  */
-export function mainViewOfTurn(a: ViewRecord | undefined, b: ViewRecord): ViewRecord {
+function mainViewOfTurn(a: ViewRecord | undefined, b: ViewRecord): ViewRecord {
   if (!a) return b;
   // An assembly of no history at all (a probe) is never the turn's prompt while another saw some.
   const main =
@@ -152,7 +152,7 @@ export async function readViewRecords(file: string): Promise<ViewRecord[]> {
   try {
     text = await fsp.readFile(file, "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if (isNotFound(err)) return [];
     throw new LedgerError("io_failed", `Expected to read \`${file}\`, got ${(err as Error).message}`, { cause: err });
   }
   let doc: { schema?: unknown; views?: unknown } | null;

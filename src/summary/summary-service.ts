@@ -5,6 +5,7 @@
  * and save it. Assembly and compaction both go through here, so a summary is
  * brought up to date the same way whoever asks.
  */
+import { isNotFound } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { restoreFromCheckpointPack } from "./checkpoint.js";
 import { extendSummary } from "./extend-summary.js";
@@ -57,7 +58,7 @@ export async function openSummary(options: OpenSummaryOptions): Promise<OpenedSu
   try {
     return { file, epoch, state: await loadSummary(file), readFailed: false };
   } catch (err) {
-    if ((err as { cause?: NodeJS.ErrnoException }).cause?.code === "ENOENT")
+    if (isNotFound((err as { cause?: unknown }).cause))
       return { file, epoch, state: createSummaryState(epoch), readFailed: false };
     const code = typeof (err as { code?: unknown }).code === "string" ? (err as { code: string }).code : "io_failed";
     options.onReadError?.(code, (err as Error).message);

@@ -15,11 +15,11 @@ export const TOOL_CALL_OVERHEAD_TOKENS = 8;
 /** Estimate per image or other binary block (its data is never counted as text). */
 export const IMAGE_TOKENS = 1600;
 /** Wrapper text the host puts around a branch or compaction summary. */
-export const SUMMARY_WRAPPER_TOKENS = 40;
+const SUMMARY_WRAPPER_TOKENS = 40;
 /** Wrapper text the host puts around a bash execution (command fence, exit code). */
-export const BASH_WRAPPER_TOKENS = 16;
+const BASH_WRAPPER_TOKENS = 16;
 /** A string field longer than this named `data` is a binary payload, not text. */
-export const BINARY_DATA_MIN_CHARS = 256;
+const BINARY_DATA_MIN_CHARS = 256;
 
 /** The countable shape of one message. */
 export interface MessageProjection {

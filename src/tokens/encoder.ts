@@ -21,7 +21,7 @@ export type EncodingChoice = "auto" | EncodingName;
 export const DEFAULT_ENCODING: EncodingName = "o200k_base";
 
 /** Every supported encoding name. */
-export const ENCODING_NAMES: readonly EncodingName[] = ["o200k_base", "cl100k_base"];
+const ENCODING_NAMES: readonly EncodingName[] = ["o200k_base", "cl100k_base"];
 
 /** A loaded BPE table. */
 export interface BpeTable {

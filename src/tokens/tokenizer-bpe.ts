@@ -22,7 +22,7 @@ import { RankBucketQueue } from "./tokenizer-queue.js";
 const POSITION_RADIX = 4_294_967_296;
 const NO_RANK = -1;
 /** Pieces at least this long merge through {@link RankBucketQueue}. */
-export const LONG_PIECE_BYTES = 512;
+const LONG_PIECE_BYTES = 512;
 /** Slots of the direct-mapped pair cache (a collision simply overwrites). */
 const PAIR_CACHE_SLOTS = 1 << 16;
 

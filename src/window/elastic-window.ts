@@ -118,7 +118,7 @@ export function planElasticWindow(
  * Whole turns a re-plan keeps (the newest user message's turn included) while the room they leave holds the next
  * turn; see {@link newestTurnsKept}.
  */
-export const KEPT_TURNS = 3;
+const KEPT_TURNS = 3;
 
 /** The newest turns a re-plan keeps: how many, and their tokens. */
 export interface NewestTurns {

@@ -140,12 +140,6 @@ function openWithUser(options: PlanWindowOptions, plan: WindowPlan): WindowPlan 
   return plan;
 }
 
-/** Tokens of the newest user message (the part no plan may drop), or 0 when there is none. */
-export function newestUserTokens(messages: readonly unknown[], count: (index: number) => number): number {
-  const u = newestUserIndex(messages);
-  return u >= 0 ? count(u) : 0;
-}
-
 /**
  * A re-plan, shaped by `replanCount` when given (older results cleared) unless
  * the whole cleared history stays under the target: then clearing would only

@@ -28,9 +28,9 @@ export interface WindowAnchor extends PlanAnchor {
 }
 
 /** Budgets within this factor of each other share a window. */
-export const BUDGET_CLASS_FACTOR = 1.25;
+const BUDGET_CLASS_FACTOR = 1.25;
 /** Budget classes remembered per session. */
-export const MAX_WINDOW_CLASSES = 4;
+const MAX_WINDOW_CLASSES = 4;
 
 /** The anchor of the class `budget` belongs to, if any is usable for a transcript of `total` messages. */
 export function pickAnchor(anchors: readonly WindowAnchor[], budget: number, total: number): WindowAnchor | undefined {

@@ -22,7 +22,7 @@ export type CallOutputDeps = Pick<
 >;
 
 /** How long a fetch by call id waits at most for a store under way, or a background command, to end. */
-export const CALL_OUTPUT_WAIT_MS = 15_000;
+const CALL_OUTPUT_WAIT_MS = 15_000;
 
 /** The call a fetch names, in the calling session. */
 export interface CallOutputQuery {

@@ -53,7 +53,7 @@ function execTimeoutMs(params: unknown, config: unknown): number {
 }
 
 /** True when any agent has the opt-in on. */
-export function fullExecWanted(deps: FullExecDeps): boolean {
+function fullExecWanted(deps: FullExecDeps): boolean {
   return (
     deps.config.offload.fullExecOutput ||
     Object.values(deps.config.agents).some((a) => a.offload?.fullExecOutput === true)

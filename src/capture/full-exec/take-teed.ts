@@ -21,7 +21,7 @@ export interface TeedCall {
 }
 
 /** How often a command sent to the background is looked at for its end. */
-export const FOLLOW_POLL_MS = 250;
+const FOLLOW_POLL_MS = 250;
 
 /** Stores the tee file of an ended command, writes the capture event; removes the file either way. */
 async function storeEnded(

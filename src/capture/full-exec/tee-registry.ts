@@ -51,7 +51,7 @@ export interface TeeRegistry {
 /** A tee file older than this whose call never reported back is removed. */
 export const TEE_MAX_AGE_MS = 6 * 60 * 60 * 1000;
 /** The longest an engine call's wait on a wrapped call can be kept up by it. */
-export const TEE_SETTLE_MAX_MS = 10 * 60 * 1000;
+const TEE_SETTLE_MAX_MS = 10 * 60 * 1000;
 
 function createTeeRegistry(): TeeRegistry {
   const entries = new Map<string, { entry: TeeEntry; finish: () => void }>();

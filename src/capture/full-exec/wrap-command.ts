@@ -58,7 +58,7 @@ const IGNORED_UNTIL_SETSID =
   "HUP INT QUIT ILL TRAP ABRT BUS FPE USR1 SEGV USR2 PIPE ALRM TERM TSTP TTIN TTOU XCPU XFSZ VTALRM PROF SYS";
 
 /** `text` as one single-quoted shell word. */
-export function shellQuote(text: string): string {
+function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
