@@ -154,10 +154,10 @@ interface HookApi {
 /**
  * Registers the `after_tool_call` capture. The hook returns at once and the capture runs beside
  * the turn, tracked per session ({@link pendingCapturesOf}) for assemble and commitTurn to wait
- * on. Never throws; a host without hooks captures at turn end only. So do 2026.4.x and 2026.5.x
- * (`hostVersion`): their transcripts already hold all that `exec` kept for the turn-end capture,
- * and with a capture running beside each tool call, 2026.4.24's gateway queued a user's next
- * message in loaded CI runs (16 of 20 turns answered).
+ * on. Never throws; a host without hooks captures at turn end only. So do the lines whose
+ * `capturesAfterToolCall` is false (2026.4.x and 2026.5.x, by `hostVersion`): their transcripts
+ * already hold all that `exec` kept for the turn-end capture, and with a capture running beside
+ * each tool call, 2026.4.24's gateway queued a user's next message under load.
  */
 export function registerCapture(
   api: unknown,

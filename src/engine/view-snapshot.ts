@@ -22,8 +22,8 @@ const MAX_REMEMBERED_OFFLOADS = 10_000;
 
 type Described = Omit<ViewMessage, "index" | "tokens">;
 // A snapshot is taken at every assemble, and reading every message's text and every handle's meta again
-// cost more than the assembly itself (warm 1k messages: ~4 of ~7 ms). Kept messages are the same shaped
-// objects from call to call, and a content-addressed artifact's meta never changes: describe each once.
+// would cost about as much as the assembly itself. Kept messages are the same shaped objects from call to
+// call, and a content-addressed artifact's meta never changes: describe each once.
 type DescribedCache = WeakMap<object, { settings: AgentSettings; row: Described }>;
 type OffloadCache = LRUCache<string, Promise<ViewOffload>>;
 const DESCRIBED = stateSlot("view-snapshot:described", (): DescribedCache => new WeakMap());

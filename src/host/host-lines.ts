@@ -102,9 +102,9 @@ export interface HostLineSemantics {
   /**
    * maintain() may rewrite SQLite transcript entries it located itself (20-turn sessions, docs/host-lines.md):
    * - 2026.9.6: on. After a rewrite the host re-indexes for about a second (`chat.history` answers the retryable
-   *   "session history is rebuilding"). With it on, plans that used to peak just under the memory flush's
-   *   threshold reached it, and one clean-clone run in six queued a user message behind the flush: the plan now
-   *   keeps below that threshold ({@link HostThresholdRule}).
+   *   "session history is rebuilding"). A rewritten transcript lets a plan that peaks just under the memory flush's
+   *   threshold reach it, and the flush then queues the user's next message: the plan keeps below that threshold
+   *   ({@link HostThresholdRule}).
    * - 2026.8.2: off. The turn's own maintain does not see its entries yet, and a rewrite from the next turn's
    *   bootstrap maintain ends that turn before the model ("Session transcript anchor was not returned").
    */
@@ -259,6 +259,28 @@ const WHOLE_WINDOW_JSONL: Omit<HostLineSemantics, "line"> = {
   rewriteWithEntryIds: true,
 };
 
+// 2026.8.2 onwards: the prompt budget after reserves as tokenBudget, SQLite transcripts, the host's own thresholds.
+const PROMPT_BUDGET_SQLITE: Omit<HostLineSemantics, "line" | "defaultOverhead" | "sqliteRewrite"> = {
+  execArgument: EXEC_ARG_6X,
+  appendsCurrentTurnResults: true,
+  capturesAfterToolCall: true,
+  reclaimsMessagesAtAnySize: false,
+  capsBudgetBelowOutput: false,
+  tokenBudget: "prompt-budget",
+  factoryArgument: true,
+  ingestion: "commitTurn",
+  transcriptStore: "sqlite",
+  appendsLivePrompt: true,
+  precheck: undefined,
+  rawPrecheck: undefined,
+  outputClamp: CLAMP,
+  preflight: PREFLIGHT_8X,
+  hostThreshold: HOST_THRESHOLD_8X,
+  honoursPromptAuthority: true,
+  captureMiddleware: true,
+  rewriteWithEntryIds: false,
+};
+
 /** The table: one row per host line. */
 export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.freeze({
   "2026.4": {
@@ -287,52 +309,8 @@ export const HOST_LINES: Readonly<Record<HostLine, HostLineSemantics>> = Object.
   "2026.5": { ...WHOLE_WINDOW_JSONL, line: "2026.5", capturesAfterToolCall: false, execArgument: EXEC_ARG_5X },
   "2026.6": { ...WHOLE_WINDOW_JSONL, line: "2026.6" },
   "2026.7": { ...WHOLE_WINDOW_JSONL, line: "2026.7" },
-  "2026.8": {
-    defaultOverhead: OVERHEAD_8X,
-    appendsCurrentTurnResults: true,
-    line: "2026.8",
-    execArgument: EXEC_ARG_6X,
-    capturesAfterToolCall: true,
-    reclaimsMessagesAtAnySize: false,
-    capsBudgetBelowOutput: false,
-    tokenBudget: "prompt-budget",
-    factoryArgument: true,
-    ingestion: "commitTurn",
-    transcriptStore: "sqlite",
-    sqliteRewrite: false,
-    appendsLivePrompt: true,
-    precheck: undefined,
-    rawPrecheck: undefined,
-    outputClamp: CLAMP,
-    preflight: PREFLIGHT_8X,
-    hostThreshold: HOST_THRESHOLD_8X,
-    honoursPromptAuthority: true,
-    captureMiddleware: true,
-    rewriteWithEntryIds: false,
-  },
-  "2026.9": {
-    defaultOverhead: OVERHEAD_9X,
-    appendsCurrentTurnResults: true,
-    line: "2026.9",
-    execArgument: EXEC_ARG_6X,
-    capturesAfterToolCall: true,
-    reclaimsMessagesAtAnySize: false,
-    capsBudgetBelowOutput: false,
-    tokenBudget: "prompt-budget",
-    factoryArgument: true,
-    ingestion: "commitTurn",
-    transcriptStore: "sqlite",
-    sqliteRewrite: true,
-    appendsLivePrompt: true,
-    precheck: undefined,
-    rawPrecheck: undefined,
-    outputClamp: CLAMP,
-    preflight: PREFLIGHT_8X,
-    hostThreshold: HOST_THRESHOLD_8X,
-    honoursPromptAuthority: true,
-    captureMiddleware: true,
-    rewriteWithEntryIds: false,
-  },
+  "2026.8": { ...PROMPT_BUDGET_SQLITE, line: "2026.8", defaultOverhead: OVERHEAD_8X, sqliteRewrite: false },
+  "2026.9": { ...PROMPT_BUDGET_SQLITE, line: "2026.9", defaultOverhead: OVERHEAD_9X, sqliteRewrite: true },
 });
 
 /**

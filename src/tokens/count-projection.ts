@@ -55,7 +55,7 @@ export function projectMessage(
   rules: ProjectionRules = { imageTokens: IMAGE_TOKENS },
 ): MessageProjection {
   const out: MessageProjection = { fixed: MESSAGE_OVERHEAD_TOKENS, texts: [] };
-  guard(() => projectInto(out, message, rules));
+  skipUnreadable(() => projectInto(out, message, rules));
   return out;
 }
 
@@ -93,7 +93,7 @@ function addContent(out: MessageProjection, content: unknown, rules: ProjectionR
     addUnknown(out, content);
     return;
   }
-  for (const block of content) guard(() => addBlock(out, block, rules));
+  for (const block of content) skipUnreadable(() => addBlock(out, block, rules));
 }
 
 function addBlock(out: MessageProjection, block: unknown, rules: ProjectionRules): void {
@@ -143,7 +143,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function guard(fn: () => void): void {
+function skipUnreadable(fn: () => void): void {
   try {
     fn();
   } catch {

@@ -108,11 +108,12 @@ export interface ReplanTargetOptions {
  * deeper one reads less history. Never below the floor, never above the ceiling nor `minHeadroom`
  * short of the budget; the ceiling while growth is unknown.
  */
-export function replanTarget(o: ReplanTargetOptions): number {
-  const rg = o.priceRatio * o.growth;
-  const byCost = o.growth > 0 ? Math.sqrt(rg * rg + o.budget * o.budget) - rg : o.ceiling;
-  const floor = Math.min(o.floor, o.budget);
-  return Math.round(Math.max(floor, Math.min(o.ceiling, o.budget - o.minHeadroom, byCost)));
+export function replanTarget(costs: ReplanTargetOptions): number {
+  const { budget, ceiling, growth, priceRatio, minHeadroom } = costs;
+  const growthPrice = priceRatio * growth;
+  const byCost = growth > 0 ? Math.sqrt(growthPrice * growthPrice + budget * budget) - growthPrice : ceiling;
+  const floor = Math.min(costs.floor, budget);
+  return Math.round(Math.max(floor, Math.min(ceiling, budget - minHeadroom, byCost)));
 }
 
 /** What {@link recordWindow} needs to know about the call. */
