@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { createTokenCounter } from "../dist/src/tokens/count-message.js";
 import { createShaper } from "../dist/src/assembly/shaper.js";
 import { hostPromptBudget } from "../dist/src/host/host-budget.js";
+import { HOST_LINES } from "../dist/src/host/host-lines.js";
 import { FILL_FLOOR_FROM_BUDGET } from "../dist/src/window/elastic-window.js";
 import { cacheStability, fillStats } from "../test/support/budget-metrics.ts";
 import { driveTurn } from "./lib/drive-turn.mjs";
@@ -105,7 +106,7 @@ async function replayPattern(session, pattern, { config = {}, counter }) {
             tokenBudget: requested,
             model: "gpt-4o",
           });
-          const budget = Number(hostPromptBudget(pattern.generation, requested));
+          const budget = Number(hostPromptBudget(HOST_LINES[pattern.generation], requested));
           const call = {
             turn: t,
             role: k === pattern.main ? "main" : "loop",

@@ -5,7 +5,6 @@
  * and save it. Assembly and compaction both go through here, so a summary is
  * brought up to date the same way whoever asks.
  */
-import { isNotFound } from "../errors.js";
 import { fingerprintMessage } from "../host/messages.js";
 import { restoreFromCheckpointPack } from "./checkpoint.js";
 import { extendSummary } from "./extend-summary.js";
@@ -58,7 +57,9 @@ export async function openSummary(options: OpenSummaryOptions): Promise<OpenedSu
   try {
     return { file, epoch, state: await loadSummary(file), readFailed: false };
   } catch (err) {
-    if (isNotFound((err as { cause?: unknown }).cause))
+    // Only a missing file is a fresh summary (not isNotFound): a file where the session folder should be is a
+    // problem to report.
+    if ((err as { cause?: NodeJS.ErrnoException }).cause?.code === "ENOENT")
       return { file, epoch, state: createSummaryState(epoch), readFailed: false };
     const code = typeof (err as { code?: unknown }).code === "string" ? (err as { code: string }).code : "io_failed";
     options.onReadError?.(code, (err as Error).message);

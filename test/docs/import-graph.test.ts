@@ -266,8 +266,8 @@ describe("the engine's entry stays narrow (docs/architecture.md states the numbe
     expect(new Set([...byValue].map(folderOfReached)).size).toBeLessThanOrEqual(17);
   });
 
-  it("a reader of the engine meets at most 128 files in 18 folders (type imports too)", () => {
-    expect(withTypes.size).toBeLessThanOrEqual(128);
+  it("a reader of the engine meets at most 129 files in 18 folders (type imports too)", () => {
+    expect(withTypes.size).toBeLessThanOrEqual(129);
     expect(new Set([...withTypes].map(folderOfReached)).size).toBeLessThanOrEqual(18);
   });
 

@@ -38,7 +38,7 @@ const PROCESS_WIDE: Record<string, string> = {
 
 // A top-level `let`, or a top-level const holding a new mutable collection (a `Readonly…` type marks a constant).
 const MUTABLE =
-  /^(?:export )?(?:let (\w+)|const (\w+)(?:: (?!Readonly)[^=]+)? = new (?:Map|WeakMap|Set|WeakSet|LRUCache)\b)/;
+  /^(?:export )?(?:let (\w+)|const (\w+)(?:: (?!Readonly)[^=]+)? = new (?:Map|WeakMap|Set|WeakSet|LRUCache|MinHeap)\b)/;
 
 function moduleState(): string[] {
   const found: string[] = [];
