@@ -1,5 +1,5 @@
 import type { AgentSettings } from "../config/schema.js";
-import { fingerprintMessage, textOf } from "../host/messages.js";
+import { fingerprintMessage, isGenuineUserMessage, textOf } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { DebtReading, RawTally } from "../host/raw-tally.js";
 import type { LastView, LedgerServices } from "../runtime/services.js";
@@ -17,6 +17,10 @@ export type RecordAssemblyDeps = Pick<LedgerServices, "lastViews" | "sessions">;
 export interface SessionReading {
   raw: RawTally;
   turns: number;
+  /** User turns committed (absent in a state written before they were counted). */
+  userTurns?: number;
+  /** The newest user message committed, by fingerprint. */
+  lastUserFingerprint?: string;
 }
 
 /**
@@ -59,6 +63,7 @@ export function recordAssembly(
     assembledTokens: out.exactTokens,
     promptBudget: budget.tokens,
     turn: state.turns + 1,
+    userTurn: userTurnOf(state, call),
   });
   // What `context-ledger view` and `/ledger view` show: written in the background, flushed on dispose.
   ports.recordView(settings, identity, {
@@ -97,6 +102,21 @@ export function recordAssembly(
     s.artifactBytes = (s.artifactBytes ?? 0) + storedBytes;
   });
   return debt;
+}
+
+/**
+ * The user's turn an assembly serves: the user turns committed, plus the live one when it is not committed yet (in
+ * the history, as 2026.4-2026.7 pass it, or after it, as 2026.8+ append it). 2026.4.24 commits each tool-loop step,
+ * so its later assemblies of a turn find the turn's user message committed already.
+ */
+function userTurnOf(state: SessionReading, call: AssemblyCall): number {
+  const committed = state.userTurns ?? state.turns;
+  const newest = call.messages.findLast(isGenuineUserMessage);
+  const liveUncommitted =
+    call.liveTurnOutside ||
+    (newest !== undefined && fingerprintMessage(newest) !== state.lastUserFingerprint) ||
+    call.messages.length === 0;
+  return committed + (liveUncommitted ? 1 : 0);
 }
 
 function rememberView(deps: Pick<LedgerServices, "lastViews">, identity: SessionIdentity, view: LastView): void {

@@ -10,6 +10,14 @@ import { errorMessage, isLedgerError } from "../errors.js";
 import { formatBytes, formatCount, plural } from "../cli/core/format.js";
 import { viewHeadline } from "../cli/inspect/view-render.js";
 import { debtTrend, inTurnAssembles, trendLabel } from "../cli/inspect/status-debt-trend.js";
+import {
+  describeTally,
+  emptyTally,
+  figuresLine,
+  sessionFigures,
+  tallyStore,
+  tallyStored,
+} from "../cli/inspect/session-figures.js";
 import { closestWord } from "../cli/core/closest-word.js";
 import { PLUGIN_ID, selectedContextEngine } from "../cli/core/operator-context.js";
 
@@ -79,8 +87,10 @@ async function statusText(
   sessionKey: string | undefined,
   hostConfig: Record<string, unknown> | undefined,
 ): Promise<string> {
-  const stats = await deps.store(agentId).stats();
-  const head = `context-ledger · agent ${agentId}: ${plural(stats.count, "stored output")}, ${formatBytes(stats.bytes)} original, ${formatBytes(stats.storedBytes)} on disk`;
+  const store = deps.store(agentId);
+  const stats = await store.stats();
+  const tally = await tallyStore(store);
+  const head = `context-ledger · agent ${agentId}: ${describeTally(tally.all)}; ${formatBytes(stats.bytes)} original, ${formatBytes(stats.storedBytes)} on disk`;
   // Loaded but not selected: the host runs another engine, so this session's last figures are history, not state.
   const slot = hostConfig ? selectedContextEngine(hostConfig) : PLUGIN_ID;
   if (slot !== PLUGIN_ID)
@@ -93,16 +103,17 @@ async function statusText(
   if (!d) return `${head}\nSession ${sessionKey}: no turn assembled by context-ledger yet.`;
   const trend = debtTrend(s.debtHistory);
   const inTurn = inTurnAssembles(d);
+  const figures = sessionFigures(s);
   return [
     head,
-    `Session ${sessionKey}: ${plural(s.turns, "turn")}, ${formatCount(s.compactions)} compactions`,
+    `Session ${sessionKey}: ${plural(figures.userTurns, "turn")}, ${describeTally(tally.bySession.get(sessionKey) ?? emptyTally())}, ${plural(figures.compactions, "compaction")} in the transcript`,
     `Prompt ${formatCount(d.assembledTokens)} of ${formatCount(d.promptBudget)} budget tokens; raw history ${formatCount(d.rawHistoryTokens)} tokens`,
     ...(inTurn
       ? [
           `(the turn's main prompt; the host's ${plural(inTurn.count, "other assemble")} for the turn had budgets down to ${formatCount(inTurn.smallestBudget)})`,
         ]
       : []),
-    `Debt ${formatCount(d.debtTokens)} tokens (${trendLabel(trend)}); debt never enlarges the prompt`,
+    `Debt ${formatCount(figures.debtAfterPaydown)} tokens after the turn's paydown (${formatCount(figures.debtBeforePaydown)} before; ${trendLabel(trend)}); debt never enlarges the prompt`,
   ].join("\n");
 }
 
@@ -112,7 +123,13 @@ async function viewText(deps: ChatCommandDeps, agentId: string, sessionKey: stri
   const v: ViewRecord | undefined = views.at(-1);
   if (!v)
     return `No assembled view recorded for ${sessionKey} yet (one is recorded at each turn context-ledger assembles).`;
-  const lines = [`What the model saw · turn ${v.turn} · ${v.at}`, ...viewHeadline(v)];
+  const state = await deps.sessions.read(agentId, sessionKey);
+  const stored = await tallyStored(deps.store(agentId), sessionKey);
+  const lines = [
+    `What the model saw · turn ${v.turn} · ${v.at}`,
+    `Session so far: ${figuresLine({ ...sessionFigures(state), stored })}`,
+    ...viewHeadline(v),
+  ];
   const roles = new Map<string, number>();
   for (const m of v.messages) roles.set(m.role, (roles.get(m.role) ?? 0) + 1);
   lines.push(`Kept by role: ${[...roles].map(([r, n]) => `${r} ${n}`).join(", ") || "none"}`);

@@ -35,6 +35,13 @@ export interface DebtReading {
   assembles?: number;
   /** Smallest budget among the turn's assemblies (the host's in-turn calls: down to 1, raised to the floor). */
   minPromptBudget?: number;
+  /** The user's turn the assembly served (genuine user messages up to and including the live one). */
+  userTurn?: number;
+  /**
+   * The transcript as the host loads it once maintain() has paid the turn down, over the same budget: set by the
+   * maintain() after the reading, dropped when a later assembly of the same turn reads again.
+   */
+  afterPaydown?: { at: string; rawHistoryTokens: number; debtTokens: number };
 }
 
 /** Incremental raw-history tally: what has been counted so far. */
@@ -139,6 +146,7 @@ export function turnReading(earlier: DebtReading, later: DebtReading): DebtReadi
     debtTokens: Math.max(0, raw.rawHistoryTokens - main.promptBudget),
     reducibleChars: raw.reducibleChars,
     ...(later.turn !== undefined ? { turn: later.turn } : {}),
+    ...(later.userTurn !== undefined ? { userTurn: later.userTurn } : {}),
     assembles: (earlier.assembles ?? 1) + (later.assembles ?? 1),
     minPromptBudget: Math.min(
       earlier.minPromptBudget ?? earlier.promptBudget,
@@ -180,6 +188,8 @@ export interface DebtInput {
   promptBudget: number;
   /** The turn the assembly prepares (committed turns + 1). */
   turn?: number;
+  /** The user's turn it serves. */
+  userTurn?: number;
 }
 
 /** Brings the tally up to date and reads the maintenance debt from it. */
@@ -195,6 +205,7 @@ export function readDebt(input: DebtInput): { tally: RawTally; debt: DebtReading
       debtTokens: Math.max(0, tally.tokens - input.promptBudget),
       reducibleChars: tally.reducibleChars,
       ...(input.turn !== undefined ? { turn: input.turn } : {}),
+      ...(input.userTurn !== undefined ? { userTurn: input.userTurn } : {}),
     },
   };
 }

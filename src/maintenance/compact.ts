@@ -168,6 +168,8 @@ async function commitCompaction(
         details: { engine: "context-ledger", checkpoint: handle },
       })
     : undefined;
+  // A host given no transcript to write records the compaction it is told of itself.
+  if (recorded || !input.hostTranscript) countHostCompaction(deps, identity);
   void deps.events.write({
     op: "compact:sealed",
     agentId: identity.agentId,
@@ -294,6 +296,7 @@ async function recordWindowStart(
     hostEntry: recorded?.entryId ?? null,
   });
   if (!recorded) return undefined;
+  countHostCompaction(deps, identity);
   return {
     ok: true,
     compacted: true,
@@ -305,6 +308,13 @@ async function recordWindowStart(
       details: { checkpoint: handle, frontier: start, hostOnly: true },
     },
   };
+}
+
+/** Counts one compaction entry the host's transcript got (what `status` reports as compactions). */
+function countHostCompaction(deps: CompactDeps, identity: SessionIdentity): void {
+  deps.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
+    s.hostCompactions = (s.hostCompactions ?? 0) + 1;
+  });
 }
 
 /**

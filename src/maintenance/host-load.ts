@@ -40,7 +40,7 @@ export interface HostLoadResult {
  * pi-coding-agent): with a compaction entry on the branch, a `compactionSummary` message, the messages from its first
  * kept entry up to it, then the messages after it; otherwise every message.
  */
-function loadedMessages({ branch }: Pick<JsonlTranscript, "branch">): unknown[] {
+export function loadedMessages({ branch }: Pick<JsonlTranscript, "branch">): unknown[] {
   const at = branch.findLastIndex((e) => e.type === "compaction");
   const message = (e: JsonlEntry): unknown[] =>
     e.type === "message" && e.fields.message && typeof e.fields.message === "object" ? [e.fields.message] : [];

@@ -1,6 +1,6 @@
 /**
  * One maintain() call: the session's debt paid down through the host's rewrite, then what the host line needs besides
- * (the load 2026.4.24 sizes itself, paid down after a turn; the JSONL file bounded).
+ * (the load 2026.4.24 sizes itself, paid down after a turn; the JSONL file bounded), and the debt it leaves recorded.
  */
 import type { AgentSettings } from "../config/schema.js";
 import {
@@ -14,10 +14,15 @@ import type { LedgerServices } from "../runtime/services.js";
 import { payDownHostLoad, type HostLoadDeps, type HostLoadResult } from "./host-load.js";
 import { boundTranscriptFile, type TranscriptBoundDeps } from "./jsonl-reclaim.js";
 import { payDownDebt, type PaydownDeps, type PaydownResult } from "./paydown.js";
+import { recordDebtAfterPaydown, type DebtAfterDeps } from "./debt-after.js";
 import { locateSqliteTranscript, type SqliteTranscriptLocator } from "./transcript-sqlite.js";
 
 /** What one maintain() call uses: the paydown's, the host load's and the file bound's services, and settings. */
-export type MaintainDeps = PaydownDeps & HostLoadDeps & TranscriptBoundDeps & Pick<LedgerServices, "settings">;
+export type MaintainDeps = PaydownDeps &
+  HostLoadDeps &
+  TranscriptBoundDeps &
+  DebtAfterDeps &
+  Pick<LedgerServices, "settings">;
 
 /** One maintain() call: its params and session, and whether a turn ended since the last one (taken once). */
 export interface MaintainCall {
@@ -50,6 +55,7 @@ export async function maintainSession(
     ...(sqlite ? { sqlite } : {}),
   });
   const hostLoad = await payDownLoadAfterTurn(deps, settings, host, call);
+  await recordDebtAfterPaydown(deps, { identity, sessionFile: params.sessionFile, ...(sqlite ? { sqlite } : {}) });
   const reclaim = await boundTranscriptFile(deps, settings, {
     identity,
     sessionFile: params.sessionFile,

@@ -38,7 +38,15 @@ export interface SessionState {
   epoch: string | null;
   /** Recently committed advancement keys, oldest first. */
   committedKeys: string[];
+  /** Turns committed (commitTurn, or each afterTurn of 2026.4-2026.7, which calls it once per tool-loop step). */
   turns: number;
+  /**
+   * The user's turns: genuine user messages committed (operator commands and host-internal messages left out).
+   * Absent in states written before it was kept: there, {@link SessionState.turns}.
+   */
+  userTurns?: number;
+  /** Fingerprint of the newest user message counted in {@link SessionState.userTurns}. */
+  lastUserFingerprint?: string;
   recentTurns: TurnRecord[];
   raw: RawTally;
   frontier: Frontier | null;
@@ -46,7 +54,13 @@ export interface SessionState {
   windows?: WindowAnchor[];
   lastDebt: DebtReading | null;
   debtHistory: DebtReading[];
+  /** Checkpoints the engine sealed (each compaction it made), whether or not the host's transcript recorded it. */
   compactions: number;
+  /**
+   * Compaction entries the host's transcript got for this session: written by the engine into a JSONL transcript
+   * (2026.4-2026.7), or a compaction reported to a host that records it itself. Absent in states written before.
+   */
+  hostCompactions?: number;
   checkpoints: { handle: string; at: string; coveredCount: number }[];
   /** Artifact bytes this session newly stored (for `limits.maxSessionBytes`). */
   artifactBytes?: number;
@@ -89,12 +103,14 @@ export function createSessionState(agentId: string, sessionKey: string): Session
     epoch: null,
     committedKeys: [],
     turns: 0,
+    userTurns: 0,
     recentTurns: [],
     raw: { count: 0, lastFingerprint: null, tokens: 0, reducibleChars: 0 },
     frontier: null,
     lastDebt: null,
     debtHistory: [],
     compactions: 0,
+    hostCompactions: 0,
     checkpoints: [],
     updatedAt: new Date(0).toISOString(),
   };

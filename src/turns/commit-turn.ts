@@ -5,9 +5,9 @@ import { takeTeedOutput } from "../capture/full-exec/take-teed.js";
 import { settleCaptures } from "../capture/capture-hook.js";
 import { describeValue, isLedgerError, LedgerError } from "../errors.js";
 import type { SessionIdentity } from "../host/normalize.js";
-import { fingerprintMessage } from "../host/messages.js";
+import { fingerprintMessage, isGenuineUserMessage, withoutOperatorMessages } from "../host/messages.js";
 import type { LedgerServices } from "../runtime/services.js";
-import { rememberKey } from "../state/session-state.js";
+import { rememberKey, type SessionState } from "../state/session-state.js";
 import { estimateRawTokens } from "../host/raw-tally.js";
 
 /** What committing a turn uses: settings, session state, the store, logs, captures. */
@@ -117,6 +117,7 @@ export async function commitTurnMessages(deps: CommitTurnDeps, input: CommitTurn
     state.sessionKey = identity.sessionKey;
     state.sessionId = identity.sessionId;
     state.turns += 1;
+    countUserTurns(state, turn);
     state.recentTurns.push({
       seq: state.turns,
       key,
@@ -135,6 +136,15 @@ export async function commitTurnMessages(deps: CommitTurnDeps, input: CommitTurn
       write: true,
     };
   });
+}
+
+/** Counts the genuine user messages of a committed slice (operator commands and host-internal messages left out). */
+function countUserTurns(state: SessionState, turn: readonly unknown[]): void {
+  const users = withoutOperatorMessages(turn).filter(isGenuineUserMessage);
+  const last = users.at(-1);
+  if (last === undefined) return;
+  state.userTurns = (state.userTurns ?? state.turns - 1) + users.length;
+  state.lastUserFingerprint = fingerprintMessage(last);
 }
 
 /**

@@ -17,6 +17,7 @@ async function writeSession(root: string, key: string, debts: number[], checkpoi
   const s = createSessionState(agentId, key);
   s.sessionId = `${key}-id`;
   s.turns = debts.length;
+  s.userTurns = debts.length;
   debts.forEach((debt, i) =>
     recordDebt(s, {
       at: new Date(Date.UTC(2026, 3, 25, 10, i)).toISOString(),
@@ -111,8 +112,12 @@ describe("status", () => {
     const lines = run.stdout.split("\n");
     const header = lines.find((l) => l.includes("SESSION"))!;
     const row = lines.find((l) => l.includes("agent:main:growing"))!;
-    expect(header).toMatch(/SESSION\s+TURNS\s+BUDGET\s+ASSEMBLED\s+RAW\s+DEBT\s+TREND\s+LAST CHECKPOINT/);
-    expect(row).toMatch(/agent:main:growing\s+5\s+12,000\s+3,004\s+32,000\s+20,000\s+growing x4\s+ledger:v1:sha256:/);
+    expect(header).toMatch(
+      /SESSION\s+TURNS\s+OFFLOADED\s+COMPACTIONS\s+BUDGET\s+ASSEMBLED\s+RAW\s+DEBT\s+TREND\s+LAST CHECKPOINT/,
+    );
+    expect(row).toMatch(
+      /agent:main:growing\s+5\s+0\s+0\s+12,000\s+3,004\s+32,000\s+20,000\s+growing x4\s+ledger:v1:sha256:/,
+    );
     // Right-aligned numbers: the DEBT column ends at the same offset in every row.
     const debtEnd = header.indexOf("DEBT") + "DEBT".length;
     expect(row.slice(0, debtEnd).endsWith("20,000")).toBe(true);
@@ -139,7 +144,9 @@ describe("status", () => {
     expect((await runWith(runStatusCommand, ["--all"], env)).stdout).toContain("internal-session-effects");
     const detail = await runWith(runStatusCommand, ["--session", "agent:main:growing"], env);
     expect(detail.stdout).toMatch(/^Session agent:main:growing\n/);
-    expect(detail.stdout).toContain("debt             20,000 tokens (trend growing x4)");
+    expect(detail.stdout).toContain(
+      "debt             20,000 tokens after the turn's paydown, 20,000 before (trend growing x4)",
+    );
     expect(detail.stdout).toContain("Debt readings:");
     const unknown = await runWith(runStatusCommand, ["--session", "agent:main:grwoing", "--json"], env);
     expect(unknown.code).toBe(2);

@@ -314,7 +314,7 @@ describe("/ledger status for an agent context-ledger is off for", () => {
     const t = await createTestEngine({ agents: { ops: { enabled: false } } });
     const text = (await runChatCommand(t.services, { agentId: "ops", sessionKey: "agent:ops:main", args: "status" }))
       .text;
-    expect(text).toMatch(/^context-ledger · agent ops: 0 stored outputs/);
+    expect(text).toMatch(/^context-ledger · agent ops: 0 tool outputs offloaded/);
     expect(text).toContain("context-ledger is disabled for agent ops");
     expect(text).not.toContain("no turn assembled");
     const main = (await runChatCommand(t.services, { agentId: "main", sessionKey: "agent:main:main", args: "status" }))

@@ -261,13 +261,13 @@ describe("the engine's entry stays narrow (docs/architecture.md states the numbe
     expect([...byValue].every((f) => withTypes.has(f))).toBe(true);
   });
 
-  it("an engine runs at most 108 files in 17 folders (value imports from engine/create-engine.ts)", () => {
-    expect(byValue.size).toBeLessThanOrEqual(108);
+  it("an engine runs at most 109 files in 17 folders (value imports from engine/create-engine.ts)", () => {
+    expect(byValue.size).toBeLessThanOrEqual(109);
     expect(new Set([...byValue].map(folderOfReached)).size).toBeLessThanOrEqual(17);
   });
 
-  it("a reader of the engine meets at most 129 files in 18 folders (type imports too)", () => {
-    expect(withTypes.size).toBeLessThanOrEqual(129);
+  it("a reader of the engine meets at most 130 files in 18 folders (type imports too)", () => {
+    expect(withTypes.size).toBeLessThanOrEqual(130);
     expect(new Set([...withTypes].map(folderOfReached)).size).toBeLessThanOrEqual(18);
   });
 

@@ -1,4 +1,5 @@
 import type { DebtReading } from "../../state/session-state.js";
+import { debtAfter } from "./session-figures.js";
 
 /** How many recent readings the trend looks at. */
 export const TREND_WINDOW = 5;
@@ -30,12 +31,14 @@ export interface DebtTrend {
   warn: boolean;
 }
 
-/** The trend of a debt history (oldest first). */
+/** The trend of a debt history (oldest first), on each reading's debt after its turn's paydown. */
 export function debtTrend(history: readonly DebtReading[], window = TREND_WINDOW): DebtTrend {
-  const recent = history.slice(-Math.max(2, window)).map((r) => r.debtTokens);
+  const recent = history.slice(-Math.max(2, window)).map(debtAfter);
   let growingStreak = 0;
   for (let i = history.length - 1; i > 0; i--) {
-    if ((history[i]?.debtTokens ?? 0) > (history[i - 1]?.debtTokens ?? 0)) growingStreak++;
+    const now = history[i];
+    const before = history[i - 1];
+    if (now && before && debtAfter(now) > debtAfter(before)) growingStreak++;
     else break;
   }
   const first = recent[0];
@@ -49,8 +52,9 @@ export function debtTrend(history: readonly DebtReading[], window = TREND_WINDOW
           ? "shrinking"
           : "flat";
   const newest = history.at(-1);
-  const reclaimableTokens = newest ? Math.min(newest.debtTokens, Math.ceil(newest.reducibleChars / 4)) : 0;
-  const verdict = newest && newest.debtTokens > 0 && reclaimableTokens === 0 ? NOTHING_TO_RECLAIM : direction;
+  // After a paydown the reducible output is gone from the transcript; what the paydown left is what counts.
+  const reclaimableTokens = newest ? Math.min(debtAfter(newest), Math.ceil(newest.reducibleChars / 4)) : 0;
+  const verdict = newest && debtAfter(newest) > 0 && reclaimableTokens === 0 ? NOTHING_TO_RECLAIM : direction;
   return {
     direction,
     growingStreak,

@@ -1,4 +1,5 @@
-import { formatCount, formatTable } from "../core/format.js";
+import { formatCount, formatTable, plural } from "../core/format.js";
+import { describeTally } from "./session-figures.js";
 import type { SessionStatus } from "./status-report.js";
 import { trendLabel } from "./status-debt-trend.js";
 
@@ -12,7 +13,8 @@ export function renderSessionDetail(s: SessionStatus, prog = "context-ledger"): 
     `Session ${s.sessionKey}`,
     `  agent            ${s.agentId}`,
     `  session id       ${s.sessionId ?? "-"}`,
-    `  turns            ${formatCount(s.turns)}`,
+    `  turns            ${formatCount(s.turns)} (your messages)`,
+    `  offloaded        ${describeTally(s.stored)}`,
     `  updated          ${s.updatedAt ?? "-"}`,
     `  prompt budget    ${formatCount(s.promptBudget)} tokens (the last turn's main prompt)`,
     `  assembled        ${formatCount(s.assembledTokens)} tokens${pct}`,
@@ -22,19 +24,19 @@ export function renderSessionDetail(s: SessionStatus, prog = "context-ledger"): 
         ]
       : []),
     `  raw history      ${formatCount(s.rawHistoryTokens)} tokens`,
-    `  debt             ${formatCount(s.debtTokens)} tokens (trend ${trendLabel(s.debtTrend)})`,
+    `  debt             ${formatCount(s.debtTokens)} tokens after the turn's paydown, ${formatCount(s.debtBeforePaydownTokens)} before (trend ${trendLabel(s.debtTrend)})`,
     `  reducible        ${formatCount(s.reducibleChars)} chars of tool output`,
-    `  compactions      ${formatCount(s.compactions)}`,
+    `  compactions      ${formatCount(s.compactions)} in the host's transcript (${plural(s.checkpoints, "checkpoint")} sealed)`,
     `  last checkpoint  ${s.lastCheckpoint ? `${s.lastCheckpoint.handle} (${s.lastCheckpoint.at}, ${formatCount(s.lastCheckpoint.coveredCount)} messages)` : "-"}`,
     ...(s.error ? [`  ERROR            ${s.error}`] : []),
     "",
   ];
   let out = lines.join("\n");
   if (s.recentTurns.length > 0) {
-    out += "Recent turns:\n";
+    out += "Recent commits (a host line may commit a turn in steps):\n";
     out += indent(
       formatTable(
-        ["TURN", "AT", "MESSAGES", "TOKENS", "OFFLOADED"],
+        ["COMMIT", "AT", "MESSAGES", "TOKENS", "OFFLOADED"],
         s.recentTurns.map((t) => [
           String(t.seq),
           t.at,
@@ -49,14 +51,15 @@ export function renderSessionDetail(s: SessionStatus, prog = "context-ledger"): 
     out += "Debt readings:\n";
     out += indent(
       formatTable(
-        ["AT", "TURN", "BUDGET", "ASSEMBLED", "RAW", "DEBT"],
+        ["AT", "TURN", "BUDGET", "ASSEMBLED", "RAW", "DEBT BEFORE", "DEBT AFTER PAYDOWN"],
         s.debtHistory.map((d) => [
           d.at,
-          d.turn === undefined ? "-" : String(d.turn),
+          d.userTurn === undefined ? (d.turn === undefined ? "-" : String(d.turn)) : String(d.userTurn),
           formatCount(d.promptBudget),
           formatCount(d.assembledTokens),
           formatCount(d.rawHistoryTokens),
           formatCount(d.debtTokens),
+          d.afterPaydown ? formatCount(d.afterPaydown.debtTokens) : "-",
         ]),
       ),
     );

@@ -15,6 +15,7 @@ import { operatorContextOf } from "../core/operator-context.js";
 import { debtTrend, inTurnAssembles, trendLabel } from "./status-debt-trend.js";
 import { STATUS_SCHEMA, type AgentStatus, type StatusReport } from "./status-report.js";
 import { renderSessionDetail } from "./status-detail.js";
+import { describeTally, emptyTally, sessionFigures, tallyStore } from "./session-figures.js";
 
 /** Share of `limits.maxStoreBytes` from which the store counts as near its limit. */
 export const STORE_NEAR_LIMIT_RATIO = 0.9;
@@ -119,11 +120,18 @@ export async function buildStatusReport(
     if (agentFilter !== undefined && agentId !== agentFilter) continue;
     const settings = resolveAgentSettings(config, agentId);
     const limit = settings.limits.maxStoreBytes;
-    const stats = await createArtifactStore({ root: artifactRoot(root, agentId) }).stats();
+    const store = createArtifactStore({ root: artifactRoot(root, agentId) });
+    const stats = await store.stats();
+    const tally = await tallyStore(store);
     const agent: AgentStatus = {
       agentId,
       enabled: settings.enabled,
-      artifacts: { ...stats, maxStoreBytes: limit, usedRatio: limit > 0 ? stats.storedBytes / limit : 0 },
+      artifacts: {
+        ...stats,
+        maxStoreBytes: limit,
+        usedRatio: limit > 0 ? stats.storedBytes / limit : 0,
+        byKind: tally.all,
+      },
       sessions: [],
     };
     const s3 = settings.store.backend === "s3" ? settings.store.s3 : undefined;
@@ -164,22 +172,26 @@ export async function buildStatusReport(
       }
       const st = s.state;
       const last = st?.lastDebt ?? null;
+      const figures = sessionFigures(st);
       const trend = debtTrend(st?.debtHistory ?? []);
       const cp = st?.checkpoints.at(-1) ?? null;
       agent.sessions.push({
         agentId,
         sessionKey: s.sessionKey,
         sessionId: st?.sessionId ?? null,
-        turns: st?.turns ?? 0,
+        turns: figures.userTurns,
         updatedAt: st?.updatedAt ?? null,
         promptBudget: last?.promptBudget ?? null,
         assembledTokens: last?.assembledTokens ?? null,
         hostInTurnAssembles: inTurnAssembles(last),
         rawHistoryTokens: last?.rawHistoryTokens ?? null,
-        debtTokens: last?.debtTokens ?? null,
+        debtTokens: figures.debtAfterPaydown,
+        debtBeforePaydownTokens: figures.debtBeforePaydown,
         reducibleChars: last?.reducibleChars ?? null,
         debtTrend: trend,
-        compactions: st?.compactions ?? 0,
+        compactions: figures.compactions,
+        checkpoints: figures.checkpoints,
+        stored: tally.bySession.get(s.sessionKey) ?? emptyTally(),
         lastCheckpoint: cp ? { handle: cp.handle, at: cp.at, coveredCount: cp.coveredCount } : null,
         recentTurns: (st?.recentTurns ?? [])
           .slice(-5)
@@ -199,7 +211,7 @@ export async function buildStatusReport(
           agentId,
           sessionKey: s.sessionKey,
           code: "debt_growing",
-          message: `maintenance debt grew for ${trend.growingStreak} readings in a row (now ${formatCount(last?.debtTokens)} tokens: raw ${formatCount(last?.rawHistoryTokens)} vs budget ${formatCount(last?.promptBudget)}; about ${formatCount(trend.reclaimableTokens)} of it tool output that can be offloaded); prompts are unaffected. ${debtAdvice(sqlite)}`,
+          message: `maintenance debt grew for ${trend.growingStreak} readings in a row (now ${formatCount(figures.debtAfterPaydown)} tokens after the turn's paydown: raw ${formatCount(last?.rawHistoryTokens)} vs budget ${formatCount(last?.promptBudget)}; about ${formatCount(trend.reclaimableTokens)} of it tool output that can be offloaded); prompts are unaffected. ${debtAdvice(sqlite)}`,
         });
       }
     }
@@ -209,13 +221,17 @@ export async function buildStatusReport(
   return report;
 }
 
+/** What the table's figures mean, in the glossary's words. */
+export const FIGURE_LEGEND =
+  "TURNS: your messages · OFFLOADED: distinct tool outputs in the store (checkpoints and transcript parts apart) · COMPACTIONS: entries in the host's transcript · DEBT: after the turn's paydown (docs/glossary.md)";
+
 /** Human rendering of a status report: one block per agent, an aligned table of sessions, then warnings. */
 export function renderStatus(report: StatusReport, prog = "context-ledger"): string {
   if (report.agents.length === 0) return `No context-ledger state under ${report.root}\n`;
   let out = `${prog} status (${report.root})\n`;
   for (const agent of report.agents) {
     const a = agent.artifacts;
-    out += `\nAgent ${agent.agentId}: ${formatCount(a.count)} artifacts, ${formatBytes(a.bytes)} original, ${formatBytes(a.storedBytes)} stored (${(a.usedRatio * 100).toFixed(1)}% of ${formatBytes(a.maxStoreBytes)} limit)\n`;
+    out += `\nAgent ${agent.agentId}: ${describeTally(a.byKind)}; ${formatCount(a.count)} artifacts, ${formatBytes(a.bytes)} original, ${formatBytes(a.storedBytes)} stored (${(a.usedRatio * 100).toFixed(1)}% of ${formatBytes(a.maxStoreBytes)} limit)\n`;
     if (agent.upload)
       out += `  upload to ${agent.upload.location}: ${formatCount(agent.upload.pendingObjects)} objects (${formatBytes(agent.upload.pendingBytes)}) waiting in the local spool\n`;
     if (!agent.enabled)
@@ -227,6 +243,8 @@ export function renderStatus(report: StatusReport, prog = "context-ledger"): str
     const rows = agent.sessions.map((s) => [
       clipMiddle(s.sessionKey, 48),
       formatCount(s.turns),
+      formatCount(s.stored.toolOutputs),
+      formatCount(s.compactions),
       formatCount(s.promptBudget),
       formatCount(s.assembledTokens),
       formatCount(s.rawHistoryTokens),
@@ -234,11 +252,26 @@ export function renderStatus(report: StatusReport, prog = "context-ledger"): str
       trendLabel(s.debtTrend),
       s.lastCheckpoint ? shortHandle(s.lastCheckpoint.handle) : "-",
     ]);
-    out += formatTable(["SESSION", "TURNS", "BUDGET", "ASSEMBLED", "RAW", "DEBT", "TREND", "LAST CHECKPOINT"], rows)
+    out += formatTable(
+      [
+        "SESSION",
+        "TURNS",
+        "OFFLOADED",
+        "COMPACTIONS",
+        "BUDGET",
+        "ASSEMBLED",
+        "RAW",
+        "DEBT",
+        "TREND",
+        "LAST CHECKPOINT",
+      ],
+      rows,
+    )
       .split("\n")
       .map((l) => (l ? `  ${l}` : l))
       .join("\n");
   }
+  out += `\n${FIGURE_LEGEND}\n`;
   if (report.warnings.length > 0) {
     out += `\nWarnings:\n`;
     for (const w of report.warnings)

@@ -1,6 +1,7 @@
 import { isOffloadedMessage, type ViewRecord } from "../../state/view-record.js";
 import { inTurnAssembles } from "./status-debt-trend.js";
 import { formatBytes, formatCount, formatTable, plural } from "../core/format.js";
+import { figuresLine, type SessionSummaryFigures } from "./session-figures.js";
 
 /** One line on whether the provider's prompt cache stays warm. */
 export function cacheLine(v: ViewRecord): string {
@@ -18,10 +19,10 @@ export function viewHeadline(v: ViewRecord): string[] {
     `Budget ${formatCount(v.budget.tokens)} tokens (${formatCount(v.budget.messageBudget)} for messages) · prompt ${formatCount(v.estimatedTokens)} tokens${pct}${v.plan.overBudget ? " · OVER BUDGET" : ""}`,
     v.plan.total === 0
       ? "No earlier history was passed: the host sends the current turn itself (2026.8+ hands engines the history before the current turn)"
-      : `Kept ${formatCount(v.plan.kept)} of ${plural(v.plan.total, "message")} (${leftOut(v)}) · ${plural(v.offloaded.length, "output")} offloaded · summary ${v.summary ? `${formatCount(v.summary.tokens)} tokens` : "none"}`,
+      : `Kept ${formatCount(v.plan.kept)} of ${plural(v.plan.total, "message")} (${leftOut(v)}) · ${plural(v.offloaded.length, "output")} offloaded in this prompt · summary ${v.summary ? `${formatCount(v.summary.tokens)} tokens` : "none"}`,
     ...inTurnLine(v),
     `${cacheLine(v)}`,
-    `Debt ${formatCount(v.debt.debtTokens)} tokens (raw history ${formatCount(v.debt.rawHistoryTokens)} vs budget ${formatCount(v.debt.promptBudget)}); debt never enlarges the prompt`,
+    `Debt read at this assembly ${formatCount(v.debt.debtTokens)} tokens, before the turn's paydown (raw history ${formatCount(v.debt.rawHistoryTokens)} vs budget ${formatCount(v.debt.promptBudget)}); debt never enlarges the prompt`,
   ];
 }
 
@@ -44,8 +45,14 @@ function inTurnLine(v: ViewRecord): string[] {
 }
 
 /** `context-ledger view` as text. */
-export function renderViewText(v: ViewRecord, turns: readonly number[], prog = "context-ledger"): string {
+export function renderViewText(
+  v: ViewRecord,
+  turns: readonly number[],
+  prog = "context-ledger",
+  figures: SessionSummaryFigures | null = null,
+): string {
   let out = `View of session ${v.sessionKey} · agent ${v.agentId} · turn ${v.turn} · assembled ${v.at}\n`;
+  if (figures) out += `  Session so far: ${figuresLine(figures)}\n`;
   out += viewHeadline(v)
     .map((l) => `  ${l}\n`)
     .join("");
@@ -85,7 +92,11 @@ export function renderViewText(v: ViewRecord, turns: readonly number[], prog = "
 }
 
 /** `context-ledger view --html`: a self-contained page (no scripts, no external assets). */
-export function renderViewHtml(v: ViewRecord, turns: readonly number[]): string {
+export function renderViewHtml(
+  v: ViewRecord,
+  turns: readonly number[],
+  figures: SessionSummaryFigures | null = null,
+): string {
   const rows = v.messages
     .map(
       (m) =>
@@ -111,6 +122,7 @@ pre{white-space:pre-wrap;background:#f7f7f7;padding:.8em;border-radius:4px}
 </style></head><body>
 <h1>What the model saw · session <code>${esc(v.sessionKey)}</code> · agent ${esc(v.agentId)} · turn ${v.turn}</h1>
 <p>Assembled ${esc(v.at)}. Recorded turns: ${turns.join(", ")}.</p>
+${figures ? `<p class="figures">Session so far: ${esc(figuresLine(figures))}</p>` : ""}
 <ul>${viewHeadline(v)
     .map((l) => `<li>${esc(l)}</li>`)
     .join("")}</ul>

@@ -7,6 +7,9 @@ import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
 import { operatorContextOf } from "../core/operator-context.js";
 import { renderViewHtml, renderViewText } from "./view-render.js";
+import { createArtifactStore } from "../../artifacts/store.js";
+import { artifactRoot } from "../../state/paths.js";
+import { sessionFigures, tallyStored, type SessionSummaryFigures } from "./session-figures.js";
 
 /** Schema tag of `view --json`. */
 export const VIEW_SCHEMA = "context-ledger.view.v1";
@@ -62,17 +65,30 @@ export async function runViewCommand(argv: string[], io: CliIo): Promise<number>
       );
     }
     const turns = found.views.map((v) => v.turn);
+    const figures = await sessionSummaryFigures(ctx.ledgerRoot, found.agentId, sessionKey);
     const htmlPath = stringFlag(args, "html");
     if (htmlPath) {
-      await writeFileAtomic(htmlPath, renderViewHtml(view, turns));
+      await writeFileAtomic(htmlPath, renderViewHtml(view, turns, figures));
       if (json) writeJson(io, { schema: VIEW_SCHEMA, html: htmlPath, turn: view.turn, turns });
       else io.stdout.write(`wrote ${htmlPath} (turn ${view.turn} of session ${sessionKey})\n`);
       return 0;
     }
-    if (json) writeJson(io, { schema: VIEW_SCHEMA, turns, view });
-    else io.stdout.write(renderViewText(view, turns, prog));
+    if (json) writeJson(io, { schema: VIEW_SCHEMA, turns, figures, view });
+    else io.stdout.write(renderViewText(view, turns, prog, figures));
     return 0;
   });
+}
+
+/** The session's figures from its state and the agent's store (null when the session has no state). */
+export async function sessionSummaryFigures(
+  root: string,
+  agentId: string,
+  sessionKey: string,
+): Promise<SessionSummaryFigures | null> {
+  const scanned = (await listLedgerSessions(root, agentId)).find((s) => s.sessionKey === sessionKey);
+  if (!scanned?.state) return null;
+  const stored = await tallyStored(createArtifactStore({ root: artifactRoot(root, agentId) }), sessionKey);
+  return { ...sessionFigures(scanned.state), stored };
 }
 
 /** The recorded views of a session: in `agent` when given, else in the first agent that has it. */

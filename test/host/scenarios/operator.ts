@@ -119,7 +119,7 @@ export const operatorScenario: HostScenario = {
 };
 
 /** Sends a slash command into the session and returns the reply the chat shows. */
-async function command(s: ScenarioSession, text: string): Promise<string> {
+export async function command(s: ScenarioSession, text: string): Promise<string> {
   await s.chatSend(text, 120_000);
   const history = (await readHistory(s, 6)) as { messages?: unknown[] };
   const messages = history.messages ?? [];

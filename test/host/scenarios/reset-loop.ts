@@ -15,6 +15,7 @@ import { RESET_LOOP_WORKLOAD, turnMessage } from "../workloads.js";
 import { answerCountsInHistory, sendTurnAsSeen } from "../turn-as-seen.js";
 import { SCENARIO_MODEL, type HostScenario } from "./scenario.js";
 import { grantCliScopes } from "./cli-scopes.js";
+import { expectFiguresAgree } from "./operator-figures.js";
 import { outputAllowance, readFigures, recordFigures, transcriptSize } from "./turn-figures.js";
 
 /** Turns of the workload. */
@@ -122,6 +123,8 @@ export const resetLoopScenario: HostScenario = {
       expect(legacy?.allowanceCeiling as number).toBeLessThan(SCENARIO_MODEL.maxTokens);
     }
     expect(figures.resets).toBe(0);
+    // The operator's figures mean what they say, on the line whose reset loop the project ends.
+    if (session.version === "2026.4.24") await expectFiguresAgree(session);
     // The history a user reopens: every answer once and whole, and again after a gateway restart where the suite
     // restarts one (the lines the issue names: 2026.4.24, one of 2026.5.28-2026.8.x, 2026.9.6).
     const once = answers.map(() => 1);

@@ -80,7 +80,10 @@ export async function transcriptSize(session: Pick<ScenarioSession, "env" | "ses
 }
 
 /** The session's JSONL transcript (2026.4.x-2026.7.x), from the host's `sessions.json`; undefined on SQLite lines. */
-async function jsonlSessionFile(session: Pick<ScenarioSession, "env" | "sessionKey">): Promise<string | undefined> {
+/** The JSONL transcript file the host names for the session (undefined on a SQLite line). */
+export async function jsonlSessionFile(
+  session: Pick<ScenarioSession, "env" | "sessionKey">,
+): Promise<string | undefined> {
   const agentDir = agentDirOf(session);
   try {
     const store = JSON.parse(await fsp.readFile(path.join(agentDir, "sessions", "sessions.json"), "utf8")) as Record<
