@@ -6,6 +6,7 @@ import { parseConfig } from "./config/parse-config.js";
 import { createEngine } from "./engine/create-engine.js";
 import { ENGINE_ID } from "./host/engine-info.js";
 import { registerChatCommand } from "./chat/register-chat-command.js";
+import { registerLedgerPage } from "./page/page-route.js";
 import { runtimeVersionOf } from "./host/detect-host.js";
 import { registerRequestOverheadProbe } from "./host/request-overhead.js";
 import { registerHostCli } from "./cli/host-cli.js";
@@ -34,7 +35,10 @@ function runtimeFor(api: OpenClawPluginApi): LedgerRuntime {
   return services;
 }
 
-/** Registers the engine, the retrieval tools, raw-output capture, the CLI and the /ledger chat command. Wiring only. */
+/**
+ * Registers the engine, the retrieval tools, raw-output capture, the CLI, the /ledger chat command and the Ledger page.
+ * Wiring only.
+ */
 function register(api: OpenClawPluginApi): void {
   const services = runtimeFor(api);
   void services.events.write({
@@ -69,6 +73,7 @@ function register(api: OpenClawPluginApi): void {
   }
   if (typeof api.registerCli === "function") registerHostCli(api);
   registerChatCommand(api, services);
+  registerLedgerPage(api, services);
 }
 
 /** The plugin definition OpenClaw loads (`package.json#openclaw.extensions`). */

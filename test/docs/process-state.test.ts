@@ -25,6 +25,7 @@ const SRC = path.resolve(import.meta.dirname, "../../src");
 const PROCESS_WIDE: Record<string, string> = {
   "plugin.ts: runtimes": "the registry of runtime objects itself (one per config and state dir)",
   "chat/register-chat-command.ts: registered": "the host's api objects already given the chat command",
+  "page/page-route.ts: registered": "the host's api objects already given the Ledger page's route and tab",
   "tokens/encoder.ts: tables": "BPE rank tables, immutable once loaded (~170 MB, ~0.7 s each)",
   "tokens/count-text.ts: prepared": "derived from those immutable tables, dropped with them",
   "tokens/tokenizer-bpe.ts: capacity": "scratch buffers of the synchronous merge: no data outlives a call",
