@@ -40,6 +40,7 @@ const HOST_FILES_LONGEST_FIRST = [
   "test/host/s3-gateway.test.ts",
   "test/host/line-2026.8.2.test.ts",
   "test/host/operator-doctor-96.test.ts",
+  "test/host/ledger-page.test.ts",
 ];
 
 /** The soak files, longest first, for the same reason (the unit files after them are short). */

@@ -21,6 +21,13 @@ export interface PageAnswer {
   html: string;
 }
 
+/** What the page writes of a response (the gateway's `ServerResponse`). */
+export interface PageResponse {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  end(body?: string): unknown;
+}
+
 /** What the tab descriptor and route registration need of the host's api (absent members: not offered). */
 type PageApi = Pick<OpenClawPluginApi, "registerHttpRoute"> & {
   config?: unknown;
@@ -57,7 +64,7 @@ export function registerLedgerPage(api: OpenClawPluginApi, deps: PageDeps): void
 export async function servePage(
   deps: PageDeps,
   req: Pick<IncomingMessage, "method" | "url">,
-  res: Pick<ServerResponse, "statusCode" | "setHeader" | "end">,
+  res: PageResponse,
   hostConfig: () => unknown,
 ): Promise<boolean> {
   const method = req.method ?? "GET";
