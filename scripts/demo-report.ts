@@ -34,7 +34,10 @@ export interface DemoRow {
   artifacts: number;
   /** Sessions the host reset this turn. */
   resets: number;
-  /** The host's compaction work this turn: overflow retries, compactions, summary requests. */
+  /**
+   * Compaction work this turn: the host's (overflow retries, compactions, summary requests) and the compaction entries
+   * context-ledger wrote into the host's transcript (the "Compaction" lines the history shows).
+   */
   compactions: number;
   /** What happened, in words (resets, retries, clamped requests ...). */
   notes: string[];

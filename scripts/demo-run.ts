@@ -187,6 +187,10 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     const ledgerCompacted = fresh.filter(
       (e) => (e.op === "compact" && e.compacted === true) || (e.op === "paydown" && e.changed === true),
     ).length;
+    // Compaction entries context-ledger wrote into the host's transcript: the "Compaction" lines the history shows.
+    const engineEntries = fresh.filter(
+      (e) => (e.op === "compact:sealed" || e.op === "compact:recorded") && typeof e.hostEntry === "string",
+    ).length;
     const summaryRequests = turnCosts.filter((c) => c.noTools).length;
     if (process.env.CONTEXT_LEDGER_DEMO_DEBUG === "1") {
       for (const r of requests.filter((q) => q.toolNames.length === 0))
@@ -218,6 +222,7 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
     if (summaryRequests > 0)
       notes.push(`${summaryRequests} compaction summary request${summaryRequests === 1 ? "" : "s"}`);
     if (ledgerCompacted > 0) notes.push(`transcript paid down ×${ledgerCompacted}`);
+    if (engineEntries > 0) notes.push(`compaction entr${engineEntries === 1 ? "y" : "ies"} written ×${engineEntries}`);
     if (clamped.length > 0)
       notes.push(
         `${clamped.length} request${clamped.length === 1 ? "" : "s"} clamped (min ${Math.min(...clamped).toLocaleString("en-US")} of ${options.maxTokens.toLocaleString("en-US")} output tokens)`,
@@ -240,8 +245,9 @@ export async function runEngine(ctx: EngineRunContext): Promise<EngineRun> {
       debtTokens: null,
       artifacts: artifacts.count,
       resets,
-      // The host's own compaction work (context-ledger's transcript paydown is maintenance, listed in notes).
-      compactions: overflow + hostCompacted + (overflow + hostCompacted === 0 ? summaryRequests : 0),
+      // Compaction work the user's history shows: the host's own, and the compaction entries context-ledger wrote
+      // (its tool-output paydown is maintenance, listed in notes).
+      compactions: overflow + hostCompacted + engineEntries + (overflow + hostCompacted === 0 ? summaryRequests : 0),
       notes,
       ms: Math.round(sent.ms),
     };
