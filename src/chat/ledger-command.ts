@@ -8,7 +8,7 @@ import type { LedgerServices } from "../runtime/services.js";
 import { readViewRecords, viewRecordPath, type ViewRecord } from "../state/view-record.js";
 import { errorMessage, isLedgerError } from "../errors.js";
 import { formatBytes, formatCount, plural } from "../cli/core/format.js";
-import { viewHeadline } from "../cli/inspect/view-render.js";
+import { userTurnOfView, viewHeadline } from "../cli/inspect/view-render.js";
 import { debtTrend, inTurnAssembles, trendLabel } from "../cli/inspect/status-debt-trend.js";
 import {
   describeTally,
@@ -126,7 +126,7 @@ async function viewText(deps: ChatCommandDeps, agentId: string, sessionKey: stri
   const state = await deps.sessions.read(agentId, sessionKey);
   const stored = await tallyStored(deps.store(agentId), sessionKey);
   const lines = [
-    `What the model saw · turn ${v.turn} · ${v.at}`,
+    `What the model saw · turn ${userTurnOfView(v)} · ${v.at}`,
     `Session so far: ${figuresLine({ ...sessionFigures(state), stored })}`,
     ...viewHeadline(v),
   ];

@@ -13,7 +13,7 @@ import {
   tallyStore,
   userTurnReadings,
 } from "../cli/inspect/session-figures.js";
-import { cacheLine, viewHeadline } from "../cli/inspect/view-render.js";
+import { cacheLine, userTurnOfView, viewHeadline } from "../cli/inspect/view-render.js";
 import { readViewRecords, viewRecordPath, isOffloadedMessage, type ViewRecord } from "../state/view-record.js";
 import { turnChart } from "./page-chart.js";
 import { contextWindowOf, fetchOriginal, type PageDeps } from "./page-data.js";
@@ -85,7 +85,7 @@ export async function sessionPage(
   if (views.length > 0) {
     parts.push(
       '<h2>Cache</h2><p class="muted">The provider\'s cache share is not reported to the engine; whether each recorded prompt kept its front (what a prefix cache serves):</p><ul>',
-      ...views.map((r) => `<li>turn ${r.debt.userTurn ?? r.turn}: ${esc(cacheLine(r))}</li>`),
+      ...views.map((r) => `<li>turn ${userTurnOfView(r)}: ${esc(cacheLine(r))}</li>`),
       "</ul>",
     );
   }
@@ -107,7 +107,7 @@ function turnTable(turns: ReturnType<typeof userTurnReadings>): string {
 function lastView(base: string, agentId: string, sessionKey: string, v: ViewRecord): string[] {
   const off = v.messages.filter(isOffloadedMessage);
   const out = [
-    `<h2>The last prompt (turn ${v.debt.userTurn ?? v.turn}, ${esc(v.at)})</h2>`,
+    `<h2>The last prompt (turn ${userTurnOfView(v)}, ${esc(v.at)})</h2>`,
     `<ul>${viewHeadline(v)
       .map((l) => `<li>${esc(l)}</li>`)
       .join("")}</ul>`,

@@ -3,6 +3,14 @@ import { inTurnAssembles } from "./status-debt-trend.js";
 import { formatBytes, formatCount, formatTable, plural } from "../core/format.js";
 import { figuresLine, type SessionSummaryFigures } from "./session-figures.js";
 
+/**
+ * The user's turn a recorded view served (records written before user turns were kept: the host's commit count + 1,
+ * which is the same on 2026.8+ and counts tool-loop steps on 2026.4-2026.7).
+ */
+export function userTurnOfView(v: Pick<ViewRecord, "turn" | "debt">): number {
+  return v.debt.userTurn ?? v.turn;
+}
+
 /** One line on whether the provider's prompt cache stays warm. */
 export function cacheLine(v: ViewRecord): string {
   if (!v.plan.replanned)
@@ -51,7 +59,7 @@ export function renderViewText(
   prog = "context-ledger",
   figures: SessionSummaryFigures | null = null,
 ): string {
-  let out = `View of session ${v.sessionKey} · agent ${v.agentId} · turn ${v.turn} · assembled ${v.at}\n`;
+  let out = `View of session ${v.sessionKey} · agent ${v.agentId} · turn ${userTurnOfView(v)} · assembled ${v.at}\n`;
   if (figures) out += `  Session so far: ${figuresLine(figures)}\n`;
   out += viewHeadline(v)
     .map((l) => `  ${l}\n`)
@@ -111,7 +119,7 @@ export function renderViewHtml(
     .join("\n");
   const used = v.budget.tokens > 0 ? Math.min(100, (v.estimatedTokens / v.budget.tokens) * 100) : 0;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>context-ledger view · ${esc(v.sessionKey)} · turn ${v.turn}</title>
+<html lang="en"><head><meta charset="utf-8"><title>context-ledger view · ${esc(v.sessionKey)} · turn ${userTurnOfView(v)}</title>
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
 h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.6em}
@@ -120,7 +128,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}tr.off{background:#f3f7f
 .bar{background:#eee;height:14px;border-radius:3px;overflow:hidden}.bar div{background:#3a7;height:100%}
 pre{white-space:pre-wrap;background:#f7f7f7;padding:.8em;border-radius:4px}
 </style></head><body>
-<h1>What the model saw · session <code>${esc(v.sessionKey)}</code> · agent ${esc(v.agentId)} · turn ${v.turn}</h1>
+<h1>What the model saw · session <code>${esc(v.sessionKey)}</code> · agent ${esc(v.agentId)} · turn ${userTurnOfView(v)}</h1>
 <p>Assembled ${esc(v.at)}. Recorded turns: ${turns.join(", ")}.</p>
 ${figures ? `<p class="figures">Session so far: ${esc(figuresLine(figures))}</p>` : ""}
 <ul>${viewHeadline(v)

@@ -6,7 +6,7 @@ import { CliFailure, EXIT } from "../core/cli-failure.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
 import { operatorContextOf } from "../core/operator-context.js";
-import { renderViewHtml, renderViewText } from "./view-render.js";
+import { renderViewHtml, renderViewText, userTurnOfView } from "./view-render.js";
 import { createArtifactStore } from "../../artifacts/store.js";
 import { artifactRoot } from "../../state/paths.js";
 import { sessionFigures, tallyStored, type SessionSummaryFigures } from "./session-figures.js";
@@ -55,22 +55,22 @@ export async function runViewCommand(argv: string[], io: CliIo): Promise<number>
         `${prog} status --all`,
       );
     }
-    const view = turn === undefined ? found.views.at(-1) : found.views.find((v) => v.turn === turn);
+    const view = turn === undefined ? found.views.at(-1) : found.views.findLast((v) => userTurnOfView(v) === turn);
+    const turns = [...new Set(found.views.map(userTurnOfView))];
     if (!view) {
       throw new CliFailure(
         "not_found",
-        `no view of turn ${turn} for session \`${sessionKey}\`; recorded turns: ${found.views.map((v) => v.turn).join(", ")}`,
+        `no view of turn ${turn} for session \`${sessionKey}\`; recorded turns: ${turns.join(", ")}`,
         EXIT.notFound,
-        `${prog} view --session ${sessionKey} --turn ${found.views.at(-1)?.turn ?? 1}`,
+        `${prog} view --session ${sessionKey} --turn ${turns.at(-1) ?? 1}`,
       );
     }
-    const turns = found.views.map((v) => v.turn);
     const figures = await sessionSummaryFigures(ctx.ledgerRoot, found.agentId, sessionKey);
     const htmlPath = stringFlag(args, "html");
     if (htmlPath) {
       await writeFileAtomic(htmlPath, renderViewHtml(view, turns, figures));
-      if (json) writeJson(io, { schema: VIEW_SCHEMA, html: htmlPath, turn: view.turn, turns });
-      else io.stdout.write(`wrote ${htmlPath} (turn ${view.turn} of session ${sessionKey})\n`);
+      if (json) writeJson(io, { schema: VIEW_SCHEMA, html: htmlPath, turn: userTurnOfView(view), turns });
+      else io.stdout.write(`wrote ${htmlPath} (turn ${userTurnOfView(view)} of session ${sessionKey})\n`);
       return 0;
     }
     if (json) writeJson(io, { schema: VIEW_SCHEMA, turns, figures, view });
