@@ -88,8 +88,8 @@ async function statusText(
   hostConfig: Record<string, unknown> | undefined,
 ): Promise<string> {
   const store = deps.store(agentId);
-  const stats = await store.stats();
   const tally = await tallyStore(store);
+  const stats = tally.stats;
   const head = `context-ledger · agent ${agentId}: ${describeTally(tally.all)}; ${formatBytes(stats.bytes)} original, ${formatBytes(stats.storedBytes)} on disk`;
   // Loaded but not selected: the host runs another engine, so this session's last figures are history, not state.
   const slot = hostConfig ? selectedContextEngine(hostConfig) : PLUGIN_ID;

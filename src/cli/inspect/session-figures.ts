@@ -7,7 +7,7 @@
  * words "outputs offloaded", "turns", "compactions" and "debt" say.
  */
 import type { ArtifactMeta } from "../../artifacts/meta.js";
-import type { ArtifactStore } from "../../artifacts/store-types.js";
+import type { ArtifactStore, StoreStats } from "../../artifacts/store-types.js";
 import type { DebtReading } from "../../host/raw-tally.js";
 import { PACKED_BRANCHES_KIND, PLAIN_BRANCHES_KIND, TRANSCRIPT_PART_KIND } from "../../maintenance/reclaimed-lines.js";
 import type { SessionState } from "../../state/session-state.js";
@@ -44,13 +44,17 @@ export function emptyTally(): StoredTally {
   return { toolOutputs: 0, checkpoints: 0, transcriptParts: 0, other: 0 };
 }
 
-/** The store's artifacts by kind, in one pass: all of them, and per session they were stored from. */
+/** The store's artifacts by kind, in one pass: all of them, per session they were stored from, and their sizes. */
 export async function tallyStore(
   store: Pick<ArtifactStore, "list">,
-): Promise<{ all: StoredTally; bySession: Map<string, StoredTally> }> {
+): Promise<{ all: StoredTally; bySession: Map<string, StoredTally>; stats: StoreStats }> {
   const all = emptyTally();
   const bySession = new Map<string, StoredTally>();
+  const stats: StoreStats = { count: 0, bytes: 0, storedBytes: 0 };
   for await (const meta of store.list()) {
+    stats.count++;
+    stats.bytes += meta.bytes;
+    stats.storedBytes += meta.storedBytes;
     tallyMeta(all, meta);
     const key = meta.origin.sessionKey;
     if (key === undefined) continue;
@@ -58,7 +62,7 @@ export async function tallyStore(
     if (!tally) bySession.set(key, (tally = emptyTally()));
     tallyMeta(tally, meta);
   }
-  return { all, bySession };
+  return { all, bySession, stats };
 }
 
 /** The tally of one session, or of the whole store. */

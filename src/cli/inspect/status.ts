@@ -121,8 +121,9 @@ export async function buildStatusReport(
     const settings = resolveAgentSettings(config, agentId);
     const limit = settings.limits.maxStoreBytes;
     const store = createArtifactStore({ root: artifactRoot(root, agentId) });
-    const stats = await store.stats();
+    // One pass over the metas: sizes and kinds together (stats() would list them again).
     const tally = await tallyStore(store);
+    const stats = tally.stats;
     const agent: AgentStatus = {
       agentId,
       enabled: settings.enabled,
