@@ -50,8 +50,8 @@ export interface TieredBackend extends StoreBackend {
   drain(): Promise<SpoolBacklog>;
   /** Drops the local copy of `key` unless it still waits to upload (a damaged cached copy, read again remotely). */
   forgetLocal(key: string): Promise<void>;
-  /** Stops background work (timers); pending objects stay in the spool for the next start. */
-  close(): void;
+  /** Stops background work (timers) and waits for an eviction under way; pending objects stay in the spool. */
+  close(): Promise<void>;
 }
 
 const encodeKey = (key: string) => key.replaceAll("/", "~");
@@ -236,6 +236,21 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
     return draining;
   }
 
+  /**
+   * Starts an eviction once reads cached an eighth of the bound since the last one began. Bytes read while one runs
+   * count toward the next, which starts when it ends: a reader faster than its evictions stays bounded.
+   */
+  function evictIfGrown(): void {
+    if (evicting || closed || fetchedSinceEvict <= cacheBytes / 8) return;
+    fetchedSinceEvict = 0;
+    evicting = evict()
+      .catch(() => undefined)
+      .finally(() => {
+        evicting = undefined;
+        evictIfGrown();
+      });
+  }
+
   /** Drops the oldest local objects the remote confirms it has, until the local copies fit the cache bound. */
   async function evict(): Promise<void> {
     const objects: ObjectInfo[] = [];
@@ -320,14 +335,7 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
         if (whole.length <= cacheBytes) {
           await local.putOnce(key, { bytes: whole }).catch(() => false);
           fetchedSinceEvict += whole.length;
-          if (fetchedSinceEvict > cacheBytes / 8) {
-            fetchedSinceEvict = 0;
-            evicting ??= evict()
-              .catch(() => undefined)
-              .finally(() => {
-                evicting = undefined;
-              });
-          }
+          evictIfGrown();
         }
         return whole.subarray(Math.min(offset, whole.length), length === undefined ? undefined : offset + length);
       }
@@ -372,10 +380,11 @@ export function createTieredBackend(options: TieredBackendOptions): TieredBacken
     async forgetLocal(key: string): Promise<void> {
       if (!pending.has(key)) await local.delete(key);
     },
-    close() {
+    async close() {
       closed = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
+      while (evicting) await evicting;
     },
   };
 }

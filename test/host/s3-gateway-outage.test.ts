@@ -149,7 +149,7 @@ async function gcOn(fixture: RgwFixture, rig: SharedRig, prefix: string) {
     const referenced = await scanReferencedHandles(agentRoot(ledgerRootOf(rig.rig.env), "main"));
     return await opened.store.gc({ maxAgeMs: 0, referenced, referencedScannedAtMs });
   } finally {
-    opened.spool?.close();
+    await opened.spool?.close();
   }
 }
 
@@ -266,7 +266,7 @@ describe("2026.9.6 gateways on a bucket whose RGW goes away for a minute", () =>
     const orphan = (await beside.store.stash(outputText("orphan"))).handle;
     expect((await beside.spool?.drain())?.objects).toBe(0);
     await beside.settle?.();
-    beside.spool?.close();
+    await beside.spool?.close();
     // A publication counts for blobs written before it, less its scan time and a second (the bucket's clock grain).
     await new Promise((r) => setTimeout(r, 2_500));
     const gcOne = await gcOn(fixture, one, prefix);

@@ -119,7 +119,7 @@ describe("artifact migrate against a real Ceph RGW", () => {
     for (const [handle, bytes] of bodies) expect((await onBucket.store.read(handle)).equals(bytes)).toBe(true);
     const firstLine = await onBucket.store.select(largeHandle, { kind: "range", start: 1, end: 1 }, { maxChars: 100 });
     expect(firstLine.text.length).toBeGreaterThan(0);
-    onBucket.spool?.close();
+    await onBucket.spool?.close();
 
     // And back, into another gateway's empty state, every agent the bucket holds.
     const b = await gatewayState("gw-b", prefix);
@@ -176,7 +176,7 @@ describe("artifact migrate against a real Ceph RGW", () => {
       env: a.env,
     });
     for (const [handle, text] of bodies) expect(await onBucket.store.readText(handle)).toBe(text);
-    onBucket.spool?.close();
+    await onBucket.spool?.close();
   }, 180_000);
 
   it("refuses wrong credentials and a bucket that does not exist, each with its own code", async () => {

@@ -72,9 +72,9 @@ describe("an S3 store whose gateway goes away", () => {
         const original = await store.readText(d.handle);
         expect(await redeployed.readText(d.handle)).toBe(original);
       }
-      fresh.close();
+      await fresh.close();
     } finally {
-      tiered.close();
+      await tiered.close();
     }
   });
 
@@ -107,8 +107,8 @@ describe("an S3 store whose gateway goes away", () => {
     const gc = await b.store.gc({ maxAgeMs: 0 }).catch((err: unknown) => err);
     expect(isLedgerError(gc, "input_invalid")).toBe(true);
     expect(await b.store.has(handle)).toBe(true);
-    a.spool?.close();
-    b.spool?.close();
+    await a.spool?.close();
+    await b.spool?.close();
   });
 
   it("two gateways sharing the bucket and prefix store a repeated output once", async () => {
@@ -131,7 +131,7 @@ describe("an S3 store whose gateway goes away", () => {
     const blobs = [];
     for await (const o of createS3Backend(rgw().options(prefix)).list("blobs/")) blobs.push(o.key);
     expect(blobs).toEqual([blobKey(first.meta.sha256)]);
-    one.tiered.close();
-    two.tiered.close();
+    await one.tiered.close();
+    await two.tiered.close();
   });
 });

@@ -76,13 +76,13 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
     expect((await b.spool?.drain())?.objects).toBe(0);
     await sleep(2_200);
     await b.store.gc({ referenced: new Set(), dryRun: true });
-    b.spool?.close();
+    await b.spool?.close();
     await sleep(1_100);
 
     // B cannot reach the bucket: its existence check fails, so it keeps its own copy in the spool.
     const offline = open(rootB, settings(prefix, DOWN));
     expect(await offline.store.stash(text)).toMatchObject({ handle, created: true });
-    offline.spool?.close();
+    await offline.spool?.close();
     expect(readSpoolBacklog(rootB).objects).toBe(2);
 
     // Restarted with the bucket back, B uploads its spool without stashing anything; the upload finds the blob there.
@@ -102,7 +102,7 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
       if (st?.isDirectory() && (st.mode & 0o777) !== 0o700) open0700.push(f);
     }
     expect(open0700).toEqual([]);
-    for (const g of [a, restarted, fresh]) g.spool?.close();
+    for (const g of [a, restarted, fresh]) await g.spool?.close();
   }, 120_000);
 
   it("keeps what a checkpoint pack cites when the pack is only in the bucket (a gateway redeployed on an empty disk)", async () => {
@@ -118,7 +118,7 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
     await fsp.writeFile(path.join(agentDir, "sessions", "s1.json"), JSON.stringify({ checkpoint: pack }));
     expect((await first.spool?.drain())?.objects).toBe(0);
     const oldId = (await first.gateways?.id()) ?? "";
-    first.spool?.close();
+    await first.spool?.close();
 
     // The disk is replaced: the state comes back from a backup, the store's local folder does not.
     await fsp.rm(root, { recursive: true, force: true });
@@ -131,7 +131,7 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
     expect(report.removed.map((r) => r.handle)).toEqual([orphan]);
     expect(await inBucket(prefix, cited)).toBe(true);
     expect((await redeployed.store.readText(cited)) === citedText).toBe(true);
-    redeployed.spool?.close();
+    await redeployed.spool?.close();
   }, 120_000);
 
   it("uploads every handle a stash returned before a SIGKILL at a random instruction, from the restart alone", async () => {
@@ -165,8 +165,8 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
     let readBack = 0;
     for (const { handle, text } of returned) if ((await fresh.store.readText(handle)) === text) readBack++;
     expect(readBack).toBe(returned.length);
-    restarted.spool?.close();
-    fresh.spool?.close();
+    await restarted.spool?.close();
+    await fresh.spool?.close();
   }, 180_000);
 
   it("reports refused credentials as artifact_forbidden, on a stash and on a read, never as not found", async () => {
@@ -174,7 +174,7 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
     const good = open(path.join(tmp(), "forbidden-good"), settings(prefix));
     const { handle } = await good.store.stash(output("stored with good keys"));
     expect((await good.spool?.drain())?.objects).toBe(0);
-    good.spool?.close();
+    await good.spool?.close();
     const refused = openArtifactStore({
       root: path.join(tmp(), "forbidden-bad"),
       settings: settings(prefix),
@@ -188,7 +188,7 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
       );
     expect(await codeOf(refused.store.readText(handle))).toBe("artifact_forbidden");
     expect(await codeOf(refused.store.stash(output("stashed with bad keys")))).toBe("artifact_forbidden");
-    refused.spool?.close();
+    await refused.spool?.close();
   }, 60_000);
 
   it("a gateway starting with objects in an agent's spool uploads them before that agent stashes again", async () => {
@@ -198,7 +198,7 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
     const offline = open(root, settings(prefix, DOWN));
     const text = output("spooled before a restart");
     const { handle } = await offline.store.stash(text);
-    offline.spool?.close();
+    await offline.spool?.close();
     expect(readSpoolBacklog(root).objects).toBe(2);
 
     const config = parseConfig({
@@ -219,6 +219,6 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
     expect(await spoolEmptied(root, 30_000)).toBe(true);
     const fresh = open(path.join(tmp(), "resume-fresh"), settings(prefix));
     expect((await fresh.store.readText(handle)) === text).toBe(true);
-    fresh.spool?.close();
+    await fresh.spool?.close();
   }, 60_000);
 });

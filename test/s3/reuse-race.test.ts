@@ -76,8 +76,8 @@ describe("a reuse racing a gc of the shared bucket", () => {
         const hex = h.slice(-64);
         if (!(await bucket.head(blobKey(hex))) || !(await bucket.head(metaKey(hex)))) lost++;
       }
-      a.spool?.close();
-      b.spool?.close();
+      await a.spool?.close();
+      await b.spool?.close();
       return { removed: report.removed.length, lost };
     };
     // A few repetitions at a time: each races within its own prefix, and the suite stays short.
@@ -95,6 +95,6 @@ describe("a reuse racing a gc of the shared bucket", () => {
     const fresh = gateway("fresh", last.prefix);
     for (const t of last.texts)
       expect((await fresh.store.readText(formatHandle(sha256Hex(Buffer.from(t))))) === t).toBe(true);
-    fresh.spool?.close();
+    await fresh.spool?.close();
   }, 600_000);
 });

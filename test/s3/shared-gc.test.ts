@@ -78,8 +78,8 @@ describe("gc of a bucket several gateways share", () => {
     // Gateway one may still hold the orphan in its local cache; what either gateway cites stays.
     expect(third.removed.map((r) => r.handle).filter((h) => h !== orphan)).toEqual([]);
     for (const h of [onlyOne, onlyTwo, shared]) expect(await inBucket(prefix, h)).toBe(true);
-    one.spool?.close();
-    two.spool?.close();
+    await one.spool?.close();
+    await two.spool?.close();
   });
 
   it("keeps an old blob another gateway reused after its last publication", async () => {
@@ -100,8 +100,8 @@ describe("gc of a bucket several gateways share", () => {
     expect(report.sharedBucket?.blockedBy).toEqual([]);
     expect(report.removed.map((r) => r.handle)).not.toContain(old);
     expect(await inBucket(prefix, old)).toBe(true);
-    one.spool?.close();
-    two.spool?.close();
+    await one.spool?.close();
+    await two.spool?.close();
   });
 
   it("keeps every blob while a known gateway never published, until the operator retires it", async () => {
@@ -124,8 +124,8 @@ describe("gc of a bucket several gateways share", () => {
     expect(after.sharedBucket?.blockedBy).toEqual([]);
     expect(after.removed.map((r) => r.handle)).toContain(orphan);
     expect(await inBucket(prefix, orphan)).toBe(false);
-    active.spool?.close();
-    silent.spool?.close();
+    await active.spool?.close();
+    await silent.spool?.close();
   });
 
   it("keeps a just-stashed unreferenced blob within the grace period, and removes it after", async () => {
@@ -142,7 +142,7 @@ describe("gc of a bucket several gateways share", () => {
     const past = await noGrace.store.gc({ maxAgeMs: 0, referenced: new Set() });
     expect(past.removed.map((r) => r.handle)).toEqual([fresh]);
     expect(await inBucket(prefix, fresh)).toBe(false);
-    gw.spool?.close();
-    noGrace.spool?.close();
+    await gw.spool?.close();
+    await noGrace.spool?.close();
   });
 });

@@ -61,7 +61,7 @@ describe("every read from a bucket checked against the handle", () => {
     const genuine = lines("genuine");
     const { handle, meta } = await writer.store.stash(genuine);
     expect((await writer.spool?.drain())?.objects).toBe(0);
-    writer.spool?.close();
+    await writer.spool?.close();
 
     // A pair forged in the bucket: a chunked blob of other text under an index claiming the handle, and a meta
     // binding that index.
@@ -101,7 +101,7 @@ describe("every read from a bucket checked against the handle", () => {
     await bucket.putOnce(metaKey(hex), { bytes: goodMeta });
     expect((await reader.store.readText(handle)) === genuine).toBe(true);
     expect(await codeOf(reader.store.select(handle, { kind: "tail", lines: 1 }, { maxChars: 4_000 }))).toBe("served");
-    reader.spool?.close();
+    await reader.spool?.close();
 
     // Damaged again; a gateway that found the damage stashes the right bytes: it does not dedup onto the damage but
     // puts them in its place, and a gateway on an empty disk reads them.
@@ -112,8 +112,8 @@ describe("every read from a bucket checked against the handle", () => {
     expect((await restasher.spool?.drain())?.objects).toBe(0);
     const fresh = open("fresh", prefix);
     expect((await fresh.store.readText(handle)) === genuine).toBe(true);
-    restasher.spool?.close();
-    fresh.spool?.close();
+    await restasher.spool?.close();
+    await fresh.spool?.close();
   }, 120_000);
 
   it("refuses a meta that describes another artifact than its key names", async () => {
@@ -122,7 +122,7 @@ describe("every read from a bucket checked against the handle", () => {
     const a = await writer.store.stash(lines("alpha"));
     const b = await writer.store.stash(lines("beta"));
     expect((await writer.spool?.drain())?.objects).toBe(0);
-    writer.spool?.close();
+    await writer.spool?.close();
     const bucket = createS3Backend(rgw().options(`${prefix}/agents/main`));
     const metaOfB = (await bucket.getRange(metaKey(b.meta.sha256), 0)) ?? Buffer.alloc(0);
     await bucket.delete(metaKey(a.meta.sha256));
@@ -131,6 +131,6 @@ describe("every read from a bucket checked against the handle", () => {
     expect(await codeOf(reader.store.readMeta(a.handle))).toBe("artifact_corrupt");
     // The content still reads, checked against its own handle.
     expect((await reader.store.readText(a.handle)) === lines("alpha")).toBe(true);
-    reader.spool?.close();
+    await reader.spool?.close();
   }, 60_000);
 });

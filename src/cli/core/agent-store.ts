@@ -46,7 +46,7 @@ export function openAgentStore(options: AgentStoreOptions): AgentStore {
         await opened.spool?.drain();
         await opened.settle?.();
       } finally {
-        opened.spool?.close();
+        await opened.spool?.close();
       }
     },
   };
