@@ -18,5 +18,12 @@ describeStoreConformance("spool in front of a file remote", async () => {
     remote: createFileBackend(path.join(tmp(), "remote")),
     cacheWholeMaxBytes: 1024,
   });
-  return { backend, root };
+  return {
+    backend,
+    root,
+    close: async () => {
+      await backend.drain();
+      await backend.close();
+    },
+  };
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { StoreBackend } from "../../src/artifacts/backend-types.js";
 import { writeBlob } from "../../src/artifacts/blob-writer.js";
 import { handleForBytes } from "../../src/artifacts/handle.js";
@@ -16,6 +16,8 @@ export interface BackendUnderTest {
   backend: StoreBackend;
   /** Local folder (stash temp files, gc epoch). */
   root: string;
+  /** Ends the backend's background work (a spool's uploads) before the test's folders are removed. */
+  close?: () => Promise<void>;
 }
 
 const MiB = 1024 * 1024;
@@ -59,11 +61,22 @@ async function* logLines(lines: number): AsyncGenerator<Buffer> {
  * store (stash, dedup, reads, selectors with ranged reads, list, remove, gc,
  * verification, forged index) over it. `make` gives each test a fresh, empty backend.
  */
-export function describeStoreConformance(name: string, make: () => Promise<BackendUnderTest>): void {
+export function describeStoreConformance(name: string, makeBackend: () => Promise<BackendUnderTest>): void {
+  const made: BackendUnderTest[] = [];
+  const make = async (): Promise<BackendUnderTest> => {
+    const under = await makeBackend();
+    made.push(under);
+    return under;
+  };
   const storeOf = (under: BackendUnderTest, options: Partial<ArtifactStoreOptions> = {}): ArtifactStore =>
     createBackendStore(under.backend, { root: under.root, ...options });
 
   describe(`store backend conformance: ${name}`, () => {
+    // Inside the describe: runs before the file's own afterEach removes the folders.
+    afterEach(async () => {
+      for (const under of made.splice(0)) await under.close?.();
+    });
+
     it("putOnce creates an object once and never replaces it, from bytes or from a file", async () => {
       const { backend, root } = await make();
       expect(await backend.putOnce("t/a", { bytes: Buffer.from("first") })).toBe(true);
