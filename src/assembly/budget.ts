@@ -138,7 +138,7 @@ export function resolveAssemblyBudget(settings: AgentSettings, input: AssemblyBu
 }
 
 /** However small the budget, the quoted user messages may take this many chars before any is condensed. */
-export const MIN_USER_MESSAGES_CHARS = 4_000;
+export const MIN_USER_MESSAGES_CHARS = 6_000;
 
 /**
  * The chars `summary.userMessagesShare` of `budgetTokens` allows the quoted user messages (3 chars a token), at least

@@ -217,7 +217,7 @@ const summarySchema = z
       .max(0.5)
       .default(0.15)
       .describe(
-        "Share of the prompt budget the summary may fill, beside maxInjectedChars, quoting the user's messages the window does not show; past it they may take up to half of maxInjectedChars from the rest of the block, then are condensed to what no later message repeats, and the prompt says so.",
+        "Share of the prompt budget the summary may fill, beside maxInjectedChars, quoting the user's messages the window does not show; at least 6,000 chars; past it they are condensed to what no later message repeats, then shorter, and the prompt says so.",
       ),
   })
   .default({ enabled: true, maxInjectedChars: 4_000, injectAtShare: 0.8, userMessagesShare: 0.15 });

@@ -70,22 +70,20 @@ describe("renderSummary", () => {
     expect(renderSummary(s, { maxChars: 2000, checkpointHandle: handle })).toBe(r.text);
   });
 
-  it("lets the quoted user messages take up to half the rest's room past their own bound, and no more", () => {
+  it("quotes the user's messages on top of the rest's bound, condensed past their own", () => {
     const messages = Array.from({ length: 80 }, (_, i) => turn(i + 1)).flat();
     const s = extendSummary(createSummaryState("e"), messages, messages.length);
     const userTurns = Array.from({ length: 80 }, (_, i) => ({
       turn: i + 1,
       text: `Step ${i + 1}: check svc-${i + 1}.`,
     }));
-    const quotedWhole = (text: string) => userTurns.filter((u) => text.includes(`Turn ${u.turn}: "${u.text}"`)).length;
-    const report = (userChars: number) => renderSummaryReport(s, { maxChars: 4000, userTurns, userChars }).text;
-    // Whole they take about 2,300 chars: a 1,000-char bound borrows the rest from the digest, a 500-char one
-    // borrows 2,000 (half of 4,000) and condenses.
-    expect(quotedWhole(report(1_000))).toBe(80);
-    expect(report(1_000).length).toBeLessThanOrEqual(4000 + 1_000);
-    const tight = report(500);
-    expect(tight.length).toBeLessThanOrEqual(4000 + 500);
-    expect(tight).toMatch(/Quoted whole, these messages would pass 2,500 chars, their share of the prompt/);
+    const whole = renderSummaryReport(s, { maxChars: 2000, userTurns, userChars: 5_000 }).text;
+    expect(whole.length).toBeLessThanOrEqual(2000 + 5_000);
+    expect(userTurns.every((u) => whole.includes(`Turn ${u.turn}: "${u.text}"`))).toBe(true);
+    const tight = renderSummaryReport(s, { maxChars: 2000, userTurns, userChars: 1_000 }).text;
+    expect(tight.length).toBeLessThanOrEqual(2000 + 1_000);
+    expect(tight).toMatch(/Quoted whole, these messages would pass 1,000 chars, their share of the prompt/);
+    expect(tight).toContain('Turn 80: "Step 80: check svc-80."');
   });
 
   it("never exceeds maxChars, whatever the bound", () => {

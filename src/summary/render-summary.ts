@@ -45,8 +45,8 @@ export interface RenderSummaryOptions {
    */
   userTurns?: readonly NumberedUserTurn[];
   /**
-   * Bound of the quoted user messages, on top of `maxChars`; past it they may take up to half of `maxChars` from the
-   * rest, then are condensed ({@link renderUserTurns}). @default no bound
+   * Bound of the quoted user messages, on top of `maxChars`; past it they are condensed ({@link renderUserTurns}).
+   * @default no bound
    */
   userChars?: number;
 }
@@ -112,13 +112,9 @@ export function renderSummaryReport(state: SummaryState, options: RenderSummaryO
     totalTurns === 0
       ? "No earlier turns recorded."
       : `Earlier conversation: turns 1-${totalTurns}, no longer shown in full. Oldest first.`;
-  // The quoted user messages come on top of the rest's bound (the plan reserves room for both). Past their own
-  // bound they borrow up to half the rest's: what the user wrote outweighs the digest's notes.
-  const userChars = options.userChars ?? Infinity;
-  const wanted = Number.isFinite(userChars) ? renderUserTurns(users).text.length : 0;
-  const borrowed = Math.min(Math.max(0, wanted - userChars), Math.floor(maxChars / 2));
-  const userSection = renderUserTurns(users, userChars + borrowed).text;
-  const maxRest = maxChars - borrowed;
+  // The quoted user messages come on top of the rest's bound (the plan reserves room for both).
+  const userSection = renderUserTurns(users, options.userChars).text;
+  const maxRest = maxChars;
   const recordLine = handle
     ? `Full record of condensed turns: checkpoint ${handle}. Read it with ledger_fetch (that handle; e.g. a grep for a file or error, or json path $.summary.entries).`
     : "Full record of condensed turns: the session summary record (no checkpoint sealed yet).";

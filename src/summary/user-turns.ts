@@ -150,16 +150,13 @@ const CONDENSED_HEADS = [300, 80] as const;
 const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
 
 /**
- * A sentence's identity for counting repeats: case and spacing aside, and the message's own turn number (a user
- * who numbers their steps repeats the sentence around it); any other number keeps sentences apart ("set the
- * timeout to 30", "to 60").
+ * A sentence's identity for counting repeats: case and spacing aside, and the turn number a message opens with as
+ * its label (`Turn 12:`, `Step 12 -`: a user who numbers their messages repeats the sentence around it); any other
+ * number keeps sentences apart ("set the timeout to 30", "to 60", "check svc-12").
  */
-function sentenceKey(sentence: string, turn: number): string {
-  return sentence
-    .toLowerCase()
-    .replace(new RegExp(`(?<!\\d)${turn}(?!\\d)`, "g"), "#")
-    .replace(/\s+/g, " ")
-    .trim();
+function sentenceKey(sentence: string, turn: number, first: boolean): string {
+  const key = sentence.toLowerCase().replace(/\s+/g, " ").trim();
+  return first ? key.replace(new RegExp(`^([a-z]*\\s*)${turn}(?!\\d)`), "$1#") : key;
 }
 
 function sentencesOf(text: string): string[] {
@@ -170,7 +167,7 @@ function sentencesOf(text: string): string[] {
 function newestSayer(turns: readonly NumberedUserTurn[]): Map<string, number> {
   const newest = new Map<string, number>();
   turns.forEach((u, i) => {
-    for (const s of sentencesOf(u.text)) newest.set(sentenceKey(s, u.turn), i);
+    for (const [k, s] of sentencesOf(u.text).entries()) newest.set(sentenceKey(s, u.turn, k === 0), i);
   });
   return newest;
 }
@@ -181,7 +178,9 @@ function newestSayer(turns: readonly NumberedUserTurn[]): Map<string, number> {
  */
 function unrepeatedPart(turns: readonly NumberedUserTurn[], i: number, text: string, newest: Map<string, number>) {
   const u = turns[i]!;
-  const parts = sentencesOf(text).map((s) => ((newest.get(sentenceKey(s, u.turn)) ?? i) > i ? undefined : s.trim()));
+  const parts = sentencesOf(text).map((s, k) =>
+    (newest.get(sentenceKey(s, u.turn, k === 0)) ?? i) > i ? undefined : s.trim(),
+  );
   if (parts.every((p) => p !== undefined)) return text;
   return parts
     .filter((p, k) => p !== undefined || k === 0 || parts[k - 1] !== undefined)
