@@ -340,29 +340,35 @@ describe("the filter is out of the command's reach and listens on nothing", () =
   it.concurrent.each([
     {
       name: "SIGUSR1 to the filter itself, by its pid",
-      command: "echo sent; sleep 1; echo after",
+      command: 'echo sent; until [ -e "$GO" ]; do sleep 0.05; done; echo after',
       toFilter: ["SIGUSR1", "SIGUSR2", "SIGQUIT", "SIGTERM"] as NodeJS.Signals[],
     },
-    { name: "SIGUSR1 to the group", command: "trap '' USR1; kill -USR1 0; echo sent; sleep 1; echo after" },
+    {
+      name: "SIGUSR1 to the group",
+      command: "trap '' USR1; kill -USR1 0; echo sent; until [ -e \"$GO\" ]; do sleep 0.05; done; echo after",
+    },
     {
       name: "SIGUSR1 and SIGUSR2 twice",
-      command: "trap '' USR1 USR2; kill -USR1 0; kill -USR2 0; echo sent; sleep 0.5; kill -USR1 0; sleep 0.5",
+      command:
+        "trap '' USR1 USR2; kill -USR1 0; kill -USR2 0; echo sent; sleep 0.1; kill -USR1 0; until [ -e \"$GO\" ]; do sleep 0.05; done",
     },
     {
       name: "NODE_OPTIONS asking for an inspector",
-      command: "echo sent; sleep 1; echo after",
+      command: 'echo sent; until [ -e "$GO" ]; do sleep 0.05; done; echo after',
       env: { NODE_OPTIONS: "--inspect=127.0.0.1:0" },
     },
   ])("$name", async ({ command, env, toFilter }) => {
     const dir = await fsp.mkdtemp(path.join(root, "reach-"));
     const teeFile = path.join(dir, `${crypto.randomUUID()}.out`);
     await fsp.writeFile(teeFile, "", { mode: 0o600 });
+    const goFile = path.join(dir, "go");
     const before = await listeningInodes();
     const chunks: Buffer[] = [];
     const child = spawn("bash", ["-c", wrapCommand({ ...launcher, command, teeFile, capBytes: 1 << 20 })], {
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env },
+      // The command ends once the test has looked (it creates GO): however slow the machine, it runs meanwhile.
+      env: { ...process.env, ...env, GO: goFile },
     });
     child.stdout.on("data", (c: Buffer) => chunks.push(c));
     child.stderr.on("data", (c: Buffer) => chunks.push(c));
@@ -383,6 +389,7 @@ describe("the filter is out of the command's reach and listens on nothing", () =
     // No new listening socket belongs to the filter or to any process of the wrapped command's session.
     const session = await processesInSession(child.pid ?? 0);
     expect(await newListenersAmong(before, [filter?.pid ?? 0, ...session])).toEqual([]);
+    await fsp.writeFile(goFile, "");
     expect(await closed).toEqual({ status: 0, signal: null });
     await trailerWritten(teeFile);
     const out = Buffer.concat(chunks).toString("latin1");

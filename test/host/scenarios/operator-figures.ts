@@ -20,6 +20,8 @@ const STUB_HANDLE = /^\[context-ledger artifact (ledger:v1:sha256:[0-9a-f]{64})\
 export interface TranscriptFigures {
   userTurns: number;
   stubbedOutputs: number;
+  /** The handles the transcript's stubs cite. */
+  stubHandles: Set<string>;
   compactions: number;
   loadedTokens: number;
 }
@@ -41,6 +43,7 @@ export async function transcriptFigures(session: ScenarioSession): Promise<Trans
   return {
     userTurns: messages.filter(isGenuineUserMessage).length,
     stubbedOutputs: handles.size,
+    stubHandles: handles,
     compactions: branch.filter((e) => e.type === "compaction").length,
     loadedTokens: (await loadedTranscriptTokens({ sessionFile: file })) ?? -1,
   };
@@ -66,6 +69,23 @@ async function statusOf(session: ScenarioSession): Promise<StatusSession> {
 }
 
 /**
+ * The handles of tool outputs stored from this session (`artifact list --session`): an output identical to one
+ * another session stored first is that session's (the store keeps one copy, with its first origin).
+ */
+async function storedFromSession(session: ScenarioSession): Promise<Set<string>> {
+  const run = await runLedgerCli(
+    session.env,
+    ["artifact", "list", "--session", session.sessionKey, "--limit", "1000000", "--json"],
+    {
+      timeoutMs: 120_000,
+    },
+  );
+  expect(run.code, run.stderr.slice(-2000)).toBe(0);
+  const listed = extractJson(run.stdout) as { artifacts?: { handle: string; kind?: string }[] };
+  return new Set((listed.artifacts ?? []).filter((a) => a.kind === "tool-output").map((a) => a.handle));
+}
+
+/**
  * Checks every surface against the transcript. Call after the session's last turn, before anything else writes to
  * it (a `/ledger` command is itself a user message in some lines' transcripts: it is sent last).
  */
@@ -78,6 +98,9 @@ export async function expectFiguresAgree(session: ScenarioSession): Promise<Tran
     { timeoutMs: 20_000, intervalMs: 500 },
   );
   const budget = status.promptBudget ?? 0;
+  // Outputs offloaded: the transcript's stubbed outputs that this session stored (see storedFromSession).
+  const storedHere = await storedFromSession(session);
+  const offloadedHere = [...transcript.stubHandles].filter((h) => storedHere.has(h)).length;
   const debtAfter = Math.max(0, transcript.loadedTokens - budget);
   expect(
     {
@@ -89,7 +112,7 @@ export async function expectFiguresAgree(session: ScenarioSession): Promise<Tran
     "status --json against the transcript",
   ).toEqual({
     turns: transcript.userTurns,
-    offloaded: transcript.stubbedOutputs,
+    offloaded: offloadedHere,
     compactions: transcript.compactions,
     debt: debtAfter,
   });
@@ -113,7 +136,7 @@ export async function expectFiguresAgree(session: ScenarioSession): Promise<Tran
     "view --json against the transcript",
   ).toEqual({
     turns: transcript.userTurns,
-    offloaded: transcript.stubbedOutputs,
+    offloaded: offloadedHere,
     compactions: transcript.compactions,
     debt: debtAfter,
   });
@@ -133,12 +156,12 @@ export async function expectFiguresAgree(session: ScenarioSession): Promise<Tran
     `/ledger status against the transcript:\n${chat}`,
   ).toEqual({
     turns: transcript.userTurns,
-    offloaded: transcript.stubbedOutputs,
+    offloaded: offloadedHere,
     compactions: transcript.compactions,
     debt: debtAfter,
   });
   console.log(
-    `[figures] ${session.version}: ${transcript.userTurns} turns, ${transcript.stubbedOutputs} outputs offloaded, ${transcript.compactions} compactions, debt ${debtAfter} after paydown (loaded ${transcript.loadedTokens} of budget ${budget}); /ledger status:\n${chat}`,
+    `[figures] ${session.version}: ${transcript.userTurns} turns, ${offloadedHere} outputs offloaded (${transcript.stubbedOutputs} stubbed), ${transcript.compactions} compactions, debt ${debtAfter} after paydown (loaded ${transcript.loadedTokens} of budget ${budget}); /ledger status:\n${chat}`,
   );
   return transcript;
 }
