@@ -3,20 +3,14 @@ import path from "node:path";
 import { writeSyncedTemp } from "../fs/atomic-write.js";
 
 /**
- * Creates `target` with `data` unless it already exists. Writes a temp file in
- * the same directory, fsyncs it, then hard-links it to the final name:
- * `link` fails atomically with EEXIST, so an existing file is never replaced
- * and a reader never sees a partial file. The temp file is always removed.
- * Returns true when this call created the file.
+ * Creates `target` with `data` unless it already exists: a synced temp file in the same directory, hard-linked
+ * to the final name by {@link linkIfAbsent} (an existing file is never replaced, a reader never sees a partial
+ * one). The temp file is always removed. Returns true when this call created the file.
  */
 export async function createFileIfAbsent(target: string, data: Uint8Array | string): Promise<boolean> {
   const temp = await writeSyncedTemp(target, data);
   try {
-    await fsp.link(temp, target);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw err;
+    return await linkIfAbsent(temp, target);
   } finally {
     await fsp.unlink(temp).catch(() => undefined);
   }
