@@ -47,13 +47,13 @@ const HOST_FILES_LONGEST_FIRST = [
 const SOAK_FILES_LONGEST_FIRST = [
   "test/s3/reuse-race.test.ts",
   "test/reliability/hostile-input.test.ts",
-  "test/reliability/concurrency.soak.test.ts",
-  "test/reliability/clean-race.soak.test.ts",
   "test/reliability/crash.test.ts",
   "test/s3/migrate.test.ts",
-  "test/reliability/reclaim-kill.soak.test.ts",
-  "test/reliability/clean-late-writer.soak.test.ts",
+  "test/s3/crash-points.test.ts",
+  "test/s3/reuse-faults.test.ts",
   "test/s3/shared-gc.test.ts",
+  "test/reliability/reclaim-kill.soak.test.ts",
+  "test/s3/cli-commands.test.ts",
 ];
 
 /** Vitest's order, except that the host and soak projects' longest files start first. */

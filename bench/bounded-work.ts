@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { selectSlice } from "../src/artifacts/selectors.js";
+import { selectSlice } from "../src/artifacts/index.js";
 import { parseConfig } from "../src/config/parse-config.js";
 import { createEngine } from "../src/engine/create-engine.js";
 import { createLedgerRuntime } from "../src/runtime/ledger-runtime.js";

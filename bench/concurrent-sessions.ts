@@ -11,8 +11,7 @@
  * Not part of `npm test`: `npm run bench -- --only sessions` (`--quick`: 3 sessions of 20 turns).
  */
 import path from "node:path";
-import { createArtifactStore } from "../src/artifacts/store.js";
-import type { ArtifactStore } from "../src/artifacts/store-types.js";
+import { createArtifactStore, type ArtifactStore } from "../src/artifacts/index.js";
 import { parseHostCopy } from "../src/results/host-copy.js";
 import { artifactRoot } from "../src/state/paths.js";
 import { startGateway, type Gateway } from "../test/host/gateway.js";

@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { createArtifactStore } from "../src/artifacts/store.js";
+import { createArtifactStore } from "../src/artifacts/index.js";
 import { artifactRoot } from "../src/state/paths.js";
 import { startGateway, type Gateway } from "../test/host/gateway.js";
 import { createHostEnv, type HostEnv } from "../test/host/host-env.js";

@@ -169,7 +169,7 @@ function countingSection(c) {
 
 function storeSection(s) {
   const lines = [
-    `A blob is a sequence of independently gzipped chunks (1 MiB of content each) followed by an index (src/artifacts/chunk-index.ts); a selector reads and checks only the chunks it looks at.`,
+    `A blob is a sequence of independently gzipped chunks (1 MiB of content each) followed by an index (src/artifacts/format/chunk-index.ts); a selector reads and checks only the chunks it looks at.`,
     "",
     `Stash of a 150 KB output (${s.stash.sizeBytes} bytes; hash, gzip, temp write, fsync, link, meta), p50 over ${s.stash.ms.n} distinct outputs: **${s.stash.ms.p50} ms = ${s.stash.mbPerSec.p50} MB/s** (p5 ${s.stash.mbPerSec.p5}, p95 ${s.stash.mbPerSec.p95} MB/s); a deduplicated re-stash takes ${s.stash.dedupMs.p50} ms.`,
     "",
@@ -193,7 +193,7 @@ function storeSection(s) {
       ...(s.fullExec
         ? [
             "",
-            `Opt-in whole \`exec\` output (\`offload.fullExecOutput\`), ${(s.fullExec.outputBytes / 1_048_576).toFixed(1)} MB: the command under bash p50 ${s.fullExec.plainMs.p50} ms plain, ${s.fullExec.wrappedMs.p50} ms wrapped (the tee filter's Node start and copy).${s.fullExec.trivialWrappedMs ? ` A trivial command (\`echo hi\`): p50 ${s.fullExec.trivialPlainMs.p50} ms plain, **${s.fullExec.trivialWrappedMs.p50} ms wrapped** (p95 ${s.fullExec.trivialWrappedMs.p95} ms): the filter's start (setsid, then Node with \`--disable-sigusr1\`) is the whole difference.` : ""} The gateway's side, in a fresh process: the tee file stored in ${s.fullExec.stashMs} ms (**${s.fullExec.stashMbPerSec} MB/s**), peak RSS +${s.fullExec.capturePeakExtraMB} MB; linked to the host's copy as assemble does (the index reads the original to verify it) in ${s.fullExec.linkMs} ms, peak +${s.fullExec.linkPeakExtraMB} MB.`,
+            `Opt-in whole \`exec\` output (\`offload.fullExecOutput\`), ${(s.fullExec.outputBytes / 1_048_576).toFixed(1)} MB: the command under bash p50 ${s.fullExec.plainMs.p50} ms plain, ${s.fullExec.wrappedMs.p50} ms wrapped (the tee filter's Node start and copy).${s.fullExec.trivialWrappedMs ? ` A trivial command (\`echo hi\` under \`bash -c\`${s.fullExec.loadAvg === undefined ? "" : `, at load average ${s.fullExec.loadAvg}`}): p50 ${s.fullExec.trivialPlainMs.p50} ms plain, **${s.fullExec.trivialWrappedMs.p50} ms wrapped** (p95 ${s.fullExec.trivialWrappedMs.p95} ms)${s.fullExec.trivialCpuWrappedMs === undefined ? "" : `; in CPU time a call, which the machine's load does not inflate (bash's \`times\` over 20 runs), ${s.fullExec.trivialCpuPlainMs} ms plain and **${Math.round((s.fullExec.trivialCpuWrappedMs + s.fullExec.filterCpuMs) * 100) / 100} ms wrapped**: ${s.fullExec.trivialCpuWrappedMs} ms the shell and its plumbing, ${s.fullExec.filterCpuMs} ms the filter`}: the filter's start (\`setsid\`, \`env -i\`, then Node with \`--disable-sigusr1\`) is the whole difference.` : ""} The gateway's side, in a fresh process: the tee file stored in ${s.fullExec.stashMs} ms (**${s.fullExec.stashMbPerSec} MB/s**), peak RSS +${s.fullExec.capturePeakExtraMB} MB; linked to the host's copy as assemble does (the index reads the original to verify it) in ${s.fullExec.linkMs} ms, peak +${s.fullExec.linkPeakExtraMB} MB.`,
           ]
         : []),
       "",
@@ -333,12 +333,12 @@ export function derivedFindings(r) {
   if (st && !st.targets.fetchWorstSelectorP50Ms.pass) {
     const worst = st.fetch.selectors.reduce((a, b) => (b.ms.p50 > a.ms.p50 ? b : a));
     notes.push(
-      `Fetch from 10 MB: the slowest selector is \`${worst.selector}\` at p50 ${worst.ms.p50} ms, of which the selector alone on the text in memory takes ${worst.selectOnlyMs.p50} ms (src/artifacts/selectors.ts); the rest is reading and decoding chunks (a whole read of the blob: ${st.fetch.readVerifyMs.p50} ms).`,
+      `Fetch from 10 MB: the slowest selector is \`${worst.selector}\` at p50 ${worst.ms.p50} ms, of which the selector alone on the text in memory takes ${worst.selectOnlyMs.p50} ms (src/artifacts/selectors/selectors.ts); the rest is reading and decoding chunks (a whole read of the blob: ${st.fetch.readVerifyMs.p50} ms).`,
     );
   }
   if (st && !st.targets.stash150KBMBps.pass) {
     notes.push(
-      `Stash of 150 KB: p50 ${st.stash.ms.p50} ms end to end (a dedup hit costs ${st.stash.dedupMs.p50} ms). The time is a fixed cost per stash, not bytes: about 25 sequential libuv round trips (realpath checks of the folders, then open, write, chmod, fsync, close and link for the blob and again for the meta: src/artifacts/store.ts \`stashFrom\`); a 20 MB stash runs at ${st.bigStash?.byLevel[0].mbPerSec.p50 ?? "–"} MB/s.`,
+      `Stash of 150 KB: p50 ${st.stash.ms.p50} ms end to end (a dedup hit costs ${st.stash.dedupMs.p50} ms). The time is a fixed cost per stash, not bytes: about 25 sequential libuv round trips (realpath checks of the folders, then open, write, chmod, fsync, close and link for the blob and again for the meta: src/artifacts/store-core.ts \`stashFrom\`); a 20 MB stash runs at ${st.bigStash?.byLevel[0].mbPerSec.p50 ?? "–"} MB/s.`,
     );
   }
   if (l && !l.targets.firstCall50kMs.pass)

@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createS3Backend } from "../src/artifacts/s3-backend.js";
+import { createS3Backend } from "../src/artifacts/backends/s3-backend.js";
 import { createBackendStore } from "../src/artifacts/store-core.js";
 import { CEPH_INSTALL_COMMAND, cephAvailable, createRgwBucket, startCephRgw } from "../test/support/ceph-rgw.js";
 import { captured } from "./latency.mjs";

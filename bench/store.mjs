@@ -9,11 +9,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { artifactPaths } from "../dist/src/artifacts/blob-path.js";
-import { formatHandle, sha256Hex } from "../dist/src/artifacts/handle.js";
-import { ARTIFACT_META_SCHEMA } from "../dist/src/artifacts/meta.js";
-import { selectSlice } from "../dist/src/artifacts/selectors.js";
-import { createArtifactStore } from "../dist/src/artifacts/store.js";
+import { artifactPaths } from "../dist/src/artifacts/format/blob-path.js";
+import { ARTIFACT_META_SCHEMA } from "../dist/src/artifacts/format/meta.js";
+import { createArtifactStore, formatHandle, selectSlice, sha256Hex } from "../dist/src/artifacts/index.js";
 import { check, round, summarize, timeRuns } from "./lib/stats.mjs";
 
 const MB = 1_048_576;
@@ -152,13 +150,33 @@ async function* bigLog() {
   }
 }
 
+const shellQuote = (text) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * CPU time (user + system, ms) of each command in `commands` run by `bash -c` one after another, from bash's
+ * `times` for its children: unlike wall time, it does not grow with the machine's load. A process a command
+ * leaves to run on its own (the wrapper's filter) is not a child any more when it ends: not counted.
+ */
+function childCpuMsEach(commands) {
+  const quote = shellQuote;
+  const script = `${commands.map((c) => `bash -c ${quote(c)} >/dev/null`).join("\n")}\ntimes`;
+  const r = spawnSync("bash", ["-c", script], { encoding: "utf8" });
+  // `times` prints the shell's own user and system time, then its children's: "0m0.580s 0m0.340s".
+  const children = r.stdout.trim().split("\n").at(-1) ?? "";
+  const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map(([, m, sec]) => Number(m) * 60 + Number(sec));
+  if (r.status !== 0 || seconds.length !== 2) throw new Error(`full exec bench: no times from bash: ${r.stderr}`);
+  return ((seconds[0] + seconds[1]) * 1000) / commands.length;
+}
+
 /**
  * A 20 MB `exec` output with `offload.fullExecOutput`: the command run by bash as the gateway runs it,
  * plain and wrapped (the tee's cost to the command), then the gateway's side in a fresh process. Also a
- * trivial command (`echo hi`) plain and wrapped: the filter's start (setsid, Node) is the whole of the
- * difference there.
+ * trivial command (`echo hi`) plain and wrapped, in wall and in CPU time: the filter's start (setsid,
+ * Node) is the whole of the difference there; and the gateway's check that the shell parses a command
+ * before it wraps it (`<shell> -n`), for `echo hi` and for a 120 KB command.
  */
-async function fullExecBench(dir, reps) {
+export async function fullExecBench(dir, reps) {
+  const loadAvg = Math.round(os.loadavg()[0] * 100) / 100;
   const { wrapCommand } = await import("../dist/src/capture/full-exec/wrap-command.js");
   const { createTeeFile } = await import("../dist/src/capture/full-exec/tee-files.js");
   const { resolveFilterLauncher } = await import("../dist/src/capture/full-exec/filter-launcher.js");
@@ -191,15 +209,45 @@ async function fullExecBench(dir, reps) {
     const teeFile = await createTeeFile(path.join(dir, "tee-trivial"));
     trivialWrapped.push(runShell(wrap("echo hi", teeFile)).ms);
   }
+  const cpuRuns = 20;
+  const trivialCpuPlainMs = round(childCpuMsEach(Array.from({ length: cpuRuns }, () => "echo hi")));
+  const cpuTees = [];
+  for (let r = 0; r < cpuRuns; r++) cpuTees.push(await createTeeFile(path.join(dir, "tee-cpu")));
+  const trivialCpuWrappedMs = round(childCpuMsEach(cpuTees.map((teeFile) => wrap("echo hi", teeFile))));
+  // The filter's own processes, as the wrapper starts them but waited for here, reading an empty stream.
+  const filterStart = (teeFile) =>
+    [
+      launcher.setsidPath,
+      launcher.shPath,
+      "-c",
+      'exec 3>&-; exec "$@"',
+      "sh",
+      launcher.envPath,
+      "-i",
+      launcher.nodePath,
+      "--disable-sigusr1",
+      launcher.filterPath,
+      teeFile,
+      String(64 * MB),
+    ]
+      .map((word) => (word.startsWith("-") ? word : shellQuote(word)))
+      .join(" ") + " </dev/null";
+  const filterTees = [];
+  for (let r = 0; r < cpuRuns; r++) filterTees.push(await createTeeFile(path.join(dir, "tee-filter")));
+  const filterCpuMs = round(childCpuMsEach(filterTees.map(filterStart)));
   const hostCopyFile = path.join(dir, "host-copy.txt");
   await writeFile(hostCopyFile, out.subarray(-200_000).toString("utf8"));
   const child = runChild(["tee", path.join(dir, "state"), file, hostCopyFile]);
   return {
+    loadAvg,
     outputBytes: out.length,
     plainMs: summarize(plain),
     wrappedMs: summarize(wrapped),
     trivialPlainMs: summarize(trivialPlain),
     trivialWrappedMs: summarize(trivialWrapped),
+    trivialCpuPlainMs,
+    trivialCpuWrappedMs,
+    filterCpuMs,
     ...child,
   };
 }
@@ -355,7 +403,7 @@ export async function runStoreBench(options = {}) {
     log(`stashFile 20 MB (level 1): p50 ${big.stashFileMbPerSec.p50} MB/s (p5 ${big.stashFileMbPerSec.p5})`);
     const fullExec = await fullExecBench(path.join(dir, "full-exec"), options.bigStashReps ?? 3);
     log(
-      `full exec capture of ${(fullExec.outputBytes / MB).toFixed(1)} MB: the command p50 ${fullExec.plainMs.p50} ms plain, ${fullExec.wrappedMs.p50} ms wrapped; \`echo hi\` p50 ${fullExec.trivialPlainMs.p50} ms plain, ${fullExec.trivialWrappedMs.p50} ms wrapped; the gateway's side: stored in ${fullExec.stashMs} ms (${fullExec.stashMbPerSec} MB/s), peak +${fullExec.capturePeakExtraMB} MB; linked to the host's copy in ${fullExec.linkMs} ms, peak +${fullExec.linkPeakExtraMB} MB`,
+      `full exec capture of ${(fullExec.outputBytes / MB).toFixed(1)} MB: the command p50 ${fullExec.plainMs.p50} ms plain, ${fullExec.wrappedMs.p50} ms wrapped; \`echo hi\` p50 ${fullExec.trivialPlainMs.p50} ms plain, ${fullExec.trivialWrappedMs.p50} ms wrapped, CPU ${fullExec.trivialCpuPlainMs} ms plain, ${fullExec.trivialCpuWrappedMs} ms wrapped + ${fullExec.filterCpuMs} ms the filter; the gateway's side: stored in ${fullExec.stashMs} ms (${fullExec.stashMbPerSec} MB/s), peak +${fullExec.capturePeakExtraMB} MB; linked to the host's copy in ${fullExec.linkMs} ms, peak +${fullExec.linkPeakExtraMB} MB`,
     );
     const fetch = await fetchBench(path.join(dir, "fetch"), options.fetchReps ?? 15, OUTPUT_KINDS, createRng);
     for (const r of fetch.selectors)

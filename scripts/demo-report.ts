@@ -108,7 +108,7 @@ export function formatTable(rows: readonly DemoRow[]): string {
     "turn",
     "engine",
     "status",
-    "prompt tokens",
+    "largest prompt",
     "requests",
     "clamped",
     "transcript",

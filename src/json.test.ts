@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { safeJson, tryParseJson } from "./json.js";
+import { isLedgerError } from "./errors.js";
+import { parseJsonOrThrow, safeJson, tryParseJson } from "./json.js";
 
 describe("tryParseJson", () => {
   it("gives the value of JSON text, null included", () => {
@@ -12,6 +13,22 @@ describe("tryParseJson", () => {
     expect(tryParseJson('{"a":1')).toBeUndefined();
     expect(tryParseJson("")).toBeUndefined();
     expect(tryParseJson("undefined")).toBeUndefined();
+  });
+});
+
+describe("parseJsonOrThrow", () => {
+  it("gives the value of JSON text, and for other text throws the given code with the parser's reason", () => {
+    expect(parseJsonOrThrow('{"a":[1]}', "state_corrupt", () => "unused")).toEqual({ a: [1] });
+    let thrown: unknown;
+    try {
+      parseJsonOrThrow('{"a":', "selector_invalid", (reason) => `Expected JSON, got ${reason}`);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(isLedgerError(thrown, "selector_invalid")).toBe(true);
+    expect((thrown as Error).message).toMatch(/^Expected JSON, got .+/);
+    expect((thrown as Error).message).not.toBe("Expected JSON, got ");
+    expect((thrown as Error).cause).toBeInstanceOf(SyntaxError);
   });
 });
 

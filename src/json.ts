@@ -1,3 +1,5 @@
+import { LedgerError, type LedgerErrorCode } from "./errors.js";
+
 /**
  * Parses JSON text, or gives `undefined` when it is not JSON (JSON itself never
  * yields `undefined`, so the answer is unambiguous). For input whose failure is an
@@ -9,6 +11,18 @@ export function tryParseJson(text: string): unknown {
     return JSON.parse(text) as unknown;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Parses JSON text whose failure is an error: a {@link LedgerError} with `code` and the message `expected(reason)`
+ * (`reason`: what the parser said), the parser's error as its cause.
+ */
+export function parseJsonOrThrow(text: string, code: LedgerErrorCode, expected: (reason: string) => string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new LedgerError(code, expected((err as Error).message), { cause: err });
   }
 }
 

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempDir } from "../test/support/temp-dir.js";
-import { createArtifactStore } from "./artifacts/store.js";
+import { createArtifactStore } from "./artifacts/index.js";
 import plugin from "./plugin.js";
 import type { LedgerTool, LedgerToolContext } from "./retrieval/tools.js";
 import { artifactRoot } from "./state/paths.js";

@@ -12,3 +12,6 @@ export const ENGINE_ID = "context-ledger";
 export function processWideKey(name: string): symbol {
   return Symbol.for(`context-ledger.${name}@${PLUGIN_VERSION}`);
 }
+
+/** The file `npm pack` makes of this version (`<package name>-<version>.tgz`), which operators install from. */
+export const PACKED_TARBALL = `openclaw-context-ledger-${PLUGIN_VERSION}.tgz`;

@@ -1,38 +1,15 @@
 import path from "node:path";
-import { createGatewayRegistry, type GatewayRegistry } from "./gateway-registry.js";
-import { createGcGuard, type GcGuard } from "./gc-guard.js";
-import { createS3Backend } from "./s3-backend.js";
-import { runSharedGc } from "./shared-gc.js";
+import { createGatewayRegistry, type GatewayRegistry } from "./gc/gateway-registry.js";
+import { createGcGuard, type GcGuard } from "./gc/gc-guard.js";
+import type { StoreBackend } from "./backends/backend-types.js";
+import { isRemoteStore, type StoreBackendSettings } from "./backends/backend-settings.js";
+import { openBucket } from "./backends/configured-backend.js";
+import { runSharedGc } from "./gc/shared-gc.js";
 import { createBackendStore, type ArtifactStoreOptions } from "./store-core.js";
 import { createArtifactStore } from "./store.js";
-import { blobKey, hexOfBlobKey, hexOfMetaKey, metaKey } from "./store-keys.js";
-import type { ArtifactStore } from "./store-types.js";
-import { createTieredBackend, type SpoolBacklog, type TieredBackend } from "./tiered-backend.js";
-
-/** Where an agent's artifacts live (the `store` section of the config). */
-export interface StoreBackendSettings {
-  backend: "file" | "s3";
-  s3?: {
-    endpoint?: string;
-    bucket: string;
-    prefix: string;
-    region: string;
-    pathStyle: boolean;
-    /** Name of the environment variable with the access key id. */
-    accessKeyIdEnv: string;
-    /** Name of the environment variable with the secret access key. */
-    signingKeyEnv: string;
-    timeoutMs: number;
-    /** Objects written less than this long ago are never removed by gc. @default 86400000 */
-    gcGraceMs?: number;
-    /** A gateway silent for this long blocks every removal. @default 604800000 */
-    gatewayStaleMs?: number;
-    /** Not in the config: tests shorten the cite lag of a shared gc. @default DEFAULT_CITE_LAG_MS */
-    citeLagMs?: number;
-  };
-  spoolBytes: number;
-  cacheBytes: number;
-}
+import { blobKey, hexOfBlobKey, hexOfMetaKey, metaKey } from "./format/store-keys.js";
+import type { ArtifactStore } from "./store/store-types.js";
+import { createTieredBackend, type SpoolBacklog, type TieredBackend } from "./backends/tiered-backend.js";
 
 /** Options of {@link openArtifactStore}. */
 export interface OpenStoreOptions extends ArtifactStoreOptions {
@@ -73,12 +50,19 @@ const CLAIM_COOLDOWN_MS = 5_000;
 
 /**
  * A reuse of the stored blob `hex` made safe against every gc: a durable touch first, then a look for a removal
- * announcement. True when the reuse may count on the stored copy.
+ * announcement, then for the blob itself. A gc withdraws its announcement once it removed what it named, so a
+ * writer that touched after the gc's last read finds either the announcement or the blob gone. True when the reuse
+ * may count on the stored copy.
  */
-function reuseClaim(registry: GatewayRegistry, guard: GcGuard): (hex: string) => Promise<boolean> {
+function reuseClaim(
+  registry: GatewayRegistry,
+  guard: GcGuard,
+  remote: StoreBackend,
+): (hex: string) => Promise<boolean> {
   return async (hex) => {
     await registry.touch(hex);
-    return !(await guard.announced(hex));
+    if (await guard.announced(hex)) return false;
+    return (await remote.head(blobKey(hex))) !== undefined;
   };
 }
 
@@ -94,31 +78,21 @@ const TURN_TIMEOUT_MS = 2_000;
  */
 export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
   const { settings, agentSegment, env = process.env, onUploadState, ...storeOptions } = options;
-  if (settings?.backend !== "s3" || !settings.s3) return { store: createArtifactStore(storeOptions) };
-  const s3 = settings.s3;
-  const accessKeyId = env[s3.accessKeyIdEnv];
-  const secretAccessKey = env[s3.signingKeyEnv];
-  const base = {
-    endpoint: s3.endpoint,
-    bucket: s3.bucket,
-    prefix: `${s3.prefix}/agents/${agentSegment}`,
-    region: s3.region,
-    pathStyle: s3.pathStyle,
-    ...(accessKeyId && secretAccessKey
-      ? { credentials: { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN } }
-      : {}),
-  };
+  const s3 = settings && isRemoteStore(settings) ? settings.s3 : undefined;
+  if (!settings || !s3) return { store: createArtifactStore(storeOptions) };
+  const under = `agents/${agentSegment}`;
+  const turnRemote = openBucket(settings, under, { env, timeoutCapMs: TURN_TIMEOUT_MS, maxAttempts: 1 });
+  const bucket = openBucket(settings, under, { env });
   const root = path.resolve(storeOptions.root);
   const citeLagMs = s3.citeLagMs ?? DEFAULT_CITE_LAG_MS;
-  const turnRemote = createS3Backend({ ...base, timeoutMs: Math.min(TURN_TIMEOUT_MS, s3.timeoutMs), maxAttempts: 1 });
-  const bucket = createS3Backend({ ...base, timeoutMs: s3.timeoutMs });
   const gateways = createGatewayRegistry({ backend: bucket, root, citeLagMs });
   const guard = createGcGuard(bucket);
   const turnClaim = reuseClaim(
     createGatewayRegistry({ backend: turnRemote, root, citeLagMs }),
     createGcGuard(turnRemote),
+    turnRemote,
   );
-  const uploadClaim = reuseClaim(gateways, guard);
+  const uploadClaim = reuseClaim(gateways, guard, bucket);
   let claimsDownUntil = 0;
   const tiered = createTieredBackend({
     root,
@@ -168,6 +142,7 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
     stash: (content, info) => (register(), inner.stash(content, info)),
     stashStream: (source, info) => (register(), inner.stashStream(source, info)),
     stashFile: (file, info) => (register(), inner.stashFile(file, info)),
+    pendingUploads: () => tiered.loadedBacklog(),
     // Another gateway may cite what this one does not: removing from a shared bucket needs every gateway's word.
     gc: (gcOptions = {}) =>
       runSharedGc(
@@ -188,4 +163,4 @@ export function openArtifactStore(options: OpenStoreOptions): OpenedStore {
   return { store, spool: tiered, gateways, settle };
 }
 
-export type { SpoolBacklog };
+export type { SpoolBacklog, StoreBackendSettings };

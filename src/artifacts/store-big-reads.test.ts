@@ -2,9 +2,9 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempDir } from "../../test/support/temp-dir.js";
-import { artifactPaths } from "./blob-path.js";
-import { readChunkLayout } from "./blob-reader.js";
-import { MAX_INDEX_MEMBER_BYTES } from "./chunk-index.js";
+import { artifactPaths } from "./format/blob-path.js";
+import { readChunkLayout } from "./format/blob-reader.js";
+import { MAX_INDEX_MEMBER_BYTES } from "./format/chunk-index.js";
 import { createArtifactStore } from "./store.js";
 
 const tmp = useTempDir("ledger-big-reads-");

@@ -6,27 +6,19 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { useTempDir } from "../../test/support/temp-dir.js";
-import { isLedgerError } from "../errors.js";
-import { artifactPaths, incomingDir } from "./blob-path.js";
-import { readChunkLayout } from "./blob-reader.js";
-import { cutPoint } from "./chunk-cut.js";
-import { ARTIFACT_META_SCHEMA } from "./meta.js";
-import { formatHandle, handleForBytes, sha256Hex } from "./handle.js";
-import { parseSelector, selectSlice, type Selector } from "./selectors.js";
+import { artifactPaths, incomingDir } from "./format/blob-path.js";
+import { readChunkLayout } from "./format/blob-reader.js";
+import { cutPoint } from "./format/chunk-cut.js";
+import { ARTIFACT_META_SCHEMA } from "./format/meta.js";
+import { formatHandle, handleForBytes, sha256Hex } from "./format/handle.js";
+import { parseSelector, selectSlice, type Selector } from "./selectors/selectors.js";
 import { createArtifactStore } from "./store.js";
+import { errorCodeOf } from "../../test/support/error-code.js";
 
 const tmp = useTempDir("ledger-chunked-");
 const root = (): string => path.join(tmp(), "artifacts");
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (isLedgerError(err)) return err.code;
-    throw err;
-  }
-  return "ok";
-}
+const code = errorCodeOf;
 
 const SELECTORS: Selector[] = [
   { kind: "headtail" },

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { useTempDir } from "../../test/support/temp-dir.js";
 import { describeStoreConformance } from "../../test/support/store-conformance.js";
-import { createFileBackend } from "./file-backend.js";
-import { createTieredBackend } from "./tiered-backend.js";
+import { createFileBackend } from "./backends/file-backend.js";
+import { createTieredBackend } from "./backends/tiered-backend.js";
 
 const tmp = useTempDir("ledger-conformance-");
 

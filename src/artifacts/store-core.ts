@@ -2,18 +2,25 @@ import { promises as fsp } from "node:fs";
 import { LRUCache } from "lru-cache";
 import { describeValue, isLedgerError, LedgerError } from "../errors.js";
 import { ensureDir } from "../fs/atomic-write.js";
-import type { StoreBackend } from "./backend-types.js";
-import { incomingDir } from "./blob-path.js";
-import { writeBlob, type ByteSource, type WrittenBlob } from "./blob-writer.js";
-import { DEFAULT_CHUNK_BYTES, MAX_CHUNK_BYTES } from "./chunk-cut.js";
-import { decodeBlob } from "./gzip-codec.js";
-import { formatHandle, parseHandle, sha256Hex } from "./handle.js";
-import type { JsonParseMemo } from "./json-bounded.js";
-import { ARTIFACT_META_SCHEMA, cleanOrigin, parseArtifactMeta, type ArtifactMeta } from "./meta.js";
-import { selectSlice } from "./selectors.js";
-import { readGcEpoch, runGc } from "./store-gc.js";
-import { BLOB_PREFIX, blobKey, hexOfMetaKey, META_PREFIX, metaKey } from "./store-keys.js";
-import { describeBlob, openBlob, readBlobBytes, selectFromBlob, verifyBlob, type OpenBlob } from "./store-read.js";
+import type { StoreBackend } from "./backends/backend-types.js";
+import { incomingDir } from "./format/blob-path.js";
+import { writeBlob, type ByteSource, type WrittenBlob } from "./format/blob-writer.js";
+import { DEFAULT_CHUNK_BYTES, MAX_CHUNK_BYTES } from "./format/chunk-cut.js";
+import { decodeBlob } from "./format/gzip-codec.js";
+import { formatHandle, parseHandle, sha256Hex } from "./format/handle.js";
+import type { JsonParseMemo } from "./selectors/json-bounded.js";
+import { ARTIFACT_META_SCHEMA, cleanOrigin, parseArtifactMeta, type ArtifactMeta } from "./format/meta.js";
+import { selectSlice } from "./selectors/selectors.js";
+import { readGcEpoch, runGc } from "./gc/store-gc.js";
+import { BLOB_PREFIX, blobKey, hexOfMetaKey, META_PREFIX, metaKey } from "./format/store-keys.js";
+import {
+  describeBlob,
+  openBlob,
+  readBlobBytes,
+  selectFromBlob,
+  verifyBlob,
+  type OpenBlob,
+} from "./store/store-read.js";
 import type {
   ArtifactStore,
   GcOptions,
@@ -22,10 +29,10 @@ import type {
   StashSource,
   StoreFullInfo,
   StoreStats,
-} from "./store-types.js";
-import { runVerifyAll } from "./store-verify.js";
-import { TextCache } from "./text-cache.js";
-import { asByteStream, openSourceFile, readFileChunks } from "./stash-source.js";
+} from "./store/store-types.js";
+import { runVerifyAll } from "./store/store-verify.js";
+import { TextCache } from "./store/decoded-text-lru.js";
+import { asByteStream, openSourceFile, readFileChunks } from "./store/stash-source.js";
 
 /** Metas a store object keeps (a few hundred bytes each); a meta is written once and never changed. */
 const MAX_CACHED_METAS = 20_000;
@@ -100,7 +107,7 @@ export function createBackendStore(backend: StoreBackend, options: ArtifactStore
   const textCache = new TextCache(options.textCacheBytes ?? 64 * 1024 * 1024);
   // The last `json` selector parse: the model often walks one artifact with several paths in a row.
   const jsonMemo: JsonParseMemo = {};
-  // Reading 500 metas was most of a session search (250 of 470 ms): each is read once per store object.
+  // A session search reads every meta, and reading them is most of its cost: each is read once per store object.
   const metas = new LRUCache<string, ArtifactMeta>({ max: MAX_CACHED_METAS });
   // Blobs read and checked whole in this process, by hex, with the index they had (see verifyWholeBeforeRanges).
   const wholeChecked = new LRUCache<string, string>({ max: MAX_CACHED_METAS });

@@ -3,9 +3,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempDir } from "../../test/support/temp-dir.js";
 import { isLedgerError } from "../errors.js";
-import { artifactPaths } from "./blob-path.js";
-import { writeBlob } from "./blob-writer.js";
-import type { Selector } from "./selectors.js";
+import { artifactPaths } from "./format/blob-path.js";
+import { writeBlob } from "./format/blob-writer.js";
+import type { Selector } from "./selectors/selectors.js";
 import { createArtifactStore } from "./store.js";
 
 const tmp = useTempDir("ledger-forged-");

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isLedgerError } from "../errors.js";
 import { TEMP_PREFIX } from "../fs/atomic-write.js";
-import { artifactPaths } from "./blob-path.js";
+import { artifactPaths } from "./format/blob-path.js";
 import { createArtifactStore } from "./store.js";
 
 const DAY = 86_400_000;

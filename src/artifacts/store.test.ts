@@ -3,11 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isLedgerError } from "../errors.js";
 import { TEMP_PREFIX } from "../fs/atomic-write.js";
-import { artifactPaths } from "./blob-path.js";
-import { handleForBytes, HANDLE_PREFIX } from "./handle.js";
+import { artifactPaths } from "./format/blob-path.js";
+import { handleForBytes, HANDLE_PREFIX } from "./format/handle.js";
 import { createArtifactStore } from "./store.js";
+import { errorCodeOf } from "../../test/support/error-code.js";
 
 let tmp: string;
 let root: string;
@@ -19,15 +19,7 @@ afterEach(async () => {
   await fsp.rm(tmp, { recursive: true, force: true });
 });
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (isLedgerError(err)) return err.code;
-    throw err;
-  }
-  return "ok";
-}
+const code = errorCodeOf;
 
 const LOG = Array.from(
   { length: 400 },

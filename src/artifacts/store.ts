@@ -1,7 +1,7 @@
 import path from "node:path";
-import { createFileBackend } from "./file-backend.js";
+import { createFileBackend } from "./backends/file-backend.js";
 import { createBackendStore, type ArtifactStoreOptions } from "./store-core.js";
-import type { ArtifactStore } from "./store-types.js";
+import type { ArtifactStore } from "./store/store-types.js";
 
 export type { ArtifactStoreOptions } from "./store-core.js";
 

@@ -1,7 +1,7 @@
 import { clearToolResult, stripThinking, stubSummaryOf, textChars } from "../results/clear-tool-results.js";
 import { toolNamesMatcher } from "../config/tool-names.js";
 import { toolNameOf } from "../host/messages.js";
-import { firstHandle } from "../artifacts/handle.js";
+import { firstHandle } from "../artifacts/index.js";
 import type { AgentSettings } from "../config/schema.js";
 import { blocksOf, roleOf, textOf } from "../host/messages.js";
 import { summarizeOutput } from "../results/summarize-output.js";

@@ -49,6 +49,11 @@ export interface SummaryRequest {
    * room is no measure of the host's window, so the user messages are quoted whole whatever it holds.
    */
   budgetRaised?: boolean;
+  /**
+   * `messages` is the engine's own view handed back inside a turn (2026.9.x), not the transcript: the block is
+   * rendered from a copy of the record brought up to it, and the record itself is left as the transcript showed it.
+   */
+  handedBack?: boolean;
 }
 
 /** The summary block of one view (no text: nothing injected) and its exact tokens. */
@@ -64,6 +69,8 @@ export interface ViewSummary {
 /** What the model is about to see, for `context-ledger view` and `/ledger view`. */
 export interface ViewSnapshot {
   turn: number;
+  /** The history the model is shown, before shaping (what the prompt contract's user-message clause reads). */
+  shown: readonly unknown[];
   kept: readonly unknown[];
   keptIndexes: readonly number[];
   tokensOf: (i: number) => number;

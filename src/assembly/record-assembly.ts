@@ -68,6 +68,7 @@ export function recordAssembly(
   // What `context-ledger view` and `/ledger view` show: written in the background, flushed on dispose.
   ports.recordView(settings, identity, {
     turn: state.turns + 1,
+    shown: call.messages,
     kept,
     keptIndexes: keptIdx,
     tokensOf: (i) => table.tokens(i, clearBefore),

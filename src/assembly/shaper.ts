@@ -5,7 +5,7 @@ import { blocksOf, roleOf, toolResultIdOf } from "../host/messages.js";
 import type { SessionIdentity } from "../host/normalize.js";
 import type { LedgerServices } from "../runtime/services.js";
 import { resolveToolPolicy } from "../config/tool-names.js";
-import { firstHandle } from "../artifacts/handle.js";
+import { firstHandle } from "../artifacts/index.js";
 import { planToolResultShape, shapeLimitsOf, stubForText, type PendingStash } from "../results/shape-tool-result.js";
 import type { FindCapturedOriginal } from "./ports.js";
 import { stateSlot } from "../runtime/state-slots.js";

@@ -7,7 +7,7 @@
  * registered, 2026.6.11-2026.9.6 cut every result to 100,000 chars for everyone
  * (`sanitizeToolResultForMiddleware`), the model and the transcript included.
  */
-import { countLines } from "../artifacts/meta.js";
+import { countLines, isRemoteStore } from "../artifacts/index.js";
 import { HOST_LINES, hostLineOf } from "../host/host-lines.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import { LEDGER_MARKER } from "../host/messages.js";
@@ -112,7 +112,7 @@ export async function captureToolCall(
     // Assembly links a capture only when its original is on this disk (a synchronous read). A blob another gateway
     // put in the shared bucket is not: one read brings it into the local cache, or the host's copy of the output
     // would be stored again beside it.
-    if (!created && settings.store.backend === "s3") await store.readText(handle).catch(() => undefined);
+    if (!created && isRemoteStore(settings.store)) await store.readText(handle).catch(() => undefined);
     await captures(agentId).record({
       toolCallId: call.toolCallId,
       toolName: call.toolName,

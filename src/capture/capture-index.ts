@@ -1,11 +1,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { LRUCache } from "lru-cache";
 import path from "node:path";
-import { sha256Hex } from "../artifacts/handle.js";
+import { sha256Hex, readArtifactTextSync } from "../artifacts/index.js";
 import { LedgerError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { agentRoot, artifactRoot, encodeSegment } from "../state/paths.js";
-import { readArtifactTextSync } from "../artifacts/read-text-sync.js";
 import { matchHostCopy } from "../results/host-copy.js";
 import { toolCallIdMatcher } from "./tool-call-id.js";
 import type { LedgerServices } from "../runtime/services.js";

@@ -1,6 +1,4 @@
-import { sha256Hex } from "../artifacts/handle.js";
-import type { ArtifactStore } from "../artifacts/store-types.js";
-import { countLines } from "../artifacts/meta.js";
+import { sha256Hex, type ArtifactStore, countLines } from "../artifacts/index.js";
 import type { AgentSettings } from "../config/schema.js";
 import { LEDGER_MARKER, roleOf, textOf, toolResultIdOf } from "../host/messages.js";
 import { isOversized } from "../results/shape-tool-result.js";

@@ -2,7 +2,7 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createArtifactStore } from "../artifacts/store.js";
+import { createArtifactStore } from "../artifacts/index.js";
 import { agentRoot, artifactRoot } from "../state/paths.js";
 import { hostFunction, installedHostDists } from "../../test/support/host-dist.js";
 import {

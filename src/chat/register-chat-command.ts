@@ -1,5 +1,11 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
-import { CHAT_COMMAND_NAME, runChatCommand, type ChatCommandContext, type ChatCommandDeps } from "./ledger-command.js";
+import {
+  CHAT_COMMAND_NAME,
+  CHAT_DESCRIPTION,
+  runChatCommand,
+  type ChatCommandContext,
+  type ChatCommandDeps,
+} from "./ledger-command.js";
 
 // register() runs once per agent context and on hot reload, each time with an api bound to a
 // registry; registering twice on the same api would be refused by the host ("already registered").
@@ -11,7 +17,7 @@ export function registerChatCommand(api: OpenClawPluginApi, deps: ChatCommandDep
   registered.add(api);
   api.registerCommand({
     name: CHAT_COMMAND_NAME,
-    description: "context-ledger: /ledger status | view | fetch HANDLE lines A-B",
+    description: CHAT_DESCRIPTION,
     acceptsArgs: true,
     handler: async (ctx: ChatCommandContext) => runChatCommand(deps, ctx),
   });

@@ -1,6 +1,6 @@
 import { PREVIEW_REDACT_WINDOW } from "../results/preview.js";
 import { LRUCache } from "lru-cache";
-import { findHandles } from "../artifacts/handle.js";
+import { findHandles } from "../artifacts/index.js";
 import { parseStubHandle } from "../results/stub.js";
 import type { AgentSettings } from "../config/schema.js";
 import { errorMessage } from "../errors.js";
@@ -10,6 +10,7 @@ import type { LedgerServices } from "../runtime/services.js";
 import type { ViewMessage, ViewOffload, ViewRecord } from "../state/view-record.js";
 import type { ViewSnapshot } from "../assembly/ports.js";
 import { stateSlot } from "../runtime/state-slots.js";
+import { citedHandles, judgeContract, type AssembledPrompt } from "./view-contract.js";
 
 /** What recording a view uses: the view writer, the store's metas, redaction, its caches. */
 export type SnapshotDeps = Pick<LedgerServices, "root" | "store" | "redact" | "views" | "logger" | "state">;
@@ -37,7 +38,7 @@ function isStandIn(text: string): boolean {
   return parseStubHandle(text) !== undefined || text.trimStart().startsWith(`${LEDGER_MARKER} cleared]`);
 }
 
-function describe(deps: SnapshotDeps, m: unknown, settings: AgentSettings): Described {
+function viewRowOf(deps: SnapshotDeps, m: unknown, settings: AgentSettings): Described {
   const described = deps.state.get(DESCRIBED);
   const memo = m && typeof m === "object" ? described.get(m) : undefined;
   if (memo?.settings === settings) return memo.row;
@@ -116,13 +117,23 @@ export function recordViewSnapshot(
     const from = Math.max(0, input.kept.length - MAX_RECORDED_MESSAGES);
     for (let k = from; k < input.kept.length; k++) {
       const index = input.keptIndexes[k] ?? k;
-      const { role, ...rest } = describe(deps, input.kept[k], settings);
+      const { role, ...rest } = viewRowOf(deps, input.kept[k], settings);
       messages.push({ index, role, tokens: input.tokensOf(index), ...rest });
     }
     // Outputs offloaded before this assembly (by an earlier one, or stubs paydown wrote into the host's
     // transcript) are offloaded too: the kept tool results that cite a handle name them.
     const cited = messages.filter((m) => m.offloaded === true).flatMap((m) => m.handles ?? []);
     const offloaded = await offloadsOfView(deps, identity.agentId, new Set([...input.handles, ...cited]));
+    const prompt: AssembledPrompt = {
+      shown: input.shown,
+      kept: input.kept,
+      keptIndexes: input.keptIndexes,
+      summaryText: input.summary.text,
+    };
+    const citedByPrompt = citedHandles(prompt);
+    const stored = new Set<string>();
+    for (const o of await offloadsOfView(deps, identity.agentId, citedByPrompt))
+      if (o.bytes !== null) stored.add(o.handle);
     const record: Omit<ViewRecord, "schema"> = {
       agentId: identity.agentId,
       sessionKey: identity.sessionKey,
@@ -138,6 +149,7 @@ export function recordViewSnapshot(
         ? { text: deps.redact(settings, input.summary.text), tokens: input.summary.tokens }
         : null,
       debt: input.debt,
+      contract: judgeContract(prompt, citedByPrompt, (handle) => stored.has(handle)),
     };
     await deps.views.save(deps.root, record);
   })().catch((err: unknown) => {

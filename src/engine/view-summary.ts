@@ -107,8 +107,13 @@ async function ownSummary(
     messages: input.messages,
     redact,
     userChars,
+    seal: input.handedBack !== true,
   });
-  const entry = await saveSummary(deps, opened, advanced);
+  // A record brought up to a handed-back view counts that view's indexes, not the transcript's: saved, the next
+  // turn's transcript would roll it back to the front and tell every turn again.
+  const renders: CachedSummary["renders"] = input.handedBack
+    ? new Map()
+    : (await saveSummary(deps, opened, advanced)).renders;
   const standing = deps.state.get(STANDING_BLOCKS);
   const windowKey = `${opened.file}|${target}|${frontier ?? ""}|${advanced.users.length}`;
   const room = {
@@ -119,7 +124,7 @@ async function ownSummary(
   const block = renderWithinRoom(settings, room, {
     ...advanced,
     userChars,
-    renders: entry.renders,
+    renders,
     target,
     redact,
     standing,
@@ -228,9 +233,11 @@ async function advanceSummary(
     messages: readonly unknown[];
     redact: (t: string) => string;
     userChars: number;
+    /** Seal a checkpoint pack when the rendering condenses turns no pack holds yet. */
+    seal: boolean;
   },
 ): Promise<{ state: SummaryState; before: string; render: SummaryRender; users: NumberedUserTurn[] }> {
-  const { opened, target, frontier, messages, redact, userChars } = step;
+  const { opened, target, frontier, messages, redact, userChars, seal } = step;
   const before = summaryKey(opened.opened.state);
   const store = deps.store(identity.agentId);
   const brought = await bringSummaryUpTo(opened.opened.state, messages, target, async (handle) =>
@@ -240,7 +247,7 @@ async function advanceSummary(
   const users = userTurnsBefore(brought.users, target);
   const render = summaryRenderer(state, redact, users, userChars);
   const { maxInjectedChars } = settings.summary;
-  if (summaryKey(state) === before || !render(maxInjectedChars).needsCheckpoint)
+  if (!seal || summaryKey(state) === before || !render(maxInjectedChars).needsCheckpoint)
     return { state, before, render, users };
   const sealed = await sealCheckpoint(state, {
     frontierIndex: target,

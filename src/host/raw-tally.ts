@@ -139,14 +139,7 @@ export function turnReading(earlier: DebtReading, later: DebtReading): DebtReadi
         : earlier;
   const raw = later.rawHistoryTokens >= earlier.rawHistoryTokens ? later : earlier;
   return {
-    at: later.at,
-    rawHistoryTokens: raw.rawHistoryTokens,
-    assembledTokens: main.assembledTokens,
-    promptBudget: main.promptBudget,
-    debtTokens: Math.max(0, raw.rawHistoryTokens - main.promptBudget),
-    reducibleChars: raw.reducibleChars,
-    ...(later.turn !== undefined ? { turn: later.turn } : {}),
-    ...(later.userTurn !== undefined ? { userTurn: later.userTurn } : {}),
+    ...debtReading(later.at, raw, main, later),
     assembles: (earlier.assembles ?? 1) + (later.assembles ?? 1),
     minPromptBudget: Math.min(
       earlier.minPromptBudget ?? earlier.promptBudget,
@@ -195,17 +188,25 @@ export interface DebtInput {
 /** Brings the tally up to date and reads the maintenance debt from it. */
 export function readDebt(input: DebtInput): { tally: RawTally; debt: DebtReading } {
   const tally = advanceTally(input.raw, input.history, input.minEntryChars);
+  const history = { rawHistoryTokens: tally.tokens, reducibleChars: tally.reducibleChars };
+  return { tally, debt: debtReading(new Date().toISOString(), history, input, input) };
+}
+
+/** A reading from its figures: the debt is the raw history beyond the prompt budget. */
+function debtReading(
+  at: string,
+  history: Pick<DebtReading, "rawHistoryTokens" | "reducibleChars">,
+  prompt: Pick<DebtReading, "assembledTokens" | "promptBudget">,
+  turns: Pick<DebtReading, "turn" | "userTurn">,
+): DebtReading {
   return {
-    tally,
-    debt: {
-      at: new Date().toISOString(),
-      rawHistoryTokens: tally.tokens,
-      assembledTokens: input.assembledTokens,
-      promptBudget: input.promptBudget,
-      debtTokens: Math.max(0, tally.tokens - input.promptBudget),
-      reducibleChars: tally.reducibleChars,
-      ...(input.turn !== undefined ? { turn: input.turn } : {}),
-      ...(input.userTurn !== undefined ? { userTurn: input.userTurn } : {}),
-    },
+    at,
+    rawHistoryTokens: history.rawHistoryTokens,
+    assembledTokens: prompt.assembledTokens,
+    promptBudget: prompt.promptBudget,
+    debtTokens: Math.max(0, history.rawHistoryTokens - prompt.promptBudget),
+    reducibleChars: history.reducibleChars,
+    ...(turns.turn !== undefined ? { turn: turns.turn } : {}),
+    ...(turns.userTurn !== undefined ? { userTurn: turns.userTurn } : {}),
   };
 }

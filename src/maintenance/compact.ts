@@ -1,4 +1,4 @@
-import { handleForBytes } from "../artifacts/handle.js";
+import { handleForBytes } from "../artifacts/index.js";
 import type { WindowPlan } from "../window/planner.js";
 import type { AgentSettings } from "../config/schema.js";
 import { errorMessage, LedgerError } from "../errors.js";

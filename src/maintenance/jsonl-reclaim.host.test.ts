@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadHostSessionManager } from "../../test/support/host-session-manager.js";
 import { jsonlOf, rewrittenSession } from "../../test/support/rewritten-session.js";
-import { createArtifactStore } from "../artifacts/store.js";
+import { createArtifactStore } from "../artifacts/index.js";
 import { reclaimJsonlBranches } from "./jsonl-reclaim.js";
 
 // In the host project: it loads the 2026.4.24 host's own session loader (pi-coding-agent).

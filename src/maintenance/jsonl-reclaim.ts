@@ -12,8 +12,7 @@
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import type { ArtifactOrigin } from "../artifacts/meta.js";
-import type { ArtifactStore } from "../artifacts/store-types.js";
+import type { ArtifactOrigin, ArtifactStore } from "../artifacts/index.js";
 import type { AgentSettings } from "../config/schema.js";
 import { errorMessage, LedgerError } from "../errors.js";
 import { withFileLock } from "../fs/lock.js";

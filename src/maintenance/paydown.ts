@@ -1,4 +1,5 @@
 import { EXEC_RETENTION_NOTE } from "../results/host-copy.js";
+import { handlePattern } from "../artifacts/index.js";
 import type { AgentSettings } from "../config/schema.js";
 import { captureIndexOf, captureSessionOf, type CaptureIndex } from "../capture/capture-index.js";
 import { settleCaptures } from "../capture/capture-hook.js";
@@ -49,8 +50,6 @@ export const PAYDOWN_TARGET_SHARE = 0.6;
  */
 export const PROJECTION_WAIT_MS = 15_000;
 
-const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
-
 const nothing = (reason: string): PaydownResult => ({ changed: false, bytesFreed: 0, rewrittenEntries: 0, reason });
 
 /**
@@ -83,9 +82,8 @@ export async function payDownDebt(
   const { identity } = input;
   const state = await deps.sessions.read(identity.agentId, identity.sessionKey);
   // A rewrite before the turn the host has just stored races its admission of that message: an adopted session's
-  // first rewrite (the whole raw history) on every line, and on 2026.9.x any rewrite at all (a clean-clone CI run
-  // lost turn 18 of a served 20-turn session: "Persisted user turn changed before replay admission"). The maintain()
-  // after the turn pays it down instead.
+  // first rewrite (the whole raw history) on every line, and on 2026.9.x any rewrite at all (the host then drops the
+  // turn: "Persisted user turn changed before replay admission"). The maintain() after the turn pays it down instead.
   if ((state.turns === 0 || sqlite) && awaitsAnswer(entries.map((e) => e.message))) return nothing("turn_in_flight");
   // A stub written into the transcript is permanent: it must cite the captured original, not the host's cut copy.
   await settleCaptures(deps, identity);
@@ -118,7 +116,7 @@ export async function payDownDebt(
   await recordTranscriptReferences(
     agentRoot(deps.root, identity.agentId),
     transcriptFile,
-    replacements.flatMap((r) => [...JSON.stringify(r.message).matchAll(HANDLE_IN_TEXT)].map((m) => m[0])),
+    replacements.flatMap((r) => [...JSON.stringify(r.message).matchAll(handlePattern())].map((m) => m[0])),
   );
   const result = (await rewrite({ replacements })) as Partial<PaydownResult> | undefined;
   const out: PaydownResult = {

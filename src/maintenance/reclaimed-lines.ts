@@ -11,9 +11,7 @@
  * every other line is as written. The list, not the key, says which lines hold references: a line written with the
  * key itself is stored as written and read back as it is.
  */
-import type { ArtifactOrigin } from "../artifacts/meta.js";
-import { handleForBytes, isHandle, sha256Hex } from "../artifacts/handle.js";
-import type { ArtifactStore } from "../artifacts/store-types.js";
+import { type ArtifactOrigin, handleForBytes, isHandle, sha256Hex, type ArtifactStore } from "../artifacts/index.js";
 import { describeValue, LedgerError } from "../errors.js";
 import { joinByteLines, splitByteLines } from "../fs/byte-lines.js";
 import { detectFormat } from "../results/detect-format.js";

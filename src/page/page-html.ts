@@ -11,6 +11,7 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;pad
 td.n{text-align:right;font-variant-numeric:tabular-nums}tr.off{background:#f3f7ff}code{font-size:12px}
 pre{white-space:pre-wrap;word-break:break-word;background:#f7f7f7;padding:.8em;border-radius:4px;max-height:40em;overflow:auto}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:1em}.muted{color:#666}.figures{font-weight:600}
+td.c-kept{color:#276}td.c-broken{color:#b00;font-weight:700}td.c-request-body{color:#777;font-style:italic}
 svg text{font:11px system-ui,sans-serif;fill:#333}`;
 
 /** The Content-Security-Policy of every page: no script, no fetch, no frame, no form; only the style block above. */

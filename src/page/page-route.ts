@@ -48,8 +48,8 @@ export function registerLedgerPage(api: OpenClawPluginApi, deps: PageDeps): void
     match: "prefix",
     handler: (req: IncomingMessage, res: ServerResponse) => servePage(deps, req, res, () => page.config),
   });
-  const describe = page.session?.controls?.registerControlUiDescriptor ?? page.registerControlUiDescriptor;
-  describe?.call(page.session?.controls ?? page, {
+  const registerDescriptor = page.session?.controls?.registerControlUiDescriptor ?? page.registerControlUiDescriptor;
+  registerDescriptor?.call(page.session?.controls ?? page, {
     surface: "tab",
     id: LEDGER_TAB_ID,
     label: "Ledger",

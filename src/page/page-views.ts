@@ -1,8 +1,9 @@
 /**
  * The Ledger page's three views: the agents and their sessions; one session (chart, figures, what left the prompt
- * and why, the summary the model last read, its fetches); one stored output beside the stub that replaced it.
+ * and why, the summary the model last read, its fetches, the prompt contract per recorded prompt); one stored output
+ * beside the stub that replaced it.
  */
-import { isHandle } from "../artifacts/handle.js";
+import { isHandle } from "../artifacts/index.js";
 import { listLedgerAgents, listLedgerSessions } from "../cli/core/ledger-scan.js";
 import { formatBytes, formatCount } from "../cli/core/format.js";
 import {
@@ -16,6 +17,7 @@ import {
 import { cacheLine, userTurnOfView, viewHeadline } from "../cli/inspect/view-render.js";
 import { readViewRecords, viewRecordPath, isOffloadedMessage, type ViewRecord } from "../state/view-record.js";
 import { turnChart } from "./page-chart.js";
+import { contractSection } from "./page-contract.js";
 import { contextWindowOf, fetchOriginal, type PageDeps } from "./page-data.js";
 import { esc, link, pageHtml } from "./page-html.js";
 
@@ -59,7 +61,7 @@ export interface PageTarget {
   sessionKey: string;
 }
 
-/** One session: figures, chart, what left the prompt and why, the summary, the model's fetches. */
+/** One session: figures, chart, what left the prompt and why, the summary, the model's fetches, the contract. */
 export async function sessionPage(
   deps: PageDeps,
   { base, agentId, sessionKey }: PageTarget,
@@ -89,9 +91,7 @@ export async function sessionPage(
       "</ul>",
     );
   }
-  parts.push(
-    '<h2>Prompt contract</h2><p class="muted">Not recorded per request by this version; the host tests check it on every request body.</p>',
-  );
+  parts.push(contractSection(views));
   return pageHtml(`Ledger · ${sessionKey}`, parts.join("\n"));
 }
 

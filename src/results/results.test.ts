@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { handleForBytes } from "../artifacts/handle.js";
+import { handleForBytes } from "../artifacts/index.js";
 import { detectFormat } from "./detect-format.js";
 import { buildPreview } from "./preview.js";
 import { compileRedactPatterns, redactSecrets } from "./redact.js";

@@ -1,8 +1,6 @@
 import type { AgentSettings } from "../config/schema.js";
 import { LedgerError } from "../errors.js";
-import { handleForBytes } from "../artifacts/handle.js";
-import { countLines, type ArtifactMeta, type ArtifactOrigin } from "../artifacts/meta.js";
-import { fmt } from "../artifacts/text-window.js";
+import { handleForBytes, countLines, type ArtifactMeta, type ArtifactOrigin, fmt } from "../artifacts/index.js";
 import { detectFormat, STRUCTURED_FORMATS, type OutputFormat } from "./detect-format.js";
 import { buildPreview } from "./preview.js";
 import { redactSecrets, type RedactPatterns } from "./redact.js";

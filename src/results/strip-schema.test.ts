@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { handleForBytes } from "../artifacts/handle.js";
+import { handleForBytes } from "../artifacts/index.js";
 import { isLedgerPointer, planSchemaStrip, restoreStripped } from "./strip-schema.js";
 
 const PROPS = {

@@ -1,5 +1,5 @@
 import { tryParseJson } from "../json.js";
-import { handleForBytes, isHandle } from "../artifacts/handle.js";
+import { handleForBytes, isHandle } from "../artifacts/index.js";
 
 /** Default keys treated as schema material (any depth; keys ending in `schema` match too). */
 export const DEFAULT_SCHEMA_KEYS: readonly string[] = [

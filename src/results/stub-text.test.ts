@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { HANDLE_PREFIX } from "../artifacts/handle.js";
+import { HANDLE_PREFIX } from "../artifacts/index.js";
 import { fetchSelector, normalizeFetchHandle } from "../retrieval/fetch-input.js";
-import { buildStub, coverageOfText, fetchCallExamples, offRampLine, parseStubHandle, promptStubText } from "./stub.js";
+import { PACKED_TARBALL } from "../version.js";
+import {
+  buildStub,
+  coverageOfText,
+  fetchCallExamples,
+  offRampLine,
+  parseStubHandle,
+  promptStubText,
+  uninstalledFetchCommand,
+} from "./stub.js";
 
 const HANDLE = `${HANDLE_PREFIX}${"c".repeat(64)}`;
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1} ${"z".repeat(50)}`).join("\n");
@@ -14,11 +23,14 @@ describe("stub text", () => {
       coverage: { chars: 10, lines: 1 },
       offRamp: true,
     });
-    expect(stub).toContain("`context-ledger artifact fetch cccccccccccc`");
-    expect(stub).toContain("`context-ledger export`");
+    // Once uninstalled: the standalone command from the tarball the operator installed, printing the original bytes.
+    expect(stub).toContain(
+      `Uninstalled: \`npx --yes --offline -p ./${PACKED_TARBALL} context-ledger artifact fetch cccccccccccc --raw\`.`,
+    );
+    expect(stub).toContain(`\`${uninstalledFetchCommand(HANDLE)}\``);
     expect(stub.indexOf("context-ledger artifact fetch")).toBeGreaterThan(stub.indexOf(HANDLE));
     const prompt = buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 10, lines: 1 } });
-    expect(prompt).not.toContain("context-ledger export");
+    expect(prompt).not.toContain("npx");
     expect(promptStubText(stub)).toBe(prompt);
     expect(parseStubHandle(promptStubText(stub))).toBe(HANDLE);
     // A person reading the chat is told how to read it there, with a handle short enough to type.
@@ -27,19 +39,17 @@ describe("stub text", () => {
     for (const line of [
       "Without context-ledger (no ledger tools): the operator gets it with `context-ledger artifact fetch <handle>` or `context-ledger export`.",
       "In chat: `/ledger fetch <handle>`. Without context-ledger: `context-ledger artifact fetch <handle>` or `context-ledger export`.",
+      "In chat: `/ledger fetch cccccccccccc`. Without context-ledger: `context-ledger artifact fetch cccccccccccc` or `context-ledger export`.",
     ]) {
       const older = stub.replace(/\nIn chat: [^\n]*/, `\n${line}`);
       expect(older).not.toBe(stub);
       expect(promptStubText(older)).toBe(prompt);
     }
-    // Deterministic (the transcript stub stays byte-stable) and no longer than the earliest wording.
+    // Deterministic (the transcript stub stays byte-stable) and one short line: 2026.4.24's precheck sizes it.
     expect(
       buildStub({ handle: HANDLE, summary: "exec output", coverage: { chars: 10, lines: 1 }, offRamp: true }),
     ).toBe(stub);
-    expect(offRampLine(HANDLE).length).toBeLessThanOrEqual(
-      "Without context-ledger (no ledger tools): the operator gets it with `context-ledger artifact fetch <handle>` or `context-ledger export`."
-        .length,
-    );
+    expect(offRampLine(HANDLE).length).toBeLessThanOrEqual(165);
   });
 
   it("states the handle's true size and whether it is the whole output", () => {

@@ -1,10 +1,10 @@
-import { HANDLE_PREFIX, isHandle, shortHandleOf } from "../artifacts/handle.js";
-import { countLines } from "../artifacts/meta.js";
+import { HANDLE_PREFIX, isHandle, shortHandleOf, countLines } from "../artifacts/index.js";
 import { execRetention, parseHostCopy } from "./host-copy.js";
 import { LEDGER_MARKER } from "../host/messages.js";
 import { buildPreview, DEFAULT_PREVIEW_CHARS } from "./preview.js";
 import { redactSecrets } from "./redact.js";
 import { summarizeOutput } from "./summarize-output.js";
+import { PACKED_TARBALL } from "../version.js";
 
 /** First-line prefix of every artifact stub (followed by the handle and `]`). */
 export const STUB_PREFIX = `${LEDGER_MARKER} artifact `;
@@ -47,17 +47,24 @@ export interface BuildStubOptions {
 
 /**
  * How a transcript stub tells a person reading the chat (2026.4.24's chat history shows paid-down answers as stubs)
- * where the original is, with the plugin and once it and its tools are gone: the commands to paste, with the handle's
- * short form ({@link shortHandleOf}; the stub's first line has it whole). Deterministic for a handle, so the stub
- * stays byte-stable. No longer than its earliest wording: 2026.4.24's precheck sizes every stub in the raw transcript.
+ * where the original is: in chat while the plugin runs, and once it is uninstalled (its command gone with it) the
+ * standalone command run by `npx` from the tarball the operator installed, in that tarball's folder, from the npm
+ * cache the install filled (`--offline`: no registry needed; `--yes`: no prompt, which npm's `yes=false` refuses).
+ * Both with the handle's short form ({@link shortHandleOf}; the stub's first line has it whole). Deterministic for a
+ * handle and version, so the stub stays byte-stable. The prompt never carries it ({@link promptStubText});
+ * 2026.4.24's precheck sizes it in the raw transcript, so it stays one short line.
  */
 export function offRampLine(handle: string): string {
-  const short = shortHandleOf(handle);
-  return `In chat: \`/ledger fetch ${short}\`. Without context-ledger: \`context-ledger artifact fetch ${short}\` or \`context-ledger export\`.`;
+  return `In chat: \`/ledger fetch ${shortHandleOf(handle)}\`. Uninstalled: \`${uninstalledFetchCommand(handle)}\`.`;
 }
 
-/** The off-ramp line of any handle, and its wording with a `<handle>` placeholder, as stubs written before hold it. */
-const OFF_RAMP_PATTERN = /\nIn chat: `\/ledger fetch [^`\n]*`\. Without context-ledger: [^\n]*/;
+/** The command that prints an output's original bytes once the plugin is uninstalled (see {@link offRampLine}). */
+export function uninstalledFetchCommand(handle: string): string {
+  return `npx --yes --offline -p ./${PACKED_TARBALL} context-ledger artifact fetch ${shortHandleOf(handle)} --raw`;
+}
+
+/** The off-ramp line of any handle, and its wordings with a `<handle>` placeholder, as stubs written before hold it. */
+const OFF_RAMP_PATTERN = /\nIn chat: `\/ledger fetch [^`\n]*`\. (?:Without context-ledger|Uninstalled): [^\n]*/;
 
 /** Earlier wordings of {@link offRampLine}, still in transcripts written before: left out of prompts too. */
 const OFF_RAMP_LINES_BEFORE = [

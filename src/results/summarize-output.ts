@@ -1,6 +1,5 @@
 import { tryParseJson } from "../json.js";
-import { countLines } from "../artifacts/meta.js";
-import { fmt } from "../artifacts/text-window.js";
+import { countLines, fmt } from "../artifacts/index.js";
 import { detectFormat, type OutputFormat } from "./detect-format.js";
 
 /** Options for {@link summarizeOutput}. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HANDLE_PREFIX } from "../artifacts/handle.js";
+import { HANDLE_PREFIX } from "../artifacts/index.js";
 import { isLedgerError } from "../errors.js";
 import { ACCEPTED_FETCH_FORMS, fetchSelector, normalizeFetchHandle } from "./fetch-input.js";
 

@@ -1,6 +1,6 @@
-import { formatHandle, parseHandle } from "../artifacts/handle.js";
-import { parseSelector, type Selector } from "../artifacts/selectors.js";
+import { formatHandle, parseHandle, parseSelector, type Selector } from "../artifacts/index.js";
 import { describeValue, LedgerError } from "../errors.js";
+import { parseJsonOrThrow } from "../json.js";
 
 /** The forms `ledger_fetch` accepts, named in every input error. */
 export const ACCEPTED_FETCH_FORMS =
@@ -73,16 +73,12 @@ export function fetchSelector(params: Record<string, unknown>): Selector {
     return withForms(() => parseSelector({ kind: "range", ...range }));
   }
   if (typeof selector === "string" && selector.trim().startsWith("{")) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(selector);
-    } catch (err) {
-      throw new LedgerError(
-        "selector_invalid",
+    const parsed = parseJsonOrThrow(
+      selector,
+      "selector_invalid",
+      () =>
         `Expected \`selector\` to be an object or its JSON, got unparseable ${describeValue(selector)}. ${ACCEPTED_FETCH_FORMS}`,
-        { cause: err },
-      );
-    }
+    );
     return withForms(() => parseSelector(parsed));
   }
   return withForms(() => parseSelector(selector));

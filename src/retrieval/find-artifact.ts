@@ -1,5 +1,4 @@
-import { listedHandles, resolveHandleRef } from "../artifacts/handle-prefix.js";
-import type { ArtifactStore } from "../artifacts/store-types.js";
+import { listedHandles, resolveHandleRef, type ArtifactStore } from "../artifacts/index.js";
 
 /** Who may read what: the stores an agent's fetch looks in, in order. */
 export interface ArtifactScope {

@@ -2,8 +2,7 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createArtifactStore } from "../artifacts/store.js";
-import type { ArtifactStore } from "../artifacts/store-types.js";
+import { createArtifactStore, type ArtifactStore } from "../artifacts/index.js";
 import { redactSecrets } from "../results/redact.js";
 import { createLedgerTools, type LedgerTool } from "./tools.js";
 

@@ -1,7 +1,4 @@
-import { grepLines } from "../artifacts/grep-lines.js";
-import type { ArtifactMeta } from "../artifacts/meta.js";
-import type { ArtifactStore } from "../artifacts/store-types.js";
-import { fmt } from "../artifacts/text-window.js";
+import { grepLines, type ArtifactMeta, type ArtifactStore, fmt } from "../artifacts/index.js";
 import { LedgerError, describeValue } from "../errors.js";
 import { compileSafeRegex } from "../safe-regex.js";
 

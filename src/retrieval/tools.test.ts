@@ -2,9 +2,7 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { HANDLE_PREFIX } from "../artifacts/handle.js";
-import { createArtifactStore } from "../artifacts/store.js";
-import type { ArtifactStore } from "../artifacts/store-types.js";
+import { HANDLE_PREFIX, createArtifactStore, type ArtifactStore } from "../artifacts/index.js";
 import { isLedgerBlock } from "../results/stub.js";
 import { createLedgerToolFactory, type LedgerTool, type LedgerToolDeps } from "./tools.js";
 

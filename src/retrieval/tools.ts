@@ -1,6 +1,4 @@
-import { parseHandleRef, type HandleRef } from "../artifacts/handle-prefix.js";
-import { selectSlice } from "../artifacts/selectors.js";
-import { fmt } from "../artifacts/text-window.js";
+import { parseHandleRef, type HandleRef, selectSlice, fmt } from "../artifacts/index.js";
 import { describeValue, isLedgerError, LedgerError } from "../errors.js";
 import { agentIdFromSessionKey } from "../host/normalize.js";
 import { buildPreview } from "../results/preview.js";

@@ -1,9 +1,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { LRUCache } from "lru-cache";
-import { openArtifactStore } from "../artifacts/open-store.js";
-import { readSpoolBacklog } from "../artifacts/tiered-backend.js";
-import type { ArtifactStore } from "../artifacts/store-types.js";
+import { openArtifactStore, readUploadBacklog, type ArtifactStore } from "../artifacts/index.js";
 import { createTokenCounter, type TokenCounter } from "../tokens/count-message.js";
 import { encodingForModel } from "../tokens/encoder.js";
 import { resolveAgentSettings } from "../config/parse-config.js";
@@ -161,8 +159,8 @@ function resumeUploads(runtime: LedgerRuntime): void {
   void (async () => {
     for (const name of await fsp.readdir(path.join(runtime.root, "agents")).catch(() => [] as string[])) {
       const agentId = decodeSegment(name);
-      if (runtime.settings(agentId).store.backend !== "s3") continue;
-      if (readSpoolBacklog(artifactRoot(runtime.root, agentId)).objects > 0) runtime.store(agentId);
+      const backlog = readUploadBacklog(runtime.settings(agentId).store, artifactRoot(runtime.root, agentId));
+      if (backlog && backlog.objects > 0) runtime.store(agentId);
     }
   })().catch(() => undefined);
 }

@@ -4,7 +4,7 @@
  * only the engine's wiring (`plugin.ts`, `engine/create-engine.ts`) holds the whole runtime.
  */
 import type { LRUCache } from "lru-cache";
-import type { ArtifactStore } from "../artifacts/store-types.js";
+import type { ArtifactStore } from "../artifacts/index.js";
 import type { AgentSettings, LedgerConfig } from "../config/schema.js";
 import type { LedgerLogger } from "../host/logger.js";
 import type { RedactPatterns } from "../results/redact.js";

@@ -1,15 +1,12 @@
 import { createReadStream, promises as fsp } from "node:fs";
 import path from "node:path";
-import { createArtifactStore } from "../artifacts/store.js";
-import type { ArtifactStore } from "../artifacts/store-types.js";
+import { createArtifactStore, HANDLE_LENGTH, handlePattern, type ArtifactStore } from "../artifacts/index.js";
 import { isLedgerError, isNotFound, LedgerError } from "../errors.js";
 import { zstdDecompressor } from "../fs/zstd.js";
 import { decodeSegment, LEDGER_DIR_NAME } from "./paths.js";
 import { readReferenceIndex, REFERENCE_INDEX_FILE } from "./reference-index.js";
 import { sqliteDatabaseClass } from "../fs/sqlite.js";
 
-const HANDLE_IN_TEXT = /ledger:v1:sha256:[0-9a-f]{64}/g;
-const HANDLE_CHARS = "ledger:v1:sha256:".length + 64;
 /**
  * Artifact kinds whose content may cite other artifacts (packs name `previous` and `artifacts`; stripped parts hold
  * pointers; packed transcript branches name the parts they are read back with, so a kept blob stays readable).
@@ -172,7 +169,7 @@ export async function followCitations(
       fail(`artifact ${handle} (${meta.kind})`, err);
       continue;
     }
-    for (const m of text.matchAll(HANDLE_IN_TEXT)) {
+    for (const m of text.matchAll(handlePattern())) {
       onCite?.(m[0], handle);
       if (!found.has(m[0])) {
         found.add(m[0]);
@@ -187,8 +184,8 @@ export async function scanFileHandles(file: string, found: Set<string>): Promise
   let carry = "";
   for await (const chunk of createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 })) {
     const text = carry + (chunk as string);
-    for (const m of text.matchAll(HANDLE_IN_TEXT)) found.add(m[0]);
-    carry = text.slice(-(HANDLE_CHARS - 1));
+    for (const m of text.matchAll(handlePattern())) found.add(m[0]);
+    carry = text.slice(-(HANDLE_LENGTH - 1));
   }
 }
 
@@ -217,7 +214,7 @@ export function scanSqliteHandles(
     for (const row of rows) {
       for (const cell of Object.values(row as Record<string, unknown>)) {
         const text = typeof cell === "string" ? cell : cell instanceof Uint8Array ? blobText(cell) : undefined;
-        if (text) for (const m of text.matchAll(HANDLE_IN_TEXT)) found.add(m[0]);
+        if (text) for (const m of text.matchAll(handlePattern())) found.add(m[0]);
       }
     }
   } catch (err) {

@@ -46,6 +46,27 @@ export interface ViewOffload {
   toolName: string | null;
 }
 
+/** A clause of the prompt contract (docs/design.md) as the checker on request bodies names it. */
+export type ContractClause =
+  | "user-messages"
+  | "turn-numbers"
+  | "stub-size"
+  | "user-stub-floor"
+  | "one-summary"
+  | "real-dates"
+  | "handles-resolve"
+  | "tool-pairs";
+
+/**
+ * One clause judged on what the engine assembled: kept, broken, or `request-body` when only the request the host
+ * builds afterwards can tell (the reading then says why).
+ */
+export interface ContractReading {
+  clause: ContractClause;
+  verdict: "kept" | "broken" | "request-body";
+  detail: string;
+}
+
 /** What one `assemble()` gave the model: the record `context-ledger view` shows. */
 export interface ViewRecord {
   schema: typeof VIEW_RECORD_SCHEMA;
@@ -79,6 +100,8 @@ export interface ViewRecord {
   /** The summary block injected as system-prompt addition, if any. */
   summary: { text: string; tokens: number } | null;
   debt: DebtReading;
+  /** The prompt contract as the engine judged this prompt (absent in records written before it was judged). */
+  contract?: ContractReading[];
 }
 
 /** Path of a session's view records. */

@@ -6,7 +6,7 @@
  * packs has it. No timestamps, so sealing the same state twice dedups.
  */
 import { z } from "zod";
-import { isHandle } from "../artifacts/handle.js";
+import { isHandle } from "../artifacts/index.js";
 import { describeValue, LedgerError } from "../errors.js";
 import { redactSecrets } from "../results/redact.js";
 import { foldSummary } from "./fold-summary.js";

@@ -4,7 +4,7 @@
  * lines. Heuristics, tuned to keep what a later turn is likely to need; every
  * scan is bounded so one huge message costs at most `SCAN_CHARS`.
  */
-import { findHandles, handlePattern } from "../artifacts/handle.js";
+import { findHandles, handlePattern } from "../artifacts/index.js";
 import { LEDGER_MARKER } from "../host/messages.js";
 
 /** Chars of a message scanned for facts; the rest is skipped (it is in the transcript or an artifact). */

@@ -50,6 +50,22 @@ describe("reconcileSummary", () => {
     expect(reconcileSummary(s, messages.slice(to + 1)).rolledBack).toBe(true);
   });
 
+  it("moves a record back up when the list shows its front again, and never rolls back to a clamped entry", () => {
+    const messages = conversation(4);
+    const shifted = reconcileSummary(extendSummary(createSummaryState("e"), messages, 8), messages.slice(8)).state;
+    // The whole transcript again: the record moves back up to where its turns are, and tells each once.
+    const r = reconcileSummary(shifted, messages);
+    expect(r).toMatchObject({ rolledBack: false, reason: "front_restored" });
+    expect(r.state.coveredCount).toBe(8);
+    const again = extendSummary(r.state, messages, 12);
+    expect(again.entries.map((e) => e.user)).toEqual(
+      [1, 2, 3].map((i) => `Request ${i}: run the job for src/mod${i}.ts.`),
+    );
+    // Clamped, the entries are no boundary to roll back to: a shorter list rolls back past them.
+    const cut = reconcileSummary({ ...shifted, coveredCount: 3, coveredFingerprint: "gone" }, messages.slice(0, 2));
+    expect(cut.state.entries.filter((e) => e.to === 0)).toEqual([]);
+  });
+
   it("keeps a consistent state as it is", () => {
     const messages = conversation(3);
     const s = covered(messages);

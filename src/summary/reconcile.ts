@@ -1,7 +1,8 @@
 import { createSummaryState, messageFingerprint, type CheckpointRef, type SummaryState } from "./summary-state.js";
 
 /** Why {@link reconcileSummary} answered as it did. */
-export type ReconcileReason = "consistent" | "front_dropped" | "transcript_shorter" | "transcript_diverged";
+export type ReconcileReason =
+  "consistent" | "front_dropped" | "front_restored" | "transcript_shorter" | "transcript_diverged";
 
 /** Answer of {@link reconcileSummary}. */
 export interface ReconcileResult {
@@ -31,17 +32,23 @@ export interface ReconcileResult {
  */
 export function reconcileSummary(state: SummaryState, messages: readonly unknown[]): ReconcileResult {
   const n = messages.length;
-  if (state.coveredCount === 0) return { state, rolledBack: false, reason: "consistent" };
+  const consistent: ReconcileResult = { state, rolledBack: false, reason: "consistent" };
   const matches = (count: number, fingerprint: string | null): boolean =>
     count === 0 || (count <= n && fingerprint !== null && messageFingerprint(messages[count - 1]) === fingerprint);
-  if (matches(state.coveredCount, state.coveredFingerprint)) return { state, rolledBack: false, reason: "consistent" };
-  const shift = frontDropped(state, messages);
+  if (state.coveredCount > 0 && matches(state.coveredCount, state.coveredFingerprint)) return consistent;
+  const shift = state.coveredCount > 0 ? frontDropped(state, messages) : 0;
   if (shift > 0) return { state: shiftSummary(state, shift), rolledBack: false, reason: "front_dropped" };
+  const restored = opensAfterCoverage(state, messages) ? 0 : frontRestored(state, messages);
+  if (restored > 0) return { state: shiftSummary(state, -restored), rolledBack: false, reason: "front_restored" };
+  // Nothing covered yet, or a covered range that lies wholly before the list (its front dropped where it ends).
+  if (state.coveredCount === 0) return consistent;
   const reason: ReconcileReason = n < state.coveredCount ? "transcript_shorter" : "transcript_diverged";
 
   for (let k = state.entries.length - 1; k >= 0; k--) {
     const e = state.entries[k]!;
-    if (e.to <= n && matches(e.to, e.endFingerprint)) {
+    // An entry whose end a front drop clamped to 0 is no point to roll back to: kept with nothing covered, its turns
+    // would be told again.
+    if (e.to > 0 && e.to <= n && matches(e.to, e.endFingerprint)) {
       return { state: rollTo(state, e.to, e.endFingerprint, k + 1), rolledBack: true, reason };
     }
   }
@@ -67,14 +74,34 @@ export function reconcileSummary(state: SummaryState, messages: readonly unknown
  */
 function frontDropped(state: SummaryState, messages: readonly unknown[]): number {
   if (!state.coveredFingerprint) return 0;
-  // Messages of equal content fingerprint alike: where the record knows what followed its end, that must follow too.
-  const followed = (i: number): boolean =>
-    !state.nextFingerprint || i + 1 >= messages.length || messageFingerprint(messages[i + 1]) === state.nextFingerprint;
   for (let i = Math.min(state.coveredCount - 2, messages.length - 1); i >= 0; i--) {
-    if (messageFingerprint(messages[i]) === state.coveredFingerprint && followed(i)) return state.coveredCount - 1 - i;
+    if (isCoveredEnd(state, messages, i)) return state.coveredCount - 1 - i;
   }
   // Dropped exactly up to the covered range's end: the list opens with the message after it.
   return opensAfterCoverage(state, messages) ? state.coveredCount : 0;
+}
+
+/**
+ * How many messages the list shows again in front of what the record counted (a list whose front was dropped, then
+ * the whole transcript again): the covered frontier message now lies further down. 0 when it is not found there.
+ */
+function frontRestored(state: SummaryState, messages: readonly unknown[]): number {
+  if (!state.coveredFingerprint) return 0;
+  for (let i = state.coveredCount; i < messages.length; i++) {
+    if (isCoveredEnd(state, messages, i)) return i + 1 - state.coveredCount;
+  }
+  return 0;
+}
+
+/**
+ * Whether `messages[i]` is the last message the record covers. Messages of equal content fingerprint alike: where the
+ * record knows what followed its end, that must follow too.
+ */
+function isCoveredEnd(state: SummaryState, messages: readonly unknown[], i: number): boolean {
+  if (messageFingerprint(messages[i]) !== state.coveredFingerprint) return false;
+  return (
+    !state.nextFingerprint || i + 1 >= messages.length || messageFingerprint(messages[i + 1]) === state.nextFingerprint
+  );
 }
 
 /**
@@ -91,17 +118,17 @@ export function opensAfterCoverage(
 }
 
 /**
- * The record with every index moved down by `shift` (points before the transcript's start clamp to 0 and can no longer
- * be rolled back to).
+ * The record with every index moved down by `shift` (up for a negative one). Points before the transcript's start
+ * clamp to 0 and can no longer be rolled back to; moved up, they stay 0 (where they lie is no longer known).
  */
 function shiftSummary(state: SummaryState, shift: number): SummaryState {
-  const down = (n: number): number => Math.max(0, n - shift);
+  const move = (n: number): number => (shift < 0 && n === 0 ? 0 : Math.max(0, n - shift));
   return {
     ...state,
     coveredCount: state.coveredCount - shift,
-    digest: { ...state.digest, to: down(state.digest.to) },
-    entries: state.entries.map((e) => ({ ...e, from: down(e.from), to: down(e.to) })),
-    checkpoints: state.checkpoints.map((cp) => ({ ...cp, coveredCount: down(cp.coveredCount) })),
+    digest: { ...state.digest, to: move(state.digest.to) },
+    entries: state.entries.map((e) => ({ ...e, from: e.to === 0 ? 0 : move(e.from), to: move(e.to) })),
+    checkpoints: state.checkpoints.map((cp) => ({ ...cp, coveredCount: move(cp.coveredCount) })),
   };
 }
 

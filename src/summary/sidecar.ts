@@ -1,5 +1,6 @@
 import { promises as fsp } from "node:fs";
 import { describeValue, LedgerError } from "../errors.js";
+import { parseJsonOrThrow } from "../json.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { summaryStateSchema, type SummaryState } from "./summary-state.js";
 
@@ -37,16 +38,11 @@ export async function loadSummary(file: string): Promise<SummaryState> {
       { cause: err },
     );
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new LedgerError(
-      "state_corrupt",
-      `Expected the summary sidecar \`${file}\` to hold JSON, got ${describeValue(text)}`,
-      { cause: err },
-    );
-  }
+  const json = parseJsonOrThrow(
+    text,
+    "state_corrupt",
+    () => `Expected the summary sidecar \`${file}\` to hold JSON, got ${describeValue(text)}`,
+  );
   return parseSummaryState(json, `the summary sidecar \`${file}\``);
 }
 

@@ -5,8 +5,8 @@
  * exceeds the budget, and chars-per-token ranges from ~1 (base64, CJK, a
  * random identifier) to 8+ (a run of one letter) — no constant ratio is safe
  * without wasting most of the budget. Why not js-tiktoken's `encode()`: it is
- * quadratic in the length of one pre-token (a 50,000-char run of `x` took
- * 157 s) and slow per byte (1 MB of base64 ~2.3 s).
+ * quadratic in the length of one pre-token (a 50,000-char run of one letter
+ * takes minutes) and slow per byte (seconds for a megabyte of base64).
  *
  * How: the text is split into pre-tokens with the encoding's own regular
  * expression (the same split tiktoken makes), each pre-token is UTF-8

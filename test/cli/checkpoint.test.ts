@@ -1,7 +1,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import {
   CHECKPOINT_LIST_SCHEMA,
   CHECKPOINT_SHOW_SCHEMA,

@@ -55,7 +55,7 @@ describe("context-ledger <group> dispatch to the operator commands", () => {
     const { env, dir } = await makeTempState("nested");
     for (const full of Object.values(nestedCommands()))
       expect((await runWith(runCli, [...full.split(" "), "--help"], env)).code, full).toBe(0);
-    expect(Object.keys(nestedCommands())).toHaveLength(9);
+    expect(Object.keys(nestedCommands())).toHaveLength(10);
     await fsp.rm(dir, { recursive: true, force: true });
   });
 });

@@ -1,7 +1,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { runDoctorCommand, type DoctorReport } from "../../src/cli/doctor/doctor.js";
 import { buildStub } from "../../src/results/stub.js";
 import { artifactRoot } from "../../src/state/paths.js";

@@ -1,8 +1,8 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { artifactPaths } from "../../src/artifacts/blob-path.js";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { artifactPaths } from "../../src/artifacts/format/blob-path.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { DOCTOR_SCHEMA, runDoctorCommand, type DoctorReport } from "../../src/cli/doctor/doctor.js";
 import { standaloneCommandFinding } from "../../src/cli/doctor/doctor-engine.js";
 import { isSupportedHostVersion } from "../../src/host/supported-versions.js";

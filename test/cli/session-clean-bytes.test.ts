@@ -3,7 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { cleanSessionFile } from "../../src/cli/sessions/clean/clean-session-file.js";
 import { parseConfig, resolveAgentSettings } from "../../src/config/parse-config.js";
 import { parseStubHandle } from "../../src/results/stub.js";

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { runSessionCommand, SESSION_CLEAN_SCHEMA, type SessionCleanReport } from "../../src/cli/sessions/session.js";
 import { parseStubHandle, STUB_PREFIX } from "../../src/results/stub.js";
 import { artifactRoot } from "../../src/state/paths.js";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { runStatusCommand, STATUS_SCHEMA, type StatusReport } from "../../src/cli/inspect/status.js";
 import { artifactRoot, sessionRoot } from "../../src/state/paths.js";
 import { recordDebt } from "../../src/host/raw-tally.js";

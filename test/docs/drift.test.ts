@@ -7,7 +7,7 @@ import { debtAdvice } from "../../src/cli/inspect/status.js";
 import { HOST_LINE_IDS, HOST_LINES, linesWithTranscriptStore } from "../../src/host/host-lines.js";
 import { runWith } from "../cli/cli-fixtures.js";
 import { renderConfigReference } from "../../src/config/reference.js";
-import { PLUGIN_VERSION } from "../../src/version.js";
+import { PACKED_TARBALL, PLUGIN_VERSION } from "../../src/version.js";
 import { parseDemoArgs } from "../../scripts/demo-cli.js";
 
 const root = new URL("../../", import.meta.url);
@@ -22,6 +22,7 @@ describe("generated artifacts stay in step with the code", () => {
     const pkg = JSON.parse(read("package.json"));
     expect(pkg.version).toBe(PLUGIN_VERSION);
     expect(pkg.name).toBe("openclaw-context-ledger");
+    expect(PACKED_TARBALL).toBe(`${pkg.name}-${pkg.version}.tgz`);
     expect(pkg.openclaw.extensions).toEqual(["./dist/index.js"]);
     expect(pkg.bin["context-ledger"]).toBe("./dist/src/cli/main.js");
     expect(pkg.peerDependencies.openclaw).toBe(">=2026.4.24 <2027");

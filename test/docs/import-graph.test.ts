@@ -3,7 +3,9 @@
  * cycle between files, or between folders (a file at the root of src/ counts as its
  * own folder: plugin.ts sits on top, errors.ts and version.ts at the bottom), fails
  * here with the folders and one import that closes it. Imports are read with
- * TypeScript's own pre-processor (type imports and re-exports included).
+ * TypeScript's own pre-processor (type imports and re-exports included). An import of the
+ * artifact store's face (`artifacts/index.ts`, which only re-exports) counts as an import of
+ * the modules that define the names taken from it: a reader follows a name to its module.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -18,15 +20,63 @@ function sourceFiles(): string[] {
     .map((name) => path.join(SRC, name));
 }
 
+const resolveSpec = (file: string, spec: string): string =>
+  path.resolve(path.dirname(file), spec.replace(/\.js$/, ".ts"));
+
+/** The artifact store's face: the one module of artifacts/ the rest of src/ may import. */
+const FACE = path.join(SRC, "artifacts/index.ts");
+
+/** Each name the face exports → the module that defines it. */
+const faceDefiners = (): Map<string, string> => (definersMemo ??= readFaceDefiners());
+let definersMemo: Map<string, string> | undefined;
+
+function readFaceDefiners(): Map<string, string> {
+  const source = ts.createSourceFile(FACE, readFileSync(FACE, "utf8"), ts.ScriptTarget.Latest);
+  const out = new Map<string, string>();
+  for (const node of source.statements) {
+    if (!ts.isExportDeclaration(node) || !node.moduleSpecifier || !node.exportClause) continue;
+    if (!ts.isNamedExports(node.exportClause)) continue;
+    const from = resolveSpec(FACE, (node.moduleSpecifier as ts.StringLiteral).text);
+    for (const e of node.exportClause.elements) out.set(e.name.text, from);
+  }
+  return out;
+}
+
+/**
+ * The names `file` takes from the face, by declaration kind: `value` for those that run, `type` for those a type
+ * import (or a `type` element) takes.
+ */
+function namesFromFace(file: string): { value: string[]; type: string[] } {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+  const out = { value: [] as string[], type: [] as string[] };
+  for (const node of source.statements) {
+    const decl = ts.isImportDeclaration(node) || ts.isExportDeclaration(node) ? node : undefined;
+    if (!decl?.moduleSpecifier || resolveSpec(file, (decl.moduleSpecifier as ts.StringLiteral).text) !== FACE) continue;
+    const declType = ts.isImportDeclaration(decl) ? decl.importClause?.isTypeOnly === true : decl.isTypeOnly;
+    const bindings = ts.isImportDeclaration(decl) ? decl.importClause?.namedBindings : decl.exportClause;
+    if (!bindings || !(ts.isNamedImports(bindings) || ts.isNamedExports(bindings))) continue;
+    for (const e of bindings.elements)
+      (declType || e.isTypeOnly ? out.type : out.value).push((e.propertyName ?? e.name).text);
+  }
+  return out;
+}
+
+/** `deps` of `file` with the face replaced by the definers of the names `kinds` take from it. */
+function throughFace(file: string, deps: string[], kinds: ReadonlyArray<"value" | "type">): string[] {
+  if (file === FACE || !deps.includes(FACE)) return deps;
+  const definers = faceDefiners();
+  const names = namesFromFace(file);
+  const defined = kinds.flatMap((k) => names[k]).map((n) => definers.get(n) ?? FACE);
+  return [...new Set([...deps.filter((d) => d !== FACE), ...defined])];
+}
+
 /** File → the src files it imports (relative specifiers only). */
 function fileGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles()) {
     const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
-    const deps = info.importedFiles
-      .filter((r) => r.fileName.startsWith("."))
-      .map((r) => path.resolve(path.dirname(file), r.fileName.replace(/\.js$/, ".ts")));
-    graph.set(file, deps);
+    const deps = info.importedFiles.filter((r) => r.fileName.startsWith(".")).map((r) => resolveSpec(file, r.fileName));
+    graph.set(file, throughFace(file, deps, ["value", "type"]));
   }
   return graph;
 }
@@ -122,6 +172,11 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["retrieval", "runtime", "summary", "cli/sessions/clean"],
   ["results", "state"],
   ["artifacts", "window"],
+  ["artifacts/gc", "artifacts/migrate"],
+  ["artifacts/store"],
+  ["artifacts/backends"],
+  ["artifacts/selectors"],
+  ["artifacts/format"],
   ["tokens", "config", "fs"],
   ["host"],
   ["json.ts", "safe-regex.ts"],
@@ -163,9 +218,9 @@ function typeOnlyGraph(): Map<string, string[]> {
       const typeExport = ts.isExportDeclaration(node) && node.isTypeOnly && node.moduleSpecifier !== undefined;
       if (!typeImport && !typeExport) continue;
       const spec = (node.moduleSpecifier as ts.StringLiteral).text;
-      if (spec.startsWith(".")) deps.push(path.resolve(path.dirname(file), spec.replace(/\.js$/, ".ts")));
+      if (spec.startsWith(".")) deps.push(resolveSpec(file, spec));
     }
-    graph.set(file, deps);
+    graph.set(file, throughFace(file, deps, ["type"]));
   }
   return graph;
 }
@@ -219,6 +274,50 @@ describe("the CLI stays a front end", () => {
   });
 });
 
+/**
+ * The artifact store has one face, `artifacts/index.ts`: a module outside artifacts/ that imports anything else of the
+ * folder (a blob path, a codec, a backend, the spool's layout) fails here, type imports included. Tests (`*.test.ts`
+ * beside a module, and test/, bench/, which this graph does not read) may reach past it: they plant damaged blobs,
+ * read the format on disk and drive one backend alone.
+ */
+describe("the artifact store is opened through its face only", () => {
+  const inArtifacts = (f: string): boolean => folderOf(f).split("/")[0] === "artifacts";
+  const raw = new Map(
+    sourceFiles().map((file) => [
+      file,
+      ts
+        .preProcessFile(readFileSync(file, "utf8"), true, true)
+        .importedFiles.filter((r) => r.fileName.startsWith("."))
+        .map((r) => resolveSpec(file, r.fileName)),
+    ]),
+  );
+
+  it("the rest of src/ imports the face (the check is not vacuous)", () => {
+    const importers = [...raw].filter(([file, deps]) => !inArtifacts(file) && deps.includes(FACE));
+    expect(importers.length).toBeGreaterThan(40);
+  });
+
+  it("no module outside artifacts/ imports past the face", () => {
+    const past = [...raw].flatMap(([file, deps]) =>
+      inArtifacts(file)
+        ? []
+        : deps
+            .filter((d) => inArtifacts(d) && d !== FACE)
+            .map((d) => `${path.relative(SRC, file)} -> ${path.relative(SRC, d)}`),
+    );
+    expect(past).toEqual([]);
+  });
+
+  it('the backend named "s3" is spelled only in artifacts/backends/ and the config schema', () => {
+    const spelled = [...raw.keys()]
+      .filter((file) => !file.startsWith(path.join(SRC, "artifacts/backends") + path.sep))
+      .filter((file) => file !== path.join(SRC, "config/schema.ts"))
+      .filter((file) => readFileSync(file, "utf8").includes('"s3"'))
+      .map((file) => path.relative(SRC, file));
+    expect(spelled).toEqual([]);
+  });
+});
+
 /** File → the src files it imports for values (type-only imports and re-exports left out): what runs. */
 function valueGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
@@ -230,9 +329,9 @@ function valueGraph(): Map<string, string[]> {
       const isValueExport = ts.isExportDeclaration(node) && !node.isTypeOnly && node.moduleSpecifier !== undefined;
       if (!isValueImport && !isValueExport) continue;
       const spec = (node.moduleSpecifier as ts.StringLiteral).text;
-      if (spec.startsWith(".")) deps.push(path.resolve(path.dirname(file), spec.replace(/\.js$/, ".ts")));
+      if (spec.startsWith(".")) deps.push(resolveSpec(file, spec));
     }
-    graph.set(file, deps);
+    graph.set(file, throughFace(file, deps, ["value"]));
   }
   return graph;
 }
@@ -261,14 +360,14 @@ describe("the engine's entry stays narrow (docs/architecture.md states the numbe
     expect([...byValue].every((f) => withTypes.has(f))).toBe(true);
   });
 
-  it("an engine runs at most 109 files in 17 folders (value imports from engine/create-engine.ts)", () => {
-    expect(byValue.size).toBeLessThanOrEqual(109);
-    expect(new Set([...byValue].map(folderOfReached)).size).toBeLessThanOrEqual(17);
+  it("an engine runs at most 111 files in 20 folders (value imports from engine/create-engine.ts)", () => {
+    expect(byValue.size).toBeLessThanOrEqual(111);
+    expect(new Set([...byValue].map(folderOfReached)).size).toBeLessThanOrEqual(20);
   });
 
-  it("a reader of the engine meets at most 130 files in 18 folders (type imports too)", () => {
-    expect(withTypes.size).toBeLessThanOrEqual(130);
-    expect(new Set([...withTypes].map(folderOfReached)).size).toBeLessThanOrEqual(18);
+  it("a reader of the engine meets at most 132 files in 21 folders (type imports too)", () => {
+    expect(withTypes.size).toBeLessThanOrEqual(132);
+    expect(new Set([...withTypes].map(folderOfReached)).size).toBeLessThanOrEqual(21);
   });
 
   it("the engine's entry never reaches the runtime's constructor: it is handed the services", () => {
@@ -288,8 +387,8 @@ describe("the assembly path stays narrow", () => {
     expect(runtime).toEqual(["runtime/state-slots.ts"]);
   });
 
-  it("an assemble call runs at most 38 files in 8 folders (docs/architecture.md)", () => {
+  it("an assemble call runs at most 38 files in 9 folders (docs/architecture.md)", () => {
     expect(reached.size).toBeLessThanOrEqual(38);
-    expect(folders.size).toBeLessThanOrEqual(8);
+    expect(folders.size).toBeLessThanOrEqual(9);
   });
 });

@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { HOST_LINES } from "../host/host-install.js";
-import { documentedInstallDrift, installCommand } from "../host/install-commands.js";
+import { documentedInstallDrift, documentedUninstallDrift, installCommand } from "../host/install-commands.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -15,6 +15,18 @@ describe("install commands in the docs", () => {
   it("the operator guide gives each line's proven command and no other", async () => {
     const guide = await fsp.readFile(path.join(ROOT, "docs", "operator-guide.md"), "utf8");
     expect(documentedInstallDrift(guide)).toEqual([]);
+  });
+
+  it("the operator guide gives the proven uninstall command and the stubs' fallback command, and no other", async () => {
+    const guide = await fsp.readFile(path.join(ROOT, "docs", "operator-guide.md"), "utf8");
+    expect(documentedUninstallDrift(guide)).toEqual([]);
+    const doc = [
+      "```sh",
+      "openclaw plugins uninstall context-ledger",
+      "npx --package ./x.tgz context-ledger export",
+      "```",
+    ];
+    expect(documentedUninstallDrift(doc.join("\n"))).toHaveLength(5);
   });
 
   it("the README's install table gives each line, by its range, the proven command", async () => {

@@ -34,7 +34,7 @@ const PROCESS_WIDE: Record<string, string> = {
   "tokens/tokenizer-bpe.ts: partRank": "scratch buffer (see capacity)",
   "tokens/tokenizer-bpe.ts: pairRank": "scratch buffer (see capacity)",
   "tokens/tokenizer-bpe.ts: heap": "scratch buffer (see capacity)",
-  "artifacts/time-limit.ts: context": "an empty vm context hosting time-limited calls: holds no data",
+  "artifacts/selectors/time-limit.ts: context": "an empty vm context hosting time-limited calls: holds no data",
 };
 
 // A top-level `let`, or a top-level const holding a new mutable collection (a `Readonly…` type marks a constant).

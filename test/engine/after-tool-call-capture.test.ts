@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCaptureIndex } from "../../src/capture/capture-index.js";
 import { pendingCapturesOf, registerCapture } from "../../src/capture/capture-hook.js";
-import { handleForBytes } from "../../src/artifacts/handle.js";
+import { handleForBytes } from "../../src/artifacts/index.js";
 import { listAgentIds } from "../../src/state/agent-list.js";
 import { parseStubHandle } from "../../src/results/stub.js";
 import { createLedgerRuntime } from "../../src/runtime/ledger-runtime.js";

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCaptureIndex } from "../../src/capture/capture-index.js";
-import { countLines } from "../../src/artifacts/meta.js";
+import { countLines } from "../../src/artifacts/index.js";
 import { parseStubHandle } from "../../src/results/stub.js";
 import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
 

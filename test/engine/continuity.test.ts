@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestEngine, user } from "../support/engine-harness.js";
+import { call, conversation, createTestEngine, logText, result, user } from "../support/engine-harness.js";
 import { factRecall, generatePlantedConversation } from "../support/planted-facts.js";
 import { isSummaryMessage } from "../../src/host/messages.js";
 import { MIN_USER_MESSAGES_CHARS } from "../../src/assembly/budget.js";
@@ -109,6 +109,38 @@ describe("continuity through the engine", () => {
     // 2026.9.x hands the turn's view to its in-loop calls under a larger budget: same summary, same messages.
     const again = await t.engine.assemble({ ...session, messages: view.messages, tokenBudget: 8_000 });
     expect(JSON.stringify(again.messages)).toBe(JSON.stringify(view.messages));
+  });
+
+  it("a view handed back and re-planned inside a turn leaves the record telling each turn once", async () => {
+    const session = { sessionId: "handed", sessionKey: "agent:main:handed" };
+    const convo = conversation(20, 3_000);
+    const turns = (n: number) => convo.slice(0, n * 4);
+    const main = async (n: number) =>
+      (
+        await t.engine.assemble({
+          ...session,
+          messages: [...turns(n), user(`Turn ${n}: and now?`)],
+          tokenBudget: 6_000,
+        })
+      ).messages;
+    // A turn's main request, then its in-loop call: the view handed back with a call and result, under a budget that
+    // re-plans it (2026.9.6 passes its in-turn calls several budget classes).
+    const view = await main(12);
+    const inTurn = [...view, call("live", "exec", { command: "ls" }), result("live", "exec", logText(3_000))];
+    await t.engine.assemble({ ...session, messages: inTurn, tokenBudget: 3_500 });
+    const later = summaryOf({ messages: await main(16) });
+    const told = Number(/^Earlier conversation: turns 1-(\d+),/m.exec(later)?.[1]);
+    expect(told).toBeGreaterThan(0);
+    // The condensed part counts the conversation's turns and calls, each once.
+    const condensed = /^Turns 1-(\d+) \(condensed; (\d+) tool calls/m.exec(later);
+    if (condensed) {
+      expect(Number(condensed[1])).toBeLessThanOrEqual(told);
+      expect(Number(condensed[2])).toBeLessThanOrEqual(told);
+    }
+    // Each turn the summary tells in detail appears once.
+    const detailed = [...later.matchAll(/^Turn (\d+): (?:Answer|Tools)/gm)].map((m) => Number(m[1]));
+    expect(new Set(detailed).size).toBe(detailed.length);
+    expect(detailed.every((n) => n <= told)).toBe(true);
   });
 
   it("when the host drops the transcript's front where the summary ends, the summary still tells those turns", async () => {

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createTestEngine } from "../support/engine-harness.js";
-import { countLines } from "../../src/artifacts/meta.js";
+import { countLines } from "../../src/artifacts/index.js";
 import { MAX_ARG_STRLEN } from "../../src/host/exec-argument.js";
 import { execPolicyVerdict } from "../../src/host/exec-policy.js";
 import { HOST_LINES } from "../../src/host/host-lines.js";

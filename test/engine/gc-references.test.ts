@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { zstdCompressSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { scanReferencedHandles } from "../../src/cli/artifacts/artifact-references.js";
 import { cleanSessionFile } from "../../src/cli/sessions/clean/clean-session-file.js";
 import { parseConfig } from "../../src/config/parse-config.js";

@@ -8,9 +8,8 @@ import { call, createTestEngine, logText, result, user, assistant } from "../sup
 
 /**
  * 2026.9.6 re-indexes a session in the background after a rewrite; a turn that starts before the
- * index is current fails before the model ("Session transcript projection is rebuilding": a clean-clone
- * CI run lost turn 2 of the long session that way). maintain() runs inside the turn's run, so it
- * returns only once the host's index covers the rewrite.
+ * index is current fails before the model ("Session transcript projection is rebuilding"). maintain() runs
+ * inside the turn's run, so it returns only once the host's index covers the rewrite.
  */
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

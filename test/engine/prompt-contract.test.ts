@@ -3,6 +3,7 @@ import { isSummaryMessage, roleOf, textOf } from "../../src/host/messages.js";
 import { USER_PART_STUB_FLOOR_CHARS } from "../../src/assembly/reduce-user-turn.js";
 import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
 import { summaryOf } from "../support/view-summary.js";
+import { readViewRecords, viewRecordPath } from "../../src/state/view-record.js";
 
 /** A turn: the user's message, an `exec` call with a large output, and an answer. */
 function turn(n: number): unknown[] {
@@ -125,5 +126,36 @@ describe("the prompt contract, through the engine", () => {
       expect(handle, `result ${i} is a stub citing the store`).toBeDefined();
       expect((await store.read(handle!)).toString("utf8")).toBe(outputs[i]);
     }
+  });
+
+  it("records with each prompt the contract as the engine judged it, every clause it can judge kept", async () => {
+    t = await createTestEngine({}, "2026.4");
+    const s = { sessionId: "s-judged", sessionKey: "agent:main:judged" };
+    const all = [1, 2, 3, 4, 5, 6].flatMap(turn);
+    for (let n = 1; n <= 6; n++)
+      await t.engine.assemble({ ...s, messages: all.slice(0, n * 4 - 1), tokenBudget: 6_000 });
+    await t.engine.dispose();
+    const views = await readViewRecords(viewRecordPath(t.services.root, "main", s.sessionKey));
+    const last = views.at(-1);
+    expect(last?.summary, "older turns left the window: a summary is due").not.toBeNull();
+    expect(last?.offloaded.length, "an output over the size rule is stubbed").toBeGreaterThan(0);
+    const byClause = new Map(last?.contract?.map((r) => [r.clause, r]));
+    expect([...byClause.keys()].sort()).toEqual([
+      "handles-resolve",
+      "one-summary",
+      "real-dates",
+      "stub-size",
+      "tool-pairs",
+      "turn-numbers",
+      "user-messages",
+      "user-stub-floor",
+    ]);
+    for (const [clause, r] of byClause)
+      expect(r.verdict, `${clause}: ${r.detail}`).toBe(
+        clause === "real-dates" || clause === "turn-numbers" ? "request-body" : "kept",
+      );
+    expect(byClause.get("user-messages")?.detail).toMatch(/[1-9]\d* quoted whole in the summary/);
+    expect(byClause.get("stub-size")?.detail).toMatch(/^[1-9]\d* stub/);
+    expect(byClause.get("handles-resolve")?.detail).toMatch(/^[1-9]\d* handle/);
   });
 });

@@ -40,6 +40,23 @@ describe("the prompt contract checker", () => {
     expect(checkPromptContract([relabelled], sent).map((v) => v.clause)).toEqual(["turn-numbers"]);
   });
 
+  it("names a summary whose own labels count past the conversation's turns, or tell a turn twice", () => {
+    const told = (lines: string[]) =>
+      request(2, [
+        summary(["Earlier conversation: turns 1-2, no longer shown in full.", quote(1), quote(2), ...lines]),
+      ]);
+    const checked = (lines: string[]) =>
+      checkPromptContract([told(lines)], sent)
+        .filter((v) => v.clause === "turn-numbers")
+        .map((v) => v.detail);
+    expect(checked(["Turns 1-1 (condensed; 1 tool calls, 0 failed):", 'Turn 2: Answer: "ok"'])).toEqual([]);
+    const twice = 'Turn 2: Answer: "ok"';
+    expect(checked(["Turns 1-5 (condensed; 5 tool calls, 0 failed):", twice, twice])).toEqual([
+      "the condensed part is titled turns 1-5",
+      "turn 2 told twice in detail",
+    ]);
+  });
+
   it("names a stub longer than what it stands for, a short user message stubbed, and a handle not stored", () => {
     const stub = `[context-ledger artifact ${HANDLE}]\nuser message part · 22 chars · 1 line · text\n${"preview ".repeat(100)}`;
     const r = request(0, [u(stub), u(sent[0]!.text)]);

@@ -3,12 +3,12 @@
  * does by switching the context-engine slot back to it (on 2026.9.6). A session of 20 tool turns runs
  * under `legacy` (raw `exec` outputs in the host's transcript), the gateway restarts with
  * context-ledger in the slot, and the next turns must be answered by the model: on
- * 2026.9.6 the engine's transcript rewrite before the turn used to race the host's
- * admission of the user's message, which was dropped ("Persisted user turn changed before
- * replay admission"), 3 of 3 tries. The engine then pays the adopted history down after
- * the turn, where the host allows it. When legacy's last prompt neared the window, 2026.9.6 also
- * runs a preflight compaction before the first assemble after the restart: the engine, with no
- * view yet, must answer it as a skip (CI lost all 3 turns to "no_assembled_view" once).
+ * 2026.9.6 a transcript rewrite before the turn races the host's admission of the user's
+ * message, which is then dropped ("Persisted user turn changed before replay admission"),
+ * so the engine pays the adopted history down after the turn, where the host allows it. When
+ * legacy's last prompt neared the window, 2026.9.6 also runs a preflight compaction before the
+ * first assemble after the restart: the engine, with no view yet, must answer it as a skip (a
+ * refusal, "no_assembled_view", fails the turns).
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { startGateway, type Gateway } from "./gateway.js";

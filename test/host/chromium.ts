@@ -15,6 +15,8 @@ export function hasChromium(): boolean {
   return existsSync(CHROMIUM);
 }
 
+const WINDOW = { width: 1100, height: 1400 };
+
 /** One browser tab under test control. */
 export interface BrowserPage {
   /** Loads `url` with these extra request headers and waits for its load event. */
@@ -23,12 +25,25 @@ export interface BrowserPage {
   evaluate<T>(expression: string): Promise<T>;
   /** A PNG of the viewport. */
   screenshot(): Promise<Buffer>;
+  /** The page's frames (the top one first), each with its id and URL. */
+  frames(): Promise<{ id: string; url: string }[]>;
+  /**
+   * Evaluates an expression inside frame `frameId`, in an isolated world DevTools creates there (the frame's own
+   * Content-Security-Policy and sandbox do not apply to it; the page's scripts cannot see it).
+   */
+  evaluateInFrame<T>(frameId: string, expression: string): Promise<T>;
   /** Stops the browser and removes its profile. */
   close(): Promise<void>;
 }
 
+/** How the browser starts: its window size, and further command-line flags. */
+export interface BrowserOptions {
+  window?: { width: number; height: number };
+  flags?: readonly string[];
+}
+
 /** Starts headless Chromium and opens one tab. */
-export async function startBrowser(): Promise<BrowserPage> {
+export async function startBrowser({ window = WINDOW, flags = [] }: BrowserOptions = {}): Promise<BrowserPage> {
   const profile = await fsp.mkdtemp(path.join(os.tmpdir(), "cl-chromium-"));
   const child = spawnGroup(
     CHROMIUM,
@@ -37,9 +52,10 @@ export async function startBrowser(): Promise<BrowserPage> {
       "--no-sandbox",
       "--disable-gpu",
       "--no-first-run",
-      "--window-size=1100,1400",
+      `--window-size=${window.width},${window.height}`,
       `--user-data-dir=${profile}`,
       "--remote-debugging-port=0",
+      ...flags,
       "about:blank",
     ],
     { env: { ...process.env, HOME: profile } },
@@ -75,6 +91,29 @@ export async function startBrowser(): Promise<BrowserPage> {
       async screenshot() {
         const r = (await cdp.send("Page.captureScreenshot", { format: "png" })) as { data: string };
         return Buffer.from(r.data, "base64");
+      },
+      async frames() {
+        type Tree = { frame: { id: string; url: string }; childFrames?: Tree[] };
+        const { frameTree } = (await cdp.send("Page.getFrameTree")) as { frameTree: Tree };
+        const out: { id: string; url: string }[] = [];
+        const walk = (t: Tree): void => {
+          out.push({ id: t.frame.id, url: t.frame.url });
+          for (const c of t.childFrames ?? []) walk(c);
+        };
+        walk(frameTree);
+        return out;
+      },
+      async evaluateInFrame<T>(frameId: string, expression: string) {
+        const { executionContextId } = (await cdp.send("Page.createIsolatedWorld", {
+          frameId,
+          worldName: "ledger-test",
+        })) as { executionContextId: number };
+        const r = (await cdp.send("Runtime.evaluate", {
+          expression,
+          contextId: executionContextId,
+          returnByValue: true,
+        })) as { result: { value: T } };
+        return r.result.value;
       },
       async close() {
         cdp.close();

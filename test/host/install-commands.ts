@@ -3,11 +3,14 @@
  * install-path test runs and the docs are checked against (test/docs/install-commands.test.ts).
  * Read from each line's installer and proven by test/host/install-path.test.ts.
  */
+import { HANDLE_PREFIX } from "../../src/artifacts/index.js";
+import { uninstalledFetchCommand } from "../../src/results/stub.js";
+import { PACKED_TARBALL as PACKED_FILE } from "../../src/version.js";
 import { markdownShellCommands } from "../support/pasted-commands.js";
 import { HOST_LINES, type HostVersion } from "./host-install.js";
 
 /** The tarball `npm pack` makes, as the docs name it. */
-export const PACKED_TARBALL = "./openclaw-context-ledger-0.1.0.tgz";
+export const PACKED_TARBALL = `./${PACKED_FILE}`;
 
 /** The npm package name, for the registry form. */
 export const PACKAGE_NAME = "openclaw-context-ledger";
@@ -71,6 +74,49 @@ export function documentedInstallDrift(markdown: string): string[] {
     const m = /^openclaw plugins install (\S+)((?: --[\w-]+)*)$/.exec(command);
     if (!m || m[1] === "-l") continue;
     if (!known.has((m[2] ?? "").trim())) problems.push(`\`${command}\` is no line's command`);
+  }
+  return problems;
+}
+
+/**
+ * How an operator uninstalls the plugin, the gateway stopped first, the same on 2026.4.24 as on 2026.9.6: `--force`
+ * answers the confirmation prompt, which a run without a terminal (a script, CI, an agent's shell) cannot ("plugins
+ * uninstall requires confirmation input. Re-run in an interactive TTY or pass --force"); 2026.4.24 leaves the slot
+ * naming the removed engine (2026.9.6 resets it), so the second command puts `legacy` back. Proven by
+ * test/host/install-path.test.ts.
+ */
+export const UNINSTALL_STEPS: readonly (readonly string[])[] = [
+  ["plugins", "uninstall", "context-ledger", "--force"],
+  ["config", "set", "plugins.slots.contextEngine", "legacy"],
+];
+
+/** {@link UNINSTALL_STEPS} as the guide prints them. */
+export const UNINSTALL_COMMANDS: readonly string[] = UNINSTALL_STEPS.map((args) => `openclaw ${args.join(" ")}`);
+
+/** The guide's example handle (its short form `3f2a9c0d1b4e`). */
+const GUIDE_HANDLE = `${HANDLE_PREFIX}3f2a9c0d1b4e${"0".repeat(52)}`;
+
+/** The guide's example of a stub's fallback command, as a stub prints it for the example handle. */
+export const GUIDE_FETCH_COMMAND = uninstalledFetchCommand(GUIDE_HANDLE);
+
+/**
+ * What a document gets wrong about the way out: the uninstall command or the stubs' fallback command missing from its
+ * shell blocks, and any `openclaw plugins uninstall` or `npx … context-ledger` command there but the proven one.
+ */
+export function documentedUninstallDrift(markdown: string): string[] {
+  const problems: string[] = [];
+  const commands = markdownShellCommands(markdown);
+  for (const wanted of [...UNINSTALL_COMMANDS, GUIDE_FETCH_COMMAND])
+    if (!commands.includes(wanted)) problems.push(`\`${wanted}\` missing from the shell blocks`);
+  const npxPrefix = GUIDE_FETCH_COMMAND.slice(
+    0,
+    GUIDE_FETCH_COMMAND.indexOf(" context-ledger ") + " context-ledger ".length,
+  );
+  for (const command of commands) {
+    if (command.startsWith("openclaw plugins uninstall") && command !== UNINSTALL_COMMANDS[0])
+      problems.push(`\`${command}\` is not the proven uninstall command`);
+    if (/^npx .*context-ledger/.test(command) && !command.startsWith(npxPrefix))
+      problems.push(`\`${command}\` does not run the tarball as the stubs say (\`${npxPrefix}…\`)`);
   }
   return problems;
 }

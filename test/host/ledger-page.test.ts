@@ -1,8 +1,9 @@
 /**
  * The Ledger page in a real browser against real gateways: on 2026.9.6 after a real two-turn session (the tab is
- * advertised in the gateway hello, the chart and a stub beside its original render, a tool output holding `<script>`
- * shows as text, nothing runs), refused without the gateway's auth (no page, no artifact byte); on 2026.4.24 the same
- * route answers. Set LEDGER_PAGE_SCREENSHOT=<file.png> to keep a screenshot of the session page.
+ * advertised in the gateway hello, the chart, the prompt contract per prompt and a stub beside its original render,
+ * a tool output holding `<script>` shows as text, nothing runs), refused without the gateway's auth (no page, no
+ * artifact byte); on 2026.4.24 the same route answers. Set LEDGER_PAGE_SCREENSHOT=<file.png> to keep a screenshot
+ * of the session page.
  */
 import { promises as fsp } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
@@ -34,7 +35,7 @@ describe.skipIf(!hasChromium() && process.env.LEDGER_REQUIRE_CHROMIUM !== "1")("
     await old?.env.cleanup();
   }, 120_000);
 
-  it("on 2026.9.6: a tab in the hello, the chart and a stub beside its original, no script, nothing without auth", async () => {
+  it("on 2026.9.6: a tab in the hello, the chart, the contract and a stub beside its original, no script, nothing without auth", async () => {
     expect(hasChromium(), `${CHROMIUM} is missing: apt-get install chromium`).toBe(true);
     rig = await startHostRig({
       version: "2026.9.6",
@@ -69,7 +70,16 @@ describe.skipIf(!hasChromium() && process.env.LEDGER_REQUIRE_CHROMIUM !== "1")("
       link: string | null;
       scripts: number;
       title: string;
+      contract: { rows: number; cells: number; kept: number; broken: number; requestBody: number; heads: string[] };
     }>(`({
+      contract: {
+        rows: document.querySelectorAll("table.contract tr").length - 1,
+        cells: document.querySelectorAll("table.contract td[class^='c-']").length,
+        kept: document.querySelectorAll("table.contract td.c-kept").length,
+        broken: document.querySelectorAll("table.contract td.c-broken").length,
+        requestBody: document.querySelectorAll("table.contract td.c-request-body").length,
+        heads: [...document.querySelectorAll("table.contract th")].map((th) => th.textContent),
+      },
       bars: document.querySelectorAll("svg rect.prompt").length,
       offloaded: document.querySelectorAll("table.offloaded tr").length - 1,
       link: document.querySelector("table.offloaded a")?.getAttribute("href") ?? null,
@@ -79,6 +89,13 @@ describe.skipIf(!hasChromium() && process.env.LEDGER_REQUIRE_CHROMIUM !== "1")("
     expect(page.bars).toBeGreaterThanOrEqual(1);
     expect(page.offloaded).toBeGreaterThanOrEqual(1);
     expect(page.scripts).toBe(0);
+    // The prompt contract per recorded prompt: every clause the engine judges kept, the two it cannot marked so.
+    expect(page.contract.heads).toEqual(expect.arrayContaining(["user messages", "handles resolve", "tool pairs"]));
+    expect(page.contract.rows).toBeGreaterThanOrEqual(1);
+    expect(page.contract.cells).toBe(page.contract.rows * 8);
+    expect(page.contract.broken).toBe(0);
+    expect(page.contract.kept).toBe(page.contract.rows * 6);
+    expect(page.contract.requestBody).toBe(page.contract.rows * 2);
     if (process.env.LEDGER_PAGE_SCREENSHOT)
       await fsp.writeFile(process.env.LEDGER_PAGE_SCREENSHOT, await browser.screenshot());
 
@@ -106,7 +123,7 @@ describe.skipIf(!hasChromium() && process.env.LEDGER_REQUIRE_CHROMIUM !== "1")("
       expect(body).not.toContain(SESSION);
     }
     console.log(
-      `[ledger-page] 9.6: tab ${JSON.stringify(tabs.find((t) => t.id === "ledger"))}; ${page.bars} turn bars, ${page.offloaded} offloaded rows; unauthenticated: refused`,
+      `[ledger-page] 9.6: tab ${JSON.stringify(tabs.find((t) => t.id === "ledger"))}; ${page.bars} turn bars, ${page.offloaded} offloaded rows, ${page.contract.rows} contract rows; unauthenticated: refused`,
     );
   }, 600_000);
 

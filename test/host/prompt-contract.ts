@@ -5,17 +5,10 @@
  */
 import { isInternalContextMessage, textOfMessage } from "./mock-wire.js";
 import type { MockRequest } from "./mock-model.js";
+import type { ContractClause } from "../../src/state/view-record.js";
 
-/** The clauses, as `docs/design.md` numbers them. */
-export type ContractClause =
-  | "user-messages"
-  | "turn-numbers"
-  | "stub-size"
-  | "user-stub-floor"
-  | "one-summary"
-  | "real-dates"
-  | "tool-pairs"
-  | "handles-resolve";
+/** The clauses, as `docs/design.md` numbers them: the engine's own record names them alike. */
+export type { ContractClause };
 
 /** One broken clause in one request. */
 export interface ContractViolation {
@@ -161,6 +154,7 @@ export function checkPromptContract(
           push("user-stub-floor", `a ${original}-char user message part was stubbed`);
       }
     }
+    checkTurnLabels(summaryText, conversation.length, push);
     checkToolPairs(parts, push);
     if (storedHandles) {
       const handles = new Set(all.flatMap((t) => t.match(HANDLE) ?? []));
@@ -168,6 +162,25 @@ export function checkPromptContract(
     }
   }
   return out;
+}
+
+/**
+ * The summary's own turn labels count the conversation's turns: no label past the user messages sent so far, and no
+ * turn told twice in detail ("Turns 1-23 (condensed; …)" for 16 turns told a turn twice).
+ */
+function checkTurnLabels(
+  summaryText: string,
+  turns: number,
+  push: (clause: ContractClause, detail: string) => void,
+): void {
+  const told = /^Earlier conversation: turns 1-(\d+),/m.exec(summaryText);
+  if (told && Number(told[1]) > turns) push("turn-numbers", `the summary tells turns 1-${told[1]} of ${turns}`);
+  const condensed = /^Turns (\d+)-(\d+) \(condensed; /m.exec(summaryText);
+  if (condensed && Number(condensed[2]) > (told ? Number(told[1]) : turns))
+    push("turn-numbers", `the condensed part is titled turns ${condensed[1]}-${condensed[2]}`);
+  const detailed = [...summaryText.matchAll(/^Turn (\d+): (?:Answer|Tools|Assistant)\b/gm)].map((m) => Number(m[1]));
+  const twice = detailed.filter((n, i) => detailed.indexOf(n) !== i);
+  if (twice.length > 0) push("turn-numbers", `turn ${twice[0]} told twice in detail`);
 }
 
 function checkToolPairs(parts: readonly Parts[], push: (clause: ContractClause, detail: string) => void): void {

@@ -6,8 +6,8 @@
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { createS3Backend } from "../../src/artifacts/s3-backend.js";
-import { blobKey, hexOfBlobKey, metaKey } from "../../src/artifacts/store-keys.js";
+import { createS3Backend } from "../../src/artifacts/backends/s3-backend.js";
+import { blobKey, hexOfBlobKey, metaKey } from "../../src/artifacts/format/store-keys.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import type { RgwFixture } from "../support/s3-fixture.js";
 import type { HostEnv } from "./host-env.js";

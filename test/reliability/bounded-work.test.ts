@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { JsonParseMemo } from "../../src/artifacts/json-bounded.js";
-import { selectSlice } from "../../src/artifacts/selectors.js";
+import type { JsonParseMemo } from "../../src/artifacts/selectors/json-bounded.js";
+import { selectSlice } from "../../src/artifacts/index.js";
 import { compileSafeRegex } from "../../src/safe-regex.js";
 import { DEFAULT_PREVIEW_CHARS } from "../../src/results/preview.js";
 import { planSchemaStrip, type StripPlan } from "../../src/results/strip-schema.js";

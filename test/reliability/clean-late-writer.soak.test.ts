@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { prng } from "../support/prng.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { raceLateWriter, startLateWriter, type LateRaceOutcome } from "./late-writer.js";
@@ -10,7 +10,10 @@ const RUNS = 1_000;
 const AT_ONCE = 50;
 const tmp = useTempDir("clean-late-soak-");
 
-describe("session clean against writers pausing between open and write, 1,000 runs", () => {
+// The scale run of the race the unit project runs at small size: with `LEDGER_SOAK=1` (npm run test:soak).
+const soak = describe.skipIf(!process.env.LEDGER_SOAK);
+
+soak("session clean against writers pausing between open and write, 1,000 runs", () => {
   it("loses and reorders no line: every clean either replaces with the late lines carried or refuses", async () => {
     const rand = prng(4040) as () => number;
     const writer = await startLateWriter();

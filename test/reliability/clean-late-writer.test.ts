@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { raceLateWriter, startLateWriter } from "./late-writer.js";
 

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { raceCleanAgainstWriter } from "./clean-race.js";
 
-describe("session clean racing a host writer, 100 runs", () => {
+// The scale run of the race the unit project runs at small size: with `LEDGER_SOAK=1` (npm run test:soak).
+const soak = describe.skipIf(!process.env.LEDGER_SOAK);
+
+soak("session clean racing a host writer, 100 runs", () => {
   it("loses no appended line in 100 runs (a stale lock, or --force refused by a live one)", async () => {
     const lost: number[] = [];
     const wrong: string[] = [];

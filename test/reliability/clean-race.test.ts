@@ -7,7 +7,7 @@ describe("session clean racing a host writer", () => {
       const outcome = await raceCleanAgainstWriter(1_000, "stale");
       // As in clean-race.soak.test.ts: past a stale lock the clean replaces the file unless its last look finds the
       // writer holding it open, and a line this lock-ignoring writer lands during the rename can be kept after its
-      // next one (a clean-clone run on 2026-11-27 saw it here). What is guaranteed is that no line is lost.
+      // next one. What is guaranteed is that no line is lost.
       expect({ status: outcome.status, kept: outcome.kept, duplicated: outcome.duplicated }).toEqual({
         status: outcome.heldByWriter ? "refused" : "cleaned",
         kept: 1_000,

@@ -10,7 +10,7 @@ import { promises as fsp } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { cleanSessionFile } from "../../src/cli/sessions/clean/clean-session-file.js";
 import { parseConfig, resolveAgentSettings } from "../../src/config/parse-config.js";
 import { bloatedSession } from "../cli/cli-fixtures.js";

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import type { ArtifactStore } from "../../src/artifacts/store-types.js";
+import type { ArtifactStore } from "../../src/artifacts/index.js";
 import { cleanSessionFile } from "../../src/cli/sessions/clean/clean-session-file.js";
 import { parseConfig, resolveAgentSettings } from "../../src/config/parse-config.js";
 import { bloatedSession } from "../cli/cli-fixtures.js";

@@ -3,7 +3,7 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { isLedgerError } from "../../src/errors.js";
 import { assistant, call, createTestEngine, result, user } from "../support/engine-harness.js";
 

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import { MAX_REMEMBERED_KEYS } from "../../src/state/session-state.js";
 import { readSessionState, sessionStatePath } from "../../src/state/session-file.js";

@@ -7,7 +7,7 @@ import { existsSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { createArtifactStore } from "../../src/artifacts/index.js";
 import { isPidAlive } from "../../src/host/session-lock.js";
 import { reclaimJsonlBranches } from "../../src/maintenance/jsonl-reclaim.js";
 import {

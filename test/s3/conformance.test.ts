@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { probeRemoteStore } from "../../src/artifacts/remote-probe.js";
+import { probeRemoteStore } from "../../src/artifacts/index.js";
 import { useSharedTempDir } from "../support/temp-dir.js";
 import { useCephRgw } from "../support/s3-fixture.js";
 import { describeStoreConformance } from "../support/store-conformance.js";

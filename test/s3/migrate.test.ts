@@ -3,14 +3,17 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { openMigrationEnds } from "../../src/artifacts/migrate-open.js";
-import { openArtifactStore, type StoreBackendSettings } from "../../src/artifacts/open-store.js";
-import { createArtifactStore } from "../../src/artifacts/store.js";
-import { migrateArtifacts } from "../../src/artifacts/store-migrate.js";
+import {
+  openMigrationEnds,
+  openArtifactStore,
+  type StoreBackendSettings,
+  createArtifactStore,
+  migrateArtifacts,
+} from "../../src/artifacts/index.js";
 import { runArtifactCommand } from "../../src/cli/artifacts/artifact.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import { runWith } from "../cli/cli-fixtures.js";
-import { createS3Backend } from "../../src/artifacts/s3-backend.js";
+import { createS3Backend } from "../../src/artifacts/backends/s3-backend.js";
 import { killWorker, startWorker } from "../support/worker-process.js";
 import { useCephRgw } from "../support/s3-fixture.js";
 import { useSharedTempDir } from "../support/temp-dir.js";

@@ -3,10 +3,10 @@ import { existsSync, promises as fsp, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { openArtifactStore, type OpenedStore, type StoreBackendSettings } from "../../src/artifacts/open-store.js";
-import { createS3Backend } from "../../src/artifacts/s3-backend.js";
-import { blobKey, metaKey } from "../../src/artifacts/store-keys.js";
-import { readSpoolBacklog } from "../../src/artifacts/tiered-backend.js";
+import { openArtifactStore, type OpenedStore, type StoreBackendSettings } from "../../src/artifacts/index.js";
+import { createS3Backend } from "../../src/artifacts/backends/s3-backend.js";
+import { blobKey, metaKey } from "../../src/artifacts/format/store-keys.js";
+import { readSpoolBacklog } from "../../src/artifacts/backends/tiered-backend.js";
 import { parseConfig } from "../../src/config/parse-config.js";
 import { createLedgerRuntime } from "../../src/runtime/ledger-runtime.js";
 import { artifactRoot } from "../../src/state/paths.js";
@@ -37,27 +37,10 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
   const tmp = useSharedTempDir("ledger-s3-reuse-faults-");
   if (!rgw) return;
 
-  const env = () => ({ KEY: rgw().rgw.accessKeyId, SECRET: rgw().rgw.secretAccessKey });
-  const settings = (prefix: string, endpoint = rgw().rgw.endpoint): StoreBackendSettings => ({
-    backend: "s3",
-    spoolBytes: 64 * 1024 * 1024,
-    cacheBytes: 64 * 1024 * 1024,
-    s3: {
-      endpoint,
-      bucket: rgw().bucket,
-      prefix,
-      region: "us-east-1",
-      pathStyle: true,
-      accessKeyIdEnv: "KEY",
-      signingKeyEnv: "SECRET",
-      timeoutMs: 10_000,
-      gcGraceMs: 0,
-      gatewayStaleMs: 3_600_000,
-      citeLagMs: 0,
-    },
-  });
-  const open = (root: string, s: StoreBackendSettings): OpenedStore =>
-    openArtifactStore({ root, settings: s, agentSegment: "main", env: env() });
+  const env = () => rgw().env();
+  const settings = (prefix: string, endpoint = rgw().rgw.endpoint): StoreBackendSettings =>
+    rgw().settings(prefix, { s3: { endpoint } });
+  const open = (root: string, s: StoreBackendSettings): OpenedStore => rgw().gateway(root, s);
   const inBucket = async (prefix: string, handle: string): Promise<boolean> => {
     const bucket = createS3Backend(rgw().options(`${prefix}/agents/main`));
     const hex = handle.slice(-64);
@@ -201,20 +184,7 @@ describe("no handle lost to gc, a crash or an outage of the shared bucket", () =
     await offline.spool?.close();
     expect(readSpoolBacklog(root).objects).toBe(2);
 
-    const config = parseConfig({
-      stateDir,
-      store: {
-        backend: "s3",
-        s3: {
-          endpoint: rgw().rgw.endpoint,
-          bucket: rgw().bucket,
-          prefix,
-          pathStyle: true,
-          accessKeyIdEnv: "KEY",
-          signingKeyEnv: "SECRET",
-        },
-      },
-    });
+    const config = parseConfig({ stateDir, store: rgw().pluginStore(prefix) });
     createLedgerRuntime({ config, env: env() });
     expect(await spoolEmptied(root, 30_000)).toBe(true);
     const fresh = open(path.join(tmp(), "resume-fresh"), settings(prefix));

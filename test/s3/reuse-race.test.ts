@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openArtifactStore, type OpenedStore, type StoreBackendSettings } from "../../src/artifacts/open-store.js";
-import { formatHandle, sha256Hex } from "../../src/artifacts/handle.js";
-import { createS3Backend } from "../../src/artifacts/s3-backend.js";
-import { blobKey, metaKey } from "../../src/artifacts/store-keys.js";
+import { type OpenedStore, formatHandle, sha256Hex } from "../../src/artifacts/index.js";
+import { createS3Backend } from "../../src/artifacts/backends/s3-backend.js";
+import { blobKey, metaKey } from "../../src/artifacts/format/store-keys.js";
 import { useCephRgw } from "../support/s3-fixture.js";
 import { useSharedTempDir } from "../support/temp-dir.js";
 
@@ -19,31 +18,8 @@ describe("a reuse racing a gc of the shared bucket", () => {
   const tmp = useSharedTempDir("ledger-s3-reuse-race-");
   if (!rgw) return;
 
-  const settings = (prefix: string): StoreBackendSettings => ({
-    backend: "s3",
-    spoolBytes: 64 * 1024 * 1024,
-    cacheBytes: 64 * 1024 * 1024,
-    s3: {
-      endpoint: rgw().rgw.endpoint,
-      bucket: rgw().bucket,
-      prefix,
-      region: "us-east-1",
-      pathStyle: true,
-      accessKeyIdEnv: "KEY",
-      signingKeyEnv: "SECRET",
-      timeoutMs: 10_000,
-      gcGraceMs: 0,
-      gatewayStaleMs: 3_600_000,
-      citeLagMs: 0,
-    },
-  });
   const gateway = (name: string, prefix: string): OpenedStore =>
-    openArtifactStore({
-      root: path.join(tmp(), name),
-      settings: settings(prefix),
-      agentSegment: "main",
-      env: { KEY: rgw().rgw.accessKeyId, SECRET: rgw().rgw.secretAccessKey },
-    });
+    rgw().gateway(path.join(tmp(), name), rgw().settings(prefix));
 
   it(`loses none of ${REUSES} outputs re-stashed while another gateway's gc removes them, ${REPETITIONS} times`, async () => {
     // Every repetition gets its own prefix, set up together: one wait lets every blob age past both publications.

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openArtifactStore, type OpenedStore, type StoreBackendSettings } from "../../src/artifacts/open-store.js";
-import { createS3Backend } from "../../src/artifacts/s3-backend.js";
-import { blobKey } from "../../src/artifacts/store-keys.js";
+import { type OpenedStore, type StoreBackendSettings } from "../../src/artifacts/index.js";
+import { createS3Backend } from "../../src/artifacts/backends/s3-backend.js";
+import { blobKey } from "../../src/artifacts/format/store-keys.js";
 import { useCephRgw } from "../support/s3-fixture.js";
 import { useSharedTempDir } from "../support/temp-dir.js";
 
@@ -16,27 +16,9 @@ describe("gc of a bucket several gateways share", () => {
   const tmp = useSharedTempDir("ledger-s3-shared-gc-");
   if (!rgw) return;
 
-  const env = () => ({ KEY: rgw().rgw.accessKeyId, SECRET: rgw().rgw.secretAccessKey });
-  const settings = (prefix: string, gcGraceMs: number): StoreBackendSettings => ({
-    backend: "s3",
-    spoolBytes: 64 * 1024 * 1024,
-    cacheBytes: 64 * 1024 * 1024,
-    s3: {
-      endpoint: rgw().rgw.endpoint,
-      bucket: rgw().bucket,
-      prefix,
-      region: "us-east-1",
-      pathStyle: true,
-      accessKeyIdEnv: "KEY",
-      signingKeyEnv: "SECRET",
-      timeoutMs: 10_000,
-      gcGraceMs,
-      gatewayStaleMs: 3_600_000,
-      citeLagMs: 0,
-    },
-  });
-  const gateway = (name: string, s: StoreBackendSettings): OpenedStore =>
-    openArtifactStore({ root: path.join(tmp(), name), settings: s, agentSegment: "main", env: env() });
+  const settings = (prefix: string, gcGraceMs: number): StoreBackendSettings =>
+    rgw().settings(prefix, { s3: { gcGraceMs } });
+  const gateway = (name: string, s: StoreBackendSettings): OpenedStore => rgw().gateway(path.join(tmp(), name), s);
   const inBucket = async (prefix: string, handle: string): Promise<boolean> =>
     (await createS3Backend(rgw().options(`${prefix}/agents/main`)).head(blobKey(handle.slice(-64)))) !== undefined;
   /** Stashes through `gw` and waits until the object is in the bucket. */

@@ -2,11 +2,10 @@ import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeBlob } from "../../src/artifacts/blob-writer.js";
-import { openArtifactStore, type OpenedStore, type StoreBackendSettings } from "../../src/artifacts/open-store.js";
-import { createS3Backend } from "../../src/artifacts/s3-backend.js";
-import type { Selector } from "../../src/artifacts/selector-types.js";
-import { blobKey, metaKey } from "../../src/artifacts/store-keys.js";
+import { writeBlob } from "../../src/artifacts/format/blob-writer.js";
+import { type OpenedStore, type Selector } from "../../src/artifacts/index.js";
+import { createS3Backend } from "../../src/artifacts/backends/s3-backend.js";
+import { blobKey, metaKey } from "../../src/artifacts/format/store-keys.js";
 import { useCephRgw } from "../support/s3-fixture.js";
 import { useSharedTempDir } from "../support/temp-dir.js";
 
@@ -30,30 +29,8 @@ describe("every read from a bucket checked against the handle", () => {
   const tmp = useSharedTempDir("ledger-s3-verified-");
   if (!rgw) return;
 
-  const settings = (prefix: string): StoreBackendSettings => ({
-    backend: "s3",
-    spoolBytes: 64 * 1024 * 1024,
-    cacheBytes: 64 * 1024 * 1024,
-    s3: {
-      endpoint: rgw().rgw.endpoint,
-      bucket: rgw().bucket,
-      prefix,
-      region: "us-east-1",
-      pathStyle: true,
-      accessKeyIdEnv: "KEY",
-      signingKeyEnv: "SECRET",
-      timeoutMs: 10_000,
-      citeLagMs: 0,
-    },
-  });
   const open = (name: string, prefix: string): OpenedStore =>
-    openArtifactStore({
-      root: path.join(tmp(), name),
-      settings: settings(prefix),
-      agentSegment: "main",
-      env: { KEY: rgw().rgw.accessKeyId, SECRET: rgw().rgw.secretAccessKey },
-      chunkBytes: 512,
-    });
+    rgw().gateway(path.join(tmp(), name), rgw().settings(prefix), { chunkBytes: 512 });
 
   it("refuses a forged blob and meta pair by every selector, keeps no damaged copy, and a re-stash repairs it", async () => {
     const prefix = `forged-${randomBytes(4).toString("hex")}`;

@@ -453,7 +453,7 @@ describe("demo report", () => {
   it("prints a table with thousands separators, a headline with the reset turn, and a cost line", () => {
     const table = formatTable([...ledger.rows, ...legacy.rows]);
     expect(table.split("\n")[0]).toMatch(
-      /turn \| engine +\| status +\| prompt tokens \| requests \| clamped \| transcript \| raw tokens \| +debt \| artifacts/,
+      /turn \| engine +\| status +\| largest prompt \| requests \| clamped \| transcript \| raw tokens \| +debt \| artifacts/,
     );
     expect(table).toContain("38,765");
     expect(table).toContain("527 KB");

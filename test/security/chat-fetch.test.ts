@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { runChatCommand } from "../../src/chat/ledger-command.js";
-import { findHandles } from "../../src/artifacts/handle.js";
+import { findHandles } from "../../src/artifacts/index.js";
 import { assistant, call, createTestEngine, logText, result, user } from "../support/engine-harness.js";
 
 const SECRET = "sk-proj-Zx8fQ2mN7vL4kR9tW3yB6cD1eH5jG0aS";

@@ -1,18 +1,16 @@
 import { promises as fsp } from "node:fs";
-import { isHandle } from "../../src/artifacts/handle.js";
+import { isHandle, createArtifactStore, parseHandleRef } from "../../src/artifacts/index.js";
 import { normalizeFetchHandle } from "../../src/retrieval/fetch-input.js";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { artifactPaths } from "../../src/artifacts/blob-path.js";
-import { createArtifactStore } from "../../src/artifacts/store.js";
+import { artifactPaths } from "../../src/artifacts/format/blob-path.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { isLedgerError } from "../../src/errors.js";
 import { createLedgerTools } from "../../src/retrieval/tools.js";
 import { artifactRoot } from "../../src/state/paths.js";
 import { createCliIo } from "../support/cli-io.js";
 import { MALFORMED_HANDLES, NON_STRING_HANDLES } from "./hostile-handles.js";
-import { parseHandleRef } from "../../src/artifacts/handle-prefix.js";
 
 const SECRET = "TOP-SECRET-OUTSIDE-THE-STORE";
 let tmp: string;

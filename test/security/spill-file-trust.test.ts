@@ -19,9 +19,8 @@ describe("spill-file trust", () => {
   it("refuses a FIFO named like a spill file without blocking on it", async () => {
     const fifo = path.join(tmp(), "openclaw-bash-0123456789abcdef.log");
     execFileSync("mkfifo", ["-m", "600", fifo]);
-    const started = Date.now();
+    // An open that blocked on the FIFO would never return: the test's timeout, not a measured time, fails it.
     expect(await readHostSpillFile(fifo, { spillDirs: [tmp()] })).toEqual({ refused: "not-regular-file" });
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("takes a spill file that holds what the result shows, and refuses one that only starts the same", async () => {

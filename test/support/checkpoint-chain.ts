@@ -1,4 +1,4 @@
-import type { ArtifactStore } from "../../src/artifacts/store-types.js";
+import type { ArtifactStore } from "../../src/artifacts/index.js";
 import { sealCheckpoint } from "../../src/summary/checkpoint.js";
 import { extendSummary } from "../../src/summary/extend-summary.js";
 import { createSummaryState, type SummaryState } from "../../src/summary/summary-state.js";

@@ -1,7 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, it } from "vitest";
-import { createS3Backend, type S3BackendOptions } from "../../src/artifacts/s3-backend.js";
-import type { StoreBackend } from "../../src/artifacts/backend-types.js";
+import { createS3Backend, type S3BackendOptions } from "../../src/artifacts/backends/s3-backend.js";
+import type { StoreBackend } from "../../src/artifacts/backends/backend-types.js";
+import {
+  openArtifactStore,
+  type OpenedStore,
+  type OpenStoreOptions,
+  type StoreBackendSettings,
+} from "../../src/artifacts/index.js";
 import { CEPH_INSTALL_COMMAND, cephAvailable, createRgwBucket, startCephRgw, type CephRgw } from "./ceph-rgw.js";
 
 /** A throwaway RGW shared by the tests of one file, with one bucket. */
@@ -12,6 +18,22 @@ export interface RgwFixture {
   options(prefix: string, extra?: Partial<S3BackendOptions>): S3BackendOptions;
   /** An S3 backend on a fresh prefix of the bucket. */
   backend(extra?: Partial<S3BackendOptions>): Promise<StoreBackend>;
+  /** The credentials as the environment variables {@link settings} and {@link pluginStore} name (`KEY`, `SECRET`). */
+  env(): { KEY: string; SECRET: string };
+  /**
+   * Resolved store settings on the fixture's bucket under `prefix`: 64 MiB spool and cache, a 10 s deadline, and a gc
+   * that removes at once (no grace, no cite lag, a gateway stale after an hour); `overrides` replace any of them.
+   */
+  settings(prefix: string, overrides?: StoreSettingsOverrides): StoreBackendSettings;
+  /** The plugin config's `store` section on the fixture's bucket under `prefix`, as an operator writes it. */
+  pluginStore(prefix: string, s3?: Record<string, unknown>): { backend: "s3"; s3: Record<string, unknown> };
+  /** A gateway's store for agent `main` at `root` on `settings`, with the fixture's credentials ({@link env}). */
+  gateway(root: string, settings: StoreBackendSettings, extra?: Pick<OpenStoreOptions, "chunkBytes">): OpenedStore;
+}
+
+/** What a test changes in {@link RgwFixture.settings}. */
+export interface StoreSettingsOverrides extends Partial<Omit<StoreBackendSettings, "s3" | "backend">> {
+  s3?: Partial<NonNullable<StoreBackendSettings["s3"]>>;
 }
 
 /** Whether this run must have Ceph (CI sets it): missing packages then fail the suite instead of skipping it. */
@@ -53,11 +75,47 @@ export function useCephRgw(label: string): (() => RgwFixture) | undefined {
       partBytes: 5 * 1024 * 1024,
       ...extra,
     });
+    const env = () => ({ KEY: rgw.accessKeyId, SECRET: rgw.secretAccessKey });
     fixture = {
       rgw,
       bucket,
       options,
       backend: async (extra) => createS3Backend(options(`t-${randomBytes(6).toString("hex")}`, extra)),
+      env,
+      settings: (prefix, overrides = {}) => ({
+        backend: "s3",
+        spoolBytes: 64 * 1024 * 1024,
+        cacheBytes: 64 * 1024 * 1024,
+        ...overrides,
+        s3: {
+          endpoint: rgw.endpoint,
+          bucket,
+          prefix,
+          region: rgw.region,
+          pathStyle: true,
+          accessKeyIdEnv: "KEY",
+          signingKeyEnv: "SECRET",
+          timeoutMs: 10_000,
+          gcGraceMs: 0,
+          gatewayStaleMs: 3_600_000,
+          citeLagMs: 0,
+          ...overrides.s3,
+        },
+      }),
+      gateway: (root, settings, extra = {}) =>
+        openArtifactStore({ root, settings, agentSegment: "main", env: env(), ...extra }),
+      pluginStore: (prefix, s3 = {}) => ({
+        backend: "s3",
+        s3: {
+          endpoint: rgw.endpoint,
+          bucket,
+          prefix,
+          pathStyle: true,
+          accessKeyIdEnv: "KEY",
+          signingKeyEnv: "SECRET",
+          ...s3,
+        },
+      }),
     };
   }, 120_000);
   afterAll(async () => {

@@ -2,13 +2,11 @@ import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { StoreBackend } from "../../src/artifacts/backend-types.js";
-import { writeBlob } from "../../src/artifacts/blob-writer.js";
-import { handleForBytes } from "../../src/artifacts/handle.js";
-import { selectSlice, type Selector } from "../../src/artifacts/selectors.js";
+import type { StoreBackend } from "../../src/artifacts/backends/backend-types.js";
+import { writeBlob } from "../../src/artifacts/format/blob-writer.js";
+import { handleForBytes, selectSlice, type Selector, type ArtifactStore } from "../../src/artifacts/index.js";
 import { createBackendStore, type ArtifactStoreOptions } from "../../src/artifacts/store-core.js";
-import { blobKey, metaKey } from "../../src/artifacts/store-keys.js";
-import type { ArtifactStore } from "../../src/artifacts/store-types.js";
+import { blobKey, metaKey } from "../../src/artifacts/format/store-keys.js";
 import { isLedgerError } from "../../src/errors.js";
 
 /** A fresh, empty backend for one test, and a local folder for the store's temp files. */

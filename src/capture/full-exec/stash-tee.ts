@@ -1,8 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { promises as fsp } from "node:fs";
-import { openSourceFile, readFileChunks } from "../../artifacts/stash-source.js";
-import type { ArtifactStore } from "../../artifacts/store-types.js";
-import type { ArtifactOrigin } from "../../artifacts/meta.js";
+import { openSourceFile, readFileChunks, type ArtifactStore, type ArtifactOrigin } from "../../artifacts/index.js";
 import { readTeeState, removeTeeFile } from "./tee-files.js";
 
 /** What a tee file gave the store. */

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { closeSync, openSync, promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -22,6 +22,17 @@ let root: string;
 let launcher: FilterLauncher;
 beforeAll(async () => {
   root = await fsp.mkdtemp(path.join(os.tmpdir(), "ledger-wrap-fidelity-"));
+  // The start of every shell snapshot the hosts write (`buildSnapshotFile`), and an alias as one may hold.
+  await fsp.writeFile(
+    path.join(root, "snapshot.sh"),
+    [
+      "# OpenClaw exec shell snapshot. Generated; do not edit.",
+      'if [ -n "${BASH_VERSION:-}" ]; then shopt -s expand_aliases 2>/dev/null || true; fi',
+      "unalias -a 2>/dev/null || true",
+      "alias ll='ls -l'",
+      "",
+    ].join("\n"),
+  );
   const found = await resolveFilterLauncher();
   if (!found.ok) throw new Error(`no filter launcher on this machine: ${found.reason}`);
   launcher = found.launcher;
@@ -42,15 +53,43 @@ async function snapshot(dir: string, base = dir): Promise<Record<string, string>
   return out;
 }
 
+/** How a host line hands a command to its shell. */
+interface Framing {
+  name: string;
+  shell: "bash" | "dash";
+  /** The shell's `-c` argument for a command. */
+  frame: (command: string) => string;
+}
+
+const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/** The command as the `-c` argument itself (2026.4.24 and 2026.5.28 with no `pathPrepend`; dash on every line). */
+const AS_ARGUMENT: Framing[] = (["bash", "dash"] as const).map((shell) => ({
+  name: `${shell} -c`,
+  shell,
+  frame: (command) => command,
+}));
+
+/** bash on 2026.6.11 on: the shell snapshot sourced, then the command in an `eval` (`buildSnapshotWrappedCommand`). */
+const IN_HOST_EVAL: Framing = {
+  name: "bash -c, in the host's eval after its snapshot",
+  shell: "bash",
+  frame: (command) => {
+    const snapshot = shellQuote(path.join(root, "snapshot.sh"));
+    return `if [ -r ${snapshot} ]; then . ${snapshot}; fi\neval ${shellQuote(command)}`;
+  },
+};
+
 /**
- * Runs `text` as the gateway does (`<shell> -c`, the shell leading a process group and session of its own) in a
- * fresh folder at the case's own path each time, stdout and stderr on one descriptor so their order is the order
- * they were written in. A case's `groupSignal` is sent to the shell's group as the host stops a call, once the
- * command printed `start` and `afterMs` more passed.
+ * Runs `text` as the gateway does (`<shell> -c` of the framed text, the shell leading a process group and session
+ * of its own) in a fresh folder at the case's own path each time, stdout and stderr on one descriptor so their
+ * order is the order they were written in. A case's `groupSignal` is sent to the shell's group as the host stops a
+ * call, once the command printed `start` and `afterMs` more passed.
  */
-async function run(shell: string, text: string, c: Case, teeFile?: string): Promise<Ran> {
+async function run(framing: Framing, text: string, c: Case, teeFile?: string): Promise<Ran> {
   const { stdin } = c;
-  const cwd = path.join(root, shell, String(CORPUS.indexOf(c)));
+  const { shell } = framing;
+  const cwd = path.join(root, framing.name.replace(/\W+/g, "-"), String(CORPUS.indexOf(c)));
   await fsp.rm(cwd, { recursive: true, force: true });
   await fsp.mkdir(cwd, { recursive: true });
   const outFile = `${cwd}.out`;
@@ -61,7 +100,7 @@ async function run(shell: string, text: string, c: Case, teeFile?: string): Prom
       signal: NodeJS.Signals | null;
       pid: number;
     }>((resolve, reject) => {
-      const child = spawn(shell, ["-c", text], {
+      const child = spawn(shell, ["-c", framing.frame(text)], {
         cwd,
         detached: true,
         stdio: [stdin === undefined ? "ignore" : "pipe", fd, fd],
@@ -73,7 +112,7 @@ async function run(shell: string, text: string, c: Case, teeFile?: string): Prom
     });
     // The host reads its pipes to their end, which the filter holds until it has passed on every byte
     // and written its trailer; the shell's own end comes first.
-    if (teeFile && !c.unparsed) await trailerWritten(teeFile);
+    if (teeFile && !c.firstLine?.[shell]?.beforePlumbing) await trailerWritten(teeFile);
     const norm = (text: string): string =>
       (c.pid ? text.replaceAll(String(pid), "<PID>") : text).replaceAll(c.childPid ?? /$^/g, "<CHILD>");
     const raw = await fsp.readFile(outFile);
@@ -107,7 +146,7 @@ async function trailerWritten(teeFile: string): Promise<void> {
     if (await fsp.stat(`${teeFile}.json`).catch(() => undefined)) return;
     await new Promise((r) => setTimeout(r, 20));
   }
-  // No trailer: the plumbing never ran (a syntax error on the command's first line stops the whole line).
+  // No trailer: the test that waited fails on the tee file's state.
 }
 
 interface Case {
@@ -118,8 +157,13 @@ interface Case {
   pid?: boolean;
   /** A child's pid shows (a shell's notice of its death): written <CHILD>. */
   childPid?: RegExp;
-  /** The command does not parse: nothing of it runs, the plumbing neither (no trailer to wait for). */
-  unparsed?: boolean;
+  /**
+   * What each shell says while it parses the command's first line, before any of that line ran (the plumbing
+   * with it): `quotesPlumbing`, bash's syntax error quotes the whole line, plumbing and all; `beforePlumbing`,
+   * nothing of the line runs (no tee file is ever ended); `unteed`, the report is written before the plumbing
+   * ran, so the shell's output is plain's and the tee file lacks it.
+   */
+  firstLine?: Partial<Record<Framing["shell"], FirstLineReport>>;
   /** Sent to the shell's process group from outside, as the host stops a call. */
   groupSignal?: { signal: NodeJS.Signals; afterMs: number };
 }
@@ -167,12 +211,71 @@ const SIGNAL_CASES: Case[] = [
   },
 ];
 
+/** How a report the shell makes while it parses the first line differs wrapped (see {@link Case.firstLine}). */
+interface FirstLineReport {
+  quotesPlumbing?: boolean;
+  beforePlumbing?: boolean;
+  unteed?: boolean;
+}
+
+const SYNTAX_ERROR: FirstLineReport = { quotesPlumbing: true, beforePlumbing: true };
+const UNRUN: FirstLineReport = { beforePlumbing: true };
+const UNTEED: FirstLineReport = { unteed: true };
+
+/**
+ * What the shell says and traces, line by line: the plumbing shares the command's first line, and neither the
+ * shell's reports nor `$LINENO`, `caller` or `set -x` may show it, but for what the shell says while it parses
+ * that first line (`firstLine`): no check before wrapping tells those commands apart.
+ */
+const TEXT_CASES: Case[] = [
+  { name: "a syntax error on the first line", command: "if then fi", firstLine: { bash: SYNTAX_ERROR, dash: UNRUN } },
+  { name: "a syntax error on the second line", command: "echo ok\nif then fi" },
+  { name: "a syntax error on the third line", command: "echo one\necho two\nif then fi\necho never" },
+  {
+    name: "an unterminated quote on the first line",
+    command: "echo 'unterminated",
+    firstLine: { bash: UNRUN, dash: UNRUN },
+  },
+  { name: "an unterminated quote on a later line", command: 'echo ok\necho "open\nmore' },
+  { name: "an unterminated here-doc", command: "cat <<EOF\nline one\nline two", firstLine: { bash: UNTEED } },
+  { name: "an unterminated quoted here-doc", command: "cat <<'EOF'\nkeep $this\n", firstLine: { bash: UNTEED } },
+  { name: "an unterminated here-doc on the third line", command: "echo a\necho b\ncat <<EOF\nline" },
+  { name: "a terminated here-doc", command: "cat <<EOF\nline one\n$HOME-free text\nEOF\necho after" },
+  { name: "a tab-stripping here-doc", command: "cat <<-EOF\n\tindented\n\tEOF\necho done" },
+  { name: "a trailing backslash", command: "echo hi \\" },
+  { name: "a line continuation", command: "echo a \\\n  b \\\n  c" },
+  { name: "a trailing comment", command: "echo x # a comment" },
+  { name: "a leading comment line", command: "# set things up\necho y" },
+  { name: "$0 and $LINENO", command: 'echo "$0"\necho "line $LINENO"' },
+  {
+    name: "$LINENO in a loop, a function and after them",
+    command:
+      'echo "$LINENO"\nfor i in 1 2; do\n  echo "loop $LINENO"\ndone\nf() {\n  echo "in f $LINENO"\n}\nf; echo "end $LINENO"',
+  },
+  {
+    name: "caller and BASH_SOURCE",
+    command:
+      'f() { caller; echo "[${BASH_SOURCE[*]}] [${FUNCNAME[*]}] $LINENO"; }\nf\ncaller; echo "rc $? [${BASH_SOURCE[*]}]"',
+  },
+  { name: "set -x on the first line", command: 'set -x; echo one; v=$(echo two)\necho "$v"' },
+  {
+    name: "set -x, a function and an EXIT trap",
+    command: "set -x\nf() { echo in-f; }\ntrap 'echo bye' EXIT\nf; echo $((1 + 2))",
+  },
+  { name: "set -v", command: "set -v\necho shown\n# a comment" },
+  { name: "an arithmetic error on the second line", command: "echo a\nx=$((1 / 0))\necho after" },
+  { name: "a command not found on the second line", command: "echo a\nno_such_command_xyz\necho rc=$?" },
+  { name: "an alias the snapshot defines", command: "ll -d . | cut -c1" },
+];
+
 const S = "'";
 /** More cases: job control, subshells, pipes, `exec` redirections, long and quote-heavy commands. */
 const MORE_CASES: Case[] = [
   { name: "wait %1 and $? of a job", command: "(exit 6) & wait %1; echo job $?" },
   { name: "kill %1 of a sleeping job", command: "sleep 5 & kill %1; wait; echo rc $?" },
-  { name: "set -m in a shell with no terminal", command: "set -m; (echo in-job) & wait; echo done $?" },
+  // The job outlives the start of `wait`, so bash reports it done every time (a job done before `wait` starts is
+  // reported or not by a race, plain as wrapped).
+  { name: "set -m in a shell with no terminal", command: "set -m; (sleep 0.5; echo in-job) & wait; echo done $?" },
   { name: "nested subshells with exits", command: "( ( exit 5 ); echo inner $?; exit 6 ); echo outer $?" },
   { name: "a pipeline's status and a failing middle", command: "printf 'x\n' | false | cat; echo rc=$?" },
   { name: "a pipe into head closing early", command: "seq 1 100000 | head -n 3; echo rc=$?" },
@@ -226,17 +329,6 @@ const CORPUS: Case[] = [
   { name: "an EXIT trap and exit 4", command: "trap 'echo cleanup > trapped' EXIT; exit 4" },
   { name: "a TERM trap and kill $$", command: "trap 'echo caught; exit 7' TERM; kill $$; echo after" },
   { name: "$$ and $PPID", command: 'echo "pid $$"; echo "$$" > pidfile; sh -c "echo parent \\$PPID"', pid: true },
-  { name: "$0 and $LINENO", command: 'echo "$0"\necho "line $LINENO"' },
-  { name: "a terminated here-doc", command: "cat <<EOF\nline one\n$HOME-free text\nEOF\necho after" },
-  { name: "an unterminated here-doc", command: "cat <<EOF\nline one\nline two" },
-  { name: "an unterminated quoted here-doc", command: "cat <<'EOF'\nkeep $this\n" },
-  { name: "a tab-stripping here-doc", command: "cat <<-EOF\n\tindented\n\tEOF\necho done" },
-  { name: "a trailing backslash", command: "echo hi \\" },
-  { name: "a line continuation", command: "echo a \\\n  b \\\n  c" },
-  { name: "a trailing comment", command: "echo x # a comment" },
-  { name: "a leading comment line", command: "# set things up\necho y" },
-  { name: "a syntax error on the first line", command: "echo 'unterminated", unparsed: true },
-  { name: "a syntax error on a later line", command: "echo ok\nif then fi" },
   { name: "a command not found", command: "no_such_command_xyz; echo rc=$?" },
   { name: "a function", command: 'f() { echo "in f $1"; return 3; }; f arg; echo rc=$?' },
   { name: "export and env", command: "export CL_X=1; env | grep '^CL_X='" },
@@ -246,35 +338,74 @@ const CORPUS: Case[] = [
   { name: "shell flags", command: 'echo "$-"' },
   { name: "return outside a function", command: "return 2; echo after" },
   { name: "stdout not a terminal", command: "[ -t 1 ] && echo tty || echo notty" },
+  ...TEXT_CASES,
   ...SIGNAL_CASES,
   ...MORE_CASES,
 ];
 
-describe.each(["bash", "dash"])("the wrapped command means what it means plain (%s)", (shell) => {
-  it.concurrent.each(CORPUS)("$name", async (c) => {
+/** Every case as the `-c` argument, and the cases of what the shell says under the host's eval too. */
+const RUNS = [
+  ...AS_ARGUMENT.map((framing) => ({ name: framing.name, framing, cases: CORPUS })),
+  { name: IN_HOST_EVAL.name, framing: IN_HOST_EVAL, cases: TEXT_CASES },
+];
+
+describe.each(RUNS)("the wrapped command means what it means plain ($name)", ({ framing, cases }) => {
+  it.concurrent.each(cases)("$name", async (c) => {
     const { command } = c;
-    const plain = await run(shell, command, c);
+    const plain = await run(framing, command, c);
     const teeDir = await fsp.mkdtemp(path.join(root, "tee-"));
     const teeFile = path.join(teeDir, `${crypto.randomUUID()}.out`);
     await fsp.writeFile(teeFile, "", { mode: 0o600 });
     const text = wrapCommand({ ...launcher, command, teeFile, capBytes: 1 << 26 });
-    const { raw, ...via } = await run(shell, text, c, teeFile);
+    const { raw, ...via } = await run(framing, text, c, teeFile);
     const { raw: _plainRaw, ...plainRan } = plain;
-    expect(via).toEqual(plainRan);
-    // The tee file holds every byte the shell wrote once the plumbing ran: all of it but what the shell says
-    // while it parses the first line (bash's warning about an unterminated here-doc).
+    const report = c.firstLine?.[framing.shell];
+    // The known difference: bash quotes the first line it could not parse, and that line starts with the plumbing.
+    const plumbing = text.slice(0, text.length - command.length);
+    const firstLine = command.split("\n")[0] ?? "";
+    const expected = report?.quotesPlumbing
+      ? { ...plainRan, out: plainRan.out.replace(`\`${firstLine}'`, `\`${plumbing}${firstLine}'`) }
+      : plainRan;
+    if (report?.quotesPlumbing) expect(expected.out).not.toBe(plainRan.out);
+    expect(via).toEqual(expected);
     const state = await readTeeState(teeFile);
-    if (state.kind === "ended") {
-      const teed = await fsp.readFile(teeFile);
+    const teed = await fsp.readFile(teeFile);
+    if (report?.beforePlumbing) {
+      // Nothing of the first line ran: no filter, no trailer, an empty tee file.
+      expect(state.kind).toBe("unfinished");
+      expect(teed.length).toBe(0);
+    } else if (report?.unteed) {
+      // The tee file holds all the shell wrote after the plumbing ran: all of it but the warning before.
+      expect(state.kind).toBe("ended");
+      expect(teed.length).toBeGreaterThan(0);
+      expect(teed.length).toBeLessThan(raw?.length ?? 0);
       expect(raw?.subarray(raw.length - teed.length).equals(teed)).toBe(true);
-      if (!/^(cat <<|echo 'unterminated)/.test(command)) expect(teed.length).toBe(raw?.length);
+      expect(raw?.subarray(0, raw.length - teed.length).toString()).toMatch(
+        /^bash: [^\n]*warning: here-document at line \d+ delimited by end-of-file \(wanted `EOF'\)\n$/,
+      );
     } else {
-      // Only a syntax error on the first line keeps the plumbing from running.
-      expect(c.unparsed).toBe(true);
+      // The tee file holds every byte the shell wrote, its own reports and warnings included.
+      expect(state.kind).toBe("ended");
+      expect(teed.equals(raw ?? Buffer.alloc(0))).toBe(true);
     }
     await fsp.rm(teeFile, { force: true });
     await fsp.rm(`${teeFile}.json`, { force: true });
     expect(await fsp.readdir(teeDir)).toEqual([]);
+  });
+});
+
+describe("what is left of the plumbing when the command starts", () => {
+  it("bash's $_ reads exec, whether the FIFO was made or not, never a path of the plumbing", async () => {
+    const dir = await fsp.mkdtemp(path.join(root, "lastarg-"));
+    const made = path.join(dir, "t.out");
+    await fsp.writeFile(made, "", { mode: 0o600 });
+    // In a folder that does not exist, mkfifo fails and the command runs untouched.
+    for (const teeFile of [made, path.join(dir, "missing", "t.out")]) {
+      const text = wrapCommand({ ...launcher, command: 'echo "[$_]"', teeFile, capBytes: 1024 });
+      const ran = spawnSync("bash", ["-c", text], { encoding: "utf8" });
+      expect(ran.stdout + ran.stderr).toBe("[exec]\n");
+    }
+    await trailerWritten(made);
   });
 });
 

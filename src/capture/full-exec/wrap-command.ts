@@ -20,8 +20,12 @@
  * the filter is out of reach. Node runs with `--disable-sigusr1` (no inspector to open) and an empty
  * environment (no `NODE_OPTIONS` such as `--inspect`).
  *
- * The plumbing shares the user's first line (`...; fi; <command>`), so the shell's error messages name
- * the same line numbers as plain. The filter is started by a subshell that exits at once, so it is no
+ * The plumbing shares the user's first line (`...; fi; <command>`), so `$LINENO`, `caller` and the
+ * shell's error messages name the same line numbers as plain, and `set -x` traces only the user's
+ * commands. What the shell says while it parses that first line, before any of it ran, names the plumbing
+ * too: bash quotes the whole line in a syntax error, and its warning about an unterminated here-doc misses
+ * the tee file. Telling those commands apart before wrapping takes a shell parser, or a child process the
+ * hosts' install scanners refuse. The filter is started by a subshell that exits at once, so it is no
  * job of the user's shell (`wait`, `jobs` and `$!` see only the user's own). When the FIFO cannot be
  * made, the command runs untouched. POSIX sh: it runs in bash, zsh and dash alike.
  */
@@ -100,10 +104,11 @@ export function wrapCommand(options: WrapCommandOptions): string {
     shellQuote(options.teeFile),
     String(cap),
   ].join(" ");
-  // The filter's own stderr stays the host's: it writes nothing there unless it fails.
+  // The filter's own stderr stays the host's: it writes nothing there unless it fails. The last command the
+  // shell itself runs is a bare `exec` either way, so bash's `$_` reads `exec`, never a path of the plumbing.
   const plumbing =
     `if mkfifo -m 600 ${fifo} ${ready} 2>/dev/null; then ` +
     `( { trap '' ${IGNORED_UNTIL_SETSID}; exec 3>${ready}; exec ${start}; } <${fifo} & ); ` +
-    `exec >${fifo} 2>&1; (read x) <${ready}; rm -f ${fifo} ${ready}; fi; `;
+    `exec >${fifo} 2>&1; (read x; rm -f ${fifo} ${ready}) <${ready}; else exec; fi; `;
   return plumbing + options.command;
 }

@@ -1,5 +1,4 @@
-import { formatHandle, parseHandle } from "../../artifacts/handle.js";
-import type { ArtifactMeta } from "../../artifacts/meta.js";
+import { formatHandle, parseHandle, type ArtifactMeta } from "../../artifacts/index.js";
 import { LedgerError } from "../../errors.js";
 import { ARTIFACT_SCHEMAS, writeReceipt, type ArtifactCommandContext } from "./artifact-receipts.js";
 import { scanReferencedHandles } from "./artifact-references.js";

@@ -2,7 +2,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTempState, runWith } from "../../../test/cli/cli-fixtures.js";
-import { createArtifactStore } from "../../artifacts/store.js";
+import { createArtifactStore } from "../../artifacts/index.js";
 import { artifactRoot } from "../../state/paths.js";
 import { runArtifactCommand } from "./artifact.js";
 

@@ -2,11 +2,13 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import {
   assertBucketAnswers,
+  BACKEND_KINDS,
   listBucketAgentSegments,
+  migrateArtifacts,
   openMigrationEnds,
   type MigrateDirection,
-} from "../../artifacts/migrate-open.js";
-import { migrateArtifacts, type MigrateReport } from "../../artifacts/store-migrate.js";
+  type MigrateReport,
+} from "../../artifacts/index.js";
 import { LedgerError } from "../../errors.js";
 import { agentRoot, artifactRoot, decodeSegment, encodeSegment } from "../../state/paths.js";
 import { choiceFlag, COMMON_OPTIONS, stringFlag, type ArgSpec } from "../core/args.js";
@@ -53,7 +55,7 @@ export async function runMigrateCommand(argv: string[], io: CliIo): Promise<numb
     io,
     { name: "artifact migrate", options: OPTIONS, usage: MIGRATE_USAGE },
     async (args, json) => {
-      const to = choiceFlag(args, "to", ["s3", "file"] as const);
+      const to = choiceFlag(args, "to", BACKEND_KINDS);
       if (!to) throw new LedgerError("input_invalid", "Expected --to s3 or --to file, got none");
       const all = args.flags.all === true;
       const agentFlag = stringFlag(args, "agent");
@@ -63,9 +65,9 @@ export async function runMigrateCommand(argv: string[], io: CliIo): Promise<numb
       if (ctx.configError) throw new LedgerError("config_invalid", ctx.configError);
       const settings = ctx.config.store;
       const agents = all
-        ? to === "s3"
-          ? await listLedgerAgents(ctx.ledgerRoot)
-          : (await listBucketAgentSegments(settings, io.env)).map(decodeSegment)
+        ? to === "file"
+          ? (await listBucketAgentSegments(settings, io.env)).map(decodeSegment)
+          : await listLedgerAgents(ctx.ledgerRoot)
         : [agentFlag ?? "main"];
       const dryRun = args.flags["dry-run"] === true;
       const controller = new AbortController();
@@ -91,7 +93,7 @@ export async function runMigrateCommand(argv: string[], io: CliIo): Promise<numb
             },
           });
           reports.push({ agentId, ms: Date.now() - started, ...report });
-          if (!json) io.stdout.write(`${describe(agentId, report, Date.now() - started)}\n`);
+          if (!json) io.stdout.write(`${migrateSummaryLine(agentId, report, Date.now() - started)}\n`);
         }
       } finally {
         process.removeListener("SIGINT", onSigint);
@@ -112,7 +114,7 @@ export async function runMigrateCommand(argv: string[], io: CliIo): Promise<numb
   );
 }
 
-function describe(agentId: string, r: MigrateReport, ms: number): string {
+function migrateSummaryLine(agentId: string, r: MigrateReport, ms: number): string {
   const verb = r.dryRun ? "would copy" : "copied and verified";
   return `agent ${agentId}: ${plural(r.total, "artifact")} from ${r.source} to ${r.target}: ${verb} ${r.copied} (${formatBytes(r.copiedBytes)}), already there ${r.present}, failed ${r.failed.length}${r.orphanedMeta.length ? `, ${plural(r.orphanedMeta.length, "meta")} without a blob skipped` : ""}${r.interrupted ? ", interrupted" : ""} (${(ms / 1000).toFixed(1)} s)`;
 }
@@ -126,8 +128,8 @@ function nextSteps(
 ): string {
   const again = `${progName(io)} artifact migrate --to ${to}`;
   if (dryRun) return `dry run: nothing written; run \`${again}\` to copy`;
-  return to === "s3"
-    ? `next: set store.backend to "s3" in the plugin config, restart the gateway, then run \`${again}\` once more for what was stashed in between (it copies only what is missing). The local copies stay: the gateway keeps them as its read cache and drops each once the bucket confirms it, beyond store.cacheBytes.`
+  return to !== "file"
+    ? `next: set store.backend to "${to}" in the plugin config, restart the gateway, then run \`${again}\` once more for what was stashed in between (it copies only what is missing). The local copies stay: the gateway keeps them as its read cache and drops each once the bucket confirms it, beyond store.cacheBytes.`
     : `next: set store.backend to "file" in the plugin config, restart the gateway, then run \`${again}\` once more for what was uploaded in between. The bucket copy stays; once no other gateway shares the prefix, remove it with the provider's tools (e.g. \`aws s3 rm --recursive s3://${s3?.bucket}/${s3?.prefix}/agents/<agent>/\`).`;
 }
 

@@ -1,5 +1,4 @@
-import type { GatewayRegistry } from "../../artifacts/gateway-registry.js";
-import type { ArtifactStore } from "../../artifacts/store-types.js";
+import type { GatewayRegistry, ArtifactStore } from "../../artifacts/index.js";
 import type { ParsedArgs } from "../core/args.js";
 import type { CliIo } from "../core/cli-io.js";
 

@@ -1,16 +1,16 @@
 import { parseLineRange } from "../../retrieval/fetch-input.js";
 import { promises as fsp } from "node:fs";
-import { listedHandles, resolveHandleRef } from "../../artifacts/handle-prefix.js";
-import { parseSelector, type Selector } from "../../artifacts/selectors.js";
-import { openArtifactStore } from "../../artifacts/open-store.js";
-import { createArtifactStore } from "../../artifacts/store.js";
+import { listedHandles, resolveHandleRef, parseSelector, type Selector } from "../../artifacts/index.js";
+import { openAgentStore } from "../core/agent-store.js";
 import { isLedgerError, LedgerError } from "../../errors.js";
+import { parseJsonOrThrow } from "../../json.js";
 import { readReclaimedLines } from "../../maintenance/reclaimed-lines.js";
 import { detectFormat, type OutputFormat } from "../../results/detect-format.js";
 import { buildPreview } from "../../results/preview.js";
 import { resolveAgentSettings } from "../../config/parse-config.js";
+import type { LedgerConfig } from "../../config/schema.js";
 import { compileRedactPatterns, redactSecrets } from "../../results/redact.js";
-import { agentRoot, artifactRoot, encodeSegment } from "../../state/paths.js";
+import { agentRoot, artifactRoot } from "../../state/paths.js";
 import { choiceFlag, COMMON_OPTIONS, intFlag, stringFlag, type ArgSpec, type ParsedArgs } from "../core/args.js";
 import { runGcCommand, runListCommand, runRmCommand } from "./artifact-admin.js";
 import { runMigrateCommand } from "./artifact-migrate.js";
@@ -119,13 +119,7 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
           async (args, json) => {
             const ctx = await operatorContextOf(args, io2.env);
             const agentId = stringFlag(args, "agent") ?? "main";
-            const root = artifactRoot(ctx.ledgerRoot, agentId);
-            const opened = openArtifactStore({
-              root,
-              settings: ctx.config.store,
-              agentSegment: encodeSegment(agentId),
-              env: io2.env,
-            });
+            const opened = openAgentStore({ config: ctx.config, ledgerRoot: ctx.ledgerRoot, agentId, env: io2.env });
             const store = opened.store;
             const { redaction } = resolveAgentSettings(ctx.config, agentId);
             const patterns = compileRedactPatterns(redaction.patterns);
@@ -144,12 +138,11 @@ export async function runArtifactCommand(argv: string[], io: CliIo): Promise<num
             try {
               const code = await leaf.run(c);
               // What this command stored reaches the bucket before it exits (a failure leaves it in the spool).
-              await opened.spool?.drain();
-              await opened.settle?.();
+              await opened.finish();
               return code;
             } catch (err) {
               throw isLedgerError(err, "artifact_not_found")
-                ? await notFoundHere(c, err, sub)
+                ? await notFoundHere(c, err, sub, ctx.config)
                 : isLedgerError(err, "artifact_corrupt") && sub !== "peek"
                   ? corruptHint(c, err)
                   : err;
@@ -247,7 +240,12 @@ function handleInStore(c: ArtifactCommandContext): Promise<string> {
 }
 
 /** A not-found error that names the agent and store looked in, and where the handle lives if elsewhere. */
-async function notFoundHere(c: ArtifactCommandContext, err: LedgerError, sub: string): Promise<CliFailure> {
+async function notFoundHere(
+  c: ArtifactCommandContext,
+  err: LedgerError,
+  sub: string,
+  config: LedgerConfig,
+): Promise<CliFailure> {
   // fetch and peek take one handle, whole or a prefix; rm takes whole ones.
   const handle =
     c.args.positionals.find((p) => p.includes("sha256:")) ??
@@ -257,10 +255,11 @@ async function notFoundHere(c: ArtifactCommandContext, err: LedgerError, sub: st
   if (handle) {
     for (const agent of await listLedgerAgents(c.ledgerRoot)) {
       if (agent === c.agentId) continue;
-      const store = createArtifactStore({ root: artifactRoot(c.ledgerRoot, agent) });
-      const held = await resolveHandleRef(handle, () => listedHandles(store))
-        .then((h) => store.has(h))
-        .catch(() => false);
+      const other = openAgentStore({ config, ledgerRoot: c.ledgerRoot, agentId: agent, env: c.io.env });
+      const held = await resolveHandleRef(handle, () => listedHandles(other.store))
+        .then((h) => other.store.has(h))
+        .catch(() => false)
+        .finally(() => other.close());
       if (held) elsewhere.push(agent);
     }
   }
@@ -286,16 +285,11 @@ function corruptHint(c: ArtifactCommandContext, err: LedgerError): CliFailure {
 function selectorFrom(args: ParsedArgs): Selector {
   const raw = stringFlag(args, "selector");
   if (raw?.trim().startsWith("{")) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch (err) {
-      throw new LedgerError(
-        "selector_invalid",
-        `Expected --selector to be a kind or a JSON object, got invalid JSON: ${(err as Error).message}`,
-        { cause: err },
-      );
-    }
+    const parsed = parseJsonOrThrow(
+      raw,
+      "selector_invalid",
+      (reason) => `Expected --selector to be a kind or a JSON object, got invalid JSON: ${reason}`,
+    );
     return parseSelector(parsed);
   }
   // `--lines A-B` alone is the one line-range syntax every reader takes (the tool's `lines`, the chat's `lines A-B`).

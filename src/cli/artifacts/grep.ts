@@ -1,4 +1,4 @@
-import { grepLines } from "../../artifacts/grep-lines.js";
+import { grepLines } from "../../artifacts/index.js";
 import { compileSafeRegex } from "../../safe-regex.js";
 import { resolveAgentSettings } from "../../config/parse-config.js";
 import { COMMON_OPTIONS, intFlag, stringFlag } from "../core/args.js";

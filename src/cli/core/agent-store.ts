@@ -1,5 +1,4 @@
-import { openArtifactStore } from "../../artifacts/open-store.js";
-import type { ArtifactStore } from "../../artifacts/store-types.js";
+import { openArtifactStore, type ArtifactStore, type GatewayRegistry } from "../../artifacts/index.js";
 import { resolveAgentSettings } from "../../config/parse-config.js";
 import type { LedgerConfig } from "../../config/schema.js";
 import { artifactRoot, encodeSegment } from "../../state/paths.js";
@@ -18,11 +17,31 @@ export interface AgentStoreOptions {
 /** An agent's store opened for one command, and how to finish with it. */
 export interface AgentStore {
   store: ArtifactStore;
+  /** The gateways sharing the store's bucket; undefined for the file store. */
+  gateways?: GatewayRegistry;
   /**
    * Uploads what this command stored and stops background work. A failed upload leaves it in the local spool, which
    * the gateway (or the next command) uploads from its start.
    */
   finish(): Promise<void>;
+  /** Stops background work without waiting for uploads: for a command that reads and never waits on the bucket. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens an agent's store (see {@link openAgentStore}), runs `read` on it and closes it without waiting for uploads:
+ * for a command that only reads.
+ */
+export async function readAgentStore<T>(
+  options: AgentStoreOptions,
+  read: (store: ArtifactStore) => Promise<T>,
+): Promise<T> {
+  const opened = openAgentStore(options);
+  try {
+    return await read(opened.store);
+  } finally {
+    await opened.close();
+  }
 }
 
 /**
@@ -41,6 +60,7 @@ export function openAgentStore(options: AgentStoreOptions): AgentStore {
   });
   return {
     store: opened.store,
+    ...(opened.gateways ? { gateways: opened.gateways } : {}),
     async finish() {
       try {
         await opened.spool?.drain();
@@ -48,6 +68,9 @@ export function openAgentStore(options: AgentStoreOptions): AgentStore {
       } finally {
         await opened.spool?.close();
       }
+    },
+    async close() {
+      await opened.spool?.close();
     },
   };
 }

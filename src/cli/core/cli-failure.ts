@@ -1,4 +1,4 @@
-import { errorMessage, isLedgerError, type LedgerErrorCode } from "../../errors.js";
+import { errorMessage, isLedgerError, isNotFound, type LedgerErrorCode } from "../../errors.js";
 import { progName, type CliIo } from "./cli-io.js";
 
 /**
@@ -27,8 +27,7 @@ export interface CliErrorDocument {
 
 /** Maps an error to the CLI exit code. */
 export function exitCodeFor(err: unknown): number {
-  if (!isLedgerError(err))
-    return (err as NodeJS.ErrnoException | undefined)?.code === "ENOENT" ? EXIT.notFound : EXIT.other;
+  if (!isLedgerError(err)) return isNotFound(err) ? EXIT.notFound : EXIT.other;
   const table: Partial<Record<LedgerErrorCode, number>> = {
     input_invalid: EXIT.usage,
     config_invalid: EXIT.usage,
@@ -61,7 +60,7 @@ export interface FailureOptions {
  * Reports a failed command and returns its exit code: with `--json`, one
  * {@link CliErrorDocument} on stdout (so a pipe into `jq` still gets JSON);
  * otherwise `<prog> <command>: <message>` and the hint on stderr. A raw
- * `ENOENT` becomes "no such file" naming the path.
+ * file-not-found error (`isNotFound`) becomes "no such file" naming the path.
  */
 export function reportFailure(io: CliIo, err: unknown, options: FailureOptions): number {
   const failure = err instanceof CliFailure ? err : undefined;
@@ -70,7 +69,7 @@ export function reportFailure(io: CliIo, err: unknown, options: FailureOptions):
   const full = `${prog} ${options.command}`.trim();
   const errno = err as NodeJS.ErrnoException | undefined;
   const message =
-    errno?.code === "ENOENT" && !isLedgerError(err) && typeof errno.path === "string"
+    isNotFound(err) && !isLedgerError(err) && typeof errno?.path === "string"
       ? `Expected a readable file at \`${errno.path}\`, got no such file`
       : err instanceof Error
         ? err.message
@@ -79,11 +78,9 @@ export function reportFailure(io: CliIo, err: unknown, options: FailureOptions):
     ? failure.code
     : isLedgerError(err)
       ? err.code
-      : exitCode === EXIT.notFound
+      : exitCode === EXIT.notFound || isNotFound(err)
         ? "not_found"
-        : errno?.code === "ENOENT"
-          ? "not_found"
-          : "failed";
+        : "failed";
   const hint = options.hint ?? failure?.hint ?? (exitCode === EXIT.usage ? `run \`${full} --help\`` : undefined);
   if (options.json) {
     const doc: CliErrorDocument = {

@@ -1,6 +1,6 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { errorMessage } from "../../errors.js";
+import { errorMessage, isNotFound } from "../../errors.js";
 import { agentRoot, decodeSegment } from "../../state/paths.js";
 import type { SessionState } from "../../state/session-state.js";
 import { readSessionState, sessionStatePath } from "../../state/session-file.js";
@@ -36,7 +36,7 @@ export async function listLedgerSessions(root: string, agentId: string): Promise
       await fsp.access(file);
       state = await readSessionState(file);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") error = errorMessage(err);
+      if (!isNotFound(err)) error = errorMessage(err);
     }
     out.push({ agentId, sessionKey: state?.sessionKey || decodeSegment(name), dir: sessionDir, state, error });
   }
@@ -49,7 +49,7 @@ async function readDirNames(dir: string): Promise<string[]> {
     const entries = await fsp.readdir(dir, { withFileTypes: true });
     return entries.filter((e) => e.isDirectory()).map((e) => e.name);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if (isNotFound(err)) return [];
     throw err;
   }
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import JSON5 from "json5";
 import { parseConfig } from "../../config/parse-config.js";
 import type { LedgerConfig } from "../../config/schema.js";
-import { describeValue, errorMessage, LedgerError } from "../../errors.js";
+import { describeValue, errorMessage, isNotFound, LedgerError } from "../../errors.js";
 import { resolveLedgerRoot } from "../../state/paths.js";
 import { stringFlag, type ParsedArgs } from "./args.js";
 
@@ -89,7 +89,7 @@ export async function readHostConfig(file: string): Promise<Record<string, unkno
   try {
     text = await fsp.readFile(file, "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if (isNotFound(err)) return undefined;
     throw new LedgerError("io_failed", `Expected to read the host config \`${file}\`, got ${(err as Error).message}`, {
       cause: err,
     });

@@ -1,12 +1,13 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { createArtifactStore } from "../../artifacts/store.js";
-import { STALE_TEMP_MS } from "../../artifacts/store-gc.js";
+import { STALE_TEMP_MS } from "../../artifacts/index.js";
 import { DIR_MODE, FILE_MODE, TEMP_PREFIX } from "../../fs/atomic-write.js";
-import { artifactRoot } from "../../state/paths.js";
+import type { ArtifactStore } from "../../artifacts/index.js";
+import type { LedgerConfig } from "../../config/schema.js";
 import type { DoctorFinding } from "./doctor-types.js";
 import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
 import type { Progress } from "../core/progress.js";
+import { readAgentStore } from "../core/agent-store.js";
 
 /** Options for the store checks. */
 export interface StoreCheckOptions {
@@ -103,64 +104,76 @@ export async function checkPermissionsAndTemp(options: StoreCheckOptions): Promi
  * meta (blob gone: removed with `fix`), orphaned blobs (still served) and
  * unreadable session states.
  */
-export async function checkArtifactsAndState(options: StoreCheckOptions): Promise<DoctorFinding[]> {
+export async function checkArtifactsAndState(
+  options: StoreCheckOptions & { config: LedgerConfig; env: NodeJS.ProcessEnv },
+): Promise<DoctorFinding[]> {
   const out: DoctorFinding[] = [];
   for (const agentId of await listLedgerAgents(options.root)) {
-    const root = artifactRoot(options.root, agentId);
-    const store = createArtifactStore({ root });
-    const report = await store.verifyAll({
-      onProgress: (p) => options.progress.update(`verifying ${agentId}`, p.done, p.total),
+    const opening = { config: options.config, ledgerRoot: options.root, agentId, env: options.env };
+    out.push(...(await readAgentStore(opening, (store) => checkAgentStore(options, agentId, store))));
+  }
+  return out;
+}
+
+/** The checks of {@link checkArtifactsAndState} for one agent's store. */
+async function checkAgentStore(
+  options: StoreCheckOptions,
+  agentId: string,
+  store: ArtifactStore,
+): Promise<DoctorFinding[]> {
+  const out: DoctorFinding[] = [];
+  const report = await store.verifyAll({
+    onProgress: (p) => options.progress.update(`verifying ${agentId}`, p.done, p.total),
+  });
+  options.progress.end();
+  for (const c of report.corrupt) {
+    out.push({
+      check: "artifacts",
+      level: "error",
+      corrupt: true,
+      message: `${agentId}: ${c.handle} fails verification (${c.reason}); it is never served. Not repaired automatically: look at it with \`${options.prog ?? "context-ledger"} artifact peek ${c.handle} --unverified --agent ${agentId}\`, then remove it with \`${options.prog ?? "context-ledger"} artifact rm ${c.handle} --agent ${agentId}\``,
+      path: store.locate(c.handle).blob,
     });
-    options.progress.end();
-    for (const c of report.corrupt) {
+  }
+  for (const handle of report.orphanedMeta) {
+    const { meta } = store.locate(handle);
+    const f: DoctorFinding = {
+      check: "orphans",
+      level: "warn",
+      message: `${agentId}: metadata of ${handle} without its blob`,
+      path: meta,
+    };
+    // Stash writes the blob before the meta, so a meta without blob is never a write in flight; recheck anyway.
+    if (options.fix && !(await store.has(handle))) {
+      await store.remove(handle);
+      Object.assign(f, { fixed: true, message: `${f.message}; fixed: metadata removed` });
+    }
+    out.push(f);
+  }
+  for (const handle of report.orphanedBlobs) {
+    out.push({
+      check: "orphans",
+      level: "info",
+      message: `${agentId}: blob ${handle} has no metadata (still verified and served; gc ages it by mtime)`,
+      path: store.locate(handle).blob,
+    });
+  }
+  const summary: DoctorFinding = {
+    check: "artifacts",
+    level: report.corrupt.length ? "error" : "ok",
+    message: `${agentId}: ${report.ok.length} of ${report.ok.length + report.corrupt.length} artifacts verified`,
+  };
+  if (report.corrupt.length) summary.corrupt = true;
+  out.push(summary);
+  for (const s of await listLedgerSessions(options.root, agentId)) {
+    if (s.error)
       out.push({
-        check: "artifacts",
+        check: "state",
         level: "error",
         corrupt: true,
-        message: `${agentId}: ${c.handle} fails verification (${c.reason}); it is never served. Not repaired automatically: look at it with \`${options.prog ?? "context-ledger"} artifact peek ${c.handle} --unverified --agent ${agentId}\`, then remove it with \`${options.prog ?? "context-ledger"} artifact rm ${c.handle} --agent ${agentId}\``,
-        path: store.locate(c.handle).blob,
+        message: `${agentId}/${s.sessionKey}: ${s.error}`,
+        path: s.dir,
       });
-    }
-    for (const handle of report.orphanedMeta) {
-      const { meta } = store.locate(handle);
-      const f: DoctorFinding = {
-        check: "orphans",
-        level: "warn",
-        message: `${agentId}: metadata of ${handle} without its blob`,
-        path: meta,
-      };
-      // Stash writes the blob before the meta, so a meta without blob is never a write in flight; recheck anyway.
-      if (options.fix && !(await store.has(handle))) {
-        await store.remove(handle);
-        Object.assign(f, { fixed: true, message: `${f.message}; fixed: metadata removed` });
-      }
-      out.push(f);
-    }
-    for (const handle of report.orphanedBlobs) {
-      out.push({
-        check: "orphans",
-        level: "info",
-        message: `${agentId}: blob ${handle} has no metadata (still verified and served; gc ages it by mtime)`,
-        path: store.locate(handle).blob,
-      });
-    }
-    const summary: DoctorFinding = {
-      check: "artifacts",
-      level: report.corrupt.length ? "error" : "ok",
-      message: `${agentId}: ${report.ok.length} of ${report.ok.length + report.corrupt.length} artifacts verified`,
-    };
-    if (report.corrupt.length) summary.corrupt = true;
-    out.push(summary);
-    for (const s of await listLedgerSessions(options.root, agentId)) {
-      if (s.error)
-        out.push({
-          check: "state",
-          level: "error",
-          corrupt: true,
-          message: `${agentId}/${s.sessionKey}: ${s.error}`,
-          path: s.dir,
-        });
-    }
   }
   return out;
 }

@@ -64,8 +64,15 @@ export async function runDoctorCommand(argv: string[], io: CliIo): Promise<numbe
       ...(validate ? [validate] : []),
       checkEngineContract(),
       ...(await checkPermissionsAndTemp({ root: ctx.ledgerRoot, fix, progress })),
-      ...(await checkArtifactsAndState({ root: ctx.ledgerRoot, fix, progress, prog: progName(io) })),
-      ...(await checkRemoteStore(ctx.ledgerRoot, ctx.config.store, io.env)),
+      ...(await checkArtifactsAndState({
+        root: ctx.ledgerRoot,
+        fix,
+        progress,
+        prog: progName(io),
+        config: ctx.config,
+        env: io.env,
+      })),
+      ...(await checkRemoteStore(ctx.ledgerRoot, ctx.config, io.env)),
       ...(await checkStubsWhileOff(ctx, progName(io))),
       await standaloneCommandFinding([
         ...loadPaths(ctx.hostConfig),

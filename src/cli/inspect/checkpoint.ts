@@ -1,8 +1,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { parseHandle } from "../../artifacts/handle.js";
-import { createArtifactStore } from "../../artifacts/store.js";
-import { artifactRoot } from "../../state/paths.js";
+import { parseHandle } from "../../artifacts/index.js";
+import type { LedgerConfig } from "../../config/schema.js";
 import { parseCheckpointPack, type CheckpointPack } from "../../summary/checkpoint.js";
 import { tryLoadSummary } from "../../summary/sidecar.js";
 import { COMMON_OPTIONS, stringFlag } from "../core/args.js";
@@ -12,7 +11,7 @@ import { formatBytes, formatCount, formatTable } from "../core/format.js";
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
 import { operatorContextOf } from "../core/operator-context.js";
-import { openAgentStore } from "../core/agent-store.js";
+import { readAgentStore } from "../core/agent-store.js";
 
 /** Schema tag of `checkpoint list --json`. */
 export const CHECKPOINT_LIST_SCHEMA = "context-ledger.checkpoint.list.v1";
@@ -60,7 +59,12 @@ async function runList(argv: string[], io: CliIo): Promise<number> {
     { name: "checkpoint list", options: LIST_SPEC, usage: LIST_USAGE },
     async (args, json) => {
       const ctx = await operatorContextOf(args, io.env);
-      const list = await listCheckpoints(ctx.ledgerRoot, stringFlag(args, "agent"), stringFlag(args, "session"));
+      const list = await listCheckpoints(ctx.ledgerRoot, {
+        config: ctx.config,
+        env: io.env,
+        agent: stringFlag(args, "agent"),
+        session: stringFlag(args, "session"),
+      });
       if (json) writeJson(io, { schema: CHECKPOINT_LIST_SCHEMA, root: ctx.ledgerRoot, checkpoints: list });
       else if (list.length === 0) io.stdout.write(`No checkpoints under ${ctx.ledgerRoot}\n`);
       else {
@@ -103,10 +107,13 @@ async function runShow(argv: string[], io: CliIo): Promise<number> {
       const agentFilter = stringFlag(args, "agent");
       const agents = agentFilter ? [agentFilter] : await listLedgerAgents(ctx.ledgerRoot);
       for (const agentId of agents) {
-        const store = openAgentStore({ config: ctx.config, ledgerRoot: ctx.ledgerRoot, agentId, env: io.env }).store;
-        const data = await store.tryRead(handle);
+        const opening = { config: ctx.config, ledgerRoot: ctx.ledgerRoot, agentId, env: io.env };
+        const { data, kind } = await readAgentStore(opening, async (store) => {
+          const data = await store.tryRead(handle);
+          const kind = data ? (await store.tryReadMeta(handle).catch(() => undefined))?.kind : undefined;
+          return { data, kind };
+        });
         if (!data) continue;
-        const kind = (await store.tryReadMeta(handle).catch(() => undefined))?.kind;
         if (kind !== undefined && kind !== "checkpoint") {
           throw new CliFailure(
             "handle_invalid",
@@ -130,16 +137,25 @@ async function runShow(argv: string[], io: CliIo): Promise<number> {
   );
 }
 
+/** Options of {@link listCheckpoints}. */
+export interface ListCheckpointsOptions {
+  /** The plugin config: each agent's store is opened on its configured backend. */
+  config: LedgerConfig;
+  /** Where the bucket's credentials are read from. */
+  env: NodeJS.ProcessEnv;
+  /** Only this agent. */
+  agent?: string;
+  /** Only this session. */
+  session?: string;
+}
+
 /**
  * Every checkpoint the ledger knows: those recorded in session states and
  * summary sidecars, and any artifact of kind `checkpoint` in the stores.
  * Sorted by agent, then seal time.
  */
-export async function listCheckpoints(
-  root: string,
-  agentFilter?: string,
-  sessionFilter?: string,
-): Promise<CheckpointListing[]> {
+export async function listCheckpoints(root: string, options: ListCheckpointsOptions): Promise<CheckpointListing[]> {
+  const { agent: agentFilter, session: sessionFilter } = options;
   const out: CheckpointListing[] = [];
   for (const agentId of await listLedgerAgents(root)) {
     if (agentFilter !== undefined && agentId !== agentFilter) continue;
@@ -185,19 +201,20 @@ export async function listCheckpoints(
           });
       }
     }
-    const store = createArtifactStore({ root: artifactRoot(root, agentId) });
-    for await (const meta of store.list()) {
-      if (meta.kind === "checkpoint" || byHandle.has(meta.handle)) {
-        add({
-          agentId,
-          sessionKey: meta.origin.sessionKey ?? null,
-          handle: meta.handle,
-          at: meta.createdAt,
-          coveredCount: null,
-          bytes: meta.bytes,
-        });
+    await readAgentStore({ config: options.config, ledgerRoot: root, agentId, env: options.env }, async (store) => {
+      for await (const meta of store.list()) {
+        if (meta.kind === "checkpoint" || byHandle.has(meta.handle)) {
+          add({
+            agentId,
+            sessionKey: meta.origin.sessionKey ?? null,
+            handle: meta.handle,
+            at: meta.createdAt,
+            coveredCount: null,
+            bytes: meta.bytes,
+          });
+        }
       }
-    }
+    });
     const rows = [...byHandle.values()].filter((c) => sessionFilter === undefined || c.sessionKey === sessionFilter);
     rows.sort((a, b) => (a.at ?? "").localeCompare(b.at ?? "") || a.handle.localeCompare(b.handle));
     out.push(...rows);

@@ -6,8 +6,7 @@
  * transcript never records; an assembly reads the debt before maintain() pays it down. None of those is what the
  * words "outputs offloaded", "turns", "compactions" and "debt" say.
  */
-import type { ArtifactMeta } from "../../artifacts/meta.js";
-import type { ArtifactStore, StoreStats } from "../../artifacts/store-types.js";
+import type { ArtifactMeta, ArtifactStore, StoreStats } from "../../artifacts/index.js";
 import type { DebtReading } from "../../host/raw-tally.js";
 import { PACKED_BRANCHES_KIND, PLAIN_BRANCHES_KIND, TRANSCRIPT_PART_KIND } from "../../maintenance/reclaimed-lines.js";
 import type { SessionState } from "../../state/session-state.js";

@@ -1,10 +1,9 @@
-import { createArtifactStore } from "../../artifacts/store.js";
-import { readSpoolBacklog } from "../../artifacts/tiered-backend.js";
+import { uploadLocation } from "../../artifacts/index.js";
 import { resolveAgentSettings } from "../../config/parse-config.js";
+import type { LedgerConfig } from "../../config/schema.js";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { isInternalSessionKey } from "../../host/normalize.js";
-import { artifactRoot } from "../../state/paths.js";
 import { COMMON_OPTIONS, stringFlag } from "../core/args.js";
 import { runCommand } from "../core/command.js";
 import { CliFailure, EXIT } from "../core/cli-failure.js";
@@ -12,6 +11,7 @@ import { formatBytes, formatCount, formatTable, shortHandle } from "../core/form
 import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
 import { operatorContextOf } from "../core/operator-context.js";
+import { readAgentStore } from "../core/agent-store.js";
 import { debtTrend, inTurnAssembles, trendLabel } from "./status-debt-trend.js";
 import { STATUS_SCHEMA, type AgentStatus, type StatusReport } from "./status-report.js";
 import { renderSessionDetail } from "./status-detail.js";
@@ -53,6 +53,7 @@ export async function runStatusCommand(argv: string[], io: CliIo): Promise<numbe
       session: sessionFilter,
       openclawState: ctx.openclawState,
       includeInternal: args.flags.all === true || sessionFilter !== undefined,
+      env: io.env,
     });
     const prog = progName(io);
     if (agentFilter && report.agents.length === 0 && !sessionFilter) {
@@ -66,7 +67,11 @@ export async function runStatusCommand(argv: string[], io: CliIo): Promise<numbe
     }
     if (sessionFilter && report.agents.every((a) => a.sessions.length === 0)) {
       const known = (
-        await buildStatusReport(ctx.ledgerRoot, ctx.config, { agent: agentFilter, includeInternal: false })
+        await buildStatusReport(ctx.ledgerRoot, ctx.config, {
+          agent: agentFilter,
+          includeInternal: false,
+          env: io.env,
+        })
       ).agents.flatMap((a) => a.sessions.map((x) => x.sessionKey));
       const shown = known.slice(0, 10).join(", ");
       throw new CliFailure(
@@ -98,12 +103,14 @@ export interface StatusOptions {
   agent?: string;
   /** Only this session. */
   session?: string;
+  /** Where the bucket's credentials are read from. @default process.env */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Builds the report for every agent (or one) and every session (or one). */
 export async function buildStatusReport(
   root: string,
-  config: Parameters<typeof resolveAgentSettings>[0],
+  config: LedgerConfig,
   options: StatusOptions = {},
 ): Promise<StatusReport> {
   const { agent: agentFilter, session: sessionFilter } = options;
@@ -120,9 +127,12 @@ export async function buildStatusReport(
     if (agentFilter !== undefined && agentId !== agentFilter) continue;
     const settings = resolveAgentSettings(config, agentId);
     const limit = settings.limits.maxStoreBytes;
-    const store = createArtifactStore({ root: artifactRoot(root, agentId) });
-    // One pass over the metas: sizes and kinds together (stats() would list them again).
-    const tally = await tallyStore(store);
+    // One pass over the metas: sizes and kinds together (stats() would list them again). With the bucket down the
+    // listing holds the local copies alone; status never waits for uploads.
+    const { tally, backlog } = await readAgentStore(
+      { config, ledgerRoot: root, agentId, env: options.env ?? process.env },
+      async (store) => ({ tally: await tallyStore(store), backlog: await store.pendingUploads?.() }),
+    );
     const stats = tally.stats;
     const agent: AgentStatus = {
       agentId,
@@ -135,13 +145,11 @@ export async function buildStatusReport(
       },
       sessions: [],
     };
-    const s3 = settings.store.backend === "s3" ? settings.store.s3 : undefined;
-    if (s3) {
-      // Read from the local spool only: status never waits on the bucket.
-      const backlog = readSpoolBacklog(artifactRoot(root, agentId));
+    const where = uploadLocation(settings.store);
+    if (where && backlog) {
       agent.upload = {
-        backend: "s3",
-        location: `s3://${s3.bucket}/${s3.prefix}`,
+        backend: where.backend,
+        location: where.location,
         pendingObjects: backlog.objects,
         pendingBytes: backlog.bytes,
       };
@@ -149,7 +157,7 @@ export async function buildStatusReport(
         report.warnings.push({
           agentId,
           code: "upload_backlog",
-          message: `${backlog.objects} objects (${formatBytes(backlog.bytes)}) wait in the local spool to upload to s3://${s3.bucket}/${s3.prefix} (cap ${formatBytes(settings.store.spoolBytes)}); they upload when the gateway runs and the bucket answers`,
+          message: `${backlog.objects} objects (${formatBytes(backlog.bytes)}) wait in the local spool to upload to ${where.location} (cap ${formatBytes(settings.store.spoolBytes)}); they upload when the gateway runs and the bucket answers`,
         });
     }
     const sqlite = options.openclawState

@@ -7,8 +7,8 @@ import { progName, writeJson, type CliIo } from "../core/cli-io.js";
 import { listLedgerAgents, listLedgerSessions } from "../core/ledger-scan.js";
 import { operatorContextOf } from "../core/operator-context.js";
 import { renderViewHtml, renderViewText, userTurnOfView } from "./view-render.js";
-import { createArtifactStore } from "../../artifacts/store.js";
-import { artifactRoot } from "../../state/paths.js";
+import type { LedgerConfig } from "../../config/schema.js";
+import { readAgentStore } from "../core/agent-store.js";
 import { sessionFigures, tallyStored, type SessionSummaryFigures } from "./session-figures.js";
 
 /** Schema tag of `view --json`. */
@@ -65,7 +65,10 @@ export async function runViewCommand(argv: string[], io: CliIo): Promise<number>
         `${prog} view --session ${sessionKey} --turn ${turns.at(-1) ?? 1}`,
       );
     }
-    const figures = await sessionSummaryFigures(ctx.ledgerRoot, found.agentId, sessionKey);
+    const figures = await sessionSummaryFigures(ctx.ledgerRoot, found.agentId, sessionKey, {
+      config: ctx.config,
+      env: io.env,
+    });
     const htmlPath = stringFlag(args, "html");
     if (htmlPath) {
       await writeFileAtomic(htmlPath, renderViewHtml(view, turns, figures));
@@ -84,10 +87,13 @@ export async function sessionSummaryFigures(
   root: string,
   agentId: string,
   sessionKey: string,
+  opening: { config: LedgerConfig; env: NodeJS.ProcessEnv },
 ): Promise<SessionSummaryFigures | null> {
   const scanned = (await listLedgerSessions(root, agentId)).find((s) => s.sessionKey === sessionKey);
   if (!scanned?.state) return null;
-  const stored = await tallyStored(createArtifactStore({ root: artifactRoot(root, agentId) }), sessionKey);
+  const stored = await readAgentStore({ ...opening, ledgerRoot: root, agentId }, (store) =>
+    tallyStored(store, sessionKey),
+  );
   return { ...sessionFigures(scanned.state), stored };
 }
 

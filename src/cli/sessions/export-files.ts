@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { constants, promises as fsp } from "node:fs";
+import { isNotFound } from "../../errors.js";
 import path from "node:path";
 import { CliFailure, EXIT } from "../core/cli-failure.js";
 
@@ -13,9 +14,7 @@ import { CliFailure, EXIT } from "../core/cli-failure.js";
  * real folder (not a symlink), empty unless `force`, and is set to 0700.
  */
 export async function prepareExportDir(dir: string, force: boolean, forceHint: string): Promise<string> {
-  const stat = await fsp
-    .lstat(dir)
-    .catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? null : Promise.reject(err)));
+  const stat = await fsp.lstat(dir).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
   if (stat?.isSymbolicLink())
     throw new CliFailure(
       "input_invalid",

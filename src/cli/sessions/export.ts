@@ -1,6 +1,5 @@
 import path from "node:path";
-import { parseHandle } from "../../artifacts/handle.js";
-import type { ArtifactMeta } from "../../artifacts/meta.js";
+import { parseHandle, type ArtifactMeta } from "../../artifacts/index.js";
 import { errorMessage, isLedgerError } from "../../errors.js";
 import { COMMON_OPTIONS, stringFlag } from "../core/args.js";
 import { runCommand } from "../core/command.js";

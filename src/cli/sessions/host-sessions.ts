@@ -5,6 +5,7 @@
  * states add the ids it saw, so a session the host index forgot still finds its key.
  */
 import { existsSync, promises as fsp } from "node:fs";
+import { isNotFound } from "../../errors.js";
 import path from "node:path";
 import { tryParseJson } from "../../json.js";
 import { collectUnreadable, scanFileHandles, scanSqliteHandles } from "../../state/reference-scan.js";
@@ -57,7 +58,7 @@ export async function listHostTranscripts(options: {
       if (name.endsWith(".jsonl") && !files.has(path.join(sessionsDir, name)))
         files.set(path.join(sessionsDir, name), undefined);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") fail(sessionsDir, err);
+    if (!isNotFound(err)) fail(sessionsDir, err);
   }
   const transcripts: HostTranscript[] = [...files].map(([file, key]) => {
     const sessionId = path.basename(file, ".jsonl");
@@ -96,7 +97,7 @@ async function readSessionIndex(
   try {
     text = await fsp.readFile(file, "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") fail(file, err);
+    if (!isNotFound(err)) fail(file, err);
     return {};
   }
   const value = tryParseJson(text);

@@ -1,6 +1,7 @@
 import { promises as fsp } from "node:fs";
+import { isNotFound } from "../../errors.js";
 import path from "node:path";
-import type { ArtifactStore } from "../../artifacts/store-types.js";
+import type { ArtifactStore } from "../../artifacts/index.js";
 import { collectReferences, collectUnreadable, followCitations, scanFileHandles } from "../../state/reference-scan.js";
 import { agentRoot, encodeSegment, sessionRoot } from "../../state/paths.js";
 import { tryReadSessionState, sessionStatePath } from "../../state/session-file.js";
@@ -54,7 +55,7 @@ export async function findSessionReferences(options: FindSessionReferencesOption
   const listed = await listHostTranscripts({ ...options, agentId });
   unreadable.push(...listed.unreadable);
   if (key === undefined) {
-    const scan = await collectReferences(agentRoot(ledgerRoot, agentId));
+    const scan = await collectReferences(agentRoot(ledgerRoot, agentId), store);
     unreadable.push(...scan.unreadable);
     cite(scan.handles, `agent ${agentId} (its host transcripts or ledger state)`);
     for await (const meta of store.list())
@@ -95,7 +96,7 @@ async function filesUnder(dir: string, fail: (source: string, err: unknown) => v
   try {
     entries = await fsp.readdir(dir, { withFileTypes: true });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") fail(dir, err);
+    if (!isNotFound(err)) fail(dir, err);
     return [];
   }
   const out: string[] = [];

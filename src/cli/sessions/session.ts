@@ -1,4 +1,5 @@
 import { promises as fsp } from "node:fs";
+import { isNotFound } from "../../errors.js";
 import path from "node:path";
 import { resolveAgentSettings } from "../../config/parse-config.js";
 import { linesWithTranscriptStore } from "../../host/host-lines.js";
@@ -258,7 +259,7 @@ async function listJsonlSessions(dir: string): Promise<string[]> {
       .sort()
       .map((n) => path.join(dir, n));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if (isNotFound(err)) return [];
     throw err;
   }
 }

@@ -9,7 +9,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { createArtifactStore } from "../../../src/artifacts/store.js";
+import { createArtifactStore } from "../../../src/artifacts/index.js";
 import { parseHostCopy } from "../../../src/results/host-copy.js";
 import { artifactRoot, LEDGER_DIR_NAME } from "../../../src/state/paths.js";
 import type { MockReply, MockRequest } from "../mock-model.js";

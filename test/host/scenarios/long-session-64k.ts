@@ -40,7 +40,7 @@ export const hostCut64kScenario = ledgerLongSession(
   (figures) => {
     // The host's cut reached the conversation's start (else nothing here is about cuts).
     expect(figures.mainRequests.trimmedRequests).toBeGreaterThanOrEqual(2);
-    // One miss per cut that reaches the window, not one per turn cut (that was 13/19).
+    // One miss per cut that reaches the window, not one per turn cut.
     expect(figures.mainRequests.share).toBeGreaterThanOrEqual(0.84);
   },
 );

@@ -3,7 +3,7 @@
 // which writes were in flight when the process died.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { handleForBytes } from "../../../src/artifacts/handle.ts";
+import { handleForBytes } from "../../../src/artifacts/index.ts";
 import { parseConfig } from "../../../src/config/parse-config.ts";
 import { createEngine } from "../../../src/engine/create-engine.ts";
 import { createLedgerRuntime } from "../../../src/runtime/ledger-runtime.ts";

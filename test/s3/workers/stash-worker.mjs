@@ -1,7 +1,7 @@
 // A gateway's stashes that the parent SIGKILLs at a random instruction: stashes fresh outputs in a loop and records
 // each handle only once the store returned it.
 import { appendFileSync } from "node:fs";
-import { openArtifactStore } from "../../../src/artifacts/open-store.ts";
+import { openArtifactStore } from "../../../src/artifacts/index.ts";
 
 const { root, settings, env, out } = JSON.parse(process.argv[2]);
 const opened = openArtifactStore({ root, settings, agentSegment: "main", env });

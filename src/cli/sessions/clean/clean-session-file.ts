@@ -1,7 +1,6 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import type { ArtifactStore } from "../../../artifacts/store-types.js";
-import { handleForBytes } from "../../../artifacts/handle.js";
+import { type ArtifactStore, handleForBytes } from "../../../artifacts/index.js";
 import { errorMessage, isLedgerError, LedgerError } from "../../../errors.js";
 import { replaceKeepingAppends } from "../../../fs/replace-keeping-appends.js";
 import type { AgentSettings } from "../../../config/schema.js";
