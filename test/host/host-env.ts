@@ -17,6 +17,22 @@ import {
 /** The context-ledger plugin and engine id. */
 export const LEDGER_ID = "context-ledger";
 
+/**
+ * The shell each line's gateways find in `SHELL`, which the host's `exec` runs commands with (`getShellConfig`; with
+ * none set it falls back to `sh`, dash on Debian, and skips its shell snapshot). Set here, never inherited, so a
+ * run means the same on a developer's login shell and on CI, where `SHELL` is unset. Most lines run as a user's
+ * login gateway does, under bash; 2026.5.28 and 2026.6.11 as a service manager starts one, with no `SHELL`, so
+ * their full-exec scenarios wrap commands for dash through the real host.
+ */
+export const GATEWAY_SHELL: Readonly<Record<HostVersion, string | undefined>> = {
+  "2026.4.24": "/bin/bash",
+  "2026.5.28": undefined,
+  "2026.6.11": undefined,
+  "2026.7.35": "/bin/bash",
+  "2026.8.2": "/bin/bash",
+  "2026.9.6": "/bin/bash",
+};
+
 /** Which engine fills `plugins.slots.contextEngine`. */
 export type EngineChoice = "context-ledger" | "legacy" | { testEngine: TestEngineMode };
 
@@ -164,6 +180,9 @@ export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
     // user's machine that ran npm before does, without asking the registry whether each one changed.
     npm_config_prefer_offline: "true",
   };
+  const shell = GATEWAY_SHELL[options.version];
+  if (shell) env.SHELL = shell;
+  else delete env.SHELL;
   delete env.NODE_OPTIONS;
   delete env.VITEST;
   delete env.VITEST_POOL_ID;
