@@ -57,8 +57,8 @@ const FIRST_LINE_SYNTAX_ERROR = "if then fi";
 const FIRST_LINE_TIMEOUT_SEC = 2;
 
 /** A command that signals its group, then prints more than `exec` keeps: its whole output must be stored. */
-const BIG = `trap ${Q}${Q} USR1 USR2 TERM; kill -USR1 0; kill -USR2 0; kill -TERM 0; seq 1 60000`;
-const BIG_OUTPUT = Array.from({ length: 60_000 }, (_, i) => `${i + 1}\n`).join("");
+const BIG = `trap ${Q}${Q} USR1 USR2 TERM; kill -USR1 0; kill -USR2 0; kill -TERM 0; seq -f %060g 1 6000`;
+const BIG_OUTPUT = Array.from({ length: 6_000 }, (_, i) => `${String(i + 1).padStart(60, "0")}\n`).join("");
 
 /**
  * The same command, passed through unwrapped by the exec policy (a comment naming a detaching command). On the
