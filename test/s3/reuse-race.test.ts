@@ -7,8 +7,11 @@ import { blobKey, metaKey } from "../../src/artifacts/format/store-keys.js";
 import { useCephRgw } from "../support/s3-fixture.js";
 import { useSharedTempDir } from "../support/temp-dir.js";
 
-/** Repetitions: 5 in `npm test`, 20 in `npm run test:s3-race` (the figure the operator guide states). */
-const REPETITIONS = Number(process.env.LEDGER_S3_RACE_REPETITIONS ?? 5);
+/**
+ * Repetitions: 4 in `npm test` (one batch of {@link PARALLEL}), 20 in `npm run test:s3-race` (the figure the operator
+ * guide states).
+ */
+const REPETITIONS = Number(process.env.LEDGER_S3_RACE_REPETITIONS ?? 4);
 const REUSES = 100;
 const PARALLEL = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
