@@ -1,6 +1,8 @@
 // Runs one CLI command that SIGKILLs itself at a chosen step: every file-system mutation and every S3 request (before
-// it is sent, and once it answered) is a numbered step, written to `trace` before it runs. `crashAt: 0` never crashes:
-// the trace then lists every step of the command, for the parent to choose from.
+// it is sent, and once it answered) is a numbered step, written to `trace` before it runs. `crashAt: null` never
+// crashes: the trace then lists every step of the command, for the parent to choose from. A step is chosen by what it
+// does, not by its number (uploads answer in the background, so numbers shift between runs): `{ match, nth, after }`
+// crashes `after` steps past the `nth` step whose text matches the regular expression `match`.
 import fs, { openSync, writeSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { S3Client } from "@aws-sdk/client-s3";
@@ -9,10 +11,15 @@ const { env, argv, crashAt, trace } = JSON.parse(process.argv[2]);
 // Written through a descriptor opened before any patch: the trace is not a step of its own.
 const traceFd = openSync(trace, "a");
 let step = 0;
+const match = crashAt ? new RegExp(crashAt.match) : undefined;
+let matched = 0;
+let countdown = -1;
 const point = (what) => {
   step++;
   writeSync(traceFd, `${step} ${what}\n`);
-  if (step === crashAt) process.kill(process.pid, "SIGKILL");
+  if (countdown < 0 && match?.test(what) && ++matched === crashAt.nth) countdown = crashAt.after ?? 0;
+  if (countdown === 0) process.kill(process.pid, "SIGKILL");
+  if (countdown > 0) countdown--;
 };
 const named = (arg) => (typeof arg === "string" ? arg : typeof arg === "object" && arg?.path ? arg.path : "");
 
