@@ -28,6 +28,11 @@ export interface AssemblyCall {
    * history's newest turn is finished: a re-plan may then keep fewer whole turns (see `planElasticWindow`).
    */
   liveTurnOutside: boolean;
+  /**
+   * The history is a view this engine returned, handed back inside a turn (2026.9.x passes the turn's first view to
+   * its in-loop calls): it carries the summary message in front.
+   */
+  handedBack: boolean;
   /** Wall time spent awaiting, per step (ms). */
   waits: AssemblyWaits;
   /** Awaits `work`, adding its wall time to `step`. */
@@ -72,6 +77,7 @@ export function openAssemblyCall(
 ): AssemblyCall {
   const history = Array.isArray(input.messages) ? (input.messages as unknown[]) : [];
   const messages = withoutOperatorMessages(history);
+  const handedBack = [history[0], history[1]].some(isSummaryMessage);
   const counter = deps.counter(settings, typeof input.model === "string" ? input.model : undefined);
   const replyPrimingTokens = counter.countMessages([]);
   const semantics = input.semantics ?? HOST_LINES[input.generation ?? NEWEST_HOST_LINE];
@@ -100,7 +106,8 @@ export function openAssemblyCall(
     counter,
     replyPrimingTokens,
     resolved,
-    liveTurnOutside: liveTurnOutside(semantics, input.prompt, history, messages),
+    liveTurnOutside: !handedBack && liveTurnOutside(semantics, input.prompt, messages),
+    handedBack,
     waits,
     waited,
   };
@@ -108,17 +115,10 @@ export function openAssemblyCall(
 
 /**
  * The host appends the live turn after the view and the history's newest turn ends with an answer (not a tool call
- * or result). Not for a view handed back inside a turn (it carries the summary in front): that list must stay the
- * turn's first view.
+ * or result). Never asked of a view handed back inside a turn: that list must stay the turn's first view.
  */
-function liveTurnOutside(
-  semantics: HostLineSemantics,
-  prompt: unknown,
-  history: readonly unknown[],
-  messages: readonly unknown[],
-): boolean {
+function liveTurnOutside(semantics: HostLineSemantics, prompt: unknown, messages: readonly unknown[]): boolean {
   if (!semantics.appendsLivePrompt || typeof prompt !== "string" || prompt.trim() === "") return false;
-  if ([history[0], history[1]].some(isSummaryMessage)) return false;
   const last = messages.at(-1);
   return roleOf(last) === "assistant" && !hasToolCall(last);
 }

@@ -43,7 +43,7 @@ export async function attachSummary(
   // A carried summary stays whatever the in-turn budget (2026.9.6 passes 1): it quotes the user messages the turn's
   // main request showed, unless this window starts later than that one did (another budget class re-planned it, or
   // the host trimmed the list's front) and so leaves out a message it does not quote.
-  const handedBack = [history[0], history[1]].some(isSummaryMessage);
+  const { handedBack } = call;
   const carried = [history[0], history[1]].find(
     (m) => isSummaryMessage(m) && ports.carriedSummaryHolds(call.identity, kept, textOf(m)),
   );

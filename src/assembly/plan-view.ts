@@ -2,6 +2,7 @@ import type { AgentSettings } from "../config/schema.js";
 import { planElasticWindow, type ElasticWindow, type WindowState } from "../window/elastic-window.js";
 import type { MessageTable } from "../window/message-table.js";
 import { planWindow, type WindowPlan } from "../window/planner.js";
+import type { WindowAnchor } from "../window/window-anchors.js";
 import type { AssemblyCall } from "./assembly-call.js";
 import type { ViewShaping } from "./view-shaping.js";
 
@@ -15,6 +16,8 @@ export interface PlannedView {
   /** The kept indexes, the host's own compaction summary first when it leads the history. */
   keptIdx: number[];
   kept: unknown[];
+  /** A view handed back that fits this call: kept whole, and the session's anchors left as they were. */
+  passedThrough?: boolean;
 }
 
 /** Plans the window over the shaped table: the elastic planner decides where it starts and what is cleared. */
@@ -25,6 +28,10 @@ export function planView(
   { table }: ViewShaping,
 ): PlannedView {
   const { budget, messageBudget } = call.resolved;
+  if (call.handedBack) {
+    const whole = keptWhole(settings, call, table);
+    if (whole) return whole;
+  }
   const windows = planElasticWindow(state, settings, {
     table,
     hostBudget: budget.tokens,
@@ -32,6 +39,36 @@ export function planView(
     liveTurnOutside: call.liveTurnOutside,
   });
   return keeping(windows, windows.plan, windows.clearBefore, table);
+}
+
+/**
+ * The turn's own view handed back to an in-loop call is the prompt the turn's requests share: kept whole when it fits
+ * this call's budget, as if its window started at its first message. Planning it as a window of its own budget class
+ * could cut it where the turn's first call did not, and the request would then stop sharing the turn's prefix.
+ * Undefined when it does not fit: the call plans as any other.
+ */
+function keptWhole(settings: AgentSettings, call: AssemblyCall, table: MessageTable): PlannedView | undefined {
+  const total = table.messages.length;
+  if (total === 0) return undefined;
+  const front: WindowAnchor = {
+    start: 0,
+    anchor: table.fingerprint(0),
+    budget: call.resolved.messageBudget,
+    total,
+    tokens: 0,
+    clearBefore: -1,
+    growth: 0,
+    used: 0,
+    pinned: true,
+  };
+  const windows = planElasticWindow({ windows: [front], frontier: null }, settings, {
+    table,
+    hostBudget: call.resolved.budget.tokens,
+    messageBudget: call.resolved.messageBudget,
+    liveTurnOutside: false,
+  });
+  if (windows.plan.replanned || windows.plan.start !== 0) return undefined;
+  return { ...keeping(windows, windows.plan, windows.clearBefore, table), passedThrough: true };
 }
 
 /** Plans again over a table with nothing cleared, toward the target the elastic plan chose. */

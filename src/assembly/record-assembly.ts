@@ -86,19 +86,24 @@ export function recordAssembly(
     debt,
     handles,
   });
-  const anchors = recordWindow(windows.anchors, windows.previous, {
-    plan,
-    budget: messageBudget,
-    total: view.length,
-    clearBefore,
-    fingerprint: table.fingerprint,
-    pin: windows.pin,
-  });
+  // A view handed back and kept whole planned nothing: the windows stay the ones the transcript's calls planned.
+  const anchors = planned.passedThrough
+    ? undefined
+    : recordWindow(windows.anchors, windows.previous, {
+        plan,
+        budget: messageBudget,
+        total: view.length,
+        clearBefore,
+        fingerprint: table.fingerprint,
+        pin: windows.pin,
+      });
   const frontier =
     plan.kept.length > 0 ? { start: plan.start, anchor: table.fingerprint(plan.start), total: view.length } : null;
   deps.sessions.updateBehind(identity.agentId, identity.sessionKey, (s) => {
-    s.frontier = frontier;
-    s.windows = anchors;
+    if (anchors) {
+      s.frontier = frontier;
+      s.windows = anchors;
+    }
     s.sessionId = identity.sessionId;
     s.artifactBytes = (s.artifactBytes ?? 0) + storedBytes;
   });

@@ -24,6 +24,20 @@ function history(turns: number, chars = 3_000) {
   return out;
 }
 
+/** `turns` turns of a question, one `exec` printing 40,000 chars (offloaded) and a 2,000-char answer. */
+function execTurns(turns: number) {
+  const out: unknown[] = [];
+  for (let t = 0; t < turns; t++) {
+    out.push(user(`Turn ${t}: run the report for shard ${t} and tell me what changed.`));
+    out.push(
+      call(`call_${t}_x`, "exec", { command: `report ${t}` }),
+      result(`call_${t}_x`, "exec", logText(40_000, t)),
+    );
+    out.push(assistant(`Shard ${t}: ${"the numbers moved within the usual range. ".repeat(48)}`));
+  }
+  return out;
+}
+
 describe("elastic, cache-aware windows", () => {
   let t: Awaited<ReturnType<typeof createTestEngine>> | undefined;
   afterEach(async () => t?.cleanup());
@@ -88,6 +102,43 @@ describe("elastic, cache-aware windows", () => {
     }
     // Not vacuous: the small classes sealed packs while the main window stood.
     expect(standingAcrossSeal).toBeGreaterThan(0);
+  });
+
+  it("keeps the turn's view whole when it is handed back to in-loop calls it fits, and the turn's window as alone", async () => {
+    // 2026.9.6's triple at a 32k window: the first call plans the transcript, the next two get its view back at other
+    // budgets; the host's overhead as measured there, so its memory-flush threshold binds every class.
+    const hostConfig = {
+      models: { providers: { mock: { models: [{ id: "mock-model", contextWindow: 32_000, maxTokens: 4_096 }] } } },
+    };
+    t = await createTestEngine({}, "2026.9", { hostConfig });
+    t.services.requestOverhead.set("main", { systemChars: 22_060, toolsChars: 9_805 });
+    const model = "mock-model";
+    const all = execTurns(24);
+    const firsts: number[] = [];
+    let handedBack = 0;
+    for (let n = 4; n <= all.length; n += 4) {
+      const session = { sessionId: "s", sessionKey: "agent:main:handed-back" };
+      const first = await t.engine.assemble({ ...session, messages: all.slice(0, n), tokenBudget: 17_198, model });
+      for (const tokenBudget of [31_943, 21_861]) {
+        const again = await t.engine.assemble({ ...session, messages: first.messages, tokenBudget, model });
+        expect(again.messages, `turn at ${n} messages, in-loop budget ${tokenBudget}`).toEqual(first.messages);
+        if (first.messages.length < n) handedBack++;
+      }
+      firsts.push(first.messages.length);
+    }
+    expect(handedBack, "views that carried a summary were handed back").toBeGreaterThan(0);
+    const alone: number[] = [];
+    for (let n = 4; n <= all.length; n += 4) {
+      const out = await t.engine.assemble({
+        sessionId: "s2",
+        sessionKey: "agent:main:first-alone",
+        messages: all.slice(0, n),
+        tokenBudget: 17_198,
+        model,
+      });
+      alone.push(out.messages.length);
+    }
+    expect(firsts).toEqual(alone);
   });
 
   it("re-plans upward when the budget grows past the class of the kept window", async () => {

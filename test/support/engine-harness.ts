@@ -15,16 +15,20 @@ export function createMemoryLogger() {
 /**
  * An engine over a temp state dir; `restart()` makes a new runtime on the same dir (a process restart).
  * `host: "2026.4"` calls the factory with no argument, as 2026.4.24 does. `tmpRoot`: where the dir is made
- * (`os.tmpdir()`; see `memoryTmpRoot()` in memory-tmp.ts).
+ * (`os.tmpdir()`; see `memoryTmpRoot()` in memory-tmp.ts). `hostConfig`: the host config the factory gets (its
+ * models' windows), from 2026.5.28 on.
  * `cleanup()` disposes it and removes the dir; it also runs by itself when the test that made the engine
  * ends (or its file, for one made in a `beforeAll`), so a failing test leaves nothing behind.
  */
 export async function createTestEngine(
   config: LedgerConfigInput = {},
   host: "2026.4" | "2026.9" = "2026.9",
-  options: { tmpRoot?: string } = {},
+  options: { tmpRoot?: string; hostConfig?: unknown } = {},
 ) {
-  const factoryContext = host === "2026.4" ? undefined : { agentDir: "/tmp/state/agents/main/agent" };
+  const factoryContext =
+    host === "2026.4"
+      ? undefined
+      : { agentDir: "/tmp/state/agents/main/agent", ...(options.hostConfig ? { config: options.hostConfig } : {}) };
   let cleaned: Promise<void> | undefined;
   const cleanup = (): Promise<void> =>
     (cleaned ??= (async () => {

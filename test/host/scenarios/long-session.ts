@@ -380,10 +380,11 @@ export const longSessionScenario: HostScenario = {
     // host's own copy of each turn's output in its in-turn request is 119k of the 158k uncached tokens, the same for
     // legacy: no engine reads more than about 79% from the cache here (docs/host-lines.md, prefix caching). Since the
     // summary quotes every user message the window leaves out (the prompt contract, docs/design.md), each re-plan
-    // sends those quotes uncached once: measured 2026-11-28 $0.273, 69.6% from the cache.
+    // sends those quotes uncached once: measured 2026-11-28 $0.273, 69.6% from the cache; 2026-11-29, with the view
+    // handed back to the in-loop calls kept whole when it fits (two turns had re-planned there), $0.262, 71.4%.
     const legacyCost = (legacy?.provider as { inputCostUsd: number }).inputCostUsd;
     expect(figures.provider.inputCostUsd).toBeLessThan(0.5 * legacyCost);
-    expect(figures.provider.cachedShare).toBeGreaterThanOrEqual(0.69);
+    expect(figures.provider.cachedShare).toBeGreaterThanOrEqual(0.705);
     // maintain() pays each tool result down in the host's own transcript (measured 2026-11-23: 154 KB active vs
     // legacy's 532 KB).
     const legacyTranscript = legacy?.transcript as TranscriptSize;
