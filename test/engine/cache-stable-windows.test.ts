@@ -38,6 +38,29 @@ function execTurns(turns: number) {
   return out;
 }
 
+/**
+ * The views a session of its own gets at `tokenBudget` with no other call in between: one assemble per prefix of `all`,
+ * from `from` messages on, `step` more each time.
+ */
+async function viewsAlone(
+  engine: Awaited<ReturnType<typeof createTestEngine>>["engine"],
+  all: unknown[],
+  options: { from: number; step: number; tokenBudget: number; model?: string },
+): Promise<unknown[][]> {
+  const views: unknown[][] = [];
+  const session = { sessionId: "alone", sessionKey: "agent:main:alone" };
+  for (let n = options.from; n <= all.length; n += options.step) {
+    const out = await engine.assemble({
+      ...session,
+      messages: all.slice(0, n),
+      tokenBudget: options.tokenBudget,
+      ...(options.model ? { model: options.model } : {}),
+    });
+    views.push(out.messages);
+  }
+  return views;
+}
+
 describe("elastic, cache-aware windows", () => {
   let t: Awaited<ReturnType<typeof createTestEngine>> | undefined;
   afterEach(async () => t?.cleanup());
@@ -59,16 +82,7 @@ describe("elastic, cache-aware windows", () => {
       }
     }
     // The main call's windows are the ones it gets with no small call in between.
-    const alone: unknown[][] = [];
-    for (let n = 120; n <= all.length; n += 6) {
-      const out = await t.engine.assemble({
-        sessionId: "s2",
-        sessionKey: "agent:main:alone",
-        messages: all.slice(0, n),
-        tokenBudget: 31_950,
-      });
-      alone.push(out.messages);
-    }
+    const alone = await viewsAlone(t.engine, all, { from: 120, step: 6, tokenBudget: 31_950 });
     expect(mains.map((m) => m.length)).toEqual(alone.map((m) => m.length));
     // The summary block counts: the small classes advance the summary record, and the main call must not show it.
     expect(cacheStability(mains, systems).share).toBeGreaterThanOrEqual(0.8);
@@ -127,18 +141,8 @@ describe("elastic, cache-aware windows", () => {
       firsts.push(first.messages.length);
     }
     expect(handedBack, "views that carried a summary were handed back").toBeGreaterThan(0);
-    const alone: number[] = [];
-    for (let n = 4; n <= all.length; n += 4) {
-      const out = await t.engine.assemble({
-        sessionId: "s2",
-        sessionKey: "agent:main:first-alone",
-        messages: all.slice(0, n),
-        tokenBudget: 17_198,
-        model,
-      });
-      alone.push(out.messages.length);
-    }
-    expect(firsts).toEqual(alone);
+    const alone = await viewsAlone(t.engine, all, { from: 4, step: 4, tokenBudget: 17_198, model });
+    expect(firsts).toEqual(alone.map((m) => m.length));
   });
 
   it("re-plans upward when the budget grows past the class of the kept window", async () => {

@@ -114,6 +114,18 @@ describe("a crash at a chosen step of a command on a bucket loses nothing", () =
     return metas.filter((hex) => !blobs.has(hex));
   }
 
+  /**
+   * Runs `argv` until the worker kills itself at `at`, and checks what any crash must leave: no meta in the bucket
+   * without its blob. Returns where it stopped, for the messages of later checks.
+   */
+  async function crashAt(g: GatewayState, argv: string[], at: CrashPoint): Promise<string> {
+    const crashed = await runUntil(g, argv, at);
+    const where = `step ${crashed.steps.at(-1)?.[0]} (${JSON.stringify(at)}): ${crashed.steps.at(-1)?.[1] ?? "none"}`;
+    expect(crashed.exit.signal, `${where}\n${crashed.stderr}`).toBe("SIGKILL");
+    expect(await metasWithoutBlob(g), where).toEqual([]);
+    return where;
+  }
+
   /** Steps to crash at: those `pick` names in the trace, and one drawn at random, each by what it does. */
   function chooseSteps(steps: Array<[number, string]>, pick: Array<(steps: Array<[number, string]>) => CrashPoint>) {
     return [...pick.map((p) => p(steps)), drawn(steps, Math.floor(Math.random() * steps.length))];
@@ -165,10 +177,7 @@ describe("a crash at a chosen step of a command on a bucket loses nothing", () =
     const citedAt: number[] = [];
     for (const at of points) {
       const g = await hostState();
-      const crashed = await runUntil(g, argv, at);
-      const where = `step ${crashed.steps.at(-1)?.[0]} (${JSON.stringify(at)}): ${crashed.steps.at(-1)?.[1] ?? "none"}`;
-      expect(crashed.exit.signal, `${where}\n${crashed.stderr}`).toBe("SIGKILL");
-      expect(await metasWithoutBlob(g), where).toEqual([]);
+      const where = await crashAt(g, argv, at);
       expect(await restartAndDrain(g), where).toBe(true);
       const text = readFileSync(g.transcript, "utf8");
       const handles = [...new Set(text.match(HANDLE) ?? [])];
@@ -212,10 +221,7 @@ describe("a crash at a chosen step of a command on a bucket loses nothing", () =
 
     for (const at of points) {
       const g = await withStore();
-      const crashed = await runUntil(g, argv, at);
-      const where = `step ${crashed.steps.at(-1)?.[0]} (${JSON.stringify(at)}): ${crashed.steps.at(-1)?.[1] ?? "none"}`;
-      expect(crashed.exit.signal, `${where}\n${crashed.stderr}`).toBe("SIGKILL");
-      expect(await metasWithoutBlob(g), where).toEqual([]);
+      const where = await crashAt(g, argv, at);
       const rerun = await runWith(runCli, argv, g.env);
       expect(rerun.code, `${where}\n${rerun.stderr}`).toBe(0);
       const fresh = fromBucketAlone(g);
