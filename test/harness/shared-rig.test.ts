@@ -1,7 +1,7 @@
 /** The shared-gateway harness, checked in-process (no host needed): routing, registry, log patterns. */
 import { afterEach, describe, expect, it } from "vitest";
 import { portWasTaken } from "../host/gateway.js";
-import { HOST_LINES } from "../host/host-install.js";
+import { HOST_LINES, type HostVersion } from "../host/host-install.js";
 import { HOST_LOG_WORDING, assertWorded, wordingsOn, type HostLogSignal } from "../host/log-wording.js";
 import { countHostLogSignals, HOST_LOG_PATTERNS } from "../host/logs.js";
 import { startMockModel, type MockModel } from "../host/mock-model.js";
@@ -118,6 +118,22 @@ describe("scenario registry", () => {
       plansFor("2026.9.6", [plain, figure], { figures }).flatMap((p) => p.scenarios.map((s) => s.name));
     expect(names(false)).toEqual(["plain"]);
     expect(names(true)).toEqual(["plain", "cost"]);
+  });
+
+  it("a legacy control outside its legacyLines runs only when every control is asked for", () => {
+    const run = async (): Promise<void> => undefined;
+    const compared: HostScenario = {
+      name: "compared",
+      lines: ["2026.4.24", "2026.8.2"],
+      engines: ["legacy", "context-ledger"],
+      legacyLines: ["2026.4.24"],
+      run,
+    };
+    const keys = (version: HostVersion, allControls: boolean): string[] =>
+      plansFor(version, [compared], { allControls }).map(planKey);
+    expect(keys("2026.4.24", false)).toEqual(["legacy", "context-ledger"]);
+    expect(keys("2026.8.2", false)).toEqual(["context-ledger"]);
+    expect(keys("2026.8.2", true)).toEqual(["legacy", "context-ledger"]);
   });
 
   it("index.ts lists one module per line, sorted, so parallel additions merge", () => {

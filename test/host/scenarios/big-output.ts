@@ -16,7 +16,7 @@ import type { MockReply, MockRequest } from "../mock-model.js";
 import { hasToolResultInCurrentTurn } from "../mock-scripts.js";
 import { textOfMessage } from "../mock-wire.js";
 import { approvePendingPairings, fetchAnswerText, handleShownIn, numberedLine } from "./fetch-back.js";
-import type { HostScenario, ScenarioSession } from "./scenario.js";
+import { LEGACY_CONTROL_LINES, type HostScenario, type ScenarioSession } from "./scenario.js";
 import { engineTurnSettled, waitForEvents } from "../settle.js";
 
 /** Lines of the printed file: 17,000 × 60 chars = 1,020,000 chars. */
@@ -122,10 +122,14 @@ async function runBigOutput(session: ScenarioSession): Promise<void> {
   }
 }
 
-/** Registered for the line files: every line, legacy first as the control. */
+/**
+ * Registered for the line files: every line; legacy first as the control on 2026.4.24 and 2026.9.6 (every line in
+ * `npm run test:controls`).
+ */
 export const bigOutput: HostScenario = {
   name: "big-output",
   lines: ["2026.4.24", "2026.5.28", "2026.6.11", "2026.7.35", "2026.8.2", "2026.9.6"],
   engines: ["legacy", "context-ledger"],
+  legacyLines: LEGACY_CONTROL_LINES,
   run: runBigOutput,
 };

@@ -3,7 +3,7 @@ import { ensureHost, type HostVersion } from "../host-install.js";
 import { HOST_LOG_WORDING, missingLiterals, readHostDist, wordingsOn, type HostLogSignal } from "../log-wording.js";
 import { HOST_LOG_PATTERNS } from "../logs.js";
 import { expectPromptContract } from "../contract-check.js";
-import { allScenarios, engineKey, planKey, plannedOn, plansFor, type RigPlan } from "./registry.js";
+import { allScenarios, engineKey, engineRunsOn, planKey, plannedOn, plansFor, type RigPlan } from "./registry.js";
 import { agentIdOf } from "./scenario.js";
 import { startSharedRig, type SharedRig } from "./shared-rig.js";
 
@@ -33,10 +33,12 @@ export function defineLineSuite(version: HostVersion): void {
       }
     });
     for (const plan of plans) definePlan(plan);
-    // Listed, not hidden: what `npm run test:figures` adds on this line.
+    // Listed, not hidden: what `npm run test:figures` and `npm run test:controls` add on this line.
     for (const s of allScenarios()) {
       if (plannedOn(s, version, { figures: true }) && !plannedOn(s, version))
         it.skip(`${s.name} (a figure: npm run test:figures)`, () => undefined);
+      else if (s.engines.includes("legacy") && plannedOn(s, version) && !engineRunsOn(s, "legacy", version))
+        it.skip(`${s.name}: legacy's control (npm run test:controls)`, () => undefined);
     }
   });
 }

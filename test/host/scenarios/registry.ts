@@ -2,7 +2,14 @@ import { agentOverrideSchema } from "../../../src/config/schema.js";
 import type { EngineChoice } from "../host-env.js";
 import type { HostVersion } from "../host-install.js";
 import * as modules from "./index.js";
-import { figuresRun, ownAgentOf, type HostScenario, type ScenarioAgent } from "./scenario.js";
+import {
+  allControlsRun,
+  figuresRun,
+  legacyControlOn,
+  ownAgentOf,
+  type HostScenario,
+  type ScenarioAgent,
+} from "./scenario.js";
 
 /** True for a value shaped like a {@link HostScenario}. */
 export function isHostScenario(value: unknown): value is HostScenario {
@@ -81,19 +88,34 @@ export function plannedOn(
 }
 
 /**
+ * Whether scenario `s` runs with `engine` on `version`: where it is planned, and for its `legacy` control, on a line of
+ * {@link HostScenario.legacyLines} unless `options.allControls` (every control on every line).
+ */
+export function engineRunsOn(
+  s: HostScenario,
+  engine: EngineChoice,
+  version: HostVersion,
+  options: { figures?: boolean; allControls?: boolean } = { figures: figuresRun(), allControls: allControlsRun() },
+): boolean {
+  if (!plannedOn(s, version, options)) return false;
+  return engineKey(engine) !== "legacy" || legacyControlOn(s, version, options.allControls === true);
+}
+
+/**
  * The gateways a host line needs (one per engine; legacy first, then context-ledger) and what each serves.
  * A scenario with its own model shape or plugin settings runs on an agent of its own on its engine's
- * gateway, after the scenarios of the default shape. The figure scenarios only where `options.figures` is true.
+ * gateway, after the scenarios of the default shape. The figure scenarios only where `options.figures` is true; a
+ * legacy control outside its {@link HostScenario.legacyLines} only where `options.allControls` is.
  */
 export function plansFor(
   version: HostVersion,
   scenarios: readonly HostScenario[] = allScenarios(),
-  options: { figures?: boolean } = { figures: figuresRun() },
+  options: { figures?: boolean; allControls?: boolean } = { figures: figuresRun(), allControls: allControlsRun() },
 ): RigPlan[] {
   const plans = new Map<string, RigPlan>();
   for (const s of scenarios) {
-    if (!plannedOn(s, version, options)) continue;
     for (const engine of s.engines) {
+      if (!engineRunsOn(s, engine, version, options)) continue;
       const key = planKey({ engine });
       const plan = plans.get(key) ?? { version, engine, agents: [], scenarios: [] };
       const own = ownAgentOf(s);

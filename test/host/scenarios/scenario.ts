@@ -91,6 +91,13 @@ export interface HostScenario {
    * otherwise lengthen by a few gateway-minutes.
    */
   figure?: boolean;
+  /**
+   * The lines where `npm test` runs the scenario's `legacy` control, when not every line of {@link lines}: on the
+   * others legacy runs only with {@link CONTROLS_ENV}=all (`npm run test:controls`) or in `npm run test:figures`,
+   * and is listed as skipped, so a comparison with legacy holds on those lines only there. context-ledger runs on
+   * every line.
+   */
+  legacyLines?: readonly HostVersion[];
   /** Runs the scenario and asserts with vitest's `expect`; throws on failure. */
   run(session: ScenarioSession): Promise<void>;
 }
@@ -101,6 +108,26 @@ export const FIGURES_ENV = "LEDGER_HOST_FIGURES";
 /** True in `npm run test:figures`: the figure scenarios run, and legacy's runs that only bill. */
 export function figuresRun(): boolean {
   return process.env[FIGURES_ENV] === "1";
+}
+
+/** The variable that runs every legacy control on every line of its scenario ({@link HostScenario.legacyLines}). */
+export const CONTROLS_ENV = "LEDGER_HOST_CONTROLS";
+
+/** True where every legacy control runs: `npm run test:controls` ({@link CONTROLS_ENV}=all) and figure runs. */
+export function allControlsRun(): boolean {
+  return process.env[CONTROLS_ENV] === "all" || figuresRun();
+}
+
+/** Where `npm test` runs the legacy controls of the scenarios on every line: 2026.4.24 and the current line. */
+export const LEGACY_CONTROL_LINES: readonly HostVersion[] = ["2026.4.24", "2026.9.6"];
+
+/** Whether this run has `s`'s legacy control on `version` ({@link HostScenario.legacyLines}). */
+export function legacyControlOn(
+  s: Pick<HostScenario, "legacyLines">,
+  version: HostVersion,
+  allControls: boolean = allControlsRun(),
+): boolean {
+  return allControls || s.legacyLines === undefined || s.legacyLines.includes(version);
 }
 
 /** The model a gateway advertises: its context window and output allowance (tokens). */
