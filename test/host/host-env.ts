@@ -58,6 +58,8 @@ export interface HostEnvOptions {
   ledgerConfig?: Record<string, unknown>;
   /** Deep-merged over the generated `openclaw.json` last. */
   extraConfig?: Record<string, unknown>;
+  /** The release, when the caller holds it already (the installer itself). @default `ensureHost(version)` */
+  host?: InstalledHost;
 }
 
 /** An isolated host state: temp HOME, state dir, config, log file. */
@@ -93,7 +95,7 @@ export interface HostEnv {
  * disabled (its first run would otherwise try to npm-install their dependencies).
  */
 export async function createHostEnv(options: HostEnvOptions): Promise<HostEnv> {
-  const host = await ensureHost(options.version);
+  const host = options.host ?? (await ensureHost(options.version));
   // Host state in memory where there is room: the gateways' SQLite, transcripts and logs test no durability.
   const root = await fsp.mkdtemp(path.join(memoryTmpRoot(), "cl-host-"));
   const home = path.join(root, "home");

@@ -67,8 +67,8 @@ const pending: Map<HostVersion, Promise<InstalledHost>> = new Map();
 /**
  * Returns a runnable host of `version`, installing a release other than the dev
  * dependency into the git-ignored `.cache/openclaw-<version>` first when it is missing (`npm install --ignore-scripts`,
- * ~1 min, ~650 MB; the npm output goes to `install.log` there). Its bundled-plugin
- * staging goes to `.cache/openclaw-2026.4.24-stage` and is reused between runs.
+ * ~1 min, ~650 MB; the npm output goes to `install.log` there). 2026.4.24's bundled-plugin dependencies are staged
+ * under the same lock when its stage is empty (`host-stage.ts`; {@link stageDirFor}) and reused between runs.
  */
 export function ensureHost(version: HostVersion): Promise<InstalledHost> {
   let promise = pending.get(version);
@@ -95,7 +95,11 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
   const lockPath = path.join(CACHE_DIR, `openclaw-${version}.install.lock`);
   const installed = async (): Promise<boolean> =>
     (await installedVersion(packageDir)) === version && existsSync(host.entry);
-  if (!(await installed()) || existsSync(lockPath)) {
+  // 2026.4.24 is ready once its bundled plugins' dependencies are staged too (host-stage.ts), under the same lock.
+  const stage = host.stageDir;
+  const staged = async (): Promise<boolean> =>
+    !stage || ((await installed()) && isStaged(await fenceStageInstallRoot(stage, packageDir, version)));
+  if (!(await installed()) || existsSync(lockPath) || !(await staged())) {
     await fsp.mkdir(CACHE_DIR, { recursive: true });
     // proper-lockfile keys its in-process lock table by the locked path: one path per release, or two
     // concurrent installs share an entry and the first release crashes the other's refresh timer.
@@ -111,11 +115,15 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
     });
     try {
       if (!(await installed())) await npmInstallHost(version, packageDir);
+      if (stage && !(await staged())) {
+        const { stageBundledPlugins } = await import("./host-stage.js");
+        await stageBundledPlugins(host, await fenceStageInstallRoot(stage, packageDir, version));
+      }
     } finally {
       await release().catch(() => undefined);
     }
   }
-  if (host.stageDir) await fenceStageInstallRoot(host.stageDir, packageDir, version);
+  if (stage) await fenceStageInstallRoot(stage, packageDir, version);
   return host;
 }
 
@@ -162,7 +170,7 @@ async function npmInstallHost(version: HostVersion, packageDir: string): Promise
  * 350 MB each) took most of both cores for the first 100 s of a clean clone's run, and the fuzz and crash files took
  * three to four times as long as alone. The lines are needed only when the host files start, minutes later.
  */
-function lowPriority(argv: string[]): string[] {
+export function lowPriority(argv: string[]): string[] {
   if (process.platform !== "linux") return argv;
   const onPath = (name: string): boolean =>
     (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir !== "" && existsSync(path.join(dir, name)));
@@ -202,6 +210,12 @@ export async function fenceStageInstallRoot(stageDir: string, packageDir: string
   }
   // The real path is the one the host uses (Node resolves the entry's symlinks).
   return installRoots.at(-1) ?? stageDir;
+}
+
+/** Whether a stage install root (from {@link fenceStageInstallRoot}) holds the host's staged dependencies. */
+export function isStaged(installRoot: string): boolean {
+  // The host writes this file there once it has installed the dependencies.
+  return existsSync(path.join(installRoot, ".openclaw-runtime-deps.json"));
 }
 
 /** Ids of a release's bundled plugins (from each `dist/extensions/<dir>/openclaw.plugin.json`). */

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { HostEnv } from "./host-env.js";
-import { NODE_BINARY, REPO_ROOT } from "./host-install.js";
+import { lowPriority, NODE_BINARY, REPO_ROOT } from "./host-install.js";
 import { spawnGroup, stopGroup } from "./processes.js";
 
 /** Outcome of one CLI run. */
@@ -18,6 +18,8 @@ export interface CliResult {
 export interface RunOpenclawOptions {
   /** Kill the process group after this long. @default 300000 */
   timeoutMs?: number;
+  /** At the lowest CPU and I/O priority ({@link lowPriority}), for work done beside the tests. @default false */
+  lowPriority?: boolean;
 }
 
 /** Runs `openclaw <args>` of the env's host version on Node 24 with the isolated env. */
@@ -37,7 +39,10 @@ const LEDGER_CLI = path.join(REPO_ROOT, "dist", "src", "cli", "main.js");
 
 async function runNode(env: HostEnv, script: string, args: string[], options: RunOpenclawOptions): Promise<CliResult> {
   const started = Date.now();
-  const child = spawnGroup(NODE_BINARY, [script, ...args], { env: env.env, cwd: env.root });
+  const [command, ...argv] = options.lowPriority
+    ? lowPriority([NODE_BINARY, script, ...args])
+    : [NODE_BINARY, script, ...args];
+  const child = spawnGroup(command as string, argv, { env: env.env, cwd: env.root });
   let stdout = "";
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
