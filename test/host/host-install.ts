@@ -96,10 +96,11 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
   const installed = async (): Promise<boolean> =>
     (await installedVersion(packageDir)) === version && existsSync(host.entry);
   // 2026.4.24 is ready once its bundled plugins' dependencies are staged too (host-stage.ts), under the same lock.
+  // The stage's install root is fenced only once the release is installed: the host hashes its real path.
   const stage = host.stageDir;
-  const staged = async (): Promise<boolean> =>
-    !stage || ((await installed()) && isStaged(await fenceStageInstallRoot(stage, packageDir, version)));
-  if (!(await installed()) || existsSync(lockPath) || !(await staged())) {
+  const ready = async (): Promise<boolean> =>
+    (await installed()) && (!stage || isStaged(await fenceStageInstallRoot(stage, packageDir, version)));
+  if (!(await ready()) || existsSync(lockPath)) {
     await fsp.mkdir(CACHE_DIR, { recursive: true });
     // proper-lockfile keys its in-process lock table by the locked path: one path per release, or two
     // concurrent installs share an entry and the first release crashes the other's refresh timer.
@@ -115,15 +116,15 @@ async function installHost(version: HostVersion): Promise<InstalledHost> {
     });
     try {
       if (!(await installed())) await npmInstallHost(version, packageDir);
-      if (stage && !(await staged())) {
+      const installRoot = stage ? await fenceStageInstallRoot(stage, packageDir, version) : undefined;
+      if (installRoot && !isStaged(installRoot)) {
         const { stageBundledPlugins } = await import("./host-stage.js");
-        await stageBundledPlugins(host, await fenceStageInstallRoot(stage, packageDir, version));
+        await stageBundledPlugins(host, installRoot);
       }
     } finally {
       await release().catch(() => undefined);
     }
   }
-  if (stage) await fenceStageInstallRoot(stage, packageDir, version);
   return host;
 }
 

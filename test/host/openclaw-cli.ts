@@ -39,10 +39,9 @@ const LEDGER_CLI = path.join(REPO_ROOT, "dist", "src", "cli", "main.js");
 
 async function runNode(env: HostEnv, script: string, args: string[], options: RunOpenclawOptions): Promise<CliResult> {
   const started = Date.now();
-  const [command, ...argv] = options.lowPriority
-    ? lowPriority([NODE_BINARY, script, ...args])
-    : [NODE_BINARY, script, ...args];
-  const child = spawnGroup(command as string, argv, { env: env.env, cwd: env.root });
+  const argv = [NODE_BINARY, script, ...args];
+  const [command = NODE_BINARY, ...rest] = options.lowPriority ? lowPriority(argv) : argv;
+  const child = spawnGroup(command, rest, { env: env.env, cwd: env.root });
   let stdout = "";
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));

@@ -87,6 +87,17 @@ export function plannedOn(
   return s.lines.includes(version) && (s.figure !== true || options.figures === true);
 }
 
+/** What a run adds to `npm test`'s plan: the figure scenarios, every legacy control on every line. */
+export interface PlanOptions {
+  figures?: boolean;
+  allControls?: boolean;
+}
+
+/** This run's {@link PlanOptions}, from its environment. */
+function thisRun(): PlanOptions {
+  return { figures: figuresRun(), allControls: allControlsRun() };
+}
+
 /**
  * Whether scenario `s` runs with `engine` on `version`: where it is planned, and for its `legacy` control, on a line of
  * {@link HostScenario.legacyLines} unless `options.allControls` (every control on every line).
@@ -95,7 +106,7 @@ export function engineRunsOn(
   s: HostScenario,
   engine: EngineChoice,
   version: HostVersion,
-  options: { figures?: boolean; allControls?: boolean } = { figures: figuresRun(), allControls: allControlsRun() },
+  options: PlanOptions = thisRun(),
 ): boolean {
   if (!plannedOn(s, version, options)) return false;
   return engineKey(engine) !== "legacy" || legacyControlOn(s, version, options.allControls === true);
@@ -110,7 +121,7 @@ export function engineRunsOn(
 export function plansFor(
   version: HostVersion,
   scenarios: readonly HostScenario[] = allScenarios(),
-  options: { figures?: boolean; allControls?: boolean } = { figures: figuresRun(), allControls: allControlsRun() },
+  options: PlanOptions = thisRun(),
 ): RigPlan[] {
   const plans = new Map<string, RigPlan>();
   for (const s of scenarios) {
